@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "fprint",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "fprint", targets: ["fprint"]),
+        .library(name: "FPCore", targets: ["FPCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Value types, the data contract and the protocols every other module meets at.
+        .target(name: "FPCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // libcurl, for HTTP (remote config now, sync later).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "FPNet", dependencies: ["CCurl", "FPCore"]),
+        // App config, scenarios, maps, persisted settings, XDG paths.
+        .target(name: "FPConfig", dependencies: ["FPCore", "FPNet"]),
+        // SQLite document store with revisions, sequences and _local docs.
+        .target(name: "FPStore", dependencies: ["FPCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Radio and device providers: simulated radios, the real device provider.
+        .target(name: "FPProviders", dependencies: ["FPCore"]),
+        // The measurement engine: static measurements and walks.
+        .target(name: "FPSession", dependencies: ["FPCore"]),
+        // The command tree, as a library so tests run it in-process.
+        .target(name: "FPCLI", dependencies: [
+            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "fprint", dependencies: ["FPCLI"]),
+        // Writes documents until killed: the store's crash-atomicity test drives it.
+        .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
+
+        .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore"]),
+        .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
+        .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
+        .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
+    ]
+)

@@ -1,0 +1,132 @@
+/// A stored document: its id, winning revision and body (without `_id`/`_rev`).
+public struct StoredDocument: Sendable, Equatable {
+    public var id: String
+    public var rev: Revision
+    public var body: JSONValue
+    public var deleted: Bool
+    /// Local update sequence of the last change.
+    public var seq: Int64
+
+    public init(id: String, rev: Revision, body: JSONValue, deleted: Bool = false, seq: Int64) {
+        self.id = id
+        self.rev = rev
+        self.body = body
+        self.deleted = deleted
+        self.seq = seq
+    }
+}
+
+/// The columns `fprint list` shows, read without parsing bodies.
+public struct DocumentSummary: Sendable, Equatable, Codable {
+    public var id: String
+    public var rev: String
+    public var createdAtMs: Int64
+    public var createdAt: String
+    public var level: String
+    public var mode: String
+    public var x: Double
+    public var y: Double
+    public var sessionId: String?
+    public var seq: Int?
+    public var bleCount: Int
+    public var wifiCount: Int
+    public var cellCount: Int
+    public var geoCount: Int
+    public var synced: Bool
+    public var conflicts: Int
+
+    public init(id: String, rev: String, createdAtMs: Int64, createdAt: String, level: String, mode: String,
+                x: Double, y: Double, sessionId: String?, seq: Int?, bleCount: Int, wifiCount: Int,
+                cellCount: Int, geoCount: Int, synced: Bool, conflicts: Int = 0) {
+        self.id = id
+        self.rev = rev
+        self.createdAtMs = createdAtMs
+        self.createdAt = createdAt
+        self.level = level
+        self.mode = mode
+        self.x = x
+        self.y = y
+        self.sessionId = sessionId
+        self.seq = seq
+        self.bleCount = bleCount
+        self.wifiCount = wifiCount
+        self.cellCount = cellCount
+        self.geoCount = geoCount
+        self.synced = synced
+        self.conflicts = conflicts
+    }
+}
+
+/// What `fprint list` asks for. Results are newest first.
+public struct ListQuery: Sendable, Equatable {
+    public var level: String?
+    public var sinceMs: Int64?
+    public var unsyncedOnly: Bool
+    public var mode: String?
+    public var sessionId: String?
+    public var limit: Int?
+
+    public init(level: String? = nil, sinceMs: Int64? = nil, unsyncedOnly: Bool = false, mode: String? = nil,
+                sessionId: String? = nil, limit: Int? = nil) {
+        self.level = level
+        self.sinceMs = sinceMs
+        self.unsyncedOnly = unsyncedOnly
+        self.mode = mode
+        self.sessionId = sessionId
+        self.limit = limit
+    }
+}
+
+/// A new document to store: id and body. Its first revision is computed by the store.
+public struct NewDocument: Sendable, Equatable {
+    public var id: String
+    public var body: JSONValue
+    public init(id: String, body: JSONValue) {
+        self.id = id
+        self.body = body
+    }
+}
+
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case notFound(id: String)
+    case conflict(id: String)
+    case alreadySynced(id: String)
+    case invalid(String)
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let id): "no document with id \(id)"
+        case .conflict(let id): "document \(id) was changed by someone else (revision conflict)"
+        case .alreadySynced(let id): "document \(id) is already synced to the gateway; only unsynced documents may be deleted"
+        case .invalid(let why): why
+        case .io(let why): why
+        }
+    }
+}
+
+/// The document store every command and, later, the replicator use.
+/// Implementations are atomic per call: a batch is stored whole or not at all.
+public protocol DocumentStore: Sendable {
+    /// Stores new documents in one transaction; returns them with their revisions.
+    @discardableResult
+    func insert(_ documents: [NewDocument]) throws -> [StoredDocument]
+    /// The current winning revision, nil if absent. Deleted documents are returned only when asked.
+    func document(id: String, includeDeleted: Bool) throws -> StoredDocument?
+    /// Replaces a document's body; `expected` must be its current revision.
+    @discardableResult
+    func update(id: String, body: JSONValue, expected: Revision) throws -> StoredDocument
+    /// Deletes an unsynced document, leaving a tombstone revision.
+    func delete(id: String) throws
+    /// Summaries, newest first.
+    func list(_ query: ListQuery) throws -> [DocumentSummary]
+    /// Finds the full id of a document from a unique prefix.
+    func resolve(idPrefix: String) throws -> String
+    /// Marks documents as present on the gateway (deletion then refuses them).
+    func markSynced(ids: [String]) throws
+    /// Non-replicated `_local` documents (checkpoints, settings).
+    func localDocument(id: String) throws -> JSONValue?
+    func putLocalDocument(id: String, body: JSONValue) throws
+    /// Number of live (non-deleted) documents.
+    func count() throws -> Int
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// ISO-8601 UTC timestamps with milliseconds (`2026-11-22T06:21:43.123Z`),
+/// the one time format of fprint documents.
+public enum ISOTime {
+    public static func string(_ date: Date) -> String {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        return string(millisecondsSince1970: ms)
+    }
+
+    public static func string(millisecondsSince1970 ms: Int64) -> String {
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let millis = ms - seconds * 1000
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(millis))
+    }
+
+    /// Parses ISO-8601 with or without fraction, with `Z` or a ±hh:mm offset.
+    public static func parse(_ text: String) -> Date? {
+        let full = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        if let d = try? full.parse(text) { return d }
+        let plain = Date.ISO8601FormatStyle()
+        return try? plain.parse(text)
+    }
+
+    /// Milliseconds since 1970 of an ISO string, for sortable index columns.
+    public static func milliseconds(_ text: String) -> Int64? {
+        parse(text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+    }
+}

@@ -1,0 +1,331 @@
+/// The measurement document: one per static measurement or per walk window.
+///
+/// Key names follow the earlier apps so their tools keep reading the data
+/// (DESIGN.md §3): evaluator keys (`x`, `y`, `level`, `bleScans`, `wifiScans`,
+/// `cellScans`), Android keys (`type`, `deviceId`, `createdAt`) and iOS keys
+/// (`startTime`, `hardware`, `battery…`, `gyro…`, `collect…Data`, owner id).
+/// Decoding is lenient (older documents lack most keys); encoding is complete
+/// and stable, with `null` where a sensor had nothing to say.
+public struct MeasurementDocument: Codable, Sendable, Equatable {
+    public static let schemaVersion = 1
+    public static let unsignedOwner = "-"
+
+    public enum Mode: String, Codable, Sendable, CaseIterable { case `static`, walk }
+
+    public var schemaVersion: Int = MeasurementDocument.schemaVersion
+    public var type: String = "scan"
+    public var mode: Mode = .static
+    /// Map id, e.g. `J1NP`.
+    public var level: String = ""
+    /// Whole map units: the evaluator reads integers. `position` keeps the exact value.
+    public var x: Int = 0
+    public var y: Int = 0
+    public var position: Position?
+    public var createdAt: String = ""
+    public var startTime: String = ""
+    public var endTime: String = ""
+    public var durationMs: Int = 0
+    /// `monotonic` for real time, `virtual` when a simulation ran faster than real time.
+    public var clock: String = "monotonic"
+    public var deviceId: String = ""
+    public var hostname: String?
+    public var hardware: String = ""
+    public var osName: String = "Linux"
+    public var osId: String = ""
+    public var batteryLevel: Double?
+    public var batteryState: String = "unknown"
+    public var gyroX: Double?, gyroY: Double?, gyroZ: Double?
+    public var magX: Double?, magY: Double?, magZ: Double?
+    public var accX: Double?, accY: Double?, accZ: Double?
+    public var collectBluetoothData = true
+    public var collectWifiData = true
+    public var collectBtsData = true
+    public var collectGeolocationData = true
+    public var bleScans: [BLEScan] = []
+    public var wifiScans: [WiFiScan] = []
+    public var cellScans: [CellScan] = []
+    public var geolocation: [GeoFix] = []
+    /// Per provider (`ble`, `wifi`, `cell`, `location`, `device`, `sensors`): ok or unavailable, and why.
+    public var providers: [String: ProviderStatus] = [:]
+    /// The owner, `-` until signed at sync.
+    public var couchbase_sync_gateway_id: String = MeasurementDocument.unsignedOwner
+    // Walk documents only.
+    public var sessionId: String?
+    public var seq: Int?
+    public var scenarioId: String?
+    public var window: Window?
+    public var generator: String = "fprint"
+
+    public init() {}
+
+    /// The exact (unrounded) position and how it was obtained.
+    public struct Position: Codable, Sendable, Equatable {
+        public var x: Double
+        public var y: Double
+        /// `surveyed` for a static point; for walks the interpolation rule.
+        public var rule: String
+        public var atMs: Int?
+        public init(x: Double, y: Double, rule: String, atMs: Int? = nil) {
+            self.x = x
+            self.y = y
+            self.rule = rule
+            self.atMs = atMs
+        }
+    }
+
+    /// A walk document's time window, relative to the walk's start and absolute.
+    public struct Window: Codable, Sendable, Equatable {
+        public var startMs: Int
+        public var endMs: Int
+        public var start: String
+        public var end: String
+        public init(startMs: Int, endMs: Int, start: String, end: String) {
+            self.startMs = startMs
+            self.endMs = endMs
+            self.start = start
+            self.end = end
+        }
+    }
+}
+
+/// One BLE advertising report. `time` is ms from the measurement start.
+public struct BLEScan: Codable, Sendable, Equatable {
+    public var address: String
+    public var addressType: String?
+    /// dBm; nil when the controller reported "not available" (127).
+    public var rssi: Int?
+    public var time: Int
+    public var name: String?
+    public var eventType: String?
+    public var txPower: Int?
+    public var beacon: Beacon?
+
+    public init(address: String, addressType: String? = nil, rssi: Int?, time: Int, name: String? = nil,
+                eventType: String? = nil, txPower: Int? = nil, beacon: Beacon? = nil) {
+        self.address = address
+        self.addressType = addressType
+        self.rssi = rssi
+        self.time = time
+        self.name = name
+        self.eventType = eventType
+        self.txPower = txPower
+        self.beacon = beacon
+    }
+}
+
+/// A decoded beacon identity (iBeacon, Eddystone UID/URL/TLM, AltBeacon).
+public struct Beacon: Codable, Sendable, Equatable {
+    public var type: String
+    public var uuid: String?
+    public var major: Int?
+    public var minor: Int?
+    public var measuredPower: Int?
+    public var namespace: String?
+    public var instance: String?
+    public var url: String?
+
+    public init(type: String, uuid: String? = nil, major: Int? = nil, minor: Int? = nil, measuredPower: Int? = nil,
+                namespace: String? = nil, instance: String? = nil, url: String? = nil) {
+        self.type = type
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.measuredPower = measuredPower
+        self.namespace = namespace
+        self.instance = instance
+        self.url = url
+    }
+}
+
+/// One BSS seen in a Wi-Fi scan.
+public struct WiFiScan: Codable, Sendable, Equatable {
+    public var mac: String
+    public var ssid: String
+    public var rssi: Int
+    public var time: Int
+    public var frequency: Int?
+    public var channel: Int?
+
+    public init(mac: String, ssid: String, rssi: Int, time: Int, frequency: Int? = nil, channel: Int? = nil) {
+        self.mac = mac
+        self.ssid = ssid
+        self.rssi = rssi
+        self.time = time
+        self.frequency = frequency
+        self.channel = channel
+    }
+}
+
+/// One cellular cell (serving or neighbour).
+public struct CellScan: Codable, Sendable, Equatable {
+    public var rssi: Int?
+    public var time: Int
+    /// Access technology: `gsm`, `umts`, `lte`, `nr`.
+    public var type: String
+    public var cid: Int?
+    public var lac: Int?
+    public var psc: Int?
+    public var mcc: String?
+    public var mnc: String?
+    public var serving: Bool?
+
+    public init(rssi: Int?, time: Int, type: String, cid: Int? = nil, lac: Int? = nil, psc: Int? = nil,
+                mcc: String? = nil, mnc: String? = nil, serving: Bool? = nil) {
+        self.rssi = rssi
+        self.time = time
+        self.type = type
+        self.cid = cid
+        self.lac = lac
+        self.psc = psc
+        self.mcc = mcc
+        self.mnc = mnc
+        self.serving = serving
+    }
+}
+
+/// One GNSS fix.
+public struct GeoFix: Codable, Sendable, Equatable {
+    public var lat: Double
+    public var long: Double
+    public var time: Int
+    public var alt: Double?
+    public var accuracy: Double?
+
+    public init(lat: Double, long: Double, time: Int, alt: Double? = nil, accuracy: Double? = nil) {
+        self.lat = lat
+        self.long = long
+        self.time = time
+        self.alt = alt
+        self.accuracy = accuracy
+    }
+}
+
+/// Whether a provider delivered data, and if not, why: missing data is never silent.
+public struct ProviderStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case ok, unavailable, disabled }
+    public var status: State
+    /// Where samples came from: `simulated:<environment>`, `hci:hci0`, `sysfs`, …
+    public var source: String
+    public var simulated: Bool
+    public var reason: String?
+    public var samples: Int?
+
+    public init(status: State, source: String, simulated: Bool = false, reason: String? = nil, samples: Int? = nil) {
+        self.status = status
+        self.source = source
+        self.simulated = simulated
+        self.reason = reason
+        self.samples = samples
+    }
+
+    public static func disabled(_ source: String = "none") -> ProviderStatus {
+        ProviderStatus(status: .disabled, source: source, reason: "turned off for this measurement")
+    }
+}
+
+extension MeasurementDocument {
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, type, mode, level, x, y, position, createdAt, startTime, endTime, durationMs, clock
+        case deviceId, hostname, hardware, osName, osId, batteryLevel, batteryState
+        case gyroX, gyroY, gyroZ, magX, magY, magZ, accX, accY, accZ
+        case collectBluetoothData, collectWifiData, collectBtsData, collectGeolocationData
+        case bleScans, wifiScans, cellScans, geolocation, providers, couchbase_sync_gateway_id
+        case sessionId, seq, scenarioId, window, generator
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func get<T: Decodable>(_ k: CodingKeys, _ fallback: T) throws -> T { try c.decodeIfPresent(T.self, forKey: k) ?? fallback }
+        schemaVersion = try get(.schemaVersion, 0)
+        type = try get(.type, "scan")
+        mode = try get(.mode, .static)
+        level = try get(.level, "")
+        x = try get(.x, 0)
+        y = try get(.y, 0)
+        position = try c.decodeIfPresent(Position.self, forKey: .position)
+        createdAt = try get(.createdAt, "")
+        startTime = try get(.startTime, "")
+        endTime = try get(.endTime, "")
+        durationMs = try get(.durationMs, 0)
+        clock = try get(.clock, "monotonic")
+        deviceId = try get(.deviceId, "")
+        hostname = try c.decodeIfPresent(String.self, forKey: .hostname)
+        hardware = try get(.hardware, "")
+        osName = try get(.osName, "")
+        osId = try get(.osId, "")
+        batteryLevel = try c.decodeIfPresent(Double.self, forKey: .batteryLevel)
+        batteryState = try get(.batteryState, "unknown")
+        gyroX = try c.decodeIfPresent(Double.self, forKey: .gyroX)
+        gyroY = try c.decodeIfPresent(Double.self, forKey: .gyroY)
+        gyroZ = try c.decodeIfPresent(Double.self, forKey: .gyroZ)
+        magX = try c.decodeIfPresent(Double.self, forKey: .magX)
+        magY = try c.decodeIfPresent(Double.self, forKey: .magY)
+        magZ = try c.decodeIfPresent(Double.self, forKey: .magZ)
+        accX = try c.decodeIfPresent(Double.self, forKey: .accX)
+        accY = try c.decodeIfPresent(Double.self, forKey: .accY)
+        accZ = try c.decodeIfPresent(Double.self, forKey: .accZ)
+        collectBluetoothData = try get(.collectBluetoothData, true)
+        collectWifiData = try get(.collectWifiData, true)
+        collectBtsData = try get(.collectBtsData, true)
+        collectGeolocationData = try get(.collectGeolocationData, true)
+        bleScans = try get(.bleScans, [])
+        wifiScans = try get(.wifiScans, [])
+        cellScans = try get(.cellScans, [])
+        geolocation = try get(.geolocation, [])
+        providers = try get(.providers, [:])
+        couchbase_sync_gateway_id = try get(.couchbase_sync_gateway_id, MeasurementDocument.unsignedOwner)
+        sessionId = try c.decodeIfPresent(String.self, forKey: .sessionId)
+        seq = try c.decodeIfPresent(Int.self, forKey: .seq)
+        scenarioId = try c.decodeIfPresent(String.self, forKey: .scenarioId)
+        window = try c.decodeIfPresent(Window.self, forKey: .window)
+        generator = try get(.generator, "")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schemaVersion, forKey: .schemaVersion)
+        try c.encode(type, forKey: .type)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(level, forKey: .level)
+        try c.encode(x, forKey: .x)
+        try c.encode(y, forKey: .y)
+        try c.encodeIfPresent(position, forKey: .position)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(startTime, forKey: .startTime)
+        try c.encode(endTime, forKey: .endTime)
+        try c.encode(durationMs, forKey: .durationMs)
+        try c.encode(clock, forKey: .clock)
+        try c.encode(deviceId, forKey: .deviceId)
+        try c.encodeIfPresent(hostname, forKey: .hostname)
+        try c.encode(hardware, forKey: .hardware)
+        try c.encode(osName, forKey: .osName)
+        try c.encode(osId, forKey: .osId)
+        // Sensor and battery keys are always present: null says "not measured".
+        try c.encode(batteryLevel, forKey: .batteryLevel)
+        try c.encode(batteryState, forKey: .batteryState)
+        try c.encode(gyroX, forKey: .gyroX)
+        try c.encode(gyroY, forKey: .gyroY)
+        try c.encode(gyroZ, forKey: .gyroZ)
+        try c.encode(magX, forKey: .magX)
+        try c.encode(magY, forKey: .magY)
+        try c.encode(magZ, forKey: .magZ)
+        try c.encode(accX, forKey: .accX)
+        try c.encode(accY, forKey: .accY)
+        try c.encode(accZ, forKey: .accZ)
+        try c.encode(collectBluetoothData, forKey: .collectBluetoothData)
+        try c.encode(collectWifiData, forKey: .collectWifiData)
+        try c.encode(collectBtsData, forKey: .collectBtsData)
+        try c.encode(collectGeolocationData, forKey: .collectGeolocationData)
+        try c.encode(bleScans, forKey: .bleScans)
+        try c.encode(wifiScans, forKey: .wifiScans)
+        try c.encode(cellScans, forKey: .cellScans)
+        try c.encode(geolocation, forKey: .geolocation)
+        try c.encode(providers, forKey: .providers)
+        try c.encode(couchbase_sync_gateway_id, forKey: .couchbase_sync_gateway_id)
+        try c.encodeIfPresent(sessionId, forKey: .sessionId)
+        try c.encodeIfPresent(seq, forKey: .seq)
+        try c.encodeIfPresent(scenarioId, forKey: .scenarioId)
+        try c.encodeIfPresent(window, forKey: .window)
+        try c.encode(generator, forKey: .generator)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// The radios a measurement can collect.
+public enum Radio: String, CaseIterable, Codable, Sendable {
+    case ble, wifi, cell, location
+
+    /// The document key of the provider status and of the iOS `collect…Data` flag.
+    public var label: String {
+        switch self {
+        case .ble: "BLE"
+        case .wifi: "Wi-Fi"
+        case .cell: "cellular"
+        case .location: "GNSS"
+        }
+    }
+}
+
+/// One observation, timed in ms from the measurement start.
+public enum Sample: Sendable, Equatable {
+    case ble(BLEScan)
+    case wifi(WiFiScan)
+    case cell(CellScan)
+    case geo(GeoFix)
+
+    public var time: Int {
+        switch self {
+        case .ble(let s): s.time
+        case .wifi(let s): s.time
+        case .cell(let s): s.time
+        case .geo(let s): s.time
+        }
+    }
+
+    public var radio: Radio {
+        switch self {
+        case .ble: .ble
+        case .wifi: .wifi
+        case .cell: .cell
+        case .geo: .location
+        }
+    }
+}
+
+/// Where providers running concurrently deliver samples; the engine drains it.
+public final class SampleSink: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [Sample] = []
+    private var counts: [Radio: Int] = [:]
+
+    public init() {}
+
+    public func emit(_ sample: Sample) {
+        lock.lock()
+        pending.append(sample)
+        counts[sample.radio, default: 0] += 1
+        lock.unlock()
+    }
+
+    public func emit(contentsOf samples: [Sample]) {
+        lock.lock()
+        pending.append(contentsOf: samples)
+        for s in samples { counts[s.radio, default: 0] += 1 }
+        lock.unlock()
+    }
+
+    /// Removes and returns everything delivered so far.
+    public func drain() -> [Sample] {
+        lock.lock()
+        defer { lock.unlock() }
+        let out = pending
+        pending.removeAll(keepingCapacity: true)
+        return out
+    }
+
+    /// Samples delivered so far per radio, for live progress.
+    public func count(_ radio: Radio) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return counts[radio, default: 0]
+    }
+}
+
+/// What a provider needs to know about the measurement it serves.
+public struct CaptureContext: Sendable {
+    public let clock: any MeasurementClock
+    /// The surveyor's (or walk target's) map position at a time in ms.
+    public let position: @Sendable (Int) -> MapPoint
+    public let level: String
+
+    public init(clock: any MeasurementClock, level: String, position: @escaping @Sendable (Int) -> MapPoint) {
+        self.clock = clock
+        self.level = level
+        self.position = position
+    }
+}
+
+/// A source of samples for one radio: a real device, a replay or a simulation.
+///
+/// The engine calls `start`, then `advance(toMs:)` on every tick of the
+/// measurement clock (simulations produce samples there; real providers
+/// deliver from their own tasks and may ignore it), then `stop`.
+public protocol RadioProvider: Sendable {
+    var radio: Radio { get }
+    /// ok, or unavailable with the reason; an unavailable provider is not advanced.
+    func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus
+    func advance(toMs ms: Int) async
+    func stop() async
+}
+
+/// Device state captured once per document (DESIGN.md §3 iOS keys).
+public struct DeviceSnapshot: Sendable, Equatable, Codable {
+    public var deviceId: String
+    public var hostname: String
+    public var hardware: String
+    public var osName: String
+    public var osId: String
+    public var batteryLevel: Double?
+    public var batteryState: String
+    public var status: ProviderStatus
+
+    public init(deviceId: String, hostname: String, hardware: String, osName: String, osId: String,
+                batteryLevel: Double?, batteryState: String, status: ProviderStatus) {
+        self.deviceId = deviceId
+        self.hostname = hostname
+        self.hardware = hardware
+        self.osName = osName
+        self.osId = osId
+        self.batteryLevel = batteryLevel
+        self.batteryState = batteryState
+        self.status = status
+    }
+}
+
+public protocol DeviceInfoProvider: Sendable {
+    func snapshot() -> DeviceSnapshot
+}

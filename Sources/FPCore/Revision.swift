@@ -1,0 +1,40 @@
+import Crypto
+import Foundation
+
+/// A CouchDB-style revision id: `N-<32 lowercase hex>`, N the generation.
+public struct Revision: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let generation: Int
+    public let hash: String
+
+    public init(generation: Int, hash: String) {
+        self.generation = generation
+        self.hash = hash
+    }
+
+    /// Parses `N-hash`; nil unless N ≥ 1 and the hash is non-empty.
+    public init?(_ text: String) {
+        guard let dash = text.firstIndex(of: "-"), let n = Int(text[..<dash]), n >= 1 else { return nil }
+        let h = String(text[text.index(after: dash)...])
+        guard !h.isEmpty else { return nil }
+        self.init(generation: n, hash: h)
+    }
+
+    public var description: String { "\(generation)-\(hash)" }
+
+    /// The revision that follows `parent` for this body: MD5 over the parent
+    /// revision, the deleted flag and the canonical JSON, so equal edits of
+    /// equal parents agree on one id (as CouchDB's are deterministic).
+    public static func next(after parent: Revision?, body: JSONValue, deleted: Bool = false) -> Revision {
+        var md5 = Insecure.MD5()
+        md5.update(data: Data((parent?.description ?? "").utf8))
+        md5.update(data: Data([deleted ? 1 : 0]))
+        md5.update(data: CanonicalJSON.data(body))
+        let hex = md5.finalize().map { String(format: "%02x", $0) }.joined()
+        return Revision(generation: (parent?.generation ?? 0) + 1, hash: hex)
+    }
+
+    /// CouchDB orders revisions by generation, then by hash as a string.
+    public static func < (a: Revision, b: Revision) -> Bool {
+        a.generation != b.generation ? a.generation < b.generation : a.hash < b.hash
+    }
+}
