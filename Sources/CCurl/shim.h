@@ -1,1 +1,34 @@
 #include <curl/curl.h>
+
+/*
+ * curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot
+ * call; these fixed-signature wrappers are what FPNet uses instead. One
+ * wrapper per argument type keeps the C side type-correct: libcurl reads the
+ * vararg as exactly the type the option documents (long, curl_off_t, pointer).
+ */
+
+static inline CURLcode fp_curl_global_init(void) {
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static inline CURLcode fp_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode fp_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/* For string, buffer and slist options (libcurl copies strings, not buffers). */
+static inline CURLcode fp_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/* CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION share this callback type. */
+static inline CURLcode fp_curl_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode fp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}

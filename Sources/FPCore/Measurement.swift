@@ -160,8 +160,8 @@ public struct WiFiScan: Codable, Sendable, Equatable {
 public struct CellScan: Codable, Sendable, Equatable {
     public var rssi: Int?
     public var time: Int
-    /// Access technology: `gsm`, `umts`, `lte`, `nr`.
-    public var type: String
+    /// Access technology: `gsm`, `umts`, `lte`, `nr` (absent in iOS-era documents).
+    public var type: String?
     public var cid: Int?
     public var lac: Int?
     public var psc: Int?
@@ -169,7 +169,7 @@ public struct CellScan: Codable, Sendable, Equatable {
     public var mnc: String?
     public var serving: Bool?
 
-    public init(rssi: Int?, time: Int, type: String, cid: Int? = nil, lac: Int? = nil, psc: Int? = nil,
+    public init(rssi: Int?, time: Int, type: String?, cid: Int? = nil, lac: Int? = nil, psc: Int? = nil,
                 mcc: String? = nil, mnc: String? = nil, serving: Bool? = nil) {
         self.rssi = rssi
         self.time = time

@@ -1,0 +1,67 @@
+import ArgumentParser
+import FPCore
+import Foundation
+
+/// Exit codes, documented in the README. Close to sysexits(3) where one fits.
+public enum ExitStatus: Int32, CaseIterable, Sendable {
+    case ok = 0
+    case failure = 1
+    case usage = 64  // bad arguments (swift-argument-parser's validation failures)
+    case dataError = 65  // a file, config, scenario or environment that cannot be read as it is
+    case notFound = 66  // no such document, map or scenario
+    case unavailable = 69  // nothing to record with: no radio available
+    case ioError = 74  // the database or a file could not be written
+    case interrupted = 130  // Ctrl-C or SIGTERM: nothing was stored
+
+    var meaning: String {
+        switch self {
+        case .ok: "success"
+        case .failure: "other failure"
+        case .usage: "invalid arguments or settings"
+        case .dataError: "invalid input data (config, scenario, environment, import file)"
+        case .notFound: "document, map or scenario not found"
+        case .unavailable: "no radio available to record"
+        case .ioError: "database or file could not be read or written"
+        case .interrupted: "interrupted; nothing stored"
+        }
+    }
+}
+
+/// A one-line failure with its exit code.
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    let status: ExitStatus
+    init(_ message: String, _ status: ExitStatus = .failure) {
+        description = message
+        self.status = status
+    }
+}
+
+/// Runs a command body, printing any failure as one `error:` line and exiting with its code.
+func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let f as Failure {
+        Terminal.err("error: \(f.description)")
+        throw ExitCode(f.status.rawValue)
+    } catch let e as StoreError {
+        Terminal.err("error: \(e.description)")
+        let status: ExitStatus =
+            switch e {
+            case .notFound: .notFound
+            case .conflict, .alreadySynced, .invalid: .failure
+            case .io: .ioError
+            }
+        throw ExitCode(status.rawValue)
+    } catch is CancellationError {
+        Terminal.err("interrupted: nothing stored")
+        throw ExitCode(ExitStatus.interrupted.rawValue)
+    } catch let e as ExitCode {
+        throw e
+    } catch let e as ValidationError {
+        throw e
+    } catch {
+        Terminal.err("error: \(error)")
+        throw ExitCode(ExitStatus.failure.rawValue)
+    }
+}

@@ -1,0 +1,5 @@
+import ArgumentParser
+public struct Fprint: AsyncParsableCommand {
+    public init() {}
+    public func run() async throws {}
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import FPCore
+
+/// Where the measurement database lives.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "SQLite database file (default: $FPRINT_DB, else $XDG_DATA_HOME/fprint/fprint.sqlite).",
+        valueName: "path"))
+    var db: String?
+}
+
+/// Which app config (maps, scenarios, gateway) to use.
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "App config file or http(s) URL (default: $FPRINT_CONFIG, else the config-url setting, else the shipped Config/app-config.json).",
+        valueName: "path-or-url"))
+    var config: String?
+}
+
+/// Radios and their sources for measure and walk.
+struct CaptureOptions: ParsableArguments {
+    @Flag(help: "Use simulated radios from the map's radio environment (Config/environments/<map>.json); documents say so.")
+    var simulate = false
+
+    @Flag(help: "With --simulate: run simulated time as fast as possible (the document records a virtual clock).")
+    var fast = false
+
+    @Option(help: "With --simulate: seed of the simulated radios (default: the environment's seed).")
+    var seed: UInt64?
+
+    @Flag(name: .customLong("no-ble"), help: "Do not record BLE.") var noBLE = false
+    @Flag(name: .customLong("no-wifi"), help: "Do not record Wi-Fi.") var noWiFi = false
+    @Flag(name: .customLong("no-cell"), help: "Do not record cellular cells.") var noCell = false
+    @Flag(name: .customLong("no-location"), help: "Do not record GNSS fixes.") var noLocation = false
+
+    func validate() throws {
+        if fast && !simulate { throw ValidationError("--fast needs --simulate: real radios run in real time") }
+        if seed != nil && !simulate { throw ValidationError("--seed needs --simulate") }
+    }
+
+    /// The radios to record: the settings' radios minus the --no-… flags.
+    func radios(enabled: [Radio]) throws -> Set<Radio> {
+        var set = Set(enabled)
+        if noBLE { set.remove(.ble) }
+        if noWiFi { set.remove(.wifi) }
+        if noCell { set.remove(.cell) }
+        if noLocation { set.remove(.location) }
+        if set.isEmpty {
+            throw Failure("every radio is turned off: keep at least one (see `fprint config get radios`)", .usage)
+        }
+        return set
+    }
+}

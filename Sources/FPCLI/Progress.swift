@@ -1,0 +1,58 @@
+import FPCore
+import FPSession
+import Foundation
+
+/// Shows capture progress: a line rewritten in place on a TTY, plain lines
+/// (one per `plainEveryMs`) when stderr is piped or logged.
+final class ProgressPrinter: @unchecked Sendable {
+    private let lock = NSLock()
+    private let tty: Bool
+    private let quiet: Bool
+    private let plainEveryMs: Int
+    private let prefix: String
+    private var nextPlainMs = 0
+    private var printedStatus = false
+
+    init(prefix: String, plainEveryMs: Int, quiet: Bool = false) {
+        tty = Terminal.stderrIsTTY
+        self.prefix = prefix
+        self.plainEveryMs = plainEveryMs
+        self.quiet = quiet
+    }
+
+    func update(_ p: CaptureProgress) {
+        guard !quiet else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let counts = Radio.allCases.compactMap { r -> String? in
+            guard let n = p.counts[r], n > 0 || r == .ble else { return nil }
+            return "\(r.label) \(n)"
+        }.joined(separator: " · ")
+        var parts = [prefix]
+        if let t = p.target {
+            parts.append(String(format: "go to (%.0f, %.0f)", t.x, t.y))
+            if let w = p.nextWaypoint { parts.append("→ waypoint \(w + 1)") }
+            parts.append("docs \(p.documentsCut)")
+        }
+        let left = max(0, p.totalMs - p.elapsedMs)
+        parts.append(String(format: "%.1f/%.1f s (%d s left)", Double(p.elapsedMs) / 1000, Double(p.totalMs) / 1000,
+                            Int((Double(left) / 1000).rounded(.up))))
+        parts.append(counts)
+        let line = parts.filter { !$0.isEmpty }.joined(separator: "  ")
+        if tty {
+            Terminal.status(line)
+            printedStatus = true
+        } else if p.elapsedMs >= nextPlainMs || p.elapsedMs == p.totalMs {
+            Terminal.err(line)
+            nextPlainMs = (p.elapsedMs / plainEveryMs + 1) * plainEveryMs
+        }
+    }
+
+    /// Clears the in-place line before the final output.
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if printedStatus { Terminal.endStatus() }
+        printedStatus = false
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// Sends one HTTP request and returns the response, whatever its status.
+///
+/// Implementations judge only the transport: a 404 or 500 is a response, not
+/// an error (callers decide with `HTTPResponse.requireSuccess`). Failures to
+/// get any response are thrown as `HTTPError`.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) throws -> HTTPResponse
+}
+
+/// An HTTP method. A string, not an enum, because CouchDB also uses `COPY`.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    public var description: String { rawValue }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+}
+
+/// Header fields in order, looked up case-insensitively. A list rather than a
+/// dictionary because responses may repeat a name (`Set-Cookie`).
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public private(set) var fields: [Field] = []
+
+    public init() {}
+    public init(_ fields: [Field]) { self.fields = fields }
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of a name; setting replaces every field of that name (nil removes them).
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        set {
+            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            if let newValue { fields.append(Field(name: name, value: newValue)) }
+        }
+    }
+
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+}
+
+/// Limits of one request, in seconds.
+public struct HTTPTimeouts: Sendable, Equatable {
+    /// Time allowed to establish the connection (TCP and TLS).
+    public var connect: Double
+    /// Time allowed for the whole transfer, connection included.
+    public var total: Double
+
+    public init(connect: Double, total: Double) {
+        self.connect = connect
+        self.total = total
+    }
+
+    public static let `default` = HTTPTimeouts(connect: 10, total: 60)
+}
+
+public struct HTTPRequest: Sendable, Equatable {
+    public var method: HTTPMethod
+    public var url: URL
+    public var headers: HTTPHeaders
+    public var body: Data?
+    public var timeouts: HTTPTimeouts
+
+    public init(method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
+                timeouts: HTTPTimeouts = .default) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeouts = timeouts
+    }
+}
+
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    /// Headers of the final response (after any redirects).
+    public var headers: HTTPHeaders
+    public var body: Data
+
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// Returns self for a 2xx status, else throws `.status` with the start of the body.
+    @discardableResult
+    public func requireSuccess(url: URL) throws(HTTPError) -> HTTPResponse {
+        guard isSuccess else {
+            throw .status(url: HTTPError.displayURL(url.absoluteString), code: status,
+                          body: HTTPError.snippet(body))
+        }
+        return self
+    }
+}
+
+/// Why a request got no usable response. Descriptions are one line and never
+/// contain request headers (so never an Authorization token) nor URL passwords.
+public enum HTTPError: Error, Equatable, CustomStringConvertible {
+    /// The URL is malformed or not http(s).
+    case invalidURL(String)
+    /// The request itself is unusable (for example a header value with a line break).
+    case invalidRequest(String)
+    /// No connection: refused, host not found, network down, connection dropped.
+    case unreachable(url: String, reason: String)
+    /// The connect or total timeout expired.
+    case timeout(url: String, reason: String)
+    /// TLS handshake or certificate verification failed.
+    case tls(url: String, reason: String)
+    /// A response arrived with a non-2xx status (from `HTTPResponse.requireSuccess`).
+    case status(url: String, code: Int, body: String)
+    /// Any other transfer failure.
+    case failed(url: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid URL \(url): only http:// and https:// URLs are supported"
+        case .invalidRequest(let why): "invalid HTTP request: \(why)"
+        case .unreachable(let url, let reason): "cannot reach \(url): \(reason)"
+        case .timeout(let url, let reason): "request to \(url) timed out: \(reason)"
+        case .tls(let url, let reason): "TLS failure with \(url): \(reason)"
+        case .status(let url, let code, let body):
+            body.isEmpty ? "\(url) answered HTTP \(code)" : "\(url) answered HTTP \(code): \(body)"
+        case .failed(let url, let reason): "request to \(url) failed: \(reason)"
+        }
+    }
+
+    /// The URL as shown in messages: any `user:password@` is replaced by `***@`.
+    public static func displayURL(_ url: String) -> String {
+        guard var parts = URLComponents(string: url), parts.user != nil || parts.password != nil else { return url }
+        parts.user = "***"
+        parts.password = nil
+        return parts.string ?? url
+    }
+
+    /// The start of a body as one short line, for error messages.
+    static func snippet(_ body: Data, limit: Int = 200) -> String {
+        let text = String(decoding: body.prefix(limit * 4), as: UTF8.self)
+        let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+            .trimmingCharacters(in: .whitespaces)
+        return oneLine.count > limit ? String(oneLine.prefix(limit)) + "…" : oneLine
+    }
+}

@@ -1,0 +1,310 @@
+import FPCore
+import Foundation
+
+/// The simulated providers for a floor, one per requested radio, in `Radio.allCases` order.
+public enum SimulatedRadios {
+    public static func providers(environment: RadioEnvironment, seed: UInt64, radios: Set<Radio>) -> [any RadioProvider] {
+        Radio.allCases.filter { radios.contains($0) }.map { radio -> any RadioProvider in
+            switch radio {
+            case .ble: SimulatedBLEProvider(environment: environment, seed: seed)
+            case .wifi: SimulatedWiFiProvider(environment: environment, seed: seed)
+            case .cell: SimulatedCellProvider(environment: environment, seed: seed)
+            case .location: SimulatedLocationProvider(environment: environment, seed: seed)
+            }
+        }
+    }
+}
+
+public typealias SimulatedBLEProvider = SimulatedProvider<BLESimulation>
+public typealias SimulatedWiFiProvider = SimulatedProvider<WiFiSimulation>
+public typealias SimulatedCellProvider = SimulatedProvider<CellSimulation>
+public typealias SimulatedLocationProvider = SimulatedProvider<LocationSimulation>
+
+/// One radio's simulation: deterministic state that turns time and the
+/// receiver's position into samples. Usable without a provider (it is synchronous).
+public protocol RadioSimulation: Sendable {
+    static var radio: Radio { get }
+    init(environment: RadioEnvironment, seed: UInt64)
+    /// Why the environment cannot drive this radio, if it cannot.
+    var unavailableReason: String? { get }
+    /// Appends, in time order, every sample due after the previous call's `ms` up to and including `ms`.
+    /// Each transmitter draws from its own random stream in its own time order, so how
+    /// the time is cut into calls never changes the samples.
+    mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample])
+}
+
+/// A `RadioProvider` that runs a `RadioSimulation` on the measurement's clock.
+public actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
+    public nonisolated let radio: Radio
+    public nonisolated let environment: RadioEnvironment
+    public nonisolated let seed: UInt64
+    private var simulation: Simulation?
+    private var context: CaptureContext?
+    private var sink: SampleSink?
+    private var lastMs = 0
+
+    public init(environment: RadioEnvironment, seed: UInt64) {
+        radio = Simulation.radio
+        self.environment = environment
+        self.seed = seed
+    }
+
+    public func start(context: CaptureContext, sink: SampleSink) -> ProviderStatus {
+        let source = "simulated:\(environment.source)"
+        func unavailable(_ reason: String) -> ProviderStatus {
+            ProviderStatus(status: .unavailable, source: source, simulated: true, reason: reason)
+        }
+        // Simulating one floor's transmitters at another floor's coordinates would be silently wrong data.
+        guard context.level == environment.map else {
+            return unavailable("environment \(environment.source) simulates map \(environment.map), not \(context.level)")
+        }
+        // A fresh simulation per start: a provider reused for another measurement repeats exactly.
+        let simulation = Simulation(environment: environment, seed: seed)
+        if let reason = simulation.unavailableReason { return unavailable(reason) }
+        self.simulation = simulation
+        self.context = context
+        self.sink = sink
+        lastMs = 0
+        return ProviderStatus(status: .ok, source: source, simulated: true)
+    }
+
+    public func advance(toMs ms: Int) {
+        guard ms > lastMs, let context, let sink, simulation != nil else { return }
+        var out: [Sample] = []
+        simulation?.advance(toMs: ms, position: context.position, into: &out)
+        lastMs = ms
+        if !out.isEmpty { sink.emit(contentsOf: out) }
+    }
+
+    public func stop() {
+        simulation = nil
+        context = nil
+        sink = nil
+    }
+}
+
+/// Receiver-side signal level at a map point, by the environment's propagation law.
+private struct Channel: Sendable {
+    let propagation: RadioEnvironment.Propagation
+    let metersPerUnit: Double
+
+    init(_ environment: RadioEnvironment) {
+        propagation = environment.propagation
+        metersPerUnit = environment.scale.metersPerUnit
+    }
+
+    func meanRSSI(at1m: Double, from transmitter: MapPoint, to receiver: MapPoint) -> Double {
+        propagation.meanRSSI(at1m: at1m, distanceM: transmitter.distance(to: receiver) * metersPerUnit)
+    }
+
+    /// The reported (whole dBm) level, or nil when below the receiver's sensitivity.
+    func heard(_ dbm: Double) -> Int? {
+        let rounded = dbm.rounded()
+        return rounded >= propagation.sensitivityDbm ? Int(rounded) : nil
+    }
+}
+
+/// BLE advertising: each transmitter sends every advInterval + advDelay (0–10 ms,
+/// as the Core spec randomises it), from a random phase; each advert heard is one report.
+public struct BLESimulation: RadioSimulation {
+    public static var radio: Radio { .ble }
+    public var unavailableReason: String? { nil }
+
+    struct Transmitter: Sendable {
+        let template: BLEScan
+        let position: MapPoint
+        let at1m: Double
+        let intervalMs: Int
+        var random: SeededRandom
+        var nextMs: Int
+    }
+
+    private let channel: Channel
+    private var transmitters: [Transmitter]
+    /// Reused between calls so a tick allocates nothing once warmed up.
+    private var batch: [(time: Int, index: Int, scan: BLEScan)] = []
+
+    public init(environment: RadioEnvironment, seed: UInt64) {
+        channel = Channel(environment)
+        let base = SeededRandom(seed: seed).fork("ble")
+        transmitters = environment.ble.map { t in
+            var random = base.fork(t.address)
+            let phase = Int(random.next() % UInt64(t.intervalMs))
+            let template = BLEScan(address: t.address, addressType: t.addressType, rssi: nil, time: 0, name: t.name,
+                                   eventType: t.eventType, beacon: t.beacon)
+            return Transmitter(template: template, position: t.position, at1m: Double(t.measuredPower),
+                               intervalMs: t.intervalMs, random: random, nextMs: 1 + phase)
+        }
+    }
+
+    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+        let sigma = channel.propagation.shadowingSigmaDb
+        batch.removeAll(keepingCapacity: true)
+        for i in transmitters.indices {
+            while transmitters[i].nextMs <= ms {
+                let t = transmitters[i].nextMs
+                let mean = channel.meanRSSI(at1m: transmitters[i].at1m, from: transmitters[i].position, to: position(t))
+                // Draw noise and delay even for adverts not heard, so sensitivity never shifts the stream.
+                let noise = sigma * transmitters[i].random.nextGaussian()
+                let advDelay = Int(transmitters[i].random.next() % 11)
+                transmitters[i].nextMs += transmitters[i].intervalMs + advDelay
+                if let rssi = channel.heard(mean + noise) {
+                    var scan = transmitters[i].template
+                    scan.rssi = rssi
+                    scan.time = t
+                    batch.append((t, i, scan))
+                }
+            }
+        }
+        batch.sort { ($0.time, $0.index) < ($1.time, $1.index) }
+        out.reserveCapacity(out.count + batch.count)
+        for entry in batch { out.append(.ble(entry.scan)) }
+    }
+}
+
+/// Wi-Fi: a full scan every 3 s (the first 1.5 s in, as a scan takes time);
+/// every BSS heard appears once per scan, stamped with the scan time.
+public struct WiFiSimulation: RadioSimulation {
+    public static var radio: Radio { .wifi }
+    public static let firstScanMs = 1500
+    public static let scanIntervalMs = 3000
+    public var unavailableReason: String? { nil }
+
+    struct AccessPoint: Sendable {
+        let template: WiFiScan
+        let position: MapPoint
+        let at1m: Double
+        var random: SeededRandom
+    }
+
+    private let channel: Channel
+    private var accessPoints: [AccessPoint]
+    private var nextScanMs = WiFiSimulation.firstScanMs
+
+    public init(environment: RadioEnvironment, seed: UInt64) {
+        channel = Channel(environment)
+        let base = SeededRandom(seed: seed).fork("wifi")
+        accessPoints = environment.wifi.map { ap in
+            AccessPoint(template: WiFiScan(mac: ap.mac, ssid: ap.ssid, rssi: 0, time: 0, frequency: ap.frequency,
+                                           channel: ap.channel),
+                        position: ap.position, at1m: ap.rssiAt1m, random: base.fork(ap.mac))
+        }
+    }
+
+    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+        let sigma = channel.propagation.shadowingSigmaDb
+        while nextScanMs <= ms {
+            let t = nextScanMs
+            let here = position(t)
+            for i in accessPoints.indices {
+                let mean = channel.meanRSSI(at1m: accessPoints[i].at1m, from: accessPoints[i].position, to: here)
+                let noise = sigma * accessPoints[i].random.nextGaussian()
+                if let rssi = channel.heard(mean + noise) {
+                    var scan = accessPoints[i].template
+                    scan.rssi = rssi
+                    scan.time = t
+                    out.append(.wifi(scan))
+                }
+            }
+            nextScanMs += WiFiSimulation.scanIntervalMs
+        }
+    }
+}
+
+/// Cellular: the serving cell first, then neighbours, every second. Cell levels
+/// drift slowly (first-order autoregressive noise with a 10 s correlation time)
+/// instead of jumping per report, as a modem's averaged measurements do.
+public struct CellSimulation: RadioSimulation {
+    public static var radio: Radio { .cell }
+    public static let intervalMs = 1000
+    public static let correlationMs = 10_000.0
+    public var unavailableReason: String? { nil }
+
+    struct Tower: Sendable {
+        let template: CellScan
+        let position: MapPoint
+        let at1m: Double
+        var random: SeededRandom
+        var noise: Double?
+    }
+
+    private let channel: Channel
+    private var towers: [Tower]
+    private var nextMs = CellSimulation.intervalMs
+
+    public init(environment: RadioEnvironment, seed: UInt64) {
+        channel = Channel(environment)
+        let base = SeededRandom(seed: seed).fork("cell")
+        let ordered = environment.cells.filter(\.serving) + environment.cells.filter { !$0.serving }
+        towers = ordered.map { c in
+            Tower(template: CellScan(rssi: nil, time: 0, type: c.type, cid: c.cid, lac: c.lac, psc: c.psc,
+                                     mcc: c.mcc, mnc: c.mnc, serving: c.serving),
+                  position: c.position, at1m: c.rssiAt1m,
+                  random: base.fork("\(c.type)/\(c.mcc)/\(c.mnc)/\(c.lac)/\(c.cid)"))
+        }
+    }
+
+    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+        let sigma = channel.propagation.shadowingSigmaDb
+        let rho = exp(-Double(CellSimulation.intervalMs) / CellSimulation.correlationMs)
+        while nextMs <= ms {
+            let t = nextMs
+            let here = position(t)
+            for i in towers.indices {
+                let g = towers[i].random.nextGaussian()
+                // Stationary AR(1): the noise keeps standard deviation σ at every step.
+                let noise = towers[i].noise.map { rho * $0 + (1 - rho * rho).squareRoot() * sigma * g } ?? sigma * g
+                towers[i].noise = noise
+                let mean = channel.meanRSSI(at1m: towers[i].at1m, from: towers[i].position, to: here)
+                if let rssi = channel.heard(mean + noise) {
+                    var scan = towers[i].template
+                    scan.rssi = rssi
+                    scan.time = t
+                    out.append(.cell(scan))
+                }
+            }
+            nextMs += CellSimulation.intervalMs
+        }
+    }
+}
+
+/// GNSS: a fix every second at the receiver's map position, moved by Gaussian
+/// noise whose RMS horizontal error is the anchor's `accuracyM`.
+public struct LocationSimulation: RadioSimulation {
+    public static var radio: Radio { .location }
+    public static let intervalMs = 1000
+
+    private let geo: RadioEnvironment.GeoAnchor?
+    private let scale: MapScale
+    private var random: SeededRandom
+    private var nextMs = LocationSimulation.intervalMs
+    public let unavailableReason: String?
+
+    public init(environment: RadioEnvironment, seed: UInt64) {
+        geo = environment.geo
+        scale = environment.scale
+        random = SeededRandom(seed: seed).fork("location")
+        unavailableReason = environment.geo == nil ? "environment \(environment.source) has no geo anchor" : nil
+    }
+
+    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+        guard let geo else { return }
+        // Per-axis σ = accuracy/√2 makes the RMS of the 2-D error equal to accuracy.
+        let sigma = geo.accuracyM / 2.squareRoot()
+        while nextMs <= ms {
+            let t = nextMs
+            let en = geo.eastNorth(of: position(t), scale: scale)
+            let east = en.east + sigma * random.nextGaussian()
+            let north = en.north + sigma * random.nextGaussian()
+            let c = geo.coordinate(east: east, north: north)
+            // GNSS vertical error is typically larger than horizontal: σ = accuracy.
+            let alt = geo.altM.map { ($0 + geo.accuracyM * random.nextGaussian()) }
+            out.append(.geo(GeoFix(lat: roundTo7(c.lat), long: roundTo7(c.long), time: t,
+                                   alt: alt.map { ($0 * 10).rounded() / 10 }, accuracy: geo.accuracyM)))
+            nextMs += LocationSimulation.intervalMs
+        }
+    }
+
+    /// 1e-7° is about 1 cm: what receivers print, and tidier documents.
+    private func roundTo7(_ degrees: Double) -> Double { (degrees * 1e7).rounded() / 1e7 }
+}

@@ -1,0 +1,174 @@
+import FPCore
+import Foundation
+
+/// What the engine measures with: providers for the enabled radios, the
+/// device, one clock, and the labels written into every document.
+public struct CaptureSetup: Sendable {
+    public var providers: [any RadioProvider]
+    public var device: any DeviceInfoProvider
+    public var clock: any MeasurementClock
+    /// Radios the user turned on (their providers are in `providers`).
+    public var radios: Set<Radio>
+    /// How often providers are advanced and progress reported.
+    public var tickMs: Int
+    public var generator: String
+
+    public init(providers: [any RadioProvider], device: any DeviceInfoProvider, clock: any MeasurementClock,
+                radios: Set<Radio>, tickMs: Int = 100, generator: String = "fprint") {
+        self.providers = providers
+        self.device = device
+        self.clock = clock
+        self.radios = radios
+        self.tickMs = tickMs
+        self.generator = generator
+    }
+}
+
+/// Live state for progress displays.
+public struct CaptureProgress: Sendable, Equatable {
+    public var elapsedMs: Int
+    public var totalMs: Int
+    public var counts: [Radio: Int]
+    /// Walks: where the surveyor should be now, the next waypoint, documents cut so far.
+    public var target: MapPoint?
+    public var nextWaypoint: Int?
+    public var documentsCut: Int
+}
+
+/// Runs providers on one clock and collects their samples. Cancellation
+/// (Ctrl-C) throws `CancellationError` and returns nothing, so callers store nothing.
+struct Capture {
+    let setup: CaptureSetup
+    let level: String
+    let position: @Sendable (Int) -> MapPoint
+
+    struct Result {
+        var samples: [Sample]
+        var statuses: [Radio: ProviderStatus]
+    }
+
+    func run(durationMs: Int, onTick: (Int, SampleSink) -> Void) async throws -> Result {
+        let sink = SampleSink()
+        let context = CaptureContext(clock: setup.clock, level: level, position: position)
+        var statuses: [Radio: ProviderStatus] = [:]
+        var running: [any RadioProvider] = []
+        for provider in setup.providers {
+            let status = await provider.start(context: context, sink: sink)
+            statuses[provider.radio] = status
+            if status.status == .ok { running.append(provider) }
+        }
+        var samples: [Sample] = []
+        do {
+            var t = 0
+            while t < durationMs {
+                t = min(t + setup.tickMs, durationMs)
+                try await setup.clock.sleep(untilMs: t)
+                try Task.checkCancellation()
+                for provider in running { await provider.advance(toMs: t) }
+                samples.append(contentsOf: sink.drain())
+                onTick(t, sink)
+            }
+        } catch {
+            for provider in running { await provider.stop() }
+            throw error is CancellationError ? CancellationError() : error
+        }
+        for provider in running { await provider.stop() }
+        // Providers stopping may flush what they still held.
+        samples.append(contentsOf: sink.drain())
+        samples = samples.filter { $0.time <= durationMs }
+        samples.sort { $0.time < $1.time }
+        return Result(samples: samples, statuses: statuses)
+    }
+}
+
+/// Assembles documents from samples; shared by static measurements and walks.
+struct DocumentBuilder {
+    let setup: CaptureSetup
+    let device: DeviceSnapshot
+
+    func document(level: String, mode: MeasurementDocument.Mode, position: MeasurementDocument.Position,
+                  startMs: Int, endMs: Int, samples: ArraySlice<Sample>,
+                  statuses: [Radio: ProviderStatus]) -> MeasurementDocument {
+        var doc = MeasurementDocument()
+        doc.mode = mode
+        doc.level = level
+        doc.x = Int(position.x.rounded())
+        doc.y = Int(position.y.rounded())
+        doc.position = position
+        let clock = setup.clock
+        doc.startTime = ISOTime.string(clock.wallTime(atMs: startMs))
+        doc.endTime = ISOTime.string(clock.wallTime(atMs: endMs))
+        doc.createdAt = doc.endTime
+        doc.durationMs = endMs - startMs
+        doc.clock = clock.isVirtual ? "virtual" : "monotonic"
+        doc.deviceId = device.deviceId
+        doc.hostname = device.hostname
+        doc.hardware = device.hardware
+        doc.osName = device.osName
+        doc.osId = device.osId
+        doc.batteryLevel = device.batteryLevel
+        doc.batteryState = device.batteryState
+        doc.collectBluetoothData = setup.radios.contains(.ble)
+        doc.collectWifiData = setup.radios.contains(.wifi)
+        doc.collectBtsData = setup.radios.contains(.cell)
+        doc.collectGeolocationData = setup.radios.contains(.location)
+        // Sample times are relative to this document's own start.
+        for sample in samples {
+            switch sample {
+            case .ble(var s): s.time -= startMs; doc.bleScans.append(s)
+            case .wifi(var s): s.time -= startMs; doc.wifiScans.append(s)
+            case .cell(var s): s.time -= startMs; doc.cellScans.append(s)
+            case .geo(var s): s.time -= startMs; doc.geolocation.append(s)
+            }
+        }
+        let counts: [Radio: Int] = [
+            .ble: doc.bleScans.count, .wifi: doc.wifiScans.count,
+            .cell: doc.cellScans.count, .location: doc.geolocation.count,
+        ]
+        for radio in Radio.allCases {
+            var status = statuses[radio] ?? .disabled()
+            if status.status == .ok { status.samples = counts[radio] }
+            doc.providers[radio.rawValue] = status
+        }
+        doc.providers["device"] = device.status
+        doc.providers["sensors"] = ProviderStatus(
+            status: .unavailable, source: "iio", reason: "motion sensors are not read by this version")
+        doc.generator = setup.generator
+        return doc
+    }
+}
+
+/// Static measurement at one surveyed point (DESIGN.md §4: default 20 s, 5–120 s).
+public struct StaticMeasurement: Sendable {
+    public static let allowedSeconds = 5...120
+    public var level: String
+    public var point: MapPoint
+    public var durationMs: Int
+
+    public init(level: String, point: MapPoint, durationMs: Int) {
+        self.level = level
+        self.point = point
+        self.durationMs = durationMs
+    }
+
+    public func run(_ setup: CaptureSetup, progress: @escaping (CaptureProgress) -> Void = { _ in })
+        async throws -> MeasurementDocument
+    {
+        let device = setup.device.snapshot()
+        let point = self.point
+        let capture = Capture(setup: setup, level: level, position: { _ in point })
+        let total = durationMs
+        let result = try await capture.run(durationMs: durationMs) { t, sink in
+            progress(CaptureProgress(elapsedMs: t, totalMs: total, counts: Self.counts(sink), target: nil,
+                                     nextWaypoint: nil, documentsCut: 0))
+        }
+        let builder = DocumentBuilder(setup: setup, device: device)
+        return builder.document(
+            level: level, mode: .static, position: .init(x: point.x, y: point.y, rule: "surveyed"),
+            startMs: 0, endMs: durationMs, samples: result.samples[...], statuses: result.statuses)
+    }
+
+    static func counts(_ sink: SampleSink) -> [Radio: Int] {
+        Dictionary(uniqueKeysWithValues: Radio.allCases.map { ($0, sink.count($0)) })
+    }
+}

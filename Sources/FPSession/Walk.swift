@@ -1,0 +1,100 @@
+import FPCore
+
+/// A scripted walk: the target point moves along the scenario's waypoints at
+/// walking pace, and one document is cut every 2 s.
+///
+/// Position rule: each document's position is the route point at the middle
+/// of its window (`route-interpolated-at-window-midpoint`), i.e. the distance
+/// walked at time t is `t × pace` in map units, interpolated linearly along
+/// the polyline. The last window is kept only if it lasts at least 1 s.
+public struct Walk: Sendable {
+    public static let windowMs = 2000
+    public static let minimumLastWindowMs = 1000
+    public static let positionRule = "route-interpolated-at-window-midpoint"
+
+    public var level: String
+    public var scenarioId: String
+    public var route: Route
+    public var pace: WalkPace
+    public var scale: MapScale
+    public var sessionId: String
+
+    public init(level: String, scenarioId: String, route: Route, pace: WalkPace, scale: MapScale, sessionId: String) {
+        self.level = level
+        self.scenarioId = scenarioId
+        self.route = route
+        self.pace = pace
+        self.scale = scale
+        self.sessionId = sessionId
+    }
+
+    /// Time to walk the whole route, rounded up to the millisecond.
+    public var durationMs: Int {
+        Int((route.length / pace.unitsPerSecond(scale: scale) * 1000).rounded(.up))
+    }
+
+    /// Where the surveyor should be at a time (ms from the walk's start).
+    public func position(atMs ms: Int) -> MapPoint {
+        route.point(atDistance: Double(ms) / 1000 * pace.unitsPerSecond(scale: scale))
+    }
+
+    public func nextWaypoint(atMs ms: Int) -> Int {
+        route.nextWaypointIndex(atDistance: Double(ms) / 1000 * pace.unitsPerSecond(scale: scale))
+    }
+
+    /// The document windows [start, end) in ms.
+    public var windows: [Range<Int>] {
+        let total = durationMs
+        var out: [Range<Int>] = []
+        var start = 0
+        while start < total {
+            let end = min(start + Self.windowMs, total)
+            if end - start == Self.windowMs || end - start >= Self.minimumLastWindowMs { out.append(start..<end) }
+            start = end
+        }
+        return out
+    }
+
+    public func run(_ setup: CaptureSetup, progress: @escaping (CaptureProgress) -> Void = { _ in })
+        async throws -> [MeasurementDocument]
+    {
+        let device = setup.device.snapshot()
+        let walk = self
+        let capture = Capture(setup: setup, level: level, position: { walk.position(atMs: $0) })
+        let total = durationMs
+        let result = try await capture.run(durationMs: total) { t, sink in
+            progress(CaptureProgress(
+                elapsedMs: t, totalMs: total, counts: StaticMeasurement.counts(sink),
+                target: walk.position(atMs: t), nextWaypoint: walk.nextWaypoint(atMs: t),
+                documentsCut: t / Walk.windowMs))
+        }
+        let builder = DocumentBuilder(setup: setup, device: device)
+        let samples = result.samples
+        var documents: [MeasurementDocument] = []
+        var lower = 0
+        for (index, window) in windows.enumerated() {
+            // Samples are sorted by time; one at exactly a window's end belongs to the next
+            // window, except at the end of the walk.
+            let end = index == windows.count - 1 ? window.upperBound + 1 : window.upperBound
+            while lower < samples.count && samples[lower].time < window.lowerBound { lower += 1 }
+            var upper = lower
+            while upper < samples.count && samples[upper].time < end { upper += 1 }
+            let mid = (window.lowerBound + window.upperBound) / 2
+            let p = position(atMs: mid)
+            var doc = builder.document(
+                level: level, mode: .walk, position: .init(x: p.x, y: p.y, rule: Self.positionRule, atMs: mid),
+                startMs: window.lowerBound, endMs: window.upperBound, samples: samples[lower..<upper],
+                statuses: result.statuses)
+            doc.sessionId = sessionId
+            doc.seq = index + 1
+            doc.scenarioId = scenarioId
+            doc.window = .init(
+                startMs: window.lowerBound, endMs: window.upperBound,
+                start: ISOTime.string(setup.clock.wallTime(atMs: window.lowerBound)),
+                end: ISOTime.string(setup.clock.wallTime(atMs: window.upperBound)))
+            documents.append(doc)
+            lower = upper
+        }
+        return documents
+    }
+}

@@ -1,0 +1,168 @@
+import FPCore
+import GRDB
+
+extension SQLiteDocumentStore {
+    public func document(id: String, includeDeleted: Bool) throws(StoreError) -> StoredDocument? {
+        let raw = try read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT d.id, d.rev, d.deleted, d.seq, r.body
+                FROM documents d JOIN revisions r ON r.doc_id = d.id AND r.rev = d.rev
+                WHERE d.id = ?
+                """)
+            return try Row.fetchOne(statement, arguments: [id]).map(RawDocument.init(row:))
+        }
+        guard let raw, includeDeleted || !raw.deleted else { return nil }
+        // Bodies are parsed outside the read, so the connection is free sooner.
+        return try raw.decoded()
+    }
+
+    public func list(_ query: ListQuery) throws(StoreError) -> [DocumentSummary] {
+        if let limit = query.limit, limit < 0 { throw .invalid("a list limit must not be negative") }
+        // Only summary columns: `list` must stay fast with 100,000 documents.
+        var sql = """
+            SELECT id, rev, created_at_ms, created_at, level, mode, x, y, session_id, walk_seq,
+                   ble_count, wifi_count, cell_count, geo_count, synced
+            FROM documents WHERE deleted = 0
+            """
+        var arguments = StatementArguments()
+        if let level = query.level {
+            sql += " AND level = ?"
+            arguments += [level]
+        }
+        if let sinceMs = query.sinceMs {
+            sql += " AND created_at_ms >= ?"
+            arguments += [sinceMs]
+        }
+        if query.unsyncedOnly { sql += " AND synced = 0" }
+        if let mode = query.mode {
+            sql += " AND mode = ?"
+            arguments += [mode]
+        }
+        if let sessionId = query.sessionId {
+            sql += " AND session_id = ?"
+            arguments += [sessionId]
+        }
+        sql += " ORDER BY created_at_ms DESC, id"
+        if let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try read { db in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            var summaries: [DocumentSummary] = []
+            while let row = try rows.next() {
+                summaries.append(DocumentSummary(
+                    id: row[0], rev: row[1], createdAtMs: row[2], createdAt: row[3], level: row[4],
+                    mode: row[5], x: row[6], y: row[7], sessionId: row[8], seq: row[9], bleCount: row[10],
+                    wifiCount: row[11], cellCount: row[12], geoCount: row[13], synced: row[14]))
+            }
+            return summaries
+        }
+    }
+
+    public func resolve(idPrefix: String) throws(StoreError) -> String {
+        guard !idPrefix.isEmpty else { throw .invalid("an id prefix must not be empty") }
+        let upper = Self.prefixUpperBound(idPrefix)
+        return try read { db in
+            let exact = try db.cachedStatement(sql: "SELECT 1 FROM documents WHERE id = ? AND deleted = 0")
+            if try Bool.fetchOne(exact, arguments: [idPrefix]) != nil { return idPrefix }
+            // A range on the primary key, not LIKE: LIKE ignores case and
+            // treats `%`/`_` in the prefix as wildcards, and the range uses the index.
+            var sql = "SELECT count(*), min(id) FROM documents WHERE deleted = 0 AND id >= ?"
+            var arguments: StatementArguments = [idPrefix]
+            if let upper {
+                sql += " AND id < ?"
+                arguments += [upper]
+            }
+            let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+            let matches: Int = row?[0] ?? 0
+            let first: String? = row?[1]
+            switch (matches, first) {
+            case (1, let id?): return id
+            case (0, _), (_, nil): throw StoreError.notFound(id: idPrefix)
+            default: throw StoreError.invalid("ambiguous id prefix \(idPrefix): matches \(matches) documents")
+            }
+        }
+    }
+
+    public func localDocument(id: String) throws(StoreError) -> JSONValue? {
+        let text = try read { db in
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT body FROM local_documents WHERE id = ?"), arguments: [id])
+        }
+        guard let text else { return nil }
+        do {
+            return try CanonicalJSON.parse(text)
+        } catch {
+            throw .io("the stored body of local document \(id) is not valid JSON: \(error)")
+        }
+    }
+
+    public func count() throws(StoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM documents WHERE deleted = 0")) ?? 0
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The smallest string greater than every string that starts with
+    /// `prefix`, nil when there is none (every character is U+10FFFF).
+    /// SQLite compares text by its UTF-8 bytes, which orders like code
+    /// points, so `prefix <= id < bound` selects exactly the ids with that prefix.
+    static func prefixUpperBound(_ prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if (0xD800...0xDFFF).contains(next) { next = 0xE000 }  // surrogates are not scalars
+            if let scalar = Unicode.Scalar(next) {
+                scalars.append(scalar)
+                var bound = String.UnicodeScalarView()
+                bound.append(contentsOf: scalars)
+                return String(bound)
+            }
+            // `last` was U+10FFFF: carry into the character before it.
+        }
+        return nil
+    }
+
+    /// Parses a stored revision id; a bad one means a damaged database.
+    static func revision(_ text: String, of id: String) throws -> Revision {
+        guard let rev = Revision(text) else {
+            throw StoreError.io("document \(id) has a malformed stored revision \(text)")
+        }
+        return rev
+    }
+}
+
+/// A document row as read, before its body is parsed.
+struct RawDocument {
+    var id: String
+    var rev: String
+    var deleted: Bool
+    var seq: Int64
+    var body: String?
+
+    init(row: Row) {
+        id = row[0]
+        rev = row[1]
+        deleted = row[2]
+        seq = row[3]
+        body = row[4]
+    }
+
+    func decoded() throws(StoreError) -> StoredDocument {
+        guard let rev = Revision(rev) else {
+            throw .io("document \(id) has a malformed stored revision \(rev)")
+        }
+        // The winning revision is a leaf, and leaves always keep their body.
+        guard let body else { throw .io("document \(id) has lost the body of its revision \(rev)") }
+        let value: JSONValue
+        do {
+            value = try CanonicalJSON.parse(body)
+        } catch {
+            throw .io("the stored body of document \(id) is not valid JSON: \(error)")
+        }
+        return StoredDocument(id: id, rev: rev, body: value, deleted: deleted, seq: seq)
+    }
+}

@@ -1,0 +1,192 @@
+import FPCore
+import GRDB
+
+/// A revision ready to be written. Everything derived from the body (its
+/// canonical text, revision hash and summary) is computed before the write
+/// transaction opens, so the write lock is held for SQLite work only.
+struct PendingRevision {
+    let id: String
+    let rev: Revision
+    let parent: Revision?
+    let deleted: Bool
+    let body: JSONValue
+    let text: String
+    let summary: Summary
+
+    init(id: String, body: JSONValue, parent: Revision?, deleted: Bool = false) {
+        self.id = id
+        self.rev = Revision.next(after: parent, body: body, deleted: deleted)
+        self.parent = parent
+        self.deleted = deleted
+        self.body = body
+        self.text = CanonicalJSON.string(body)
+        self.summary = Summary(body: body)
+    }
+}
+
+extension SQLiteDocumentStore {
+    @discardableResult
+    public func insert(_ documents: [NewDocument]) throws(StoreError) -> [StoredDocument] {
+        guard !documents.isEmpty else { return [] }
+        var pending: [PendingRevision] = []
+        pending.reserveCapacity(documents.count)
+        for document in documents {
+            try Self.validate(id: document.id)
+            try Self.validate(body: document.body, of: document.id)
+            pending.append(PendingRevision(id: document.id, body: document.body, parent: nil))
+        }
+        return try write { db in
+            try pending.map { p in
+                let seq = try Self.appendChange(db, p)
+                do {
+                    try db.cachedStatement(sql: """
+                        INSERT INTO documents (id, rev, deleted, seq, created_at_ms, created_at, level, mode, x, y,
+                                               session_id, walk_seq, ble_count, wifi_count, cell_count, geo_count)
+                        VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """).execute(arguments: [
+                            p.id, p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt,
+                            p.summary.level, p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId,
+                            p.summary.walkSeq, p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount,
+                            p.summary.geoCount,
+                        ])
+                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+                    // The id exists (live or deleted), or appears twice in the
+                    // batch: throwing rolls the whole batch back.
+                    throw StoreError.conflict(id: p.id)
+                }
+                try Self.appendRevision(db, p)
+                return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
+            }
+        }
+    }
+
+    @discardableResult
+    public func update(id: String, body: JSONValue, expected: Revision) throws(StoreError) -> StoredDocument {
+        try Self.validate(body: body, of: id)
+        // The new revision descends from `expected`; if that is not the
+        // current one the write below refuses, so it can be hashed up front.
+        let p = PendingRevision(id: id, body: body, parent: expected)
+        return try write { db in
+            let current = try Self.currentState(db, id: id)
+            guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
+            guard current.rev == expected else { throw StoreError.conflict(id: id) }
+            let seq = try Self.appendChange(db, p)
+            try Self.appendRevision(db, p)
+            // The new revision is not on the gateway yet, so `synced` resets.
+            try db.cachedStatement(sql: """
+                UPDATE documents
+                SET rev = ?, deleted = 0, seq = ?, created_at_ms = ?, created_at = ?, level = ?, mode = ?,
+                    x = ?, y = ?, session_id = ?, walk_seq = ?, ble_count = ?, wifi_count = ?, cell_count = ?,
+                    geo_count = ?, synced = 0
+                WHERE id = ?
+                """).execute(arguments: [
+                    p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt, p.summary.level,
+                    p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId, p.summary.walkSeq,
+                    p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount, p.summary.geoCount, id,
+                ])
+            return StoredDocument(id: id, rev: p.rev, body: body, deleted: false, seq: seq)
+        }
+    }
+
+    public func delete(id: String) throws(StoreError) {
+        try write { db in
+            let current = try Self.currentState(db, id: id)
+            guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
+            guard !current.synced else { throw StoreError.alreadySynced(id: id) }
+            // A tombstone is a revision like any other, so the deletion
+            // replicates. The summary columns keep the last live values.
+            let p = PendingRevision(id: id, body: [:], parent: current.rev, deleted: true)
+            let seq = try Self.appendChange(db, p)
+            try Self.appendRevision(db, p)
+            try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = 1, seq = ? WHERE id = ?")
+                .execute(arguments: [p.rev.description, seq, id])
+        }
+    }
+
+    public func markSynced(ids: [String]) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE documents SET synced = 1 WHERE id = ?")
+            for id in ids {
+                try statement.execute(arguments: [id])
+                // An unknown id means the caller's view is wrong: refuse it all.
+                if db.changesCount == 0 { throw StoreError.notFound(id: id) }
+            }
+        }
+    }
+
+    public func putLocalDocument(id: String, body: JSONValue) throws(StoreError) {
+        guard !id.isEmpty, !id.utf8.contains(0) else {
+            throw .invalid("a local document id must be non-empty text")
+        }
+        let text = CanonicalJSON.string(body)
+        try write { db in
+            try db.cachedStatement(sql: """
+                INSERT INTO local_documents (id, body) VALUES (?, ?)
+                ON CONFLICT (id) DO UPDATE SET body = excluded.body
+                """).execute(arguments: [id, text])
+        }
+    }
+
+    // MARK: - Helpers (inside a write transaction)
+
+    /// Takes the next update sequence number for this change; the document's
+    /// older change rows are dropped so `_changes` lists it once.
+    static func appendChange(_ db: Database, _ p: PendingRevision) throws -> Int64 {
+        try db.cachedStatement(sql: "INSERT INTO changes (doc_id, rev) VALUES (?, ?)")
+            .execute(arguments: [p.id, p.rev.description])
+        let seq = db.lastInsertedRowID
+        if p.parent != nil {
+            try db.cachedStatement(sql: "DELETE FROM changes WHERE doc_id = ? AND seq < ?")
+                .execute(arguments: [p.id, seq])
+        }
+        return seq
+    }
+
+    /// Adds the revision to the tree and drops its parent's body: only
+    /// leaves keep bodies (as CouchDB after compaction).
+    static func appendRevision(_ db: Database, _ p: PendingRevision) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO revisions (doc_id, rev, parent_rev, generation, deleted, body)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                p.id, p.rev.description, p.parent?.description, p.rev.generation, p.deleted, p.text,
+            ])
+        if let parent = p.parent {
+            try db.cachedStatement(sql: "UPDATE revisions SET body = NULL WHERE doc_id = ? AND rev = ?")
+                .execute(arguments: [p.id, parent.description])
+        }
+    }
+
+    struct CurrentState {
+        var rev: Revision
+        var deleted: Bool
+        var synced: Bool
+    }
+
+    static func currentState(_ db: Database, id: String) throws -> CurrentState? {
+        let statement = try db.cachedStatement(sql: "SELECT rev, deleted, synced FROM documents WHERE id = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
+        return CurrentState(rev: try revision(row[0], of: id), deleted: row[1], synced: row[2])
+    }
+
+    // MARK: - Validation
+
+    static func validate(id: String) throws(StoreError) {
+        guard !id.isEmpty else { throw .invalid("a document id must not be empty") }
+        // CouchDB reserves `_` ids (`_design/…`, `_local/…`); a replica would refuse them.
+        guard !id.hasPrefix("_") else { throw .invalid("document id \(id) must not start with '_'") }
+        // SQLite text is bound NUL-terminated: an id with NUL would be cut short.
+        guard !id.utf8.contains(0) else { throw .invalid("document id must not contain NUL characters") }
+    }
+
+    static func validate(body: JSONValue, of id: String) throws(StoreError) {
+        guard let object = body.objectValue else {
+            throw .invalid("the body of document \(id) must be a JSON object")
+        }
+        // `_id`, `_rev`, `_deleted`, … belong to the store and the protocol, not the body.
+        if let key = object.keys.first(where: { $0.hasPrefix("_") }) {
+            throw .invalid("the body of document \(id) must not contain the reserved key \(key)")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+
+/// The database schema, as an ordered list of named migrations.
+///
+/// Rules (GRDB "Migrations › Good Practices"): a migration is never edited
+/// once it has shipped — a schema change is a new migration ("v2", …) — and
+/// migrations use literal table and column names, never Swift types, so a
+/// later rename in code cannot change what an old migration does.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        // No `eraseDatabaseOnSchemaChange`, not even in DEBUG: the databases
+        // hold field measurements that cannot be re-collected, and a developer
+        // build pointed at a real database must never wipe it.
+
+        migrator.registerMigration("v1") { db in
+            // Per-database facts. `database_uuid` is random per database, so
+            // the replication id changes when a database is wiped and rebuilt
+            // (the gateway then re-sends everything instead of trusting an
+            // old checkpoint).
+            try db.execute(sql: """
+                CREATE TABLE meta (
+                    key   TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                )
+                """)
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES ('database_uuid', ?)",
+                arguments: [UUID().uuidString.lowercased()])
+
+            // One row per document: its winning revision, its place in the
+            // update sequence and the summary columns `list` reads without
+            // touching bodies. The winner must exist in `revisions` (checked
+            // at commit, because the two rows are written in one transaction).
+            try db.execute(sql: """
+                CREATE TABLE documents (
+                    id            TEXT PRIMARY KEY NOT NULL,
+                    rev           TEXT NOT NULL,
+                    deleted       INTEGER NOT NULL DEFAULT 0 CHECK (deleted IN (0, 1)),
+                    seq           INTEGER NOT NULL,
+                    created_at_ms INTEGER NOT NULL DEFAULT 0,
+                    created_at    TEXT NOT NULL DEFAULT '',
+                    level         TEXT NOT NULL DEFAULT '',
+                    mode          TEXT NOT NULL DEFAULT '',
+                    x             REAL NOT NULL DEFAULT 0,
+                    y             REAL NOT NULL DEFAULT 0,
+                    session_id    TEXT,
+                    walk_seq      INTEGER,
+                    ble_count     INTEGER NOT NULL DEFAULT 0,
+                    wifi_count    INTEGER NOT NULL DEFAULT 0,
+                    cell_count    INTEGER NOT NULL DEFAULT 0,
+                    geo_count     INTEGER NOT NULL DEFAULT 0,
+                    synced        INTEGER NOT NULL DEFAULT 0 CHECK (synced IN (0, 1)),
+                    FOREIGN KEY (id, rev) REFERENCES revisions (doc_id, rev) DEFERRABLE INITIALLY DEFERRED
+                )
+                """)
+            // `_changes` walks documents by sequence; UNIQUE because one
+            // sequence number names exactly one change.
+            try db.execute(sql: "CREATE UNIQUE INDEX documents_by_seq ON documents (seq)")
+            // Newest-first listing; `id` last so the tie-break needs no sort.
+            try db.execute(sql: "CREATE INDEX documents_by_time ON documents (deleted, created_at_ms DESC, id)")
+            try db.execute(sql: "CREATE INDEX documents_by_level ON documents (level)")
+            try db.execute(sql: "CREATE INDEX documents_by_session ON documents (session_id)")
+
+            // The revision tree, one row per revision. Only leaves keep their
+            // body (as CouchDB after compaction): a superseded revision keeps
+            // its id and parent, which is what `_revisions` and conflict
+            // handling need. A rowid table, not WITHOUT ROWID, because bodies
+            // are tens of kilobytes.
+            // `parent_rev` has no foreign key on purpose: revisions received
+            // by replication may arrive with a pruned history whose oldest
+            // known ancestor has an unknown parent.
+            try db.execute(sql: """
+                CREATE TABLE revisions (
+                    doc_id     TEXT NOT NULL REFERENCES documents (id),
+                    rev        TEXT NOT NULL,
+                    parent_rev TEXT,
+                    generation INTEGER NOT NULL CHECK (generation >= 1),
+                    deleted    INTEGER NOT NULL DEFAULT 0 CHECK (deleted IN (0, 1)),
+                    body       TEXT,
+                    PRIMARY KEY (doc_id, rev)
+                )
+                """)
+
+            // The update sequence. AUTOINCREMENT so a number is never reused,
+            // even after the older rows of a document are deleted (each
+            // document keeps only the row of its latest change).
+            try db.execute(sql: """
+                CREATE TABLE changes (
+                    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+                    doc_id TEXT NOT NULL REFERENCES documents (id) DEFERRABLE INITIALLY DEFERRED,
+                    rev    TEXT NOT NULL
+                )
+                """)
+            try db.execute(sql: "CREATE INDEX changes_by_doc ON changes (doc_id)")
+
+            // Non-replicated `_local` documents: replication checkpoints, settings.
+            try db.execute(sql: """
+                CREATE TABLE local_documents (
+                    id   TEXT PRIMARY KEY NOT NULL,
+                    body TEXT NOT NULL
+                )
+                """)
+        }
+
+        // Later migrations go here, e.g. migrator.registerMigration("v2") { … }.
+        return migrator
+    }
+}

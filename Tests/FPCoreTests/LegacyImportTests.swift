@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import FPCore
+
+@Suite struct LegacyImportTests {
+    let prague = TimeZone(identifier: "Europe/Prague")!
+    let at = Date(timeIntervalSince1970: 1_700_000_000)
+
+    @Test func iosAllDocsDumpNormalisesWithoutLoss() throws {
+        let parsed = try LegacyImport.parse(try fixture("legacy-ios-all-docs.json"), source: "ios.json",
+                                            timeZone: prague, importedAt: at)
+        #expect(parsed.format == .couchAllDocs)
+        #expect(parsed.documents.count == 2)
+        #expect(parsed.skipped == 2)  // the design document and the deleted row
+        let first = try #require(parsed.documents.first)
+        #expect(first.id == "0B6F1D2E-6C1A-4C5E-9C63-2B1F6B0E8A11")
+        let body = first.body
+        // Numbers as numbers.
+        #expect(body["x"] == .int(363))
+        #expect(body["batteryLevel"] == .double(0.85))
+        #expect(body["magZ"] == .double(-40.125))
+        // Local Prague time (CEST, +02:00) to UTC, the original kept.
+        #expect(body["startTime"] == "2017-05-12T12:33:21.000Z")
+        #expect(body["legacy"]?["startTime"] == "2017-05-12 14:33:21")
+        #expect(body["legacy"]?["_rev"] == "3-9f8e7d6c5b4a39281706f5e4d3c2b1a0")
+        // uuid → address, everything else kept.
+        let ble = try #require(body["bleScans"]?.arrayValue)
+        #expect(ble.count == 3)
+        #expect(ble[0]["address"] == "4B1C9F5E-2D7A-4E61-8F3B-0C5D6E7F8A9B")
+        #expect(ble[0]["uuid"] == nil)
+        #expect(ble[0]["addressType"] == "ios-peripheral-uuid")
+        #expect(ble[0]["rssi"] == .int(-67))
+        #expect(ble[1]["time"] == .int(1130))
+        #expect(body["geolocation"]?.arrayValue?.first?["lat"] == .double(50.204123))
+        #expect(body["appVersion"] == "1.2 (17)")
+        #expect(body["couchbase_sync_gateway_id"] == "surveyor1")
+        #expect(body["_id"] == nil && body["_rev"] == nil)
+        #expect(body["imported"]?["format"] == "couchdb-all-docs")
+        #expect(body["mode"] == "static")
+        // The second uses the Czech date format.
+        #expect(parsed.documents[1].body["endTime"] == "2017-05-12T12:40:22.000Z")
+    }
+
+    @Test func importedDocumentsDecodeAsMeasurements() throws {
+        let parsed = try LegacyImport.parse(try fixture("legacy-ios-all-docs.json"), source: "ios.json", timeZone: prague)
+        let doc = try CanonicalJSON.decode(MeasurementDocument.self, from: parsed.documents[0].body)
+        #expect(doc.x == 363 && doc.y == 701 && doc.level == "J1NP")
+        #expect(doc.bleScans.map(\.rssi) == [-67, -71, -80])
+        #expect(doc.gyroY == -0.0031)
+        #expect(doc.schemaVersion == 0)
+    }
+
+    @Test func androidJSONLines() throws {
+        let parsed = try LegacyImport.parse(try fixture("legacy-android.jsonl"), source: "a.jsonl", timeZone: prague)
+        #expect(parsed.format == .jsonl)
+        #expect(parsed.documents.map(\.id) == ["and-0001", "and-0002"])
+        let a = parsed.documents[0].body
+        #expect(a["createdAt"] == "2017-05-12T12:33:21.000Z")  // epoch ms
+        #expect(a["legacy"]?["createdAt"] == .int(1_494_592_401_000))
+        #expect(a["bleScans"]?.arrayValue?.first?["address"] == "C5:D5:21:51:D7:90")
+        let wifi = try #require(a["wifiScans"]?.arrayValue?.first)
+        #expect(wifi["mac"] == "00:11:22:33:44:66")
+        #expect(wifi["frequency"] == .int(2437) && wifi["channel"] == .int(6))
+        #expect(a["cellScans"]?.arrayValue?.first?["psc"] == .int(211))
+        #expect(a["cellScans"]?.arrayValue?.first?["type"] == "LTE")
+        #expect(parsed.documents[1].body["createdAt"] == "2017-05-12T12:34:10.000Z")  // ISO with an offset
+    }
+
+    @Test func couchView() throws {
+        let parsed = try LegacyImport.parse(try fixture("couch-view.json"), source: "v.json")
+        #expect(parsed.format == .couchView)
+        #expect(parsed.documents.first?.id == "view-0001")
+        #expect(parsed.documents.first?.body["x"] == .int(1534))
+    }
+
+    @Test(arguments: [
+        (#"{"rows": 5}"#, "f.json: $.rows: expected an array"),
+        (#"{"rows": [3]}"#, "f.json: $.rows[0]: expected an object"),
+        ("[1]", "f.json: $[0]: expected an object"),
+        ("42", "f.json: $: expected a document, an array of documents or a CouchDB dump"),
+        ("{\"x\":1}\n{oops\n", "f.json: line 2: not valid JSON"),
+        (#"{"x":1,"startTime":"yesterday"}"#, #"f.json: $.startTime: cannot read the time "yesterday""#),
+        (#"{"x":1,"bleScans":{"a":1}}"#, "f.json: $.bleScans: expected an array"),
+        (#"{"x":1,"wifiScans":[7]}"#, "f.json: $.wifiScans[0]: expected an object"),
+        ("", "f.json: no documents found"),
+    ])
+    func badFilesGiveOneLineErrors(text: String, message: String) {
+        #expect(throws: LegacyImport.ImportError(message)) {
+            try LegacyImport.parse(Data(text.utf8), source: "f.json")
+        }
+    }
+}
