@@ -39,6 +39,8 @@ let package = Package(
         .executableTarget(name: "fprint", dependencies: ["FPCLI"]),
         // Writes documents until killed: the store's crash-atomicity test drives it.
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
+        // `make bench`: store throughput and `fprint list` latency, figures printed.
+        .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore"]),
 
         .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore"]),

@@ -1,5 +1,31 @@
 import ArgumentParser
+import FPCore
+
+/// The root of the command tree.
 public struct Fprint: AsyncParsableCommand {
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "fprint",
+        abstract: "Collect radio fingerprints (BLE, Wi-Fi, cellular, GNSS) for indoor positioning.",
+        discussion: """
+            Measure at a point of a floor plan or walk a scripted route; every measurement is one
+            JSON document in a local SQLite store.
+
+            Examples:
+              fprint measure --map J1NP --x 363 --y 701 --simulate
+              fprint walk --scenario scenarioJ1NP1 --simulate --fast
+              fprint list --map J1NP
+              fprint show 3f2a
+
+            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data,
+            66 not found, 69 no radio available, 74 database/file error, 130 interrupted.
+            """,
+        version: version,
+        subcommands: [
+            Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
+            Maps.self, Scenarios.self, ConfigCommand.self,
+        ])
+
     public init() {}
-    public func run() async throws {}
 }

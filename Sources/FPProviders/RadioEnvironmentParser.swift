@@ -165,6 +165,14 @@ private struct EnvironmentParser {
 
     func integer(_ node: Node, _ range: ClosedRange<Int64>) throws -> Int {
         guard let i = node.value.intValue else { throw fail(node, "expected an integer") }
+        // Upper bounds of Int32.max and beyond only keep arithmetic safe: not worth printing for small values.
+        if range.upperBound >= Int64(Int32.max), i < range.lowerBound {
+            switch range.lowerBound {
+            case 0: throw fail(node, "must not be negative")
+            case 1: throw fail(node, "must be greater than 0")
+            default: throw fail(node, "must be at least \(range.lowerBound)")
+            }
+        }
         guard range.contains(i) else { throw fail(node, "must be between \(range.lowerBound) and \(range.upperBound)") }
         return Int(i)
     }

@@ -2,7 +2,7 @@ import FPCore
 import GRDB
 
 extension SQLiteDocumentStore {
-    public func document(id: String, includeDeleted: Bool) throws(StoreError) -> StoredDocument? {
+    public func document(id: String, includeDeleted: Bool) throws -> StoredDocument? {
         let raw = try read { db in
             let statement = try db.cachedStatement(sql: """
                 SELECT d.id, d.rev, d.deleted, d.seq, r.body
@@ -16,8 +16,8 @@ extension SQLiteDocumentStore {
         return try raw.decoded()
     }
 
-    public func list(_ query: ListQuery) throws(StoreError) -> [DocumentSummary] {
-        if let limit = query.limit, limit < 0 { throw .invalid("a list limit must not be negative") }
+    public func list(_ query: ListQuery) throws -> [DocumentSummary] {
+        if let limit = query.limit, limit < 0 { throw StoreError.invalid("a list limit must not be negative") }
         // Only summary columns: `list` must stay fast with 100,000 documents.
         var sql = """
             SELECT id, rev, created_at_ms, created_at, level, mode, x, y, session_id, walk_seq,
@@ -60,8 +60,8 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func resolve(idPrefix: String) throws(StoreError) -> String {
-        guard !idPrefix.isEmpty else { throw .invalid("an id prefix must not be empty") }
+    public func resolve(idPrefix: String) throws -> String {
+        guard !idPrefix.isEmpty else { throw StoreError.invalid("an id prefix must not be empty") }
         let upper = Self.prefixUpperBound(idPrefix)
         return try read { db in
             let exact = try db.cachedStatement(sql: "SELECT 1 FROM documents WHERE id = ? AND deleted = 0")
@@ -85,7 +85,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func localDocument(id: String) throws(StoreError) -> JSONValue? {
+    public func localDocument(id: String) throws -> JSONValue? {
         let text = try read { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM local_documents WHERE id = ?"), arguments: [id])
@@ -94,11 +94,11 @@ extension SQLiteDocumentStore {
         do {
             return try CanonicalJSON.parse(text)
         } catch {
-            throw .io("the stored body of local document \(id) is not valid JSON: \(error)")
+            throw StoreError.io("the stored body of local document \(id) is not valid JSON: \(error)")
         }
     }
 
-    public func count() throws(StoreError) -> Int {
+    public func count() throws -> Int {
         try read { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM documents WHERE deleted = 0")) ?? 0
         }
@@ -151,17 +151,17 @@ struct RawDocument {
         body = row[4]
     }
 
-    func decoded() throws(StoreError) -> StoredDocument {
+    func decoded() throws -> StoredDocument {
         guard let rev = Revision(rev) else {
-            throw .io("document \(id) has a malformed stored revision \(rev)")
+            throw StoreError.io("document \(id) has a malformed stored revision \(rev)")
         }
         // The winning revision is a leaf, and leaves always keep their body.
-        guard let body else { throw .io("document \(id) has lost the body of its revision \(rev)") }
+        guard let body else { throw StoreError.io("document \(id) has lost the body of its revision \(rev)") }
         let value: JSONValue
         do {
             value = try CanonicalJSON.parse(body)
         } catch {
-            throw .io("the stored body of document \(id) is not valid JSON: \(error)")
+            throw StoreError.io("the stored body of document \(id) is not valid JSON: \(error)")
         }
         return StoredDocument(id: id, rev: rev, body: value, deleted: deleted, seq: seq)
     }

@@ -5,7 +5,7 @@ import GRDB
 extension SQLiteDocumentStore {
     /// The latest change of each document after `since`, in sequence order,
     /// tombstones included: the local `_changes` feed.
-    public func changes(since: Int64, limit: Int) throws(StoreError) -> [StoredDocument] {
+    public func changes(since: Int64, limit: Int) throws -> [StoredDocument] {
         guard limit > 0 else { return [] }
         let raws = try read { db in
             let statement = try db.cachedStatement(sql: """
@@ -25,7 +25,7 @@ extension SQLiteDocumentStore {
 
     /// The winning branch of a document's revision tree, newest first (the
     /// ids of CouchDB's `_revisions`). Works for deleted documents too.
-    public func revisionHistory(id: String) throws(StoreError) -> [Revision] {
+    public func revisionHistory(id: String) throws -> [Revision] {
         try read { db in
             let statement = try db.cachedStatement(sql: """
                 WITH RECURSIVE branch (rev, parent_rev, generation) AS (
@@ -47,7 +47,7 @@ extension SQLiteDocumentStore {
     /// The last update sequence number handed out, 0 for a new database.
     /// Read from SQLite's AUTOINCREMENT counter, which never goes back even
     /// when change rows are removed.
-    public func lastSequence() throws(StoreError) -> Int64 {
+    public func lastSequence() throws -> Int64 {
         try read { db in
             try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changes'") ?? 0
         }
@@ -55,23 +55,23 @@ extension SQLiteDocumentStore {
 
     /// This database's random id, made when it was created. Part of the
     /// replication id, so a wiped and rebuilt database starts replication afresh.
-    public func databaseUUID() throws(StoreError) -> String {
+    public func databaseUUID() throws -> String {
         let uuid = try read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'database_uuid'")
         }
-        guard let uuid else { throw .io("the database has no database_uuid in its meta table") }
+        guard let uuid else { throw StoreError.io("the database has no database_uuid in its meta table") }
         return uuid
     }
 
     /// The name of the last schema migration applied ("v1", …).
-    public func schemaVersion() throws(StoreError) -> String {
+    public func schemaVersion() throws -> String {
         let applied = try read { db in try Schema.migrator.appliedMigrations(db) }
-        guard let last = applied.last else { throw .io("the database has no schema migrations applied") }
+        guard let last = applied.last else { throw StoreError.io("the database has no schema migrations applied") }
         return last
     }
 
     /// SQLite's integrity and foreign-key checks; empty when the database is sound.
-    public func integrityCheck() throws(StoreError) -> [String] {
+    public func integrityCheck() throws -> [String] {
         try read { db in
             var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
@@ -81,6 +81,27 @@ extension SQLiteDocumentStore {
                 problems.append("foreign key violation: \(table) row \(rowid.map(String.init) ?? "?") → \(parent)")
             }
             return problems
+        }
+    }
+}
+
+extension SQLiteDocumentStore {
+    /// Runs raw SQL in a write transaction and returns the rows as text (NULL
+    /// as nil). Internal: for tests that check what the public API cannot
+    /// show, without them importing GRDB.
+    func rawSQL(_ sql: String) throws -> [[String?]] {
+        try write { db in
+            try Row.fetchAll(db, sql: sql).map { row in
+                row.databaseValues.map { value -> String? in
+                    switch value.storage {
+                    case .null: nil
+                    case .int64(let i): String(i)
+                    case .double(let d): String(d)
+                    case .string(let s): s
+                    case .blob(let b): b.map { String(format: "%02x", $0) }.joined()
+                    }
+                }
+            }
         }
     }
 }

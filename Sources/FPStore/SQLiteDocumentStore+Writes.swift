@@ -26,7 +26,7 @@ struct PendingRevision {
 
 extension SQLiteDocumentStore {
     @discardableResult
-    public func insert(_ documents: [NewDocument]) throws(StoreError) -> [StoredDocument] {
+    public func insert(_ documents: [NewDocument]) throws -> [StoredDocument] {
         guard !documents.isEmpty else { return [] }
         var pending: [PendingRevision] = []
         pending.reserveCapacity(documents.count)
@@ -61,7 +61,7 @@ extension SQLiteDocumentStore {
     }
 
     @discardableResult
-    public func update(id: String, body: JSONValue, expected: Revision) throws(StoreError) -> StoredDocument {
+    public func update(id: String, body: JSONValue, expected: Revision) throws -> StoredDocument {
         try Self.validate(body: body, of: id)
         // The new revision descends from `expected`; if that is not the
         // current one the write below refuses, so it can be hashed up front.
@@ -88,7 +88,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func delete(id: String) throws(StoreError) {
+    public func delete(id: String) throws {
         try write { db in
             let current = try Self.currentState(db, id: id)
             guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
@@ -103,7 +103,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func markSynced(ids: [String]) throws(StoreError) {
+    public func markSynced(ids: [String]) throws {
         guard !ids.isEmpty else { return }
         try write { db in
             let statement = try db.cachedStatement(sql: "UPDATE documents SET synced = 1 WHERE id = ?")
@@ -115,9 +115,9 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func putLocalDocument(id: String, body: JSONValue) throws(StoreError) {
+    public func putLocalDocument(id: String, body: JSONValue) throws {
         guard !id.isEmpty, !id.utf8.contains(0) else {
-            throw .invalid("a local document id must be non-empty text")
+            throw StoreError.invalid("a local document id must be non-empty text")
         }
         let text = CanonicalJSON.string(body)
         try write { db in
@@ -172,21 +172,21 @@ extension SQLiteDocumentStore {
 
     // MARK: - Validation
 
-    static func validate(id: String) throws(StoreError) {
-        guard !id.isEmpty else { throw .invalid("a document id must not be empty") }
+    static func validate(id: String) throws {
+        guard !id.isEmpty else { throw StoreError.invalid("a document id must not be empty") }
         // CouchDB reserves `_` ids (`_design/…`, `_local/…`); a replica would refuse them.
-        guard !id.hasPrefix("_") else { throw .invalid("document id \(id) must not start with '_'") }
+        guard !id.hasPrefix("_") else { throw StoreError.invalid("document id \(id) must not start with '_'") }
         // SQLite text is bound NUL-terminated: an id with NUL would be cut short.
-        guard !id.utf8.contains(0) else { throw .invalid("document id must not contain NUL characters") }
+        guard !id.utf8.contains(0) else { throw StoreError.invalid("document id must not contain NUL characters") }
     }
 
-    static func validate(body: JSONValue, of id: String) throws(StoreError) {
+    static func validate(body: JSONValue, of id: String) throws {
         guard let object = body.objectValue else {
-            throw .invalid("the body of document \(id) must be a JSON object")
+            throw StoreError.invalid("the body of document \(id) must be a JSON object")
         }
         // `_id`, `_rev`, `_deleted`, … belong to the store and the protocol, not the body.
         if let key = object.keys.first(where: { $0.hasPrefix("_") }) {
-            throw .invalid("the body of document \(id) must not contain the reserved key \(key)")
+            throw StoreError.invalid("the body of document \(id) must not contain the reserved key \(key)")
         }
     }
 }

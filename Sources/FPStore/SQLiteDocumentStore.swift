@@ -18,26 +18,26 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
     /// Opens (or creates) the database file at `path`, creating missing
     /// parent folders. A new file is created readable by its owner only
     /// (0600): measurements carry device ids and locations.
-    public init(path: String) throws(StoreError) {
+    public init(path: String) throws {
         let url = URL(fileURLWithPath: path)
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw .io("cannot create the folder for the database \(path): \(error.localizedDescription)")
+            throw StoreError.io("cannot create the folder for the database \(path): \(error.localizedDescription)")
         }
         try Self.createPrivateFile(atPath: path)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: Self.makeConfiguration())
         } catch {
-            throw .io("cannot open the database \(path): \(Self.translate(error))")
+            throw StoreError.io("cannot open the database \(path): \(Self.translate(error))")
         }
         try self.init(writer: pool)
     }
 
     /// A fresh in-memory store with the production configuration and schema.
-    public static func inMemory() throws(StoreError) -> SQLiteDocumentStore {
+    public static func inMemory() throws -> SQLiteDocumentStore {
         do {
             return try SQLiteDocumentStore(writer: DatabaseQueue(configuration: makeConfiguration()))
         } catch {
@@ -46,7 +46,7 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
     }
 
     /// Wraps an open database and brings its schema up to date.
-    init(writer: any DatabaseWriter) throws(StoreError) {
+    init(writer: any DatabaseWriter) throws {
         self.writer = writer
         let migrator = Schema.migrator
         try guarded {
@@ -87,19 +87,19 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
 
     /// Creates the database file empty with mode 0600 unless it exists.
     /// SQLite gives its -wal and -shm files the mode of the database file.
-    private static func createPrivateFile(atPath path: String) throws(StoreError) {
+    private static func createPrivateFile(atPath path: String) throws {
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         if fd >= 0 {
             close(fd)
         } else if errno != EEXIST {
-            throw .io("cannot create the database \(path): \(String(cString: strerror(errno)))")
+            throw StoreError.io("cannot create the database \(path): \(String(cString: strerror(errno)))")
         }
     }
 
     // MARK: - Error boundary
 
     /// Runs `work`, turning every error into a `StoreError`.
-    func guarded<T>(_ work: () throws -> T) throws(StoreError) -> T {
+    func guarded<T>(_ work: () throws -> T) throws -> T {
         do {
             return try work()
         } catch {
@@ -108,12 +108,12 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
     }
 
     /// One write transaction: committed when `updates` returns, rolled back when it throws.
-    func write<T>(_ updates: (Database) throws -> T) throws(StoreError) -> T {
+    func write<T>(_ updates: (Database) throws -> T) throws -> T {
         try guarded { try writer.write(updates) }
     }
 
     /// One read, isolated from concurrent writes.
-    func read<T>(_ value: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ value: (Database) throws -> T) throws -> T {
         try guarded { try writer.read(value) }
     }
 

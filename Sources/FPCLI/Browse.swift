@@ -1,0 +1,196 @@
+import ArgumentParser
+import FPCore
+import Foundation
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List stored measurements, newest first.",
+        discussion: """
+            On a terminal the list is grouped by day; --json prints one JSON object per line.
+
+            Examples:
+              fprint list
+              fprint list --map J1NP --since 2026-11-01
+              fprint list --unsynced --json
+            """)
+
+    @Option(help: "Only this map.") var map: String?
+    @Option(help: "Only documents created at or after this time (ISO date or date-time, or 30m/12h/7d ago).")
+    var since: String?
+    @Flag(help: "Only documents not yet synced to a gateway.") var unsynced = false
+    @Option(help: "Only static or walk documents.") var mode: MeasurementDocument.Mode?
+    @Option(help: "Only the documents of one walk session.") var session: String?
+    @Option(help: "At most this many documents.") var limit: Int?
+    @Flag(help: "One JSON object per line.") var json = false
+    @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        if let since, Self.parseSince(since, now: Date()) == nil {
+            throw ValidationError("--since: cannot read '\(since)': use 2026-11-22, 2026-11-22T08:00:00Z or 30m/12h/7d")
+        }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+
+    static func parseSince(_ text: String, now: Date) -> Int64? {
+        if let ms = ISOTime.milliseconds(text) { return ms }
+        if let ms = ISOTime.milliseconds(text + "T00:00:00Z") { return ms }
+        guard let unit = text.last, let n = Double(text.dropLast()), n >= 0 else { return nil }
+        let seconds: Double
+        switch unit {
+        case "m": seconds = n * 60
+        case "h": seconds = n * 3600
+        case "d": seconds = n * 86400
+        default: return nil
+        }
+        return Int64((now.timeIntervalSince1970 - seconds) * 1000)
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let query = ListQuery(
+                level: map, sinceMs: since.flatMap { Self.parseSince($0, now: Date()) }, unsyncedOnly: unsynced,
+                mode: mode?.rawValue, sessionId: session, limit: limit)
+            let items = try store.list(query)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                for item in items { Terminal.out(String(decoding: try encoder.encode(item), as: UTF8.self)) }
+            } else {
+                for line in Render.listLines(items, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
+            }
+        }
+    }
+}
+
+extension MeasurementDocument.Mode: ExpressibleByArgument {}
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show one measurement: measurement info, cellular, Wi-Fi, BLE, geolocation.",
+        discussion: """
+            ID may be any unique prefix of the document id. Sample tables are sorted by time (ms
+            from the measurement start). --json prints the stored document with _id and _rev.
+
+            Examples:
+              fprint show 3f2a9c
+              fprint show 3f2a9c --json | jq '.bleScans | length'
+            """)
+
+    @Argument(help: "Document id or a unique prefix of it.") var id: String
+    @Flag(help: "Print the document as JSON.") var json = false
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let fullID = try store.resolve(idPrefix: id)
+            guard let stored = try store.document(id: fullID, includeDeleted: false) else {
+                throw StoreError.notFound(id: id)
+            }
+            if json {
+                Terminal.out(Workspace.documentJSON(stored))
+                return
+            }
+            let doc: MeasurementDocument
+            do {
+                doc = try CanonicalJSON.decode(MeasurementDocument.self, from: stored.body)
+            } catch {
+                throw Failure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
+            }
+            let synced = try store.list(ListQuery(unsyncedOnly: true)).contains { $0.id == fullID } == false
+            for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced, conflicts: [])
+            {
+                Terminal.out(line)
+            }
+        }
+    }
+}
+
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Delete an unsynced measurement.",
+        discussion: """
+            Only documents that were never synced to a gateway may be deleted (as in Radio F-Prints).
+            The deletion is kept as a tombstone so a later sync can replicate it.
+
+            Example:
+              fprint delete 3f2a9c
+            """)
+
+    @Argument(help: "Document id or a unique prefix of it.") var id: String
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let fullID = try store.resolve(idPrefix: id)
+            try store.delete(id: fullID)
+            Terminal.err("deleted \(fullID)")
+        }
+    }
+}
+
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import measurement documents of Radio F-Prints, the Android collector or a CouchDB dump.",
+        discussion: """
+            Reads JSON (one document or an array), JSON lines, CouchDB `_all_docs?include_docs=true`
+            dumps and couch-view files ({"rows":[{"id":…,"value":…}]}). Numbers stored as strings
+            become numbers, local times become ISO-8601 UTC (originals kept under `legacy`), BLE
+            `uuid` becomes `address`. Each file is imported whole or not at all; documents whose id
+            is already stored are skipped.
+
+            Examples:
+              fprint import old-ios-export.json
+              fprint import --timezone Europe/Prague dump.json more.jsonl
+            """)
+
+    @Argument(help: "Files to import.", completion: .file()) var files: [String]
+    @Option(help: "Time zone of local times in old documents (default: this machine's).") var timezone: String?
+    @Flag(help: "Print a JSON summary.") var json = false
+    @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one file to import") }
+        if let timezone, TimeZone(identifier: timezone) == nil {
+            throw ValidationError("--timezone: unknown time zone '\(timezone)'")
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
+            var summary: [[String: JSONValue]] = []
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw Failure("\(file): cannot read the file", .dataError)
+                }
+                let parsed: LegacyImport.Parsed
+                do {
+                    parsed = try LegacyImport.parse(data, source: file, timeZone: zone)
+                } catch {
+                    throw Failure("\(error)", .dataError)
+                }
+                var fresh: [NewDocument] = []
+                var seen = Set<String>()
+                for doc in parsed.documents where !seen.contains(doc.id) {
+                    seen.insert(doc.id)
+                    if try store.document(id: doc.id, includeDeleted: true) == nil { fresh.append(doc) }
+                }
+                try store.insert(fresh)
+                let present = parsed.documents.count - fresh.count
+                summary.append([
+                    "file": .string(file), "format": .string(parsed.format.rawValue),
+                    "imported": .int(Int64(fresh.count)), "alreadyPresent": .int(Int64(present)),
+                    "passedOver": .int(Int64(parsed.skipped)),
+                ])
+                if !json {
+                    Terminal.err("\(file) (\(parsed.format.rawValue)): imported \(fresh.count), already present \(present), passed over \(parsed.skipped)")
+                }
+            }
+            if json { Terminal.out(CanonicalJSON.string(.array(summary.map { .object($0) }))) }
+        }
+    }
+}

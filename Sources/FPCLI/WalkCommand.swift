@@ -1,0 +1,74 @@
+import ArgumentParser
+import FPCore
+import FPSession
+import Foundation
+
+struct WalkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "walk",
+        abstract: "Walk a scenario's route, cutting one document every 2 s.",
+        discussion: """
+            A target point moves along the scenario's waypoints at walking pace: correction 0 is
+            1 m/s, each step adds or removes 5 % (v = 1 m/s × (1 + 0.05 × c), c = −10…+10). Keep up
+            with it. Every 2 s one document is cut; its position is the route point at the middle
+            of its window. The walk ends at the last waypoint and stores all its documents at
+            once, with a shared sessionId and seq 1, 2, …; Ctrl-C stores nothing (exit 130).
+
+            Examples:
+              fprint walk --scenario scenarioJ1NP1
+              fprint walk --scenario scenarioJ3NP1 --simulate --fast
+              fprint walk --scenario scenarioJ2NP1 --speed-correction -3 --simulate
+            """)
+
+    @Option(help: "Scenario id (see `fprint scenarios`).") var scenario: String
+    @Option(help: "Walking-speed correction −10…+10 (default: the speed-correction setting).")
+    var speedCorrection: Int?
+    @Flag(help: "Print the stored documents as JSON lines.") var json = false
+    @OptionGroup var capture: CaptureOptions
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        if let c = speedCorrection, !WalkPace.correctionRange.contains(c) {
+            throw ValidationError("--speed-correction must be −10…+10, got \(c)")
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+            let settings = try ws.settings()
+            let loaded = try ws.loadConfig()
+            let scenario = try ws.scenario(self.scenario, in: loaded)
+            let mapInfo = try ws.map(scenario.mapID, in: loaded)
+            guard let route = Route(waypoints: scenario.points) else {
+                throw Failure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
+            }
+            let radios = try capture.radios(enabled: settings.radios)
+            let store = try ws.openStore()
+            let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
+            let walk = Walk(
+                level: mapInfo.id, scenarioId: scenario.scenarioID, route: route,
+                pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
+                scale: ws.scale(of: mapInfo), sessionId: Workspace.newDocumentID())
+            Terminal.err(String(format: "walk %@ on %@: %d waypoints, %.1f m at %.2f m/s, about %.0f s, %d documents",
+                                scenario.scenarioID, mapInfo.id, route.waypoints.count,
+                                route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,
+                                Double(walk.durationMs) / 1000, walk.windows.count))
+            let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs)
+            let docs = try await Interrupts.cancellable {
+                try await walk.run(setup) { printer.update($0) }
+            }
+            printer.finish()
+            let encoder = JSONValueEncoder()
+            let news = try docs.map { NewDocument(id: Workspace.newDocumentID(), body: try encoder.encode($0)) }
+            let stored = try store.insert(news)
+            if json {
+                for s in stored { Terminal.out(Workspace.documentJSON(s)) }
+            } else {
+                for s in stored { Terminal.out(s.id) }
+                Terminal.err("stored \(stored.count) documents of walk session \(walk.sessionId)")
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import FPConfig
+import FPCore
+import FPNet
+import FPProviders
+import FPSession
+import FPStore
+import Foundation
+
+/// Puts the concrete pieces together for one command: paths, settings,
+/// config, store, providers. The only place that knows every module.
+struct Workspace {
+    var storeOptions: StoreOptions?
+    var configOptions: ConfigOptions?
+    var environment: [String: String] = ProcessInfo.processInfo.environment
+    var paths: FPPaths { FPPaths(environment: environment) }
+
+    init(storeOptions: StoreOptions? = nil, configOptions: ConfigOptions? = nil) {
+        self.storeOptions = storeOptions
+        self.configOptions = configOptions
+    }
+
+    static func newDocumentID() -> String { UUID().uuidString.lowercased() }
+
+    /// `--db`, else `FPRINT_DB`, else the XDG data directory.
+    var databasePath: String { storeOptions?.db ?? paths.databasePath }
+
+    func openStore() throws -> SQLiteDocumentStore {
+        do {
+            return try SQLiteDocumentStore(path: databasePath)
+        } catch let e as StoreError {
+            throw Failure("\(databasePath): \(e.description)", .ioError)
+        }
+    }
+
+    func settingsStore() -> SettingsStore { SettingsStore(path: paths.settingsPath) }
+
+    func settings() throws -> Settings {
+        do { return try settingsStore().load() } catch { throw Failure("\(error)", .usage) }
+    }
+
+    /// `--config`, else `FPRINT_CONFIG`, else the config-url setting, else the shipped config.
+    func configLocation() throws -> String {
+        if let c = configOptions?.config, !c.isEmpty { return c }
+        if let c = environment["FPRINT_CONFIG"], !c.isEmpty { return c }
+        if let c = try settings().configURL, !c.isEmpty { return c }
+        let cwd = FileManager.default.currentDirectoryPath
+        guard let path = ConfigLocator.defaultAppConfigPath(
+            executablePath: ConfigLocator.currentExecutablePath, currentDirectory: cwd)
+        else {
+            throw Failure("no app config found: looked for \(ConfigLocator.relativePath) here, beside the fprint executable and in \(ConfigLocator.systemPaths.joined(separator: ", ")); pass --config PATH-OR-URL", .dataError)
+        }
+        return path
+    }
+
+    func loadConfig() throws -> LoadedConfig {
+        let loader = ConfigLoader(cacheDirectory: paths.configCacheDirectory, transport: CurlHTTPTransport())
+        let loaded: LoadedConfig
+        do { loaded = try loader.load(from: try configLocation()) } catch let e as ConfigError {
+            throw Failure(e.description, .dataError)
+        }
+        if let warning = loaded.warning { Terminal.err("warning: \(warning)") }
+        return loaded
+    }
+
+    func map(_ id: String, in loaded: LoadedConfig) throws -> MapInfo {
+        guard let m = loaded.appConfig.map(id: id) else {
+            let known = loaded.appConfig.maps.map(\.id).joined(separator: ", ")
+            throw Failure("unknown map '\(id)' (the config offers: \(known))", .notFound)
+        }
+        return m
+    }
+
+    func scenario(_ id: String, in loaded: LoadedConfig) throws -> Scenario {
+        guard let s = loaded.scenarios.scenario(id: id) else {
+            let known = loaded.scenarios.scenarios.map(\.scenarioID).joined(separator: ", ")
+            throw Failure("unknown scenario '\(id)' (the config offers: \(known))", .notFound)
+        }
+        return s
+    }
+
+    func scale(of map: MapInfo) -> MapScale { map.scale }
+
+    /// `environments/<MAP>.json` beside the app config (local configs only).
+    func environmentPath(map: String, loaded: LoadedConfig) -> String? {
+        let candidates = [loaded.baseDirectory, paths.configDirectory].compactMap { $0 }
+            .map { "\($0)/environments/\(map).json" }
+        return candidates.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
+    func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>) throws
+        -> CaptureSetup
+    {
+        let device = LinuxDeviceProvider(installIdPath: paths.installIDPath)
+        let generator = "fprint \(Fprint.version)"
+        if capture.simulate {
+            guard let path = environmentPath(map: map, loaded: loaded) else {
+                throw Failure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory)", .dataError)
+            }
+            let env: RadioEnvironment
+            do { env = try RadioEnvironment.load(path: path) } catch {
+                throw Failure("\(error)", .dataError)
+            }
+            let seed = capture.seed ?? env.seed ?? 1
+            let providers = SimulatedRadios.providers(environment: env, seed: seed, radios: radios)
+            let clock: any MeasurementClock = capture.fast ? VirtualClock() : MonotonicClock()
+            return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator)
+        }
+        let providers = radios.sorted { $0.rawValue < $1.rawValue }.map(RealRadios.provider(for:))
+        let reasons = providers.compactMap { ($0 as? UnavailableRadio).map { "\($0.radio.label): \($0.reason)" } }
+        if reasons.count == providers.count {
+            throw Failure("no radio can be recorded here (\(reasons.joined(separator: "; "))); on a machine without radio hardware use --simulate", .unavailable)
+        }
+        return CaptureSetup(providers: providers, device: device, clock: MonotonicClock(), radios: radios,
+                            generator: generator)
+    }
+
+    /// A stored document as one line of JSON with `_id` and `_rev`.
+    static func documentJSON(_ stored: StoredDocument) -> String {
+        var body = stored.body
+        body["_id"] = .string(stored.id)
+        body["_rev"] = .string(stored.rev.description)
+        if stored.deleted { body["_deleted"] = true }
+        return CanonicalJSON.string(body)
+    }
+
+    /// " (unavailable: Wi-Fi: reason; …)" for the closing message, or "".
+    static func unavailableNote(_ doc: MeasurementDocument) -> String {
+        let notes = Radio.allCases.compactMap { r -> String? in
+            guard let s = doc.providers[r.rawValue], s.status == .unavailable else { return nil }
+            return "\(r.label): \(s.reason ?? "unavailable")"
+        }
+        return notes.isEmpty ? "" : " (unavailable: \(notes.joined(separator: "; ")))"
+    }
+}

@@ -1,0 +1,166 @@
+import FPCore
+import Foundation
+
+/// One floor plan of the app config (`maps[]`). `scale` and `floor` are fprint
+/// additions; configs of the old apps have neither.
+public struct MapInfo: Sendable, Equatable {
+    public var id: String
+    public var location: String
+    public var description: String
+    public var mapURL: String
+    /// Map units per metre; `MapScale.jBuilding` when the config gives none.
+    public var scale: MapScale
+    public var floor: Int?
+
+    public init(id: String, location: String, description: String, mapURL: String,
+                scale: MapScale = .jBuilding, floor: Int? = nil) {
+        self.id = id
+        self.location = location
+        self.description = description
+        self.mapURL = mapURL
+        self.scale = scale
+        self.floor = floor
+    }
+}
+
+/// The app config of Radio F-Prints: where the gateway and the scenarios are,
+/// and which maps exist.
+public struct AppConfig: Sendable, Equatable {
+    public var gatewayURL: String
+    public var authURL: String
+    /// An absolute URL, or a path relative to the app config's own location.
+    public var scenariosURL: String
+    public var maps: [MapInfo]
+
+    public init(gatewayURL: String, authURL: String, scenariosURL: String, maps: [MapInfo]) {
+        self.gatewayURL = gatewayURL
+        self.authURL = authURL
+        self.scenariosURL = scenariosURL
+        self.maps = maps
+    }
+
+    public func map(id: String) -> MapInfo? { maps.first { $0.id == id } }
+
+    /// Parses and validates app config JSON; `source` (a path or URL) names it in errors.
+    public static func parse(_ data: Data, source: String) throws(ConfigError) -> AppConfig {
+        try AppConfig(json: JSONText.parse(data, source: source), source: source)
+    }
+
+    public init(json: JSONValue, source: String) throws(ConfigError) {
+        let r = JSONReader(source: source)
+        let root = try r.object(json, at: "$")
+        gatewayURL = try r.httpURL(root, "gatewayURL", at: "$")
+        authURL = try r.httpURL(root, "authURL", at: "$")
+        scenariosURL = try r.string(root, "scenariosURL", at: "$", nonEmpty: true)
+        let list = try r.array(r.required(root, "maps", at: "$", expected: "an array"), at: "$.maps")
+        guard !list.isEmpty else { throw r.error("$.maps", "an app config needs at least 1 map, found 0") }
+
+        var maps: [MapInfo] = []
+        var firstUse: [String: String] = [:]
+        for (i, item) in list.enumerated() {
+            let path = JSONReader.element("$.maps", i)
+            let map = try Self.map(item, at: path, reader: r)
+            if let first = firstUse[map.id] {
+                throw r.error("\(path).id", "duplicate map id \"\(map.id)\", first used at \(first)")
+            }
+            firstUse[map.id] = path
+            maps.append(map)
+        }
+        self.maps = maps
+    }
+
+    private static func map(_ value: JSONValue, at path: String, reader r: JSONReader) throws(ConfigError) -> MapInfo {
+        let o = try r.object(value, at: path)
+        var map = MapInfo(
+            id: try r.string(o, "id", at: path, nonEmpty: true),
+            location: try r.string(o, "location", at: path),
+            description: try r.string(o, "description", at: path),
+            mapURL: try r.string(o, "mapURL", at: path))
+        if let scale = o["scale"] {
+            let scalePath = "\(path).scale"
+            let s = try r.object(scale, at: scalePath)
+            map.scale = MapScale(meters: try r.positiveNumber(s, "meters", at: scalePath),
+                                 units: try r.positiveNumber(s, "units", at: scalePath))
+        }
+        if let floor = o["floor"] {
+            map.floor = try r.integer(floor, at: "\(path).floor")
+        }
+        return map
+    }
+}
+
+/// One scripted walk: waypoints on a map, walked in order.
+public struct Scenario: Sendable, Equatable {
+    public let scenarioID: String
+    public let name: String
+    public let mapID: String
+    public let points: [MapPoint]
+    /// The waypoints as a route; always valid because a scenario has at least 2 points.
+    public let route: Route
+
+    /// nil for fewer than 2 points.
+    public init?(scenarioID: String, name: String, mapID: String, points: [MapPoint]) {
+        guard let route = Route(waypoints: points) else { return nil }
+        self.scenarioID = scenarioID
+        self.name = name
+        self.mapID = mapID
+        self.points = points
+        self.route = route
+    }
+}
+
+/// The scenarios file (`{"scenarios": [...]}`).
+public struct ScenarioSet: Sendable, Equatable {
+    public var scenarios: [Scenario]
+
+    public init(scenarios: [Scenario]) { self.scenarios = scenarios }
+
+    public func scenario(id: String) -> Scenario? { scenarios.first { $0.scenarioID == id } }
+
+    /// Parses and validates scenarios JSON. With an app config, every `mapID`
+    /// must name one of its maps.
+    public static func parse(_ data: Data, source: String, appConfig: AppConfig? = nil) throws(ConfigError) -> ScenarioSet {
+        try ScenarioSet(json: JSONText.parse(data, source: source), source: source, appConfig: appConfig)
+    }
+
+    public init(json: JSONValue, source: String, appConfig: AppConfig? = nil) throws(ConfigError) {
+        let r = JSONReader(source: source)
+        let root = try r.object(json, at: "$")
+        let list = try r.array(r.required(root, "scenarios", at: "$", expected: "an array"), at: "$.scenarios")
+        var scenarios: [Scenario] = []
+        var firstUse: [String: String] = [:]
+        for (i, item) in list.enumerated() {
+            let path = JSONReader.element("$.scenarios", i)
+            let scenario = try Self.scenario(item, at: path, reader: r)
+            if let first = firstUse[scenario.scenarioID] {
+                throw r.error("\(path).scenarioID", "duplicate scenario id \"\(scenario.scenarioID)\", first used at \(first)")
+            }
+            firstUse[scenario.scenarioID] = path
+            if let appConfig, appConfig.map(id: scenario.mapID) == nil {
+                let known = appConfig.maps.map(\.id).joined(separator: ", ")
+                throw r.error("\(path).mapID", "\"\(scenario.mapID)\" names no map of the app config (maps: \(known))")
+            }
+            scenarios.append(scenario)
+        }
+        self.scenarios = scenarios
+    }
+
+    private static func scenario(_ value: JSONValue, at path: String, reader r: JSONReader) throws(ConfigError) -> Scenario {
+        let o = try r.object(value, at: path)
+        let id = try r.string(o, "scenarioID", at: path, nonEmpty: true)
+        let name = try r.string(o, "name", at: path)
+        let mapID = try r.string(o, "mapID", at: path, nonEmpty: true)
+        let pointsPath = "\(path).points"
+        let list = try r.array(r.required(o, "points", at: path, expected: "an array"), at: pointsPath)
+        var points: [MapPoint] = []
+        for (i, item) in list.enumerated() {
+            let pointPath = JSONReader.element(pointsPath, i)
+            let p = try r.object(item, at: pointPath)
+            points.append(MapPoint(x: try r.number(p, "X", at: pointPath), y: try r.number(p, "Y", at: pointPath)))
+        }
+        guard let scenario = Scenario(scenarioID: id, name: name, mapID: mapID, points: points) else {
+            throw r.error(pointsPath, "a scenario needs at least 2 points, found \(points.count)")
+        }
+        return scenario
+    }
+}

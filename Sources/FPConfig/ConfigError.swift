@@ -1,0 +1,20 @@
+/// Every failure of FPConfig: a bad config or scenarios file, a fetch that
+/// failed with no cached copy to fall back to, a bad settings file or value.
+///
+/// The description is one line meant for the user, normally
+/// `<file or URL>: <JSON path>: <problem>`, e.g.
+/// `Config/app-config.json: $.maps[1].id: expected a string, found number`.
+public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+
+    /// `source: path: problem`, the form of every content error.
+    init(source: String, path: String, _ problem: String) {
+        self.init("\(source): \(path): \(problem)")
+    }
+
+    init(source: String, _ problem: String) {
+        self.init("\(source): \(problem)")
+    }
+}

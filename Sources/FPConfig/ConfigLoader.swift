@@ -1,0 +1,164 @@
+import FPCore
+import FPNet
+import Foundation
+
+/// An app config with its scenarios, and where they came from.
+public struct LoadedConfig: Sendable, Equatable {
+    public var appConfig: AppConfig
+    public var scenarios: ScenarioSet
+    /// The app config's path or URL (URL passwords hidden).
+    public var source: String
+    /// The scenarios' path or URL, after resolving a relative `scenariosURL`.
+    public var scenariosSource: String
+    /// True when the app config or the scenarios are the offline copy because
+    /// fetching failed; `warning` then says why.
+    public var fromCache: Bool
+    /// One line for the user (fetch failures answered from the cache, a cache
+    /// that could not be updated); nil when all went well.
+    public var warning: String?
+    /// The directory of a local app config, for sibling files such as
+    /// environments; nil for a remote one.
+    public var baseDirectory: String?
+}
+
+/// Loads the app config and its scenarios from a file, `file://` or http(s) URL.
+///
+/// Remote documents are cached: every fetched copy that validates replaces
+/// the cached one (atomically), and when a fetch fails or returns invalid
+/// content the cached copy is used instead, with a warning. Invalid content
+/// never replaces a cached copy. Local files are not cached: they are already
+/// on this machine, and a missing local file is an error the user should see.
+public struct ConfigLoader: Sendable {
+    public let cacheDirectory: String
+    public let transport: any HTTPTransport
+    public let timeouts: HTTPTimeouts
+    /// What relative config paths are relative to.
+    public let currentDirectory: String
+
+    public init(cacheDirectory: String, transport: any HTTPTransport,
+                timeouts: HTTPTimeouts = HTTPTimeouts(connect: 5, total: 20),
+                currentDirectory: String = FileManager.default.currentDirectoryPath) {
+        self.cacheDirectory = cacheDirectory
+        self.transport = transport
+        self.timeouts = timeouts
+        self.currentDirectory = currentDirectory
+    }
+
+    /// `location`: a path, `file://` URL or http(s) URL of the app config.
+    public func load(from location: String) throws(ConfigError) -> LoadedConfig {
+        try load(from: ConfigLocation.parse(location, currentDirectory: currentDirectory))
+    }
+
+    public func load(from location: ConfigLocation) throws(ConfigError) -> LoadedConfig {
+        let app = try obtain(.appConfig, at: location) { value, source throws(ConfigError) in
+            try AppConfig(json: value, source: source)
+        }
+        let scenariosLocation = try location.resolving(app.value.scenariosURL, referencedAt: "$.scenariosURL")
+        let scenarios = try obtain(.scenarios, at: scenariosLocation) { value, source throws(ConfigError) in
+            try ScenarioSet(json: value, source: source, appConfig: app.value)
+        }
+        let warnings = [app.warning, scenarios.warning].compactMap { $0 }
+        return LoadedConfig(
+            appConfig: app.value, scenarios: scenarios.value, source: location.description,
+            scenariosSource: scenariosLocation.description, fromCache: app.fromCache || scenarios.fromCache,
+            warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), baseDirectory: location.directory)
+    }
+
+    private struct Obtained<T> {
+        var value: T
+        var fromCache = false
+        var warning: String?
+    }
+
+    /// Reads a document and validates it with `decode`; for a remote one, falls
+    /// back to the cached copy on any failure and caches a good fresh copy.
+    private func obtain<T>(_ kind: ConfigCache.Kind, at location: ConfigLocation,
+                           decode: (JSONValue, String) throws(ConfigError) -> T) throws(ConfigError) -> Obtained<T> {
+        let source = location.description
+        let url: URL
+        switch location {
+        case .file(let path): return Obtained(value: try decode(JSONText.parse(Files.read(path), source: source), source))
+        case .remote(let remote): url = remote
+        }
+        let cache = ConfigCache(directory: cacheDirectory)
+        let fetched: (value: T, json: JSONValue)
+        do {
+            let json = try JSONText.parse(fetch(url), source: source)
+            fetched = (try decode(json, source), json)
+        } catch let failure {
+            guard let cached = cache.read(kind, url: url) else { throw failure }
+            let value: T
+            do {
+                value = try decode(cached.content, "\(source) (cached copy)")
+            } catch {
+                throw ConfigError("\(failure.description); the cached copy is unusable too: \(error.description)")
+            }
+            return Obtained(value: value, fromCache: true,
+                            warning: "\(failure.description); using the copy cached at \(cached.savedAt)")
+        }
+        do {
+            try cache.write(kind, url: url, content: fetched.json)
+            return Obtained(value: fetched.value)
+        } catch {
+            return Obtained(value: fetched.value, warning: "could not update the offline copy: \(error.description)")
+        }
+    }
+
+    private func fetch(_ url: URL) throws(ConfigError) -> Data {
+        let shown = HTTPError.displayURL(url.absoluteString)
+        let response: HTTPResponse
+        do {
+            response = try transport.send(HTTPRequest(url: url, headers: ["Accept": "application/json"], timeouts: timeouts))
+        } catch let error as HTTPError {
+            throw ConfigError(error.description)
+        } catch {
+            throw ConfigError(source: shown, "cannot fetch: \(error)")
+        }
+        // The status alone: an error page's HTML would not help on one line.
+        guard response.isSuccess else { throw ConfigError(source: shown, "the server answered HTTP \(response.status)") }
+        return response.body
+    }
+}
+
+/// The offline copies of remote documents: one file per kind and URL holding
+/// `{"source", "savedAt", "content"}`, so a copy is only ever used for the
+/// URL it was fetched from.
+struct ConfigCache {
+    enum Kind: String { case appConfig = "app-config", scenarios }
+
+    let directory: String
+
+    func path(_ kind: Kind, url: URL) -> String {
+        "\(directory)/\(kind.rawValue)-\(Self.fnv1a(url.absoluteString)).json"
+    }
+
+    /// The cached copy, or nil if there is none usable for this URL.
+    func read(_ kind: Kind, url: URL) -> (content: JSONValue, savedAt: String)? {
+        guard let data = FileManager.default.contents(atPath: path(kind, url: url)),
+              let envelope = try? CanonicalJSON.parse(data),
+              envelope["source"]?.stringValue == url.absoluteString,
+              let content = envelope["content"]
+        else { return nil }
+        return (content, envelope["savedAt"]?.stringValue ?? "an unknown time")
+    }
+
+    func write(_ kind: Kind, url: URL, content: JSONValue) throws(ConfigError) {
+        let envelope: JSONValue = [
+            "source": .string(url.absoluteString),
+            "savedAt": .string(ISOTime.string(Date())),
+            "content": content,
+        ]
+        try Files.writeAtomically(CanonicalJSON.data(envelope), to: path(kind, url: url))
+    }
+
+    /// A stable file-name hash of the URL (Swift's `hashValue` is seeded per process).
+    static func fnv1a(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

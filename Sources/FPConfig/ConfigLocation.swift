@@ -1,0 +1,103 @@
+import FPNet
+import Foundation
+
+/// Where a config document lives: a local file or an http(s) URL.
+public enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
+    /// An absolute, lexically normalised path.
+    case file(String)
+    case remote(URL)
+
+    /// Reads a location as the user wrote it: an http(s) URL, a `file://` URL,
+    /// or a path (relative paths are taken from `currentDirectory`, `~/` from HOME).
+    public static func parse(_ text: String, currentDirectory: String) throws(ConfigError) -> ConfigLocation {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw ConfigError("the config location is empty") }
+        if let scheme = scheme(of: trimmed) {
+            switch scheme {
+            case "http", "https":
+                guard isHTTPURL(trimmed), let url = URL(string: trimmed) else {
+                    throw ConfigError("\(HTTPError.displayURL(trimmed)): not a valid URL")
+                }
+                return .remote(url)
+            case "file":
+                guard let url = URL(string: trimmed), url.host.map({ $0.isEmpty || $0 == "localhost" }) ?? true,
+                      !url.path.isEmpty
+                else { throw ConfigError("\(trimmed): not a valid file:// URL") }
+                return .file(normalised(url.path))
+            default:
+                throw ConfigError("\(trimmed): unsupported URL scheme \"\(scheme)\"; use a path, file:// or http(s)://")
+            }
+        }
+        if trimmed == "~" || trimmed.hasPrefix("~/") {
+            return .file(normalised(NSString(string: trimmed).expandingTildeInPath))
+        }
+        if trimmed.hasPrefix("/") { return .file(normalised(trimmed)) }
+        return .file(normalised(currentDirectory + "/" + trimmed))
+    }
+
+    /// A reference found inside this document (the app config's `scenariosURL`):
+    /// absolute URLs stand alone, anything else is relative to this document.
+    /// `path` names the referring JSON key in errors.
+    public func resolving(_ reference: String, referencedAt path: String) throws(ConfigError) -> ConfigLocation {
+        let ref = reference.trimmingCharacters(in: .whitespaces)
+        if Self.scheme(of: ref) != nil {
+            let target: ConfigLocation
+            do { target = try Self.parse(ref, currentDirectory: "/") } catch {
+                throw ConfigError(source: description, path: path, error.description)
+            }
+            // Remote content must not make fprint read files of this machine.
+            if case .remote = self, case .file = target {
+                throw ConfigError(source: description, path: path, "a remote app config cannot refer to a local file (\(ref))")
+            }
+            return target
+        }
+        switch self {
+        case .file(let base):
+            if ref.hasPrefix("/") { return .file(Self.normalised(ref)) }
+            let directory = URL(fileURLWithPath: base).deletingLastPathComponent().path
+            return .file(Self.normalised(directory + "/" + ref))
+        case .remote(let base):
+            guard let url = URL(string: ref, relativeTo: base)?.absoluteURL, Self.isHTTPURL(url.absoluteString) else {
+                throw ConfigError(source: description, path: path, "\"\(ref)\" is not a valid URL reference")
+            }
+            return .remote(url)
+        }
+    }
+
+    /// The path or URL, with any URL password hidden.
+    public var description: String {
+        switch self {
+        case .file(let path): path
+        case .remote(let url): HTTPError.displayURL(url.absoluteString)
+        }
+    }
+
+    /// The directory of a local document (where sibling files such as
+    /// environments live); nil for a remote one.
+    public var directory: String? {
+        guard case .file(let path) = self else { return nil }
+        return URL(fileURLWithPath: path).deletingLastPathComponent().path
+    }
+
+    static func isHTTPURL(_ text: String) -> Bool {
+        guard let scheme = scheme(of: text), scheme == "http" || scheme == "https",
+              let url = URL(string: text), let host = url.host, !host.isEmpty
+        else { return false }
+        return true
+    }
+
+    /// The lower-cased scheme of `scheme://…`, nil for anything else (a path).
+    static func scheme(of text: String) -> String? {
+        guard let range = text.range(of: "://") else { return nil }
+        let scheme = text[..<range.lowerBound]
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// Removes `.`, `..` and duplicate slashes without touching the file system.
+    static func normalised(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardized.path
+    }
+}

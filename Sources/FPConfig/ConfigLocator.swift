@@ -1,0 +1,49 @@
+import Foundation
+
+/// Finds the shipped app config when the user named none (`FPRINT_CONFIG` and
+/// the `config-url` setting are the caller's to check first).
+public enum ConfigLocator {
+    public static let relativePath = "Config/app-config.json"
+    public static let systemPaths = [
+        "/usr/local/share/fprint/Config/app-config.json",
+        "/usr/share/fprint/Config/app-config.json",
+    ]
+
+    /// The first existing candidate, or nil.
+    public static func defaultAppConfigPath(
+        executablePath: String?, currentDirectory: String,
+        fileExists: (String) -> Bool = { FileManager.default.isReadableFile(atPath: $0) }
+    ) -> String? {
+        candidates(executablePath: executablePath, currentDirectory: currentDirectory).first(where: fileExists)
+    }
+
+    /// Every place searched, in order (also for a "looked in …" error message):
+    /// `Config/app-config.json` in the current directory; then in the
+    /// executable's directory and each parent up to `/` (a development build at
+    /// `.build/debug/fprint` finds the repository's copy), following a symlinked
+    /// executable to its real location too; then the system install locations.
+    public static func candidates(executablePath: String?, currentDirectory: String) -> [String] {
+        var result = [ConfigLocation.normalised(currentDirectory + "/" + relativePath)]
+        if let executablePath, !executablePath.isEmpty {
+            let absolute = executablePath.hasPrefix("/") ? executablePath : currentDirectory + "/" + executablePath
+            let given = URL(fileURLWithPath: absolute).standardized
+            for executable in [given.path, given.resolvingSymlinksInPath().path] {
+                var directory = NSString(string: executable).deletingLastPathComponent
+                while !directory.isEmpty {
+                    result.append(ConfigLocation.normalised(directory + "/" + relativePath))
+                    let parent = NSString(string: directory).deletingLastPathComponent
+                    if parent == directory { break }
+                    directory = parent
+                }
+            }
+        }
+        result += systemPaths
+        var seen = Set<String>()
+        return result.filter { seen.insert($0).inserted }
+    }
+
+    /// The executable of this process, for `defaultAppConfigPath`.
+    public static var currentExecutablePath: String? {
+        Bundle.main.executablePath ?? CommandLine.arguments.first
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Where fprint keeps its files, following the XDG base directory spec.
+/// Built from an environment dictionary so tests can pass a fake one.
+public struct FPPaths: Sendable, Equatable {
+    /// `$XDG_DATA_HOME/fprint` (default `~/.local/share/fprint`).
+    public var dataDirectory: String
+    /// `$XDG_CONFIG_HOME/fprint` (default `~/.config/fprint`).
+    public var configDirectory: String
+    /// `$XDG_CACHE_HOME/fprint` (default `~/.cache/fprint`).
+    public var cacheDirectory: String
+    /// `$FPRINT_DB`, else `<data>/fprint.sqlite`.
+    public var databasePath: String
+    /// `<config>/settings.json`.
+    public var settingsPath: String
+    /// `<data>/install-id`.
+    public var installIDPath: String
+    /// `<cache>/config`: offline copies of remote app configs and scenarios.
+    public var configCacheDirectory: String
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        // The spec says relative XDG values are invalid and must be ignored.
+        func base(_ variable: String, _ fallback: String) -> String {
+            if let value = environment[variable], value.hasPrefix("/") { return value }
+            return home + "/" + fallback
+        }
+        dataDirectory = base("XDG_DATA_HOME", ".local/share") + "/fprint"
+        configDirectory = base("XDG_CONFIG_HOME", ".config") + "/fprint"
+        cacheDirectory = base("XDG_CACHE_HOME", ".cache") + "/fprint"
+        if let db = environment["FPRINT_DB"], !db.isEmpty {
+            databasePath = db
+        } else {
+            databasePath = dataDirectory + "/fprint.sqlite"
+        }
+        settingsPath = configDirectory + "/settings.json"
+        installIDPath = dataDirectory + "/install-id"
+        configCacheDirectory = cacheDirectory + "/config"
+    }
+}

@@ -1,0 +1,191 @@
+import FPCore
+import FPStore
+import Foundation
+
+// Benchmarks for `make bench` (release build). Prints figures; asserts nothing.
+//
+//   fprint-bench [--fprint PATH] [--docs N] [--list-docs N] [--dir DIR]
+//
+// 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
+//    × 20 reports, 30 Wi-Fi BSS, a few cells and fixes) in walk-sized
+//    transactions into a file database: docs/s, JSON bytes/doc, file bytes/doc.
+// 2. Grows the database to 100,000 documents and times `fprint list` (the
+//    real binary, default output and --json) over it: median of 7 runs.
+
+struct Args {
+    var fprint: String?
+    var docs = 10_000
+    var listDocs = 100_000
+    var dir = NSTemporaryDirectory() + "fprint-bench-\(getpid())"
+
+    init() {
+        var it = CommandLine.arguments.dropFirst().makeIterator()
+        while let a = it.next() {
+            switch a {
+            case "--fprint": fprint = it.next()
+            case "--docs": docs = Int(it.next() ?? "") ?? docs
+            case "--list-docs": listDocs = Int(it.next() ?? "") ?? listDocs
+            case "--dir": dir = it.next() ?? dir
+            default:
+                FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
+                exit(64)
+            }
+        }
+    }
+}
+
+/// A walk document the size a busy floor produces in one 2 s window.
+func walkDocument(seq: Int, session: String, rng: inout SeededRandom, bleTransmitters: Int = 50,
+                  reportsEach: Int = 20, wifi: Int = 30) -> MeasurementDocument {
+    var d = MeasurementDocument()
+    d.mode = .walk
+    d.level = "J3NP"
+    let x = Double.random(in: 100...2000, using: &rng), y = Double.random(in: 100...2900, using: &rng)
+    d.x = Int(x.rounded())
+    d.y = Int(y.rounded())
+    d.position = .init(x: x, y: y, rule: "route-interpolated-at-window-midpoint", atMs: seq * 2000 + 1000)
+    let start = 1_795_000_000_000 + Int64(seq) * 2000
+    d.startTime = ISOTime.string(millisecondsSince1970: start)
+    d.endTime = ISOTime.string(millisecondsSince1970: start + 2000)
+    d.createdAt = d.endTime
+    d.durationMs = 2000
+    d.deviceId = "bench-device"
+    d.hostname = "bench"
+    d.hardware = "Bench Machine"
+    d.osId = "Debian GNU/Linux 12 (bookworm) / kernel 6.1.0"
+    for t in 0..<bleTransmitters {
+        let address = String(format: "C5:D5:21:51:%02X:%02X", t / 256, t % 256)
+        for r in 0..<reportsEach {
+            d.bleScans.append(BLEScan(
+                address: address, addressType: "public", rssi: -50 - Int.random(in: 0...45, using: &rng),
+                time: r * 100 + Int.random(in: 0...10, using: &rng), eventType: "ADV_NONCONN_IND",
+                beacon: Beacon(type: "ibeacon", uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: t, minor: t * 7,
+                               measuredPower: -66)))
+        }
+    }
+    for w in 0..<wifi {
+        d.wifiScans.append(WiFiScan(mac: String(format: "02:11:22:33:%02X:%02X", w / 256, w % 256), ssid: "eduroam",
+                                    rssi: -40 - Int.random(in: 0...50, using: &rng), time: 1500,
+                                    frequency: w % 2 == 0 ? 2437 : 5180, channel: w % 2 == 0 ? 6 : 36))
+    }
+    for c in 0..<3 {
+        d.cellScans.append(CellScan(rssi: -80 - c * 5, time: 1000, type: "lte", cid: 26015 + c, lac: 37101, psc: 211 + c,
+                                    mcc: "230", mnc: "01", serving: c == 0))
+    }
+    d.geolocation = [GeoFix(lat: 50.2041, long: 15.8294, time: 1000, alt: 240, accuracy: 15)]
+    d.providers = ["ble": ProviderStatus(status: .ok, source: "simulated:bench", simulated: true, samples: d.bleScans.count)]
+    d.sessionId = session
+    d.seq = seq
+    d.scenarioId = "scenarioJ3NP1"
+    return d
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+}
+
+func fileSize(_ path: String) -> Int64 {
+    var total: Int64 = 0
+    for suffix in ["", "-wal"] {
+        if let a = try? FileManager.default.attributesOfItem(atPath: path + suffix), let n = a[.size] as? Int64 { total += n }
+    }
+    return total
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+func run() throws {
+    let args = Args()
+    try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: args.dir) }
+    let dbPath = args.dir + "/bench.sqlite"
+    let store = try SQLiteDocumentStore(path: dbPath)
+    var rng = SeededRandom(seed: 2026)
+    let encoder = JSONValueEncoder()
+
+    // Documents are built before timing: the benchmark measures the store.
+    let batch = 50  // one walk of ~100 s
+    print("store: building \(args.docs) walk documents (50 BLE × 20 reports, 30 Wi-Fi)…")
+    var docs: [NewDocument] = []
+    docs.reserveCapacity(args.docs)
+    var jsonBytes = 0
+    for i in 0..<args.docs {
+        let d = walkDocument(seq: i % batch + 1, session: "bench-\(i / batch)", rng: &rng)
+        let body = try encoder.encode(d)
+        if i < 100 { jsonBytes += CanonicalJSON.data(body).count }
+        docs.append(NewDocument(id: String(format: "bench-%08d", i), body: body))
+    }
+    let insertSeconds = try seconds {
+        var i = 0
+        while i < docs.count {
+            try store.insert(Array(docs[i..<min(i + batch, docs.count)]))
+            i += batch
+        }
+    }
+    let rate = Double(args.docs) / insertSeconds
+    print(String(format: "store: inserted %d documents in %.2f s: %.0f docs/s (target ≥ 2,000)", args.docs, insertSeconds, rate))
+    print(String(format: "store: %.1f KB canonical JSON per document, %.1f KB on disk per document",
+                 Double(jsonBytes) / 100 / 1024, Double(fileSize(dbPath)) / Double(args.docs) / 1024))
+    docs.removeAll()
+
+    // Grow to listDocs with smaller bodies: list latency depends on rows, not body size.
+    let extra = max(0, args.listDocs - args.docs)
+    if extra > 0 {
+        print("list: growing the database to \(args.listDocs) documents…")
+        var i = 0
+        while i < extra {
+            var chunk: [NewDocument] = []
+            for j in i..<min(i + 1000, extra) {
+                let d = walkDocument(seq: j % batch + 1, session: "grow-\(j / batch)", rng: &rng, bleTransmitters: 5,
+                                     reportsEach: 2, wifi: 3)
+                chunk.append(NewDocument(id: String(format: "grow-%08d", j), body: try encoder.encode(d)))
+            }
+            try store.insert(chunk)
+            i += 1000
+        }
+    }
+    print("list: \(try store.count()) documents in the database")
+    var inProcess: [Double] = []
+    for _ in 0..<7 { inProcess.append(try seconds { _ = try store.list(ListQuery(limit: 100)) }) }
+    print(String(format: "list: store.list(limit 100) median %.2f ms", median(inProcess) * 1000))
+    var all: [Double] = []
+    for _ in 0..<3 { all.append(try seconds { _ = try store.list(ListQuery()) }) }
+    print(String(format: "list: store.list(all %d) median %.1f ms", try store.count(), median(all) * 1000))
+
+    guard let fprint = args.fprint else {
+        print("list: pass --fprint PATH to time the fprint binary")
+        return
+    }
+    for (label, extraArgs) in [("fprint list", [String]()), ("fprint list --json --limit 100", ["--json", "--limit", "100"])] {
+        var times: [Double] = []
+        for _ in 0..<7 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: fprint)
+            p.arguments = ["list", "--db", dbPath] + extraArgs
+            p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            let t = try seconds {
+                try p.run()
+                p.waitUntilExit()
+            }
+            guard p.terminationStatus == 0 else {
+                print("list: \(label) failed with exit \(p.terminationStatus)")
+                return
+            }
+            times.append(t)
+        }
+        print(String(format: "list: `%@` over %d documents: median %.1f ms (whole process; target < 100 ms)", label,
+                     try store.count(), median(times) * 1000))
+    }
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("fprint-bench: \(error)\n".utf8))
+    exit(1)
+}

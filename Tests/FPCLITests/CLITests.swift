@@ -1,0 +1,205 @@
+import FPCore
+import FPStore
+import Foundation
+import Testing
+
+@Suite(.serialized) struct MeasureAndWalkTests {
+    @Test func simulatedWalkStoresOneDocumentPerWindowInOneSession() throws {
+        let fp = try FprintRunner()
+        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "7"])
+        #expect(walk.status == 0, "\(walk.stderr)")
+        // 4656 units at 50 units/s = 93.12 s: 46 full windows and a 1.12 s tail.
+        #expect(walk.lines.count == 47)
+        #expect(walk.stderr.contains("stored 47 documents of walk session"))
+
+        let list = try fp.run(["list", "--json"])
+        #expect(list.status == 0)
+        let rows = try list.lines.map(fp.json)
+        #expect(rows.count == 47)
+        #expect(Set(rows.compactMap { $0["sessionId"] as? String }).count == 1)
+        #expect(rows.compactMap { $0["seq"] as? Int }.sorted() == Array(1...47))
+        #expect(rows.first?["seq"] as? Int == 47)  // newest first
+
+        let first = try #require(walk.lines.first)
+        let show = try fp.run(["show", first, "--json"])
+        let doc = try fp.json(show.stdout)
+        #expect(doc["_id"] as? String == first)
+        #expect((doc["_rev"] as? String)?.hasPrefix("1-") == true)
+        #expect(doc["mode"] as? String == "walk" && doc["scenarioId"] as? String == "scenarioJ1NP1")
+        #expect(doc["x"] as? Int == 950 && doc["y"] as? Int == 1863)  // 50 units west of the start at 1 s
+        #expect(doc["clock"] as? String == "virtual")
+        let providers = try #require(doc["providers"] as? [String: [String: Any]])
+        #expect(providers["ble"]?["simulated"] as? Bool == true)
+        #expect((providers["ble"]?["source"] as? String)?.hasPrefix("simulated:") == true)
+        let ble = try #require(doc["bleScans"] as? [[String: Any]])
+        #expect(!ble.isEmpty && ble.allSatisfy { ($0["time"] as? Int).map { (0...2000).contains($0) } == true })
+    }
+
+    @Test func staticMeasurementShowsSectionsInOrder() throws {
+        let fp = try FprintRunner()
+        let m = try fp.run(["measure", "--map", "J3NP", "--x", "1441", "--y", "303", "--simulate", "--fast",
+                            "--duration", "5"])
+        #expect(m.status == 0, "\(m.stderr)")
+        let id = try #require(m.lines.first)
+        let show = try fp.run(["show", String(id.prefix(6))])
+        #expect(show.status == 0, "\(show.stderr)")
+        let sections = show.lines.filter { $0.hasPrefix("== ") }.map { $0.split(separator: " ")[1] }
+        #expect(sections == ["Measurement", "Cellular", "Wi-Fi", "BLE", "Geolocation"])
+        #expect(show.stdout.contains("mode            static"))
+        // The BLE table is sorted by time.
+        let bleStart = try #require(show.allLines.firstIndex { $0.hasPrefix("== BLE") })
+        let times = show.allLines[(bleStart + 3)...].prefix { !$0.isEmpty }.compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        }
+        #expect(times.count > 100 && times == times.sorted())
+        // The registry beacon at (1441, 303) is heard.
+        #expect(show.stdout.contains("C5:D5:21:51:D7:90"))
+    }
+
+    @Test func radiosSettingAndFlagsDecideWhatIsCollected() throws {
+        let fp = try FprintRunner()
+        #expect(try fp.run(["config", "set", "radios", "ble,wifi"]).status == 0)
+        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
+                            "--duration", "5", "--no-wifi", "--json"])
+        #expect(m.status == 0, "\(m.stderr)")
+        let doc = try fp.json(m.stdout)
+        #expect(doc["collectBluetoothData"] as? Bool == true && doc["collectWifiData"] as? Bool == false)
+        let providers = try #require(doc["providers"] as? [String: [String: Any]])
+        #expect(providers["wifi"]?["status"] as? String == "disabled")
+        #expect(providers["cell"]?["status"] as? String == "disabled")
+        #expect((doc["wifiScans"] as? [Any])?.isEmpty == true)
+        #expect((doc["bleScans"] as? [Any])?.isEmpty == false)
+    }
+
+    @Test func withoutRadioHardwareMeasureRefusesWithAReason() throws {
+        let fp = try FprintRunner()
+        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--duration", "5"])
+        #expect(m.status == 69)
+        #expect(m.stderr.hasPrefix("error: no radio can be recorded here"))
+        #expect(m.stderr.contains("--simulate"))
+        #expect(m.stderr.split(separator: "\n").count == 1)
+        #expect(try SQLiteDocumentStore(path: fp.db).count() == 0)
+    }
+
+    @Test func ctrlCStoresNothingAndExits130() throws {
+        let fp = try FprintRunner()
+        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "20"],
+                           interruptAfter: 1.5)
+        #expect(m.status == 130)
+        #expect(m.stderr.contains("interrupted: nothing stored"))
+        #expect(m.stdout.isEmpty)
+        #expect(try SQLiteDocumentStore(path: fp.db).count() == 0)
+    }
+}
+
+@Suite struct ArgumentAndConfigErrorTests {
+    @Test(arguments: [
+        (["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "200"], Int32(64), "--duration must be 5–120 seconds, got 200"),
+        (["measure", "--map", "J9NP", "--x", "1", "--y", "1", "--simulate"], Int32(66), "error: unknown map 'J9NP' (the config offers: J1NP, J2NP, J3NP)"),
+        (["walk", "--scenario", "nope", "--simulate"], Int32(66), "error: unknown scenario 'nope'"),
+        (["walk", "--scenario", "scenarioJ1NP1", "--speed-correction", "11"], Int32(64), "--speed-correction must be −10…+10, got 11"),
+        (["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--fast"], Int32(64), "--fast needs --simulate"),
+        (["show", "doesnotexist"], Int32(66), "error: no document with id doesnotexist"),
+        (["config", "set", "measurement-seconds", "200"], Int32(64), "measurement-seconds"),
+        (["list", "--since", "last tuesday"], Int32(64), "--since: cannot read 'last tuesday'"),
+    ])
+    func badArgumentsGiveOneLineAndAnExitCode(args: [String], status: Int32, message: String) throws {
+        let fp = try FprintRunner()
+        let r = try fp.run(args)
+        #expect(r.status == status, "\(r.stderr)")
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+        #expect(!r.stderr.contains("Fatal error"))
+    }
+
+    @Test func badConfigFileNamesTheFileAndPath() throws {
+        var fp = try FprintRunner()
+        let bad = fp.home.appendingPathComponent("bad-config.json")
+        try #"{"gatewayURL": "http://127.0.0.1:5984/fprint", "authURL": "http://127.0.0.1:5984/_session", "scenariosURL": "s.json", "maps": [{"id": 5}]}"#
+            .write(to: bad, atomically: true, encoding: .utf8)
+        fp.environment["FPRINT_CONFIG"] = bad.path
+        let r = try fp.run(["maps"])
+        #expect(r.status == 65)
+        #expect(r.stderr.hasPrefix("error: \(bad.path): $.maps[0]"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func everyCommandHasHelpWithExamples() throws {
+        let fp = try FprintRunner()
+        for command in ["measure", "walk", "list", "show", "delete", "import", "maps", "scenarios", "config"] {
+            let r = try fp.run([command, "--help"])
+            #expect(r.status == 0, "\(command)")
+            #expect(r.stdout.contains("Example"), "\(command) --help shows no examples")
+        }
+    }
+}
+
+@Suite struct BrowseDeleteImportTests {
+    @Test func deleteOnlyUnsyncedDocuments() throws {
+        let fp = try FprintRunner()
+        let a = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
+        let b = try fp.run(["measure", "--map", "J1NP", "--x", "400", "--y", "701", "--simulate", "--fast", "--duration", "5"])
+        let idA = try #require(a.lines.first), idB = try #require(b.lines.first)
+        try SQLiteDocumentStore(path: fp.db).markSynced(ids: [idB])
+
+        let delA = try fp.run(["delete", idA])
+        #expect(delA.status == 0 && delA.stderr.contains("deleted \(idA)"))
+        #expect(try fp.run(["show", idA]).status == 66)
+
+        let delB = try fp.run(["delete", idB])
+        #expect(delB.status == 1)
+        #expect(delB.stderr.contains("already synced"))
+        #expect(try fp.run(["show", idB]).status == 0)
+        let unsynced = try fp.run(["list", "--unsynced", "--json"])
+        #expect(unsynced.lines.isEmpty)
+    }
+
+    @Test func importsOldAppDocumentsOnceAndShowsThem() throws {
+        let fp = try FprintRunner()
+        let fixtures = FprintRunner.repositoryRoot.appendingPathComponent("Tests/FPCoreTests/Fixtures")
+        let ios = fixtures.appendingPathComponent("legacy-ios-all-docs.json").path
+        let android = fixtures.appendingPathComponent("legacy-android.jsonl").path
+        let first = try fp.run(["import", "--timezone", "Europe/Prague", ios, android, "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains(#""imported":2"#))
+        let again = try fp.run(["import", ios])
+        #expect(again.stderr.contains("imported 0, already present 2"))
+        let list = try fp.run(["list", "--json"])
+        #expect(list.lines.count == 4)
+        let show = try fp.run(["show", "0B6F1D2E"])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("x 363, y 701"))
+        #expect(show.stdout.contains("4B1C9F5E-2D7A-4E61-8F3B-0C5D6E7F8A9B"))
+        #expect(show.stdout.contains("2017-05-12T12:33:21.000Z"))
+    }
+
+    @Test func badImportFileStoresNothing() throws {
+        let fp = try FprintRunner()
+        let file = fp.home.appendingPathComponent("broken.jsonl")
+        try "{\"_id\":\"ok-1\",\"x\":1}\n{broken\n".write(to: file, atomically: true, encoding: .utf8)
+        let r = try fp.run(["import", file.path])
+        #expect(r.status == 65)
+        #expect(r.stderr == "error: \(file.path): line 2: not valid JSON\n")
+        #expect(try SQLiteDocumentStore(path: fp.db).count() == 0)
+    }
+
+    @Test func settingsPersistAndReset() throws {
+        let fp = try FprintRunner()
+        #expect(try fp.run(["config", "get", "measurement-seconds"]).stdout == "20\n")
+        #expect(try fp.run(["config", "set", "measurement-seconds", "30"]).status == 0)
+        #expect(try fp.run(["config", "get", "measurement-seconds"]).stdout == "30\n")
+        let all = try fp.json(try fp.run(["config", "get", "--json"]).stdout)
+        #expect(all["measurement-seconds"] as? String == "30" && all["speed-correction"] as? String == "0")
+        #expect(try fp.run(["config", "reset"]).status == 0)
+        #expect(try fp.run(["config", "get", "measurement-seconds"]).stdout == "20\n")
+    }
+
+    @Test func mapsAndScenariosFromTheShippedConfig() throws {
+        let fp = try FprintRunner()
+        let maps = try fp.run(["maps", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(maps.stdout.utf8)) as? [[String: Any]])
+        #expect(list.compactMap { $0["id"] as? String } == ["J1NP", "J2NP", "J3NP"])
+        let scenarios = try fp.run(["scenarios", "--map", "J1NP"])
+        #expect(scenarios.status == 0)
+        #expect(scenarios.stdout.contains("scenarioJ1NP1") && scenarios.stdout.contains("93.1"))
+    }
+}

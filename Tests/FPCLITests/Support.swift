@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Runs the built `fprint` binary the way a user does, in a sandbox of its
+/// own: temporary XDG directories and database, a temporary working directory.
+struct FprintRunner {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// Every line, blank ones included.
+        var allLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    let home: URL
+    var environment: [String: String]
+
+    init() throws {
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("fprint-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        var env = ProcessInfo.processInfo.environment
+        for key in ["FPRINT_DB", "FPRINT_CONFIG", "FPRINT_TOKEN"] { env[key] = nil }
+        env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        env["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        env["FPRINT_DB"] = home.appendingPathComponent("test.sqlite").path
+        environment = env
+    }
+
+    var db: String { home.appendingPathComponent("test.sqlite").path }
+
+    /// The `fprint` executable beside this test bundle (same build folder).
+    static func executable() throws -> URL {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("fprint")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        Issue.record("the fprint executable was not found near \(exe.path); run `swift build` first")
+        throw CancellationError()
+    }
+
+    /// Runs fprint with arguments; `interruptAfter` sends SIGINT after that many seconds.
+    @discardableResult
+    func run(_ arguments: [String], interruptAfter: Double? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = try Self.executable()
+        p.arguments = arguments
+        p.environment = environment
+        p.currentDirectoryURL = home
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        if let interruptAfter {
+            Thread.sleep(forTimeInterval: interruptAfter)
+            kill(p.processIdentifier, SIGINT)
+        }
+        // Read before waiting so a full pipe cannot block the child.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(value as? [String: Any])
+    }
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}

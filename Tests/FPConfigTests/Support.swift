@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+/// Paths and helpers shared by the FPConfig tests.
+enum Support {
+    /// The repository root, found from this file (Tests/FPConfigTests/Support.swift).
+    static let repoRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture(_ name: String) throws -> URL {
+        let directory = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil),
+                                     "the Fixtures folder is missing from the test bundle")
+        return directory.appendingPathComponent(name)
+    }
+
+    static func fixtureData(_ name: String) throws -> Data {
+        try Data(contentsOf: fixture(name))
+    }
+
+    /// A fresh temporary directory; the caller removes it.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fpconfig-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func write(_ text: String, to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+}
+
+/// A Python helper process listening on 127.0.0.1 on a port the kernel
+/// chose; the script prints that port as its first line.
+final class LocalServer: @unchecked Sendable {
+    // @unchecked: `process` is only stopped, which Process allows from any thread.
+    let process: Process
+    let port: Int
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
+
+    /// Serves `directory` like `python3 -m http.server`, over HTTP/1.1 (so
+    /// connections are kept alive), and adds for transport tests:
+    /// `/redirect` → 302 to `/hello.txt` (any method); POST/PUT/DELETE echo the request
+    /// as JSON (`method`, `path`, `body`, `contentType`, `expect`, `authorization`).
+    static func http(serving directory: URL) throws -> LocalServer {
+        try LocalServer(script: httpScript, arguments: [directory.path])
+    }
+
+    /// Accepts connections and never answers: for timeouts.
+    static func silent() throws -> LocalServer {
+        try LocalServer(script: silentScript, arguments: [])
+    }
+
+    private init(script: String, arguments: [String]) throws {
+        // Requests to 127.0.0.1 must not go to a proxy a developer's
+        // environment may name (libcurl honours these variables).
+        setenv("no_proxy", "127.0.0.1,localhost", 1)
+        setenv("NO_PROXY", "127.0.0.1,localhost", 1)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", "-c", script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }  // the script exited
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let port = Int(text) else {
+            process.terminate()
+            throw ServerError(message: "the python3 test server did not start (output: \(text))")
+        }
+        self.process = process
+        self.port = port
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+
+    struct ServerError: Error, CustomStringConvertible { let message: String; var description: String { message } }
+
+    private static let httpScript = #"""
+import functools, http.server, json, sys
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def redirect(self):
+        self.send_response(302)
+        self.send_header("Location", "/hello.txt")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        if self.path == "/redirect":
+            self.redirect()
+        else:
+            super().do_GET()
+
+    def echo(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length)
+        if self.path == "/redirect":
+            return self.redirect()
+        reply = json.dumps({
+            "method": self.command, "path": self.path, "body": body.decode("utf-8"),
+            "contentType": self.headers.get("Content-Type"), "expect": self.headers.get("Expect"),
+            "authorization": self.headers.get("Authorization"),
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    do_POST = do_PUT = do_DELETE = echo
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""#
+
+    private static let silentScript = #"""
+import socket
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(16)
+print(listener.getsockname()[1], flush=True)
+held = []
+while True:
+    connection, _ = listener.accept()
+    held.append(connection)
+"""#
+}

@@ -1,0 +1,97 @@
+import FPCore
+import FPStore
+import Foundation
+import Testing
+
+/// SIGKILL at any moment leaves each batch either whole or absent, and every
+/// batch reported as committed is stored.
+@Suite struct CrashAtomicityTests {
+    static let executableName = "fprint-store-torture"
+
+    /// The torture binary is built next to the test runner (the products
+    /// folder, e.g. `.build/debug`). `FPRINT_STORE_TORTURE` may point at it.
+    static func locateTorture() -> (URL?, [String]) {
+        var folders: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        if let runner = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            folders.append(URL(fileURLWithPath: runner).deletingLastPathComponent())
+        }
+        var candidates = folders.map { $0.appendingPathComponent(executableName) }
+        if let explicit = ProcessInfo.processInfo.environment["FPRINT_STORE_TORTURE"] {
+            candidates.insert(URL(fileURLWithPath: explicit), at: 0)
+        }
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return (found, candidates.map(\.path))
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func killedWriterLeavesWholeBatches() async throws {
+        let (torture, searched) = Self.locateTorture()
+        let executable = try #require(
+            torture, "\(Self.executableName) not found (build it: swift build --build-tests); looked at \(searched)")
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("torture.sqlite").path
+
+        var committedSoFar = Set<Int>()
+        for round in 1...3 {
+            // Given the torture writer running on the same file as before
+            let observer = try SQLiteDocumentStore(path: path)
+            let documentsBefore = try observer.count()
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [path]
+            let stdout = Pipe()
+            let stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            // Drain stdout concurrently so the writer never blocks on a full pipe.
+            let output = stdout.fileHandleForReading
+            let reader = Task.detached { output.readDataToEndOfFile() }
+
+            // When it has stored at least one new batch, and then writes for a while more,
+            let deadline = Date().addingTimeInterval(30)
+            while try observer.count() == documentsBefore && process.isRunning && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(300 + 250 * round))
+            // it is killed without warning
+            #expect(process.isRunning, "the torture writer stopped on its own in round \(round)")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let printed = String(decoding: await reader.value, as: UTF8.self)
+            let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+                    "round \(round): writer ended with \(process.terminationStatus); stderr: \(errors)")
+
+            // Then the reopened database is sound and holds whole batches only
+            let store = try SQLiteDocumentStore(path: path)
+            #expect(try store.integrityCheck() == [])
+            var batches: [Int: [StoredDocument]] = [:]
+            for document in try store.changes(since: 0, limit: Int.max) {
+                let batch = try #require(document.body["batch"]?.intValue, "\(document.id) has no batch")
+                batches[Int(batch), default: []].append(document)
+            }
+            for (batch, documents) in batches {
+                let size = documents.first?.body["batchSize"]?.intValue ?? -1
+                #expect(documents.count == Int(size), "batch \(batch) is stored in part: \(documents.count) of \(size)")
+                #expect(Set(documents.map(\.id)) == Set((0..<Int(size)).map { "torture-\(batch)-\($0)" }))
+                for document in documents {
+                    #expect(document.rev == Revision.next(after: nil, body: document.body), "\(document.id)")
+                }
+            }
+            #expect(try store.count() == batches.values.reduce(0) { $0 + $1.count })
+            // And every batch announced as committed is there (a batch may be
+            // stored but unannounced when the kill fell between commit and print)
+            let lines = printed.split(separator: "\n", omittingEmptySubsequences: true)
+            let complete = printed.hasSuffix("\n") ? lines : lines.dropLast()
+            let announced = Set(complete.compactMap { Int($0) })
+            #expect(announced.count > 0, "round \(round): no batch was committed; stderr: \(errors)")
+            #expect(announced.isSubset(of: Set(batches.keys)),
+                    "round \(round): committed but missing: \(announced.subtracting(batches.keys).sorted())")
+            // And earlier rounds' batches survived this round's kill
+            #expect(committedSoFar.isSubset(of: Set(batches.keys)))
+            committedSoFar = Set(batches.keys)
+        }
+    }
+}

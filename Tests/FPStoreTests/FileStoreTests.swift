@@ -1,0 +1,145 @@
+import FPCore
+import Foundation
+import Testing
+
+@testable import FPStore
+
+/// A database file on disk: identity, reopening, migrations, permissions.
+@Suite struct FileStoreTests {
+    @Test func databaseUUIDIsStableAcrossReopenAndNewPerDatabase() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Given a database file and its UUID
+        let path = folder.appendingPathComponent("a.sqlite").path
+        let uuid = try SQLiteDocumentStore(path: path).databaseUUID()
+        #expect(UUID(uuidString: uuid) != nil)
+        // When it is reopened, then the UUID is the same
+        #expect(try SQLiteDocumentStore(path: path).databaseUUID() == uuid)
+        // And a new database (or the same path after a wipe) gets another one
+        #expect(try SQLiteDocumentStore(path: folder.appendingPathComponent("b.sqlite").path).databaseUUID() != uuid)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try SQLiteDocumentStore(path: path).databaseUUID() != uuid)
+    }
+
+    @Test func reopeningKeepsDataAndDoesNotRerunMigrations() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("fp.sqlite").path
+        // Given a database with a document, a local document and a UUID
+        let body = measurementBody()
+        let stored: StoredDocument
+        let uuid: String
+        do {
+            let store = try SQLiteDocumentStore(path: path)
+            stored = try #require(try store.insert([NewDocument(id: "a", body: body)]).first)
+            try store.putLocalDocument(id: "cp", body: ["seq": 1])
+            uuid = try store.databaseUUID()
+        }
+        // When it is opened again
+        let reopened = try SQLiteDocumentStore(path: path)
+        // Then the schema is the latest, each migration ran once, and the data is intact
+        #expect(try reopened.schemaVersion() == "v1")
+        #expect(try reopened.rawSQL("SELECT identifier FROM grdb_migrations") == [["v1"]])
+        #expect(try reopened.document(id: "a", includeDeleted: false) == stored)
+        #expect(try reopened.localDocument(id: "cp") == ["seq": 1])
+        #expect(try reopened.databaseUUID() == uuid)
+        #expect(try reopened.integrityCheck().isEmpty)
+        // And the sequence continues where it stopped
+        let next = try reopened.insert([NewDocument(id: "b", body: body)])
+        #expect(next.first?.seq == 2)
+    }
+
+    @Test func databaseFromNewerFprintIsRefused() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("fp.sqlite").path
+        // Given a database on which a future migration has run
+        do {
+            let store = try SQLiteDocumentStore(path: path)
+            _ = try store.rawSQL("INSERT INTO grdb_migrations VALUES ('v99')")
+        }
+        // When this fprint opens it, then it refuses instead of writing to it
+        do {
+            _ = try SQLiteDocumentStore(path: path)
+            Issue.record("a database from a newer fprint was opened")
+        } catch StoreError.invalid(let why) {
+            #expect(why.contains("newer version of fprint"))
+        }
+    }
+
+    @Test func newDatabaseFileIsPrivateAndFoldersAreCreated() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Given a path under folders that do not exist yet
+        let path = folder.appendingPathComponent("x/y/fp.sqlite").path
+        // When a store is created and written
+        let store = try SQLiteDocumentStore(path: path)
+        try store.insert([NewDocument(id: "a", body: measurementBody())])
+        // Then the file and its WAL are readable by the owner only
+        for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber)
+            #expect(mode.intValue & 0o777 == 0o600, "\(file) has mode \(String(mode.intValue, radix: 8))")
+        }
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"), "a file database runs in WAL mode")
+    }
+
+    @Test func fileThatIsNotADatabaseGivesAnIOError() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("junk.sqlite").path
+        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try SQLiteDocumentStore(path: path)
+            Issue.record("a junk file was opened as a database")
+        } catch StoreError.io(let why) {
+            #expect(why.contains(path))
+        }
+    }
+}
+
+/// Invariants of the schema that the public API does not show.
+@Suite struct StorageLayoutTests {
+    let store: SQLiteDocumentStore
+
+    init() throws {
+        store = try SQLiteDocumentStore.inMemory()
+    }
+
+    @Test func supersededRevisionsKeepNoBody() throws {
+        // Given a document with three revisions, the last a tombstone
+        let r1 = try #require(try store.insert([NewDocument(id: "a", body: measurementBody())]).first).rev
+        let r2 = try store.update(id: "a", body: measurementBody(note: "2"), expected: r1).rev
+        try store.delete(id: "a")
+        // Then only the leaf keeps a body, and the tree links each revision to its parent
+        let rows = try store.rawSQL("""
+            SELECT rev, parent_rev, generation, deleted, body IS NOT NULL FROM revisions ORDER BY generation
+            """)
+        let r3 = try #require(try store.document(id: "a", includeDeleted: true)).rev
+        #expect(rows == [
+            [r1.description, nil, "1", "0", "0"],
+            [r2.description, r1.description, "2", "0", "0"],
+            [r3.description, r2.description, "3", "1", "1"],
+        ])
+    }
+
+    @Test func changesTableKeepsOneRowPerDocument() throws {
+        let stored = try store.insert(["a", "b"].map { NewDocument(id: $0, body: measurementBody(note: $0)) })
+        try store.update(id: "a", body: measurementBody(note: "a2"), expected: stored[0].rev)
+        #expect(try store.rawSQL("SELECT seq, doc_id FROM changes ORDER BY seq") == [["2", "b"], ["3", "a"]])
+        #expect(try store.integrityCheck().isEmpty)
+    }
+
+    @Test func listUsesTheTimeIndex() throws {
+        // `list` must not scan and sort: the plan walks documents_by_time.
+        let plan = try store.rawSQL("""
+            EXPLAIN QUERY PLAN SELECT id FROM documents WHERE deleted = 0 ORDER BY created_at_ms DESC, id LIMIT 50
+            """).compactMap { $0.last ?? nil }
+        #expect(plan.contains { $0.contains("documents_by_time") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
+    @Test(arguments: [("ab", "ac"), ("a\u{10FFFF}", "b"), ("\u{10FFFF}", nil), ("\u{D7FF}", "\u{E000}")] as [(String, String?)])
+    func prefixUpperBound(prefix: String, bound: String?) {
+        #expect(SQLiteDocumentStore.prefixUpperBound(prefix) == bound)
+    }
+}
