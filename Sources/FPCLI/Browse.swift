@@ -6,7 +6,7 @@ struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List stored measurements, newest first.",
         discussion: """
-            On a terminal the list is grouped by day; --json prints one JSON object per line.
+            On a terminal the list is grouped by day. Without --limit the table shows the newest 100 (--all for every one); --json prints one JSON object per line, all of them unless --limit is given.
 
             Examples:
               fprint list
@@ -21,6 +21,7 @@ struct List: AsyncParsableCommand {
     @Option(help: "Only static or walk documents.") var mode: MeasurementDocument.Mode?
     @Option(help: "Only the documents of one walk session.") var session: String?
     @Option(help: "At most this many documents.") var limit: Int?
+    @Flag(help: "Every matching document (the table shows the newest 100 otherwise).") var all = false
     @Flag(help: "One JSON object per line.") var json = false
     @OptionGroup var storeOptions: StoreOptions
 
@@ -29,7 +30,10 @@ struct List: AsyncParsableCommand {
             throw ValidationError("--since: cannot read '\(since)': use 2026-11-22, 2026-11-22T08:00:00Z or 30m/12h/7d")
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if all && limit != nil { throw ValidationError("--all and --limit exclude each other") }
     }
+
+    static let defaultTableRows = 100
 
     static func parseSince(_ text: String, now: Date) -> Int64? {
         if let ms = ISOTime.milliseconds(text) { return ms }
@@ -48,16 +52,21 @@ struct List: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let store = try Workspace(storeOptions: storeOptions).openStore()
+            // A table stops at the newest 100 unless asked: a surveyor wants today's work, fast.
+            let shown = limit ?? (json || all ? nil : Self.defaultTableRows)
             let query = ListQuery(
                 level: map, sinceMs: since.flatMap { Self.parseSince($0, now: Date()) }, unsyncedOnly: unsynced,
-                mode: mode?.rawValue, sessionId: session, limit: limit)
-            let items = try store.list(query)
+                mode: mode?.rawValue, sessionId: session, limit: shown.map { $0 + 1 })
+            var items = try store.list(query)
+            let more = shown.map { items.count > $0 } ?? false
+            if let shown, more { items.removeLast(items.count - shown) }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 for item in items { Terminal.out(String(decoding: try encoder.encode(item), as: UTF8.self)) }
             } else {
                 for line in Render.listLines(items, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
+                if more && limit == nil { Terminal.err("(newest \(items.count) shown; --all lists every one)") }
             }
         }
     }
@@ -69,8 +78,7 @@ struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show one measurement: measurement info, cellular, Wi-Fi, BLE, geolocation.",
         discussion: """
-            ID may be any unique prefix of the document id. Sample tables are sorted by time (ms
-            from the measurement start). --json prints the stored document with _id and _rev.
+            ID may be any unique prefix of the document id. Sample tables are sorted by time (ms from the measurement start). --json prints the stored document with _id and _rev.
 
             Examples:
               fprint show 3f2a9c
@@ -111,8 +119,7 @@ struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Delete an unsynced measurement.",
         discussion: """
-            Only documents that were never synced to a gateway may be deleted (as in Radio F-Prints).
-            The deletion is kept as a tombstone so a later sync can replicate it.
+            Only documents that were never synced to a gateway may be deleted (as in Radio F-Prints). The deletion is kept as a tombstone so a later sync can replicate it.
 
             Example:
               fprint delete 3f2a9c
@@ -135,11 +142,7 @@ struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import measurement documents of Radio F-Prints, the Android collector or a CouchDB dump.",
         discussion: """
-            Reads JSON (one document or an array), JSON lines, CouchDB `_all_docs?include_docs=true`
-            dumps and couch-view files ({"rows":[{"id":…,"value":…}]}). Numbers stored as strings
-            become numbers, local times become ISO-8601 UTC (originals kept under `legacy`), BLE
-            `uuid` becomes `address`. Each file is imported whole or not at all; documents whose id
-            is already stored are skipped.
+            Reads JSON (one document or an array), JSON lines, CouchDB `_all_docs?include_docs=true` dumps and couch-view files ({"rows":[{"id":…,"value":…}]}). Numbers stored as strings become numbers, local times become ISO-8601 UTC (originals kept under `legacy`), BLE `uuid` becomes `address`. Each file is imported whole or not at all; documents whose id is already stored are skipped.
 
             Examples:
               fprint import old-ios-export.json

@@ -9,8 +9,7 @@ public struct Fprint: AsyncParsableCommand {
         commandName: "fprint",
         abstract: "Collect radio fingerprints (BLE, Wi-Fi, cellular, GNSS) for indoor positioning.",
         discussion: """
-            Measure at a point of a floor plan or walk a scripted route; every measurement is one
-            JSON document in a local SQLite store.
+            Measure at a point of a floor plan or walk a scripted route; every measurement is one JSON document in a local SQLite store.
 
             Examples:
               fprint measure --map J1NP --x 363 --y 701 --simulate
@@ -18,8 +17,7 @@ public struct Fprint: AsyncParsableCommand {
               fprint list --map J1NP
               fprint show 3f2a
 
-            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data,
-            66 not found, 69 no radio available, 74 database/file error, 130 interrupted.
+            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 130 interrupted.
             """,
         version: version,
         subcommands: [

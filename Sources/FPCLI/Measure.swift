@@ -7,9 +7,7 @@ struct Measure: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record a static measurement at a point of a map.",
         discussion: """
-            Stands at (x, y) in map units for --duration seconds (default: the measurement-seconds
-            setting, 20 s; allowed 5–120), records every enabled radio and stores one document.
-            Ctrl-C stops without storing anything (exit 130).
+            Stands at (x, y) in map units for --duration seconds (default: the measurement-seconds setting, 20 s; allowed 5–120), records every enabled radio and stores one document. Ctrl-C stops without storing anything (exit 130).
 
             Examples:
               fprint measure --map J1NP --x 363 --y 701

@@ -8,11 +8,7 @@ struct WalkCommand: AsyncParsableCommand {
         commandName: "walk",
         abstract: "Walk a scenario's route, cutting one document every 2 s.",
         discussion: """
-            A target point moves along the scenario's waypoints at walking pace: correction 0 is
-            1 m/s, each step adds or removes 5 % (v = 1 m/s × (1 + 0.05 × c), c = −10…+10). Keep up
-            with it. Every 2 s one document is cut; its position is the route point at the middle
-            of its window. The walk ends at the last waypoint and stores all its documents at
-            once, with a shared sessionId and seq 1, 2, …; Ctrl-C stores nothing (exit 130).
+            A target point moves along the scenario's waypoints at walking pace: correction 0 is 1 m/s, each step adds or removes 5 % (v = 1 m/s × (1 + 0.05 × c), c = −10…+10). Keep up with it. Every 2 s one document is cut; its position is the route point at the middle of its window. The walk ends at the last waypoint and stores all its documents at once, with a shared sessionId and seq 1, 2, …; Ctrl-C stores nothing (exit 130).
 
             Examples:
               fprint walk --scenario scenarioJ1NP1
