@@ -101,7 +101,8 @@ struct Workspace {
             do { env = try RadioEnvironment.load(path: path) } catch {
                 throw Failure("\(error)", .dataError)
             }
-            let seed = capture.seed ?? env.seed ?? 1
+            // A fresh seed per run unless one is given: two measurements at one point should differ as real ones do.
+            let seed = capture.seed ?? UInt64.random(in: 1...UInt64.max)
             let providers = SimulatedRadios.providers(environment: env, seed: seed, radios: radios)
             let clock: any MeasurementClock = capture.fast ? VirtualClock() : MonotonicClock()
             return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator)

@@ -58,8 +58,13 @@ public actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
         guard context.level == environment.map else {
             return unavailable("environment \(environment.source) simulates map \(environment.map), not \(context.level)")
         }
-        // A fresh simulation per start: a provider reused for another measurement repeats exactly.
-        let simulation = Simulation(environment: environment, seed: seed)
+        // A fresh simulation per start, seeded by the seed and the starting point: measurements at
+        // different points get independent noise and advertising phases (one shared stream would
+        // make every point's noise identical, too kind to a fingerprinting evaluation), while the
+        // same seed at the same point still repeats exactly.
+        let origin = context.position(0)
+        var mixer = SeededRandom(seed: seed).fork("\(context.level)@\(origin.x.bitPattern),\(origin.y.bitPattern)")
+        let simulation = Simulation(environment: environment, seed: mixer.next())
         if let reason = simulation.unavailableReason { return unavailable(reason) }
         self.simulation = simulation
         self.context = context
@@ -121,8 +126,9 @@ public struct BLESimulation: RadioSimulation {
 
     private let channel: Channel
     private var transmitters: [Transmitter]
+    /// Adverts heard in this call, as small records: sorting them is cheap, sorting BLEScans is not.
     /// Reused between calls so a tick allocates nothing once warmed up.
-    private var batch: [(time: Int, index: Int, scan: BLEScan)] = []
+    private var batch: [(time: Int, index: Int, rssi: Int)] = []
 
     public init(environment: RadioEnvironment, seed: UInt64) {
         channel = Channel(environment)
@@ -148,17 +154,17 @@ public struct BLESimulation: RadioSimulation {
                 let noise = sigma * transmitters[i].random.nextGaussian()
                 let advDelay = Int(transmitters[i].random.next() % 11)
                 transmitters[i].nextMs += transmitters[i].intervalMs + advDelay
-                if let rssi = channel.heard(mean + noise) {
-                    var scan = transmitters[i].template
-                    scan.rssi = rssi
-                    scan.time = t
-                    batch.append((t, i, scan))
-                }
+                if let rssi = channel.heard(mean + noise) { batch.append((t, i, rssi)) }
             }
         }
-        batch.sort { ($0.time, $0.index) < ($1.time, $1.index) }
+        batch.sort { $0.time != $1.time ? $0.time < $1.time : $0.index < $1.index }
         out.reserveCapacity(out.count + batch.count)
-        for entry in batch { out.append(.ble(entry.scan)) }
+        for entry in batch {
+            var scan = transmitters[entry.index].template
+            scan.rssi = entry.rssi
+            scan.time = entry.time
+            out.append(.ble(scan))
+        }
     }
 }
 
