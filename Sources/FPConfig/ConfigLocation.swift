@@ -96,8 +96,13 @@ public enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
         return scheme.lowercased()
     }
 
-    /// Removes `.`, `..` and duplicate slashes without touching the file system.
+    /// Removes `.`, `..` and duplicate slashes of an absolute path without
+    /// touching the file system (symlinks stay as they are).
     static func normalised(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardized.path
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 }

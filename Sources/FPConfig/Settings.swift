@@ -46,8 +46,14 @@ public struct Settings: Sendable, Equatable {
             if trimmed.isEmpty {
                 configURL = nil
             } else {
-                guard (try? ConfigLocation.parse(trimmed, currentDirectory: "/")) != nil else { throw invalid }
-                configURL = trimmed
+                let cwd = FileManager.default.currentDirectoryPath
+                guard let location = try? ConfigLocation.parse(trimmed, currentDirectory: cwd) else { throw invalid }
+                // A relative path is stored absolute: later runs start in other directories.
+                if ConfigLocation.scheme(of: trimmed) == nil, case .file(let path) = location {
+                    configURL = path
+                } else {
+                    configURL = trimmed
+                }
             }
         case .radios:
             let names = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

@@ -185,7 +185,7 @@ import Testing
         (#"{"scenarios": [\#(scenarios(#"[{"x": 1, "Y": 2}, {"X": 3, "Y": 4}]"#))]}"#,
          "$.scenarios[0].points[0].X: missing (expected a number; found key \"x\", keys are case-sensitive)"),
         (#"{"scenarios": [\#(scenarios(#"[{"X": 1, "Y": 1e999}, {"X": 3, "Y": 4}]"#))]}"#,
-         "not valid JSON near line 1, column 103: number 1e999 is out of range"),
+         "not valid JSON near line 1, column 92: number 1e999 is out of range"),
         (#"{"scenarios": [\#(scenarios(#"[[1, 2], [3, 4]]"#))]}"#, "$.scenarios[0].points[0]: expected an object, found array"),
         (#"{"scenarios": {}}"#, "$.scenarios: expected an array, found object"),
         (#"{"scenario": []}"#, "$.scenarios: missing (expected an array)"),

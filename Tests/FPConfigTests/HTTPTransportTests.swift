@@ -114,6 +114,25 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
+    /// Certificates are verified unless the transport is `insecure`.
+    @Test func tlsIsVerifiedByDefault() throws {
+        let directory = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Support.write("secure", to: directory.appendingPathComponent("hello.txt"))
+        let server = try LocalServer.https(serving: directory)
+        defer { server.stop() }
+        let url = server.baseURL.appendingPathComponent("hello.txt")
+        do {
+            _ = try CurlHTTPTransport().send(HTTPRequest(url: url))
+            Issue.record("a self-signed certificate was accepted")
+        } catch let error as HTTPError {
+            guard case .tls = error else { Issue.record("unexpected \(error)"); return }
+            #expect(error.description.hasPrefix("TLS failure with \(url.absoluteString): "))
+        }
+        let response = try CurlHTTPTransport(insecure: true).send(HTTPRequest(url: url))
+        #expect(String(decoding: response.body, as: UTF8.self) == "secure")
+    }
+
     @Test func rejectsBadURLsAndHeadersWithoutEchoingValues() throws {
         let transport = CurlHTTPTransport()
         #expect(throws: HTTPError.invalidURL("ftp://example.org/x")) {

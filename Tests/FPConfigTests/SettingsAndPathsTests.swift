@@ -54,6 +54,8 @@ import Testing
         #expect(try store.get("speed-correction") == "-10")
         try store.set("speed-correction", "+10")
         #expect(try store.get("speed-correction") == "10")
+        try store.set("config-url", "surveys/../app-config.json")  // relative paths are stored absolute
+        #expect(try store.get("config-url") == ConfigLocation.normalised(FileManager.default.currentDirectoryPath + "/app-config.json"))
         try store.set("config-url", "")  // back to the default location
         #expect(try store.load().configURL == nil)
     }
