@@ -3,15 +3,17 @@
 //
 //   fprint-store-torture DBPATH
 //       Inserts batches of 1–5 documents forever. Ids are `torture-<batch>-<i>`,
-//       bodies carry `batch`, `batchSize` and `index`. Each batch number is
+//       bodies (~2 KB) carry `batch`, `batchSize` and `index`. Each batch number is
 //       printed to stdout (flushed) only after its transaction committed, so a
 //       test may SIGKILL the process at any moment and then check that every
 //       printed batch is stored and no batch is stored in part. Restarting on the
 //       same file continues after the highest batch stored.
 //
 //   fprint-store-torture --bench DBPATH COUNT [BATCH]
-//       Inserts COUNT walk documents of ~75 KB (50 BLE transmitters × 20 samples,
-//       30 Wi-Fi BSSs) in batches of BATCH (default 10), then lists them; prints rates.
+//       Inserts COUNT walk documents of ~80 KB (50 BLE transmitters × 20 samples,
+//       30 Wi-Fi BSSs) in batches of BATCH (default 10), lists them and reads some
+//       back; prints rates. DBPATH `:memory:` uses an in-memory store.
+//       FPRINT_BENCH_PARTS=1 also times FPCore's share of the work.
 //
 //   fprint-store-torture --bench-list DBPATH COUNT
 //       Inserts COUNT small documents, then times `list` (all, limit 50, by level).
@@ -47,8 +49,7 @@ func walkBody(transmitters: Int, samples: Int, wifi: Int, seq: Int, createdAtMs:
         let address = String(format: "C4:7C:8D:%02X:%02X:%02X", t, seq % 256, (t * 7) % 256)
         for s in 0..<samples {
             document.bleScans.append(BLEScan(
-                address: address, addressType: "random", rssi: -40 - (t + s) % 55, time: s * 100 + t,
-                eventType: "ADV_NONCONN_IND"))
+                address: address, addressType: "random", rssi: -40 - (t + s) % 55, time: s * 100 + t))
         }
     }
     for w in 0..<wifi {
@@ -73,9 +74,10 @@ func torture(path: String) throws {
         let parts = summary.id.split(separator: "-")
         if parts.count == 3, parts[0] == "torture", let b = Int(parts[1]) { batch = max(batch, b + 1) }
     }
-    // One template body (~20 KB): building it per document would dominate the
-    // loop and make kills land outside the write more often.
-    let template = walkBody(transmitters: 15, samples: 10, wifi: 20, seq: 0, createdAtMs: 1_795_000_000_000)
+    // One template body (~2 KB), built once: building it per document would
+    // dominate the loop and make kills land outside the write more often.
+    // Small, because the test parses and re-hashes every stored body.
+    let template = walkBody(transmitters: 2, samples: 5, wifi: 4, seq: 0, createdAtMs: 1_795_000_000_000)
     while true {
         let size = 1 + (batch * 7) % 5
         var documents: [NewDocument] = []
@@ -106,12 +108,28 @@ func fileSize(_ path: String) -> Int64 {
 }
 
 func bench(path: String, count: Int, batchSize: Int) throws {
-    let store = try SQLiteDocumentStore(path: path)
+    // DBPATH `:memory:` benchmarks the in-memory store (no file I/O at all).
+    let store = path == ":memory:" ? try SQLiteDocumentStore.inMemory() : try SQLiteDocumentStore(path: path)
     let base: Int64 = 1_795_000_000_000
     // Bodies are built first: the rate measured is the store's, not the encoder's.
-    let bodies = (0..<count).map { walkBody(transmitters: 50, samples: 20, wifi: 30, seq: $0, createdAtMs: base + Int64($0) * 2000) }
+    let bodies = (0..<count).map {
+        walkBody(transmitters: 50, samples: 20, wifi: 30, seq: $0, createdAtMs: base + Int64($0) * 2000)
+    }
     let jsonBytes = bodies.reduce(0) { $0 + CanonicalJSON.data($1).count }
     let prefix = UUID().uuidString.prefix(8)
+    // FPRINT_BENCH_PARTS=1: what FPCore's per-document work costs, which the
+    // insert rate includes (serialising, hashing the revision, the summary's
+    // time parse) and what reading a body back costs.
+    if ProcessInfo.processInfo.environment["FPRINT_BENCH_PARTS"] != nil {
+        let sample = Array(bodies.prefix(100))
+        let texts = sample.map(CanonicalJSON.data)
+        let canonical = seconds { for body in sample { _ = CanonicalJSON.string(body) } }
+        let revision = seconds { for body in sample { _ = Revision.next(after: nil, body: body) } }
+        let parse = try seconds { for text in texts { _ = try CanonicalJSON.parse(text) } }
+        let iso = seconds { for body in sample { _ = ISOTime.milliseconds(body["createdAt"]?.stringValue ?? "") } }
+        print(String(format: "per doc: canonical JSON %.2f ms, Revision.next %.2f ms, parse %.2f ms, ISO time %.3f ms",
+                     canonical * 10, revision * 10, parse * 10, iso * 10))
+    }
     let insertTime = try seconds {
         var start = 0
         while start < count {
@@ -121,19 +139,23 @@ func bench(path: String, count: Int, batchSize: Int) throws {
         }
     }
     let listTime = try seconds { _ = try store.list(ListQuery()) }
+    let readCount = min(count, 200)
+    let readTime = try seconds { _ = try store.changes(since: 0, limit: readCount) }
     let stored = fileSize(path) + fileSize(path + "-wal")
     print(String(format: "inserted %d docs (%.1f KB JSON each) in %.2f s: %.0f docs/s, %.1f MB/s JSON",
                  count, Double(jsonBytes) / Double(count) / 1024, insertTime, Double(count) / insertTime,
                  Double(jsonBytes) / insertTime / 1e6))
     print(String(format: "file + wal: %.1f MB, %.0f bytes/doc; list of %d: %.1f ms",
                  Double(stored) / 1e6, Double(stored) / Double(max(1, try store.count())), try store.count(), listTime * 1000))
+    print(String(format: "read back %d docs with bodies: %.0f docs/s", readCount, Double(readCount) / readTime))
 }
 
 func benchList(path: String, count: Int) throws {
     let store = try SQLiteDocumentStore(path: path)
     let levels = ["J1NP", "J2NP", "J3NP"]
     let insertTime = try seconds {
-        var start = 0
+        // Re-running on a filled database only times the queries again.
+        var start = try store.count()
         while start < count {
             let end = min(start + 1000, count)
             try store.insert((start..<end).map { i in
@@ -145,6 +167,7 @@ func benchList(path: String, count: Int) throws {
         }
     }
     print(String(format: "inserted %d small docs in %.2f s", count, insertTime))
+
     for (name, query) in [("all", ListQuery()), ("limit 50", ListQuery(limit: 50)), ("level J2NP", ListQuery(level: "J2NP")),
                           ("level J2NP limit 50", ListQuery(level: "J2NP", limit: 50)), ("unsynced", ListQuery(unsyncedOnly: true))] {
         var rows = 0

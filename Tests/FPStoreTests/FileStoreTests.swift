@@ -38,8 +38,8 @@ import Testing
         // When it is opened again
         let reopened = try SQLiteDocumentStore(path: path)
         // Then the schema is the latest, each migration ran once, and the data is intact
-        #expect(try reopened.schemaVersion() == "v1")
-        #expect(try reopened.rawSQL("SELECT identifier FROM grdb_migrations") == [["v1"]])
+        #expect(try reopened.schemaVersion() == "v2")
+        #expect(try reopened.rawSQL("SELECT identifier FROM grdb_migrations ORDER BY identifier") == [["v1"], ["v2"]])
         #expect(try reopened.document(id: "a", includeDeleted: false) == stored)
         #expect(try reopened.localDocument(id: "cp") == ["seq": 1])
         #expect(try reopened.databaseUUID() == uuid)
@@ -47,6 +47,41 @@ import Testing
         // And the sequence continues where it stopped
         let next = try reopened.insert([NewDocument(id: "b", body: body)])
         #expect(next.first?.seq == 2)
+    }
+
+    @Test func v1DatabaseIsUpgradedInPlace() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("old.sqlite").path
+        // Given a database with the v1 schema holding a document, a tombstone and a local document
+        let uuid: String
+        let stored: StoredDocument
+        do {
+            let old = try SQLiteDocumentStore(path: path, migratingUpTo: "v1")
+            #expect(try old.schemaVersion() == "v1")
+            stored = try #require(try old.insert([
+                NewDocument(id: "keep", body: measurementBody(createdAt: "2026-11-21T10:00:00.000Z")),
+                NewDocument(id: "gone", body: measurementBody(note: "gone")),
+            ]).first)
+            try old.delete(id: "gone")
+            try old.putLocalDocument(id: "cp", body: ["seq": 3])
+            uuid = try old.databaseUUID()
+        }
+        // When the current fprint opens it
+        let store = try SQLiteDocumentStore(path: path)
+        // Then it is migrated to the latest schema with everything kept
+        #expect(try store.schemaVersion() == "v2")
+        #expect(try store.document(id: "keep", includeDeleted: false) == stored)
+        #expect(try store.document(id: "gone", includeDeleted: true)?.deleted == true)
+        #expect(try store.list(ListQuery()).map(\.id) == ["keep"])
+        #expect(try store.localDocument(id: "cp") == ["seq": 3])
+        #expect(try store.databaseUUID() == uuid)
+        #expect(try store.lastSequence() == 3)
+        #expect(try store.integrityCheck().isEmpty)
+        // And the v1 listing index was replaced by the covering one
+        let indexes = try store.rawSQL("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents'")
+            .compactMap { $0.first ?? nil }
+        #expect(indexes.contains("documents_list") && !indexes.contains("documents_by_time"), "\(indexes)")
     }
 
     @Test func databaseFromNewerFprintIsRefused() throws {
@@ -129,12 +164,15 @@ import Testing
         #expect(try store.integrityCheck().isEmpty)
     }
 
-    @Test func listUsesTheTimeIndex() throws {
-        // `list` must not scan and sort: the plan walks documents_by_time.
+    @Test func listUsesTheCoveringIndex() throws {
+        // `list` must not scan, sort or visit the table: the plan walks documents_list only.
         let plan = try store.rawSQL("""
-            EXPLAIN QUERY PLAN SELECT id FROM documents WHERE deleted = 0 ORDER BY created_at_ms DESC, id LIMIT 50
+            EXPLAIN QUERY PLAN
+            SELECT id, rev, created_at_ms, created_at, level, mode, x, y, session_id, walk_seq,
+                   ble_count, wifi_count, cell_count, geo_count, synced
+            FROM documents WHERE deleted = 0 AND synced = 0 ORDER BY created_at_ms DESC, id LIMIT 50
             """).compactMap { $0.last ?? nil }
-        #expect(plan.contains { $0.contains("documents_by_time") }, "\(plan)")
+        #expect(plan.contains { $0.contains("COVERING INDEX documents_list") }, "\(plan)")
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
