@@ -19,12 +19,12 @@ public enum CanonicalJSON {
     }
 
     /// Parses JSON text into a value; numbers without fraction or exponent stay integers.
-    public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+    public static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
+        try JSONParser.parse([UInt8](data))
     }
 
-    public static func parse(_ text: String) throws -> JSONValue {
-        try parse(Data(text.utf8))
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
     }
 
     /// Encodes any Codable value into a JSONValue tree.
@@ -38,61 +38,97 @@ public enum CanonicalJSON {
         try JSONDecoder().decode(type, from: data(value))
     }
 
+    private static let nullBytes: [UInt8] = Array("null".utf8)
+    private static let trueBytes: [UInt8] = Array("true".utf8)
+    private static let falseBytes: [UInt8] = Array("false".utf8)
+
     static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: Array("null".utf8))
-        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
-        case .int(let i): out.append(contentsOf: Array(String(i).utf8))
+        case .null: out.append(contentsOf: nullBytes)
+        case .bool(let b): out.append(contentsOf: b ? trueBytes : falseBytes)
+        case .int(let i): writeInteger(i, into: &out)
         case .double(let d): writeNumber(d, into: &out)
         case .string(let s): writeString(s, into: &out)
         case .array(let a):
             out.append(UInt8(ascii: "["))
-            for (i, v) in a.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            for v in a {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 write(v, into: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let o):
             out.append(UInt8(ascii: "{"))
-            let keys = o.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (i, k) in keys.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            // Sorting the pairs, not the keys, saves a dictionary lookup per member.
+            let members = o.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            var first = true
+            for (k, v) in members {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 writeString(k, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(o[k]!, into: &out)
+                write(v, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
+    /// Decimal digits without going through String.
+    static func writeInteger(_ i: Int64, into out: inout [UInt8]) {
+        if i == 0 { out.append(UInt8(ascii: "0")); return }
+        if i == .min { out.append(contentsOf: Array(String(i).utf8)); return }
+        var v = i < 0 ? -i : i
+        if i < 0 { out.append(UInt8(ascii: "-")) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            while v > 0 {
+                buf[n] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                n += 1
+            }
+            for k in stride(from: n - 1, through: 0, by: -1) { out.append(buf[k]) }
+        }
+    }
+
     static func writeNumber(_ d: Double, into out: inout [UInt8]) {
         guard d.isFinite else {  // JSON has no NaN/Infinity; null is what CouchDB stores for them
-            out.append(contentsOf: Array("null".utf8))
+            out.append(contentsOf: nullBytes)
             return
         }
         if d.rounded() == d && abs(d) < 9.0e15 {
-            out.append(contentsOf: Array(String(Int64(d)).utf8))
+            writeInteger(Int64(d), into: &out)
         } else {
-            out.append(contentsOf: Array(d.description.utf8))
+            out.append(contentsOf: d.description.utf8)
         }
     }
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
-            case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            // Copy runs that need no escaping in one go.
+            var runStart = 0
+            for (k, b) in bytes.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<k]))
+                runStart = k + 1
+                switch b {
+                case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
+                case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
+                case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
+                case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -15,11 +15,12 @@ struct PendingRevision {
 
     init(id: String, body: JSONValue, parent: Revision?, deleted: Bool = false) {
         self.id = id
-        self.rev = Revision.next(after: parent, body: body, deleted: deleted)
+        let canonical = CanonicalJSON.data(body)  // serialised once: hashed and stored
+        self.rev = Revision.next(after: parent, canonicalBody: canonical, deleted: deleted)
         self.parent = parent
         self.deleted = deleted
         self.body = body
-        self.text = CanonicalJSON.string(body)
+        self.text = String(decoding: canonical, as: UTF8.self)
         self.summary = Summary(body: body)
     }
 }

@@ -224,16 +224,22 @@ import Testing
 
     @Test func columnsCountCharactersNotBytes() {
         let bytes = Array("{\"popis\": \"Králové\" x}".utf8)
-        let failure = JSONSyntax.firstError(in: bytes)
-        #expect(failure?.reason == "unexpected \"x\" where \",\" or \"}\" should be")
-        #expect(failure.map { JSONSyntax.lineAndColumn(of: $0.offset, in: bytes) } ?? (0, 0) == (1, 21))
+        do {
+            _ = try JSONParser.parse(bytes)
+            Issue.record("broken JSON was accepted")
+        } catch {
+            #expect(error.reason == "unexpected \"x\" where \",\" or \"}\" should be")
+            #expect(error.line == 1 && error.column == 21)
+        }
     }
 
     @Test func validJSONPassesTheSyntaxCheck() throws {
         for text in [#"{"a": [1, -2.5e+3, true, false, null, "\u00e9\n"], "b": {}}"#, "[]", "0", "\u{FEFF}{}"] {
-            #expect(JSONSyntax.firstError(in: Array(text.utf8)) == nil, "\(text)")
+            #expect((try? JSONParser.parse(Array(text.utf8))) != nil, "\(text)")
         }
-        #expect(JSONSyntax.firstError(in: [0x7B, 0xFF, 0x7D])?.reason == "not UTF-8 text")
+        #expect(throws: JSONParseError(offset: 1, line: 1, column: 2, reason: "not UTF-8 text")) {
+            try JSONParser.parse([0x7B, 0xFF, 0x7D])
+        }
     }
 }
 
