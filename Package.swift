@@ -28,11 +28,19 @@ let package = Package(
         .target(name: "FPStore", dependencies: ["FPCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // Radio and device providers: simulated radios, the real device provider.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
+        // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies at all.
+        .target(name: "FPHCI"),
+        // BlueZ headers (libbluetooth-dev): sockaddr_hci, hci_filter, hci_dev_info.
+        .systemLibrary(name: "CHCI", providers: [.apt(["libbluetooth-dev"])]),
+        // HCI sockets (raw and user channel), the command engine, scan control, adapter listing.
+        .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI"]),
+        // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
+        .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPTransport"]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
-            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
+            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPBLE", "FPTransport", "FPHCI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -47,6 +55,8 @@ let package = Package(
         .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
+        .testTarget(name: "FPHCITests", dependencies: ["FPHCI"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore"]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
     ]
 )
