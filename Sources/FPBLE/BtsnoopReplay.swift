@@ -61,7 +61,7 @@ public struct BtsnoopCapture: Sendable {
 /// its recorded time offset, and the document says it is a replay.
 public final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
     public let radio = Radio.ble
-    let capture: BtsnoopCapture
+    public let capture: BtsnoopCapture
     let lock = NSLock()
     var next = 0
     var sink: SampleSink?
