@@ -50,12 +50,18 @@ let package = Package(
         // `make bench`: store throughput and `fprint list` latency, figures printed.
         .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore"]),
 
+        // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
+        .target(name: "FPHCIFuzz", dependencies: ["FPHCI"]),
+        .executableTarget(name: "fprint-fuzz", dependencies: ["FPHCI", "FPHCIFuzz"]),
+        // `make bench`, BLE part: parse and end-to-end reports/s.
+        .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore"]),
+
         .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore"]),
         .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
-        .testTarget(name: "FPHCITests", dependencies: ["FPHCI"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore"]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
     ]
