@@ -24,8 +24,18 @@ public struct BDAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `AA:BB:CC:DD:EE:FF`, upper case (the form BlueZ and the old apps print).
     public var description: String {
+        // Built in one small buffer: this runs once per report on the hot path.
         let all = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5]
-        return all.map(Hex.byte).joined(separator: ":")
+        return String(unsafeUninitializedCapacity: 17) { out in
+            var i = 0
+            for (n, b) in all.enumerated() {
+                if n > 0 { out[i] = UInt8(ascii: ":"); i += 1 }
+                out[i] = Hex.upper[Int(b >> 4)]
+                out[i + 1] = Hex.upper[Int(b & 0x0F)]
+                i += 2
+            }
+            return i
+        }
     }
 }
 
@@ -52,16 +62,24 @@ public enum AddressType: UInt8, Sendable, CaseIterable {
 /// Small hex helpers without Foundation.
 public enum Hex {
     static let digits: [Character] = Array("0123456789ABCDEF")
+    static let upper: [UInt8] = Array("0123456789ABCDEF".utf8)
+    static let lower: [UInt8] = Array("0123456789abcdef".utf8)
 
     public static func byte(_ b: UInt8) -> String {
         String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
     }
 
     /// Lower-case hex of a byte sequence, no separators.
-    public static func string<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        var out = ""
-        for b in bytes { out += byte(b) }
-        return out.lowercased()
+    public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            var i = 0
+            for b in bytes {
+                out[i] = lower[Int(b >> 4)]
+                out[i + 1] = lower[Int(b & 0x0F)]
+                i += 2
+            }
+            return i
+        }
     }
 
     /// Parses hex digits (white space ignored); nil on any other character or an odd count.

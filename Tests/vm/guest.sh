@@ -33,8 +33,15 @@ echo $? > "$OUT/measure.rc"
 "$BIN" measure --map J1NP --x 1 --y 1 --duration 5 --ble-source hci:hci0 --no-wifi --no-cell --no-location \
     > "$OUT/measure2.id" 2> "$OUT/measure2.err"
 echo $? > "$OUT/measure2.rc"
+# fprint scan on the real socket, piped: JSON lines.
+"$BIN" scan --ble-source hci:hci0 --duration 3 > "$OUT/scan.jsonl" 2> "$OUT/scan.err"; echo $? > "$OUT/scan.rc"
 sleep 1
 kill -INT $BTMON; wait $BTMON
+# --exclusive: HCI user channel. Refused while hci0 is up, works once it is down.
+"$BIN" scan --ble-source hci:hci0 --exclusive --duration 2 > /dev/null 2> "$OUT/exclusive-up.err"; echo $? > "$OUT/exclusive-up.rc"
+hciconfig hci0 down
+"$BIN" measure --map J1NP --x 2 --y 2 --duration 5 --ble-source hci:hci0 --exclusive --no-wifi --no-cell --no-location --json \
+    > "$OUT/exclusive.json" 2> "$OUT/exclusive.err"; echo $? > "$OUT/exclusive.rc"
 "$BIN" measure --map J1NP --x 363 --y 701 --duration 20 --fast --ble-source "btsnoop:$OUT/vm.btsnoop" \
     --no-wifi --no-cell --no-location --json > "$OUT/replay.json" 2> "$OUT/replay.err"
 echo $? > "$OUT/replay.rc"

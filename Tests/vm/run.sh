@@ -18,6 +18,9 @@ fail() { echo "test-vm: FAIL: $*" >&2; echo "--- guest log:" >&2; tail -40 "$OUT
 [ "$(cat "$OUT/measure.rc")" = 0 ] || fail "measure on hci0 exited $(cat "$OUT/measure.rc"): $(cat "$OUT/measure.err")"
 [ "$(cat "$OUT/measure2.rc")" = 0 ] || fail "second measure exited $(cat "$OUT/measure2.rc") (adapter left scanning?): $(cat "$OUT/measure2.err")"
 [ "$(cat "$OUT/replay.rc")" = 0 ] || fail "replay of the btmon capture exited $(cat "$OUT/replay.rc"): $(cat "$OUT/replay.err")"
+[ "$(cat "$OUT/scan.rc")" = 0 ] || fail "scan on hci0 exited $(cat "$OUT/scan.rc"): $(cat "$OUT/scan.err")"
+[ "$(cat "$OUT/exclusive-up.rc")" = 82 ] || fail "--exclusive on an up adapter should exit 82, got $(cat "$OUT/exclusive-up.rc"): $(cat "$OUT/exclusive-up.err")"
+[ "$(cat "$OUT/exclusive.rc")" = 0 ] || fail "--exclusive measure exited $(cat "$OUT/exclusive.rc"): $(cat "$OUT/exclusive.err")"
 python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -38,5 +41,12 @@ def check(label, path, live):
     print(f"test-vm: {label}: {len(hits)} iBeacon report(s) from {addr}, {len(doc['bleScans'])} reports in all", file=sys.stderr)
 check("live hci0", f"{out}/measure.json", True)
 check("btmon replay", f"{out}/replay.json", False)
+doc = json.loads(open(f"{out}/exclusive.json").read().splitlines()[0])
+assert doc["providers"]["ble"]["source"] == "hci:hci0:exclusive", doc["providers"]["ble"]
+assert any(s["address"] == addr and s.get("beacon", {}).get("minor") == 53 for s in doc["bleScans"]), doc["bleScans"]
+print(f"test-vm: exclusive user channel: iBeacon from {addr}", file=sys.stderr)
+rows = [json.loads(l) for l in open(f"{out}/scan.jsonl") if l.strip()]
+assert any(r["address"] == addr and r.get("beacon", {}).get("major") == 1 and r["count"] >= 1 for r in rows), rows
+print(f"test-vm: scan: {len(rows)} JSON line(s), iBeacon row for {addr}", file=sys.stderr)
 PY
 echo "test-vm: PASS in $(( $(date +%s) - start )) s" >&2
