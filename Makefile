@@ -34,7 +34,7 @@ install:
 clean:
 	rm -rf .build .demo
 
-# The real-kernel BLE test: qemu VM with btvirt controllers (DESIGN.md §6), ~1–2 min.
+# The real-kernel BLE test: qemu VM with btvirt controllers (DESIGN.md §6), ~2–3 min (software emulation).
 test-vm:
 	bash Tests/vm/run.sh
 

@@ -22,23 +22,33 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     var decoder = EventDecoder()
     let done = DispatchSemaphore(value: 0)
 
-    public init(device: UInt16, exclusive: Bool, parameters: HCICommand.ScanParameters) {
+    /// `socket`: one already opened by `preflight`, used instead of opening again
+    /// (closing a user-channel socket powers the adapter down and back, and an
+    /// immediate second bind can then find it busy).
+    public init(device: UInt16, exclusive: Bool, parameters: HCICommand.ScanParameters, socket: HCISocket? = nil) {
         self.device = device
         self.exclusive = exclusive
         self.parameters = parameters
+        self.prepared = socket
     }
+
+    var prepared: HCISocket?
 
     public var source: String { "hci:hci\(device)" + (exclusive ? ":exclusive" : "") }
 
     /// Opens and binds the socket without scanning: the CLI calls this first
     /// so an explicit `--ble-source hci:…` fails with its one-line reason.
-    public static func preflight(device: UInt16, exclusive: Bool) throws(HCISocketError) {
-        _ = try HCISocket(device: device, exclusive: exclusive)
+    public static func preflight(device: UInt16, exclusive: Bool) throws(HCISocketError) -> HCISocket {
+        try HCISocket(device: device, exclusive: exclusive)
     }
 
     public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         do {
-            let socket = try HCISocket(device: device, exclusive: exclusive)
+            let socket = try lock.withLock { () throws(HCISocketError) -> HCISocket in
+                defer { prepared = nil }
+                if let prepared { return prepared }
+                return try HCISocket(device: device, exclusive: exclusive)
+            }
             // Filter before enabling: the controller may report at enable time.
             let previous = socket.currentFilter()
             try socket.setFilter()

@@ -62,11 +62,12 @@ enum BLEFailure {
                 throw Failure(error.description, .dataError)
             }
         case .hci(let device):
-            do { try HCIScanProvider.preflight(device: device, exclusive: exclusive) } catch {
+            let socket: HCISocket
+            do { socket = try HCIScanProvider.preflight(device: device, exclusive: exclusive) } catch {
                 if explicit { throw failure(error, device: device) }
                 return UnavailableRadio(radio: .ble, reason: error.description)
             }
-            return HCIScanProvider(device: device, exclusive: exclusive, parameters: .init(active: !passive))
+            return HCIScanProvider(device: device, exclusive: exclusive, parameters: .init(active: !passive), socket: socket)
         case .sim:
             throw Failure("internal: simulated BLE is built by the workspace", .failure)
         }
