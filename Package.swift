@@ -40,7 +40,8 @@ let package = Package(
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
-            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPBLE", "FPTransport", "FPHCI",
+            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
+            "FPBLE", "FPTransport", "FPHCI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
