@@ -4,7 +4,7 @@ PREFIX ?= /usr/local
 DEMO_DB ?= $(CURDIR)/.demo/fprint-demo.sqlite
 BIN = $(shell $(SWIFT) build --show-bin-path)/fprint
 
-.PHONY: build test demo bench install clean
+.PHONY: build test demo bench install clean test-vm fuzz bench-ble
 
 build:
 	$(SWIFT) build
@@ -20,7 +20,7 @@ demo: build
 	$(BIN) list --db $(DEMO_DB)
 
 # Release-build benchmarks; figures are printed, not asserted.
-bench:
+bench: bench-ble
 	$(SWIFT) build -c release --product fprint-bench
 	$(SWIFT) build -c release --product fprint
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
@@ -33,3 +33,18 @@ install:
 
 clean:
 	rm -rf .build .demo
+
+# The real-kernel BLE test: qemu VM with btvirt controllers (DESIGN.md §6), ~2–3 min (software emulation).
+test-vm:
+	bash Tests/vm/run.sh
+
+# Mutation fuzzing of the HCI parsers over the real captures (FUZZ_SECONDS, default 300).
+FUZZ_SECONDS ?= 300
+fuzz:
+	$(SWIFT) build -c release --product fprint-fuzz
+	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-fuzz --seconds $(FUZZ_SECONDS) Tests/FPHCITests/Fixtures/captures/*.btsnoop
+
+# BLE figures: parse and end-to-end reports/s (release build).
+bench-ble:
+	$(SWIFT) build -c release --product fprint-ble-bench
+	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-ble-bench Tests/FPHCITests/Fixtures/captures/*.btsnoop

@@ -28,11 +28,20 @@ let package = Package(
         .target(name: "FPStore", dependencies: ["FPCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // Radio and device providers: simulated radios, the real device provider.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
+        // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies at all.
+        .target(name: "FPHCI"),
+        // BlueZ headers (libbluetooth-dev): sockaddr_hci, hci_filter, hci_dev_info.
+        .systemLibrary(name: "CHCI", providers: [.apt(["libbluetooth-dev"])]),
+        // HCI sockets (raw and user channel), the command engine, scan control, adapter listing.
+        .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI"]),
+        // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
+        .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPTransport"]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
+            "FPBLE", "FPTransport", "FPHCI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -42,11 +51,19 @@ let package = Package(
         // `make bench`: store throughput and `fprint list` latency, figures printed.
         .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore"]),
 
+        // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
+        .target(name: "FPHCIFuzz", dependencies: ["FPHCI"]),
+        .executableTarget(name: "fprint-fuzz", dependencies: ["FPHCI", "FPHCIFuzz"]),
+        // `make bench`, BLE part: parse and end-to-end reports/s.
+        .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore"]),
+
         .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore"]),
         .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
+        .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore"]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
     ]
 )

@@ -11,6 +11,11 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case notFound = 66  // no such document, map or scenario
     case unavailable = 69  // nothing to record with: no radio available
     case ioError = 74  // the database or a file could not be written
+    case noBluetooth = 80  // the kernel has no AF_BLUETOOTH (EAFNOSUPPORT)
+    case blePermission = 81  // raw HCI without CAP_NET_RAW/CAP_NET_ADMIN
+    case adapterUnavailable = 82  // no such adapter, adapter down, or busy (--exclusive on an up adapter)
+    case noLE = 83  // the controller has no Bluetooth Low Energy
+    case hciFailure = 84  // an HCI command failed or timed out (e.g. Command Disallowed)
     case interrupted = 130  // Ctrl-C or SIGTERM: nothing was stored
 
     var meaning: String {
@@ -22,6 +27,11 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .notFound: "document, map or scenario not found"
         case .unavailable: "no radio available to record"
         case .ioError: "database or file could not be read or written"
+        case .noBluetooth: "the kernel has no Bluetooth sockets (AF_BLUETOOTH)"
+        case .blePermission: "no permission for raw HCI (CAP_NET_RAW, CAP_NET_ADMIN)"
+        case .adapterUnavailable: "Bluetooth adapter absent, down, or busy"
+        case .noLE: "Bluetooth controller without LE"
+        case .hciFailure: "an HCI command failed or timed out"
         case .interrupted: "interrupted; nothing stored"
         }
     }

@@ -17,12 +17,12 @@ public struct Fprint: AsyncParsableCommand {
               fprint list --map J1NP
               fprint show 3f2a
 
-            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 130 interrupted.
+            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 80 no Bluetooth in the kernel, 81 no permission for raw HCI, 82 adapter absent/down/busy, 83 controller without LE, 84 HCI command failed, 130 interrupted.
             """,
         version: version,
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
-            Maps.self, Scenarios.self, ConfigCommand.self,
+            Maps.self, Scenarios.self, ConfigCommand.self, AdaptersCommand.self, Scan.self,
         ])
 
     public init() {}

@@ -28,15 +28,36 @@ struct CaptureOptions: ParsableArguments {
     @Option(help: "With --simulate: seed of the simulated radios (default: the environment's seed).")
     var seed: UInt64?
 
+    @Option(name: .customLong("ble-source"), help: ArgumentHelp(
+        "Where BLE comes from: hci:hci0 (kernel HCI socket, the default), btsnoop:FILE (replay a btmon/Android capture; documents say replay) or sim (the map's simulated environment).",
+        valueName: "source"))
+    var bleSource: BLESource?
+
+    @Flag(help: "With hci:…: take the adapter exclusively (HCI user channel); the adapter must be down and bluetoothd loses it meanwhile.")
+    var exclusive = false
+
+    @Flag(help: "With hci:…: passive scanning (no scan requests, so no scan responses).")
+    var passive = false
+
     @Flag(name: .customLong("no-ble"), help: "Do not record BLE.") var noBLE = false
     @Flag(name: .customLong("no-wifi"), help: "Do not record Wi-Fi.") var noWiFi = false
     @Flag(name: .customLong("no-cell"), help: "Do not record cellular cells.") var noCell = false
     @Flag(name: .customLong("no-location"), help: "Do not record GNSS fixes.") var noLocation = false
 
     func validate() throws {
-        if fast && !simulate { throw ValidationError("--fast needs --simulate: real radios run in real time") }
+        if fast && !simulate && !replaysBLE {
+            throw ValidationError("--fast needs --simulate or --ble-source btsnoop:FILE: real radios run in real time")
+        }
+        if exclusive {
+            switch bleSource {
+            case nil, .hci?: break
+            default: throw ValidationError("--exclusive applies to --ble-source hci:… only")
+            }
+        }
         if seed != nil && !simulate { throw ValidationError("--seed needs --simulate") }
     }
+
+    var replaysBLE: Bool { if case .btsnoop? = bleSource { true } else { false } }
 
     /// The radios to record: the settings' radios minus the --no-… flags.
     func radios(enabled: [Radio]) throws -> Set<Radio> {

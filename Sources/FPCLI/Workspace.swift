@@ -1,3 +1,4 @@
+import FPBLE
 import FPConfig
 import FPCore
 import FPNet
@@ -93,7 +94,15 @@ struct Workspace {
     {
         let device = LinuxDeviceProvider(installIdPath: paths.installIDPath)
         let generator = "fprint \(Fprint.version)"
-        if capture.simulate {
+        // BLE first: an explicit --ble-source that cannot work fails before anything runs.
+        var ble: (any RadioProvider)?
+        if radios.contains(.ble), let source = capture.bleSource, source != .sim {
+            ble = try BLEFailure.provider(source, explicit: true, exclusive: capture.exclusive, passive: capture.passive)
+        }
+        let wantsSimulation = capture.simulate || (radios.contains(.ble) && capture.bleSource == .sim)
+        var simulated: [any RadioProvider] = []
+        let clock: any MeasurementClock = capture.fast ? VirtualClock() : MonotonicClock()
+        if wantsSimulation {
             guard let path = environmentPath(map: map, loaded: loaded) else {
                 throw Failure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory)", .dataError)
             }
@@ -103,17 +112,29 @@ struct Workspace {
             }
             // A fresh seed per run unless one is given: two measurements at one point should differ as real ones do.
             let seed = capture.seed ?? UInt64.random(in: 1...UInt64.max)
-            let providers = SimulatedRadios.providers(environment: env, seed: seed, radios: radios)
-            let clock: any MeasurementClock = capture.fast ? VirtualClock() : MonotonicClock()
-            return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator)
+            let simRadios = capture.simulate ? radios : [.ble]
+            simulated = SimulatedRadios.providers(environment: env, seed: seed, radios: simRadios)
         }
-        let providers = radios.sorted { $0.rawValue < $1.rawValue }.map(RealRadios.provider(for:))
+        var providers: [any RadioProvider] = []
+        for radio in radios.sorted(by: { $0.rawValue < $1.rawValue }) {
+            if radio == .ble, let ble {
+                providers.append(ble)
+            } else if let sim = simulated.first(where: { $0.radio == radio }) {
+                providers.append(sim)
+            } else if capture.fast {
+                // A virtual clock (a fast replay) cannot drive real radios.
+                providers.append(UnavailableRadio(radio: radio, reason: "not recorded while replaying on a virtual clock (--fast)"))
+            } else if radio == .ble {
+                providers.append(try BLEFailure.provider(.hci(0), explicit: false, exclusive: false, passive: capture.passive))
+            } else {
+                providers.append(RealRadios.provider(for: radio))
+            }
+        }
         let reasons = providers.compactMap { ($0 as? UnavailableRadio).map { "\($0.radio.label): \($0.reason)" } }
         if reasons.count == providers.count {
             throw Failure("no radio can be recorded here (\(reasons.joined(separator: "; "))); on a machine without radio hardware use --simulate", .unavailable)
         }
-        return CaptureSetup(providers: providers, device: device, clock: MonotonicClock(), radios: radios,
-                            generator: generator)
+        return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator)
     }
 
     /// A stored document as one line of JSON with `_id` and `_rev`.

@@ -109,6 +109,9 @@ private struct UnkeyedBoxContainer: UnkeyedEncodingContainer {
 
     private func append(_ v: JSONValue) {
         guard case .array(var a) = box.value else { return }
+        // Drop the box's reference first so the append happens in place: otherwise
+        // every element copies the whole array (quadratic for 10,000s of BLE reports).
+        if type(of: box) == Box.self { box.value = nil }
         a.append(v)
         box.value = .array(a)
     }

@@ -99,6 +99,14 @@ public struct BLEScan: Codable, Sendable, Equatable {
     public var eventType: String?
     public var txPower: Int?
     public var beacon: Beacon?
+    /// Company id of the first manufacturer-specific data (e.g. 76 = Apple).
+    public var companyId: Int?
+    /// Advertised 16/32/128-bit service UUIDs (upper-case hex / canonical form).
+    public var serviceUuids: [String]?
+    /// The raw advertising data (AD structures), lower-case hex: nothing heard is thrown away.
+    public var data: String?
+    /// Controller index for replays of multi-controller (btmon) captures.
+    public var controller: Int?
 
     public init(address: String, addressType: String? = nil, rssi: Int?, time: Int, name: String? = nil,
                 eventType: String? = nil, txPower: Int? = nil, beacon: Beacon? = nil) {
@@ -123,6 +131,13 @@ public struct Beacon: Codable, Sendable, Equatable {
     public var namespace: String?
     public var instance: String?
     public var url: String?
+    /// AltBeacon's manufacturer id.
+    public var companyId: Int?
+    /// Eddystone-TLM telemetry.
+    public var batteryMilliVolts: Int?
+    public var temperature: Double?
+    public var advertisingCount: Int?
+    public var uptimeTenths: Int?
 
     public init(type: String, uuid: String? = nil, major: Int? = nil, minor: Int? = nil, measuredPower: Int? = nil,
                 namespace: String? = nil, instance: String? = nil, url: String? = nil) {
@@ -209,6 +224,10 @@ public struct ProviderStatus: Codable, Sendable, Equatable {
     public var simulated: Bool
     public var reason: String?
     public var samples: Int?
+    /// True when samples are replayed from a recording (e.g. a btsnoop file), not heard live.
+    public var replay: Bool?
+    /// Input the provider could not decode and skipped (e.g. malformed HCI events).
+    public var malformed: Int?
 
     public init(status: State, source: String, simulated: Bool = false, reason: String? = nil, samples: Int? = nil) {
         self.status = status

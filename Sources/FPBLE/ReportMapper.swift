@@ -1,0 +1,86 @@
+import FPCore
+import FPHCI
+
+/// Turns HCI advertising reports into document entries (`bleScans[]`).
+///
+/// The report itself (address, RSSI, type) is always kept; advertising data
+/// that does not decode is still stored raw (`data`) and counted, because a
+/// bad AD structure from one device must not lose the RSSI sample.
+public enum ReportMapper {
+    public static func scan(_ r: AdvertisingReport, time: Int, controller: Int? = nil) -> (BLEScan, adError: Bool) {
+        var scan = BLEScan(
+            address: r.address.description, addressType: r.addressType.name,
+            rssi: r.rssi.map(Int.init), time: time, eventType: r.eventType.name,
+            txPower: r.txPower.map(Int.init))
+        scan.controller = controller
+        if !r.data.isEmpty { scan.data = Hex.string(r.data) }
+        let ad: AdvertisingData
+        do { ad = try AdvertisingData(bytes: r.data) } catch { return (scan, true) }
+        scan.name = ad.name
+        if scan.txPower == nil, let level = ad.txPowerLevel { scan.txPower = Int(level) }
+        scan.companyId = ad.manufacturer.first.map { Int($0.companyID) }
+        if !ad.serviceUUIDs.isEmpty { scan.serviceUuids = ad.serviceUUIDs }
+        scan.beacon = BeaconFrame.decode(ad).map(beacon)
+        return (scan, false)
+    }
+
+    public static func beacon(_ frame: BeaconFrame) -> Beacon {
+        switch frame {
+        case let .iBeacon(uuid, major, minor, power):
+            return Beacon(type: "ibeacon", uuid: uuid, major: Int(major), minor: Int(minor), measuredPower: Int(power))
+        case let .altBeacon(company, uuid, major, minor, ref):
+            var b = Beacon(type: "altbeacon", uuid: uuid, major: Int(major), minor: Int(minor), measuredPower: Int(ref))
+            b.companyId = Int(company)
+            return b
+        case let .eddystoneUID(tx, namespace, instance):
+            return Beacon(type: "eddystone-uid", measuredPower: Int(tx), namespace: namespace, instance: instance)
+        case let .eddystoneURL(tx, url):
+            return Beacon(type: "eddystone-url", measuredPower: Int(tx), url: url)
+        case let .eddystoneTLM(mv, temp, count, uptime):
+            var b = Beacon(type: "eddystone-tlm")
+            b.batteryMilliVolts = Int(mv)
+            b.temperature = temp
+            b.advertisingCount = Int(count)
+            b.uptimeTenths = Int(uptime)
+            return b
+        }
+    }
+
+    /// A short human label of a beacon id for tables: `ibeacon FB0B57A2-…/1/53`.
+    public static func label(_ b: Beacon?) -> String {
+        guard let b else { return "" }
+        switch b.type {
+        case "ibeacon", "altbeacon": return "\(b.type) \(b.uuid ?? "?") \(b.major ?? 0)/\(b.minor ?? 0)"
+        case "eddystone-uid": return "eddystone \(b.namespace ?? "?")/\(b.instance ?? "?")"
+        case "eddystone-url": return "eddystone \(b.url ?? "?")"
+        default: return b.type
+        }
+    }
+}
+
+/// Decodes H4/monitor packets into scans and counts what it had to skip.
+public struct EventDecoder: Sendable {
+    public private(set) var malformed = 0
+    public private(set) var adErrors = 0
+    public private(set) var lastError: HCIParseError?
+
+    public init() {}
+
+    /// Scans in one HCI event (parameters without the H4 byte); a malformed
+    /// event is counted and yields nothing.
+    public mutating func scans(event packet: ArraySlice<UInt8>, time: Int, controller: Int? = nil) -> [BLEScan] {
+        let reports: [AdvertisingReport]
+        do {
+            reports = try AdvertisingReports.parse(HCIEvent(bytes: packet))
+        } catch {
+            malformed += 1
+            lastError = error
+            return []
+        }
+        return reports.map { r in
+            let (scan, bad) = ReportMapper.scan(r, time: time, controller: controller)
+            if bad { adErrors += 1 }
+            return scan
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import ArgumentParser
+import FPBLE
+import FPCore
+import FPTransport
+import Foundation
+
+/// `fprint adapters`: the local Bluetooth adapters as the kernel sees them.
+struct AdaptersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "adapters",
+        abstract: "List the Bluetooth adapters (index, address, up/down, LE support, manufacturer).",
+        discussion: """
+            Reads the kernel's adapter list (HCIGETDEVLIST/HCIGETDEVINFO); the manufacturer is asked from adapters that are up.
+
+            Examples:
+              fprint adapters
+              fprint adapters --json
+            """)
+
+    @Flag(help: "One JSON object per adapter and line.") var json = false
+
+    func run() async throws {
+        try await reportingFailures {
+            let list: [AdapterInfo]
+            do { list = try FPTransport.Adapters.list() } catch let e as HCISocketError { throw BLEFailure.failure(e, device: nil) }
+            if json {
+                for a in list {
+                    Terminal.out(CanonicalJSON.string(.object([
+                        "index": .int(Int64(a.index)), "name": .string(a.name), "address": .string(a.address),
+                        "up": .bool(a.up), "le": .bool(a.le), "manufacturer": a.manufacturer.map(JSONValue.string) ?? .null,
+                    ])))
+                }
+                return
+            }
+            guard !list.isEmpty else {
+                Terminal.err("no Bluetooth adapter found (the kernel has Bluetooth, but no controller is attached)")
+                return
+            }
+            let rows = list.map { a in
+                [String(a.index), a.name, a.address, a.up ? "up" : "down", a.le ? "yes" : "no", a.manufacturer ?? "-"]
+            }
+            for line in Terminal.table(["INDEX", "NAME", "ADDRESS", "STATE", "LE", "MANUFACTURER"], rows) { Terminal.out(line) }
+        }
+    }
+}
+
+/// Per-transmitter statistics for `fprint scan`.
+struct TransmitterStats {
+    var address: String
+    var count = 0
+    var rssis: [Int] = []
+    var last: BLEScan
+
+    var medianRSSI: Double? {
+        guard !rssis.isEmpty else { return nil }
+        let s = rssis.sorted()
+        return s.count % 2 == 1 ? Double(s[s.count / 2]) : Double(s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    mutating func add(_ scan: BLEScan) {
+        count += 1
+        if let r = scan.rssi { rssis.append(r) }
+        // Names and beacon ids come in some packets only (scan responses): keep the last known.
+        let name = scan.name ?? last.name
+        let beacon = scan.beacon ?? last.beacon
+        last = scan
+        last.name = name
+        last.beacon = beacon
+    }
+
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "address": .string(address), "count": .int(Int64(count)),
+            "lastRssi": last.rssi.map { JSONValue.int(Int64($0)) } ?? .null,
+            "medianRssi": medianRSSI.map { JSONValue.double($0) } ?? .null,
+            "time": .int(Int64(last.time)),
+        ]
+        if let t = last.addressType { o["addressType"] = .string(t) }
+        if let n = last.name { o["name"] = .string(n) }
+        if let b = last.beacon, let v = try? JSONValueEncoder().encode(b) { o["beacon"] = v }
+        return .object(o)
+    }
+}
+
+/// `fprint scan`: a live per-transmitter view, to check a spot before measuring.
+struct Scan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Show BLE transmitters live: count, last and median RSSI, beacon id.",
+        discussion: """
+            One row per transmitter, updated in place on a terminal; piped, one JSON line per transmitter that changed, every second. Runs until Ctrl-C or --duration. Nothing is stored.
+
+            Examples:
+              fprint scan
+              fprint scan --ble-source hci:hci1 --passive --duration 30
+              fprint scan --ble-source btsnoop:capture.btsnoop --fast | jq .
+            """)
+
+    @Option(name: .customLong("ble-source"), help: ArgumentHelp("hci:hci0 (default) or btsnoop:FILE.", valueName: "source"))
+    var bleSource: BLESource = .hci(0)
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).") var duration: Int?
+    @Flag(help: "With btsnoop:…: replay as fast as possible.") var fast = false
+    @Flag(help: "With hci:…: take the adapter exclusively (HCI user channel; adapter must be down).") var exclusive = false
+    @Flag(help: "With hci:…: passive scanning.") var passive = false
+    @Flag(help: "JSON lines even on a terminal.") var json = false
+
+    func validate() throws {
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if bleSource == .sim { throw ValidationError("scan needs a real or replayed source: hci:hciN or btsnoop:FILE") }
+        if fast, case .hci = bleSource { throw ValidationError("--fast applies to btsnoop:… replays only") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let provider = try BLEFailure.provider(bleSource, explicit: true, exclusive: exclusive, passive: passive)
+            let clock: any MeasurementClock = fast ? VirtualClock() : MonotonicClock()
+            // A fast replay ends with the file; otherwise --duration or Ctrl-C.
+            var endMs = duration.map { $0 * 1000 } ?? Int.max
+            if fast, let replay = provider as? BtsnoopReplayProvider { endMs = min(endMs, replay.capture.durationMs) }
+            let live = !json && Terminal.stdoutIsTTY
+            let lastMs = endMs
+            do {
+                try await Interrupts.cancellable {
+                    try await Self.loop(provider: provider, clock: clock, endMs: lastMs, live: live)
+                }
+            } catch is CancellationError {
+                // Ctrl-C is how a scan normally ends: not an error, nothing was to be stored.
+            }
+        }
+    }
+
+    static func loop(provider: any RadioProvider, clock: any MeasurementClock, endMs: Int, live: Bool) async throws {
+        let sink = SampleSink()
+        let context = CaptureContext(clock: clock, level: "-", position: { _ in MapPoint(x: 0, y: 0) })
+        let status = await provider.start(context: context, sink: sink)
+        guard status.status == .ok else { throw Failure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
+        var stats: [String: TransmitterStats] = [:]
+        var t = 0
+        var lastPrint = -1000
+        defer { if live { Terminal.out("") } }
+        do {
+            while t < endMs {
+                t = min(t + 100, endMs)
+                try await clock.sleep(untilMs: t)
+                try Task.checkCancellation()
+                await provider.advance(toMs: t)
+                var changed = Set<String>()
+                for case .ble(let s) in sink.drain() {
+                    stats[s.address, default: TransmitterStats(address: s.address, last: s)].add(s)
+                    changed.insert(s.address)
+                }
+                if t - lastPrint >= 1000 || t == endMs {
+                    lastPrint = t
+                    render(stats, changed: changed, live: live, ms: t)
+                }
+            }
+        } catch {
+            await provider.stop()
+            throw error
+        }
+        await provider.stop()
+        render(stats, changed: Set(stats.keys), live: live, ms: t)
+    }
+
+    static func render(_ stats: [String: TransmitterStats], changed: Set<String>, live: Bool, ms: Int) {
+        let sorted = stats.values.sorted { ($0.count, $1.address) > ($1.count, $0.address) }
+        if live {
+            let rows = sorted.map { s in
+                [s.address, s.last.addressType ?? "", String(s.count), s.last.rssi.map(String.init) ?? "n/a",
+                 s.medianRSSI.map { String(format: "%.1f", $0) } ?? "n/a", s.last.name ?? "", ReportMapper.label(s.last.beacon)]
+            }
+            let lines = Terminal.table(["ADDRESS", "TYPE", "COUNT", "LAST", "MEDIAN", "NAME", "BEACON"], rows, rightAligned: [2, 3, 4])
+            // Home, clear screen, then the table: an in-place view.
+            Terminal.out("\u{1B}[H\u{1B}[2J" + "fprint scan: \(stats.count) transmitters, \(ms / 1000) s\n" + lines.joined(separator: "\n"))
+        } else {
+            for s in sorted where changed.contains(s.address) { Terminal.out(CanonicalJSON.string(s.json)) }
+        }
+    }
+}

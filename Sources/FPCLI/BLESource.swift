@@ -1,0 +1,75 @@
+import ArgumentParser
+import FPBLE
+import FPCore
+import FPTransport
+
+/// Where BLE comes from: `hci:hci0` (kernel HCI socket), `btsnoop:FILE` (replay), `sim`.
+enum BLESource: Equatable, ExpressibleByArgument, CustomStringConvertible {
+    case hci(UInt16)
+    case btsnoop(String)
+    case sim
+
+    init?(argument: String) {
+        if argument == "sim" || argument == "simulated" { self = .sim; return }
+        if argument.hasPrefix("btsnoop:") {
+            let path = String(argument.dropFirst("btsnoop:".count))
+            guard !path.isEmpty else { return nil }
+            self = .btsnoop(path)
+            return
+        }
+        var name = Substring(argument)
+        if name.hasPrefix("hci:") { name = name.dropFirst(4) }
+        guard name.hasPrefix("hci"), let n = UInt16(name.dropFirst(3)) else { return nil }
+        self = .hci(n)
+    }
+
+    var description: String {
+        switch self {
+        case .hci(let n): "hci:hci\(n)"
+        case .btsnoop(let p): "btsnoop:\(p)"
+        case .sim: "sim"
+        }
+    }
+
+    static var defaultValueDescription: String { "hci:hci0" }
+}
+
+/// Turns BLE failures into the documented one-line messages and exit codes.
+enum BLEFailure {
+    static func failure(_ e: HCISocketError, device: UInt16?) -> Failure {
+        switch e {
+        case .noBluetooth: return Failure(e.description, .noBluetooth)
+        case .permission: return Failure(e.description, .blePermission)
+        case .noAdapter, .adapterDown:
+            return Failure(e.description + "; " + existingAdapters(), .adapterUnavailable)
+        case .adapterBusy: return Failure(e.description, .adapterUnavailable)
+        case .noLE: return Failure(e.description, .noLE)
+        case .command, .system: return Failure(e.description, .hciFailure)
+        }
+    }
+
+    /// "adapters here: hci0 (up), hci1 (down)" or "no Bluetooth adapter exists".
+    static func existingAdapters() -> String {
+        guard let list = try? FPTransport.Adapters.list(), !list.isEmpty else { return "no Bluetooth adapter exists on this machine" }
+        return "adapters here: " + list.map { "\($0.name) (\($0.up ? "up" : "down"))" }.joined(separator: ", ")
+    }
+
+    /// The BLE provider for a source; an explicit source that cannot work fails the command.
+    static func provider(_ source: BLESource, explicit: Bool, exclusive: Bool, passive: Bool) throws -> any RadioProvider {
+        switch source {
+        case .btsnoop(let path):
+            do { return BtsnoopReplayProvider(capture: try BtsnoopCapture(path: path)) } catch {
+                throw Failure(error.description, .dataError)
+            }
+        case .hci(let device):
+            let socket: HCISocket
+            do { socket = try HCIScanProvider.preflight(device: device, exclusive: exclusive) } catch {
+                if explicit { throw failure(error, device: device) }
+                return UnavailableRadio(radio: .ble, reason: error.description)
+            }
+            return HCIScanProvider(device: device, exclusive: exclusive, parameters: .init(active: !passive), socket: socket)
+        case .sim:
+            throw Failure("internal: simulated BLE is built by the workspace", .failure)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// A 48-bit Bluetooth device address, stored most significant byte first.
+public struct BDAddress: Sendable, Hashable, CustomStringConvertible {
+    public let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+    /// From the 6 little-endian bytes an HCI event carries.
+    @inlinable init(littleEndian s: ArraySlice<UInt8>) {
+        let i = s.startIndex
+        bytes = (s[i + 5], s[i + 4], s[i + 3], s[i + 2], s[i + 1], s[i])
+    }
+
+    public init(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8, _ b4: UInt8, _ b5: UInt8) {
+        bytes = (b0, b1, b2, b3, b4, b5)
+    }
+
+    public static func == (l: BDAddress, r: BDAddress) -> Bool {
+        l.bytes.0 == r.bytes.0 && l.bytes.1 == r.bytes.1 && l.bytes.2 == r.bytes.2
+            && l.bytes.3 == r.bytes.3 && l.bytes.4 == r.bytes.4 && l.bytes.5 == r.bytes.5
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(bytes.0); h.combine(bytes.1); h.combine(bytes.2)
+        h.combine(bytes.3); h.combine(bytes.4); h.combine(bytes.5)
+    }
+
+    /// `AA:BB:CC:DD:EE:FF`, upper case (the form BlueZ and the old apps print).
+    public var description: String {
+        // Built in one small buffer: this runs once per report on the hot path.
+        let all = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5]
+        return String(unsafeUninitializedCapacity: 17) { out in
+            var i = 0
+            for (n, b) in all.enumerated() {
+                if n > 0 { out[i] = UInt8(ascii: ":"); i += 1 }
+                out[i] = Hex.upper[Int(b >> 4)]
+                out[i + 1] = Hex.upper[Int(b & 0x0F)]
+                i += 2
+            }
+            return i
+        }
+    }
+}
+
+/// The address types of LE advertising reports (Core spec Vol 4 Part E 7.7.65.2/.13).
+public enum AddressType: UInt8, Sendable, CaseIterable {
+    case publicDevice = 0x00
+    case randomDevice = 0x01
+    case publicIdentity = 0x02  // resolved from an RPA by the controller
+    case randomIdentity = 0x03
+    case anonymous = 0xFF  // extended reports only: no address sent
+
+    /// The stable string stored in documents.
+    public var name: String {
+        switch self {
+        case .publicDevice: "public"
+        case .randomDevice: "random"
+        case .publicIdentity: "public-identity"
+        case .randomIdentity: "random-identity"
+        case .anonymous: "anonymous"
+        }
+    }
+}
+
+/// Small hex helpers without Foundation.
+public enum Hex {
+    static let digits: [Character] = Array("0123456789ABCDEF")
+    static let upper: [UInt8] = Array("0123456789ABCDEF".utf8)
+    static let lower: [UInt8] = Array("0123456789abcdef".utf8)
+
+    public static func byte(_ b: UInt8) -> String {
+        String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
+    }
+
+    /// Lower-case hex of a byte sequence, no separators.
+    public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            var i = 0
+            for b in bytes {
+                out[i] = lower[Int(b >> 4)]
+                out[i + 1] = lower[Int(b & 0x0F)]
+                i += 2
+            }
+            return i
+        }
+    }
+
+    /// Parses hex digits (white space ignored); nil on any other character or an odd count.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        var high: UInt8?
+        for c in text.utf8 {
+            let v: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): continue
+            default: return nil
+            }
+            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+        }
+        return high == nil ? out : nil
+    }
+}

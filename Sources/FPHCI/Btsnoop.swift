@@ -1,0 +1,115 @@
+/// btsnoop capture files (RFC 1761 framing as used by Android's HCI snoop log
+/// and BlueZ's `btmon -w`), parsed from bytes in memory.
+///
+/// Datalinks: 1002 = H4 (each record starts with the H4 type byte),
+/// 2001 = BlueZ monitor (record flags carry controller index and opcode).
+public struct BtsnoopFile: Sendable {
+    public enum Datalink: UInt32, Sendable {
+        case h4 = 1002
+        case monitor = 2001
+    }
+
+    /// One HCI packet of the capture.
+    public struct Record: Sendable {
+        /// Microseconds since the Unix epoch; negative for captures dated before 1970.
+        public var timestampMicros: Int64
+        /// Controller index (monitor files); nil for H4 files.
+        public var index: UInt16?
+        public var type: H4Type
+        /// True for controller → host.
+        public var received: Bool
+        /// The packet without its H4 type byte.
+        public var packet: ArraySlice<UInt8>
+    }
+
+    /// btsnoop times count microseconds from 0000-01-01; this is 1970-01-01 on that scale.
+    public static let epochOffsetMicros: Int64 = 0x00DC_DDB3_0F2F_8000
+
+    static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
+
+    public let datalink: Datalink
+    public let bytes: [UInt8]
+
+    /// Checks the 16-byte header.
+    public init(bytes: [UInt8]) throws(HCIParseError) {
+        var c = ByteCursor(bytes[...])
+        let m = try c.take(8, "btsnoop magic")
+        guard m.elementsEqual(Self.magic) else { throw .invalid(what: "btsnoop magic", offset: 0, value: Int(m.first ?? 0)) }
+        let version = try Self.be32(&c, "btsnoop version")
+        guard version == 1 else { throw .invalid(what: "btsnoop version", offset: 8, value: Int(version)) }
+        let link = try Self.be32(&c, "btsnoop datalink")
+        guard let d = Datalink(rawValue: link) else { throw .invalid(what: "btsnoop datalink (need 1002 H4 or 2001 monitor)", offset: 12, value: Int(link)) }
+        datalink = d
+        self.bytes = bytes
+    }
+
+    /// Decodes every record. Records that are not HCI packets (monitor notes,
+    /// index add/remove) are skipped; a record overrunning the file throws.
+    public func records() throws(HCIParseError) -> [Record] {
+        var out: [Record] = []
+        var it = makeIterator()
+        while let r = try it.next() { out.append(r) }
+        return out
+    }
+
+    public func makeIterator() -> Iterator { Iterator(file: self) }
+
+    /// Reads records one by one (no array of the whole capture needed).
+    public struct Iterator {
+        var cursor: ByteCursor
+        let datalink: Datalink
+
+        init(file: BtsnoopFile) {
+            cursor = ByteCursor(file.bytes[...])
+            cursor.position = 16
+            datalink = file.datalink
+        }
+
+        public mutating func next() throws(HCIParseError) -> Record? {
+            while cursor.remaining > 0 {
+                _ = try BtsnoopFile.be32(&cursor, "record original length")
+                let included = Int(try BtsnoopFile.be32(&cursor, "record included length"))
+                let flags = try BtsnoopFile.be32(&cursor, "record flags")
+                _ = try BtsnoopFile.be32(&cursor, "record drops")
+                let hi = try BtsnoopFile.be32(&cursor, "record timestamp")
+                let lo = try BtsnoopFile.be32(&cursor, "record timestamp")
+                let stamp = Int64(bitPattern: UInt64(hi) << 32 | UInt64(lo)) &- BtsnoopFile.epochOffsetMicros
+                let dataOffset = cursor.offset
+                let data = try cursor.take(included, "record data")
+                switch datalink {
+                case .h4:
+                    guard let first = data.first else { continue }
+                    guard let type = H4Type(rawValue: first) else {
+                        throw .invalid(what: "H4 packet type", offset: dataOffset, value: Int(first))
+                    }
+                    return Record(timestampMicros: stamp, index: nil, type: type, received: flags & 1 != 0,
+                                  packet: data.dropFirst())
+                case .monitor:
+                    let opcode = UInt16(flags & 0xFFFF)
+                    let index = UInt16(flags >> 16)
+                    let mapped: (H4Type, Bool)?
+                    switch opcode {
+                    case 2: mapped = (.command, false)
+                    case 3: mapped = (.event, true)
+                    case 4: mapped = (.acl, false)
+                    case 5: mapped = (.acl, true)
+                    case 6: mapped = (.sco, false)
+                    case 7: mapped = (.sco, true)
+                    case 18: mapped = (.iso, false)
+                    case 19: mapped = (.iso, true)
+                    default: mapped = nil  // index add/remove, notes, logging, control channel
+                    }
+                    guard let (type, received) = mapped else { continue }
+                    return Record(timestampMicros: stamp, index: index, type: type, received: received, packet: data)
+                }
+            }
+            return nil
+        }
+    }
+
+    static func be32(_ c: inout ByteCursor, _ what: String) throws(HCIParseError) -> UInt32 {
+        let s = try c.take(4, what)
+        let i = s.startIndex
+        return UInt32(s[i]) << 24 | UInt32(s[i + 1]) << 16 | UInt32(s[i + 2]) << 8 | UInt32(s[i + 3])
+    }
+}

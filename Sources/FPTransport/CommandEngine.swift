@@ -1,0 +1,69 @@
+import FPHCI
+
+/// What the command engine and scanners talk to: frames in, frames out.
+/// The kernel socket is one implementation; tests script another.
+public protocol HCITransport: AnyObject, Sendable {
+    func write(_ frame: [UInt8]) throws(HCISocketError)
+    /// One H4 frame, or nil after `timeoutMs` without one.
+    func read(timeoutMs: Int32) throws(HCISocketError) -> [UInt8]?
+}
+
+extension HCISocket: HCITransport {}
+
+/// Sends HCI commands and waits for their Command Complete/Status by opcode.
+///
+/// Other events that arrive meanwhile (advertising reports right after a scan
+/// enable) go to `onEvent`, so nothing heard is dropped.
+public struct CommandEngine {
+    public let transport: any HCITransport
+    public var timeoutMs: Int32 = 4000
+    public var attempts = 3
+    public let deviceName: String
+    public var onEvent: (HCIEvent) -> Void = { _ in }
+
+    public init(transport: any HCITransport, deviceName: String) {
+        self.transport = transport
+        self.deviceName = deviceName
+    }
+
+    /// The return parameters of a successful command; throws with the HCI error named.
+    @discardableResult
+    public func send(_ command: HCICommand) throws(HCISocketError) -> [UInt8] {
+        for _ in 0..<attempts {
+            try transport.write(command.h4)
+            if let reply = try awaitReply(command) { return reply }
+        }
+        throw .command("\(deviceName): no answer to \(command.name) after \(attempts) tries of \(timeoutMs / 1000) s: the controller is not responding")
+    }
+
+    func awaitReply(_ command: HCICommand) throws(HCISocketError) -> [UInt8]? {
+        var waited: Int32 = 0
+        while waited < timeoutMs {
+            let slice: Int32 = 100
+            guard let frame = try transport.read(timeoutMs: slice) else { waited += slice; continue }
+            guard let event = try? HCIEvent(h4: frame[...]) else { continue }
+            if event.code == HCIEvent.commandComplete, let cc = try? CommandComplete(event), cc.opcode == command.opcode {
+                let status = cc.status ?? 0
+                if status != HCIStatusCode.success { throw failure(command, status) }
+                return cc.returnParameters
+            }
+            if event.code == HCIEvent.commandStatus, let cs = try? CommandStatus(event), cs.opcode == command.opcode {
+                if cs.status != HCIStatusCode.success { throw failure(command, cs.status) }
+                return []
+            }
+            onEvent(event)
+        }
+        return nil
+    }
+
+    func failure(_ command: HCICommand, _ status: UInt8) -> HCISocketError {
+        var message = "\(deviceName): \(command.name) failed: \(HCIStatusCode.name(status))"
+        if status == HCIStatusCode.commandDisallowed {
+            message += "; another program (usually bluetoothd during discovery) is scanning: stop it (bluetoothctl scan off) or use --exclusive with the adapter down"
+        }
+        if status == HCIStatusCode.unknownCommand {
+            message += "; the controller does not support it"
+        }
+        return .command(message)
+    }
+}

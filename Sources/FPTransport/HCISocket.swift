@@ -1,0 +1,144 @@
+import CHCI
+import FPHCI
+import Glibc
+
+/// Why the kernel HCI socket could not be used; each maps to one CLI message and exit code.
+public enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kernel has no AF_BLUETOOTH (EAFNOSUPPORT): no bluetooth module, or a container/VM without it.
+    case noBluetooth
+    /// EPERM/EACCES: raw HCI needs CAP_NET_RAW (and CAP_NET_ADMIN for scan control).
+    case permission(String)
+    /// No such adapter (ENODEV).
+    case noAdapter(String)
+    /// The adapter exists but is down (ENETDOWN), or up when the user channel needs it down (EBUSY).
+    case adapterDown(String)
+    case adapterBusy(String)
+    case noLE(String)
+    /// An HCI command failed, with the controller's status named.
+    case command(String)
+    case system(String, Errno)
+
+    public var description: String {
+        switch self {
+        case .noBluetooth: "this kernel has no Bluetooth sockets (AF_BLUETOOTH: EAFNOSUPPORT): load the bluetooth module (modprobe bluetooth) or run on a machine whose kernel has Bluetooth"
+        case .permission(let op): "permission denied for \(op): raw HCI needs CAP_NET_RAW and CAP_NET_ADMIN; run as root or grant them once: sudo setcap cap_net_raw,cap_net_admin+eip $(which fprint)"
+        case .noAdapter(let m), .adapterDown(let m), .adapterBusy(let m), .noLE(let m), .command(let m): m
+        case let .system(op, e): "\(op): \(e)"
+        }
+    }
+
+    static func from(_ e: Errno, _ op: String, device: String) -> HCISocketError {
+        switch e.rawValue {
+        case EAFNOSUPPORT, EPROTONOSUPPORT: .noBluetooth
+        case EPERM, EACCES: .permission(op)
+        case ENODEV: .noAdapter("no Bluetooth adapter \(device)")
+        case ENETDOWN: .adapterDown("adapter \(device) is down: bring it up (sudo hciconfig \(device) up, or bluetoothctl power on)")
+        case EBUSY: .adapterBusy("adapter \(device) is in use: --exclusive needs it down (sudo hciconfig \(device) down; bluetoothd will lose it while fprint runs)")
+        default: .system(op, e)
+        }
+    }
+}
+
+/// Linux HCI socket constants (linux/net/bluetooth/hci.h; mirrored in BlueZ's headers).
+enum HCIConst {
+    static let afBluetooth: Int32 = 31
+    static let btprotoHCI: Int32 = 1
+    static let solHCI: Int32 = 0
+    static let hciFilter: Int32 = 2
+    static let channelRaw: UInt16 = 0
+    static let channelUser: UInt16 = 1
+}
+
+/// One HCI socket on one adapter. It only moves bytes; parsing is FPHCI's job.
+/// Reads use poll with a timeout so loops can notice cancellation.
+public final class HCISocket: @unchecked Sendable {
+    public let fd: Int32
+    public let device: UInt16
+    public let exclusive: Bool
+
+    /// The receive buffer asked for: 3,000 reports/s of ≤ 300-byte extended
+    /// events is ~0.9 MB/s; 4 MB holds several seconds if the reader stalls.
+    public static let receiveBufferBytes: Int32 = 4 << 20
+
+    /// Opens `hciN`: the raw channel (shared with bluetoothd, event filter) or,
+    /// with `exclusive`, the user channel (adapter must be down).
+    public init(device: UInt16, exclusive: Bool) throws(HCISocketError) {
+        let name = "hci\(device)"
+        let fd: Int32
+        switch system_socket(HCIConst.afBluetooth, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), HCIConst.btprotoHCI) {
+        case .success(let v): fd = v
+        case .failure(let e): throw HCISocketError.from(e, "socket(AF_BLUETOOTH, BTPROTO_HCI)", device: name)
+        }
+        var addr = sockaddr_hci()
+        addr.hci_family = sa_family_t(HCIConst.afBluetooth)
+        addr.hci_dev = device
+        addr.hci_channel = exclusive ? HCIConst.channelUser : HCIConst.channelRaw
+        let bound = withUnsafePointer(to: &addr) { system_bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
+        if case .failure(let e) = bound {
+            system_close(fd)
+            throw HCISocketError.from(e, "bind \(name)", device: name)
+        }
+        var size = Self.receiveBufferBytes
+        _ = system_setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        self.fd = fd
+        self.device = device
+        self.exclusive = exclusive
+    }
+
+    deinit { system_close(fd) }
+
+    /// Lets HCI events through (all of them, or those in `events`); raw channel only.
+    public func setFilter(events: [UInt8]? = nil) throws(HCISocketError) {
+        guard !exclusive else { return }
+        var f = hci_filter()
+        f.type_mask = 1 << UInt32(H4Type.event.rawValue)
+        if let events {
+            for e in events { if e < 32 { f.event_mask.0 |= 1 << UInt32(e) } else if e < 64 { f.event_mask.1 |= 1 << UInt32(e - 32) } }
+        } else {
+            f.event_mask = (0xFFFF_FFFF, 0xFFFF_FFFF)
+        }
+        if case .failure(let e) = system_setsockopt(fd, HCIConst.solHCI, HCIConst.hciFilter, &f, socklen_t(MemoryLayout<hci_filter>.size)) {
+            throw HCISocketError.from(e, "setsockopt HCI_FILTER", device: "hci\(device)")
+        }
+    }
+
+    /// A socket filter saved to be put back.
+    public struct SavedFilter: @unchecked Sendable { let value: hci_filter }
+
+    /// The filter in place now, to restore on exit.
+    public func currentFilter() -> SavedFilter? {
+        guard !exclusive else { return nil }
+        var f = hci_filter()
+        var len = socklen_t(MemoryLayout<hci_filter>.size)
+        guard case .success = system_getsockopt(fd, HCIConst.solHCI, HCIConst.hciFilter, &f, &len) else { return nil }
+        return SavedFilter(value: f)
+    }
+
+    public func restoreFilter(_ saved: SavedFilter) {
+        var f = saved.value
+        _ = system_setsockopt(fd, HCIConst.solHCI, HCIConst.hciFilter, &f, socklen_t(MemoryLayout<hci_filter>.size))
+    }
+
+    /// Writes one H4 frame.
+    public func write(_ frame: [UInt8]) throws(HCISocketError) {
+        let r = frame.withUnsafeBytes { system_write(fd, $0.baseAddress!, $0.count) }
+        if case .failure(let e) = r { throw HCISocketError.from(e, "write to hci\(device)", device: "hci\(device)") }
+    }
+
+    /// One H4 frame, or nil when nothing arrived within `timeoutMs`.
+    public func read(timeoutMs: Int32) throws(HCISocketError) -> [UInt8]? {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        switch system_poll(&p, 1, timeoutMs) {
+        case .success(0): return nil
+        case .success: break
+        case .failure(let e): throw HCISocketError.from(e, "poll hci\(device)", device: "hci\(device)")
+        }
+        var buf = [UInt8](repeating: 0, count: 1024)
+        let n = buf.withUnsafeMutableBytes { system_read(fd, $0.baseAddress!, $0.count) }
+        switch n {
+        case .success(let count): return Array(buf[0..<count])
+        case .failure(let e) where e.rawValue == EAGAIN: return nil
+        case .failure(let e): throw HCISocketError.from(e, "read hci\(device)", device: "hci\(device)")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import CHCI
+import Glibc
+
+/// Every syscall on HCI sockets goes through these shims (PureSwift/System
+/// style), so errno handling and EINTR retries live in one place.
+public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(_ raw: Int32) { rawValue = raw }
+    public var description: String { String(cString: strerror(rawValue)) + " (errno \(rawValue))" }
+    static var current: Errno { Errno(errno) }
+}
+
+/// -1 → the errno; EINTR retried when asked.
+@inline(__always)
+func valueOrErrno<T: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ body: () -> T) -> Result<T, Errno> {
+    while true {
+        let r = body()
+        if r != -1 { return .success(r) }
+        let e = errno
+        if retryOnInterrupt && e == EINTR { continue }
+        return .failure(Errno(e))
+    }
+}
+
+func system_socket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Result<Int32, Errno> {
+    valueOrErrno { socket(domain, type, proto) }
+}
+
+func system_bind(_ fd: Int32, _ addr: UnsafeRawPointer, _ len: socklen_t) -> Result<Int32, Errno> {
+    valueOrErrno { bind(fd, addr.assumingMemoryBound(to: sockaddr.self), len) }
+}
+
+func system_setsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeRawPointer, _ len: socklen_t) -> Result<Int32, Errno> {
+    valueOrErrno { setsockopt(fd, level, name, value, len) }
+}
+
+func system_getsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer, _ len: UnsafeMutablePointer<socklen_t>) -> Result<Int32, Errno> {
+    valueOrErrno { getsockopt(fd, level, name, value, len) }
+}
+
+func system_ioctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> Result<Int32, Errno> {
+    valueOrErrno { ioctl(fd, request, arg) }
+}
+
+func system_read(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Result<Int, Errno> {
+    valueOrErrno { read(fd, buf, n) }
+}
+
+func system_write(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Result<Int, Errno> {
+    valueOrErrno { write(fd, buf, n) }
+}
+
+func system_poll(_ fds: UnsafeMutablePointer<pollfd>, _ n: UInt, _ timeoutMs: Int32) -> Result<Int32, Errno> {
+    valueOrErrno { poll(fds, n, timeoutMs) }
+}
+
+func system_close(_ fd: Int32) { _ = close(fd) }

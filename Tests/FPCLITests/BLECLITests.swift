@@ -1,0 +1,90 @@
+import FPStore
+import Foundation
+import Testing
+
+@Suite("BLE commands and sources")
+struct BLECLITests {
+    static func capture(_ name: String) -> String {
+        FprintRunner.repositoryRoot.appendingPathComponent("Tests/FPHCITests/Fixtures/captures/\(name).btsnoop").path
+    }
+
+    /// The replayed btmon capture of the VM: the iBeacon lands in bleScans[], labelled as a replay.
+    @Test func measureFromBtsnoopStoresTheIBeacon() throws {
+        let fp = try FprintRunner()
+        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--duration", "5", "--fast",
+                            "--ble-source", "btsnoop:" + Self.capture("btvirt-vm-monitor"), "--json"])
+        #expect(m.status == 0, "\(m.stderr)")
+        let doc = try fp.json(try #require(m.lines.first))
+        let scans = try #require(doc["bleScans"] as? [[String: Any]])
+        #expect(scans.count == 1)
+        #expect(scans.first?["address"] as? String == "00:AA:01:01:00:01")
+        #expect(scans.first?["rssi"] == nil)  // 127 = not available: no value, never ±127
+        let beacon = try #require(scans.first?["beacon"] as? [String: Any])
+        #expect(beacon["uuid"] as? String == "FB0B57A2-8228-44CD-913A-94A122BA1206")
+        #expect(beacon["major"] as? Int == 1)
+        #expect(beacon["minor"] as? Int == 53)
+        #expect(beacon["measuredPower"] as? Int == -66)
+        let ble = try #require((doc["providers"] as? [String: Any])?["ble"] as? [String: Any])
+        #expect(ble["replay"] as? Bool == true)
+        #expect((ble["source"] as? String)?.hasPrefix("btsnoop:") == true)
+        #expect(ble["status"] as? String == "ok")
+    }
+
+    @Test func replayedCaptureGivesOneEntryPerReport() throws {
+        let fp = try FprintRunner()
+        // 412 reports over ~16 s of capture; a 20 s fast replay holds them all.
+        let m = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "20", "--fast",
+                            "--ble-source", "btsnoop:" + Self.capture("csacca__horizon-74-at-ble-adv"), "--json"])
+        #expect(m.status == 0, "\(m.stderr)")
+        let doc = try fp.json(try #require(m.lines.first))
+        let scans = try #require(doc["bleScans"] as? [[String: Any]])
+        #expect(scans.count == 412)
+        #expect(scans.allSatisfy { ($0["rssi"] as? Int).map { $0 < 0 } ?? true })
+    }
+
+    /// This machine's kernel has no Bluetooth: each BLE entry point says so in one line, exit 80.
+    @Test(arguments: [["adapters"], ["scan", "--duration", "1"],
+                      ["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "5", "--ble-source", "hci:hci0"]])
+    func noBluetoothInTheKernel(args: [String]) throws {
+        guard socket(31, Int32(SOCK_RAW.rawValue), 1) < 0, errno == EAFNOSUPPORT else {
+            // A kernel with Bluetooth: this path cannot be shown here (the VM test covers the real one).
+            return
+        }
+        let fp = try FprintRunner()
+        let r = try fp.run(args)
+        #expect(r.status == 80)
+        #expect(r.stderr == "error: this kernel has no Bluetooth sockets (AF_BLUETOOTH: EAFNOSUPPORT): load the bluetooth module (modprobe bluetooth) or run on a machine whose kernel has Bluetooth\n")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func badCaptureIsOneLineDataError() throws {
+        let fp = try FprintRunner()
+        let bad = fp.home.appendingPathComponent("bad.btsnoop")
+        try Data(Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA, 0, 0]).write(to: bad)  // a record cut after 2 bytes
+        let r = try fp.run(["scan", "--ble-source", "btsnoop:" + bad.path, "--fast"])
+        #expect(r.status == 65)
+        #expect(r.stderr.hasPrefix("error: \(bad.path): not a usable btsnoop capture: record original length truncated"))
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func scanPipedPrintsJSONLinesPerTransmitter() throws {
+        let fp = try FprintRunner()
+        let r = try fp.run(["scan", "--ble-source", "btsnoop:" + Self.capture("whoisbe__pongbot-mcp-adv"), "--fast"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try r.lines.map { try fp.json($0) }
+        #expect(!rows.isEmpty)
+        // The closing snapshot lists every transmitter once; its counts add up to every report.
+        var last: [String: Int] = [:]
+        for row in rows { last[row["address"] as? String ?? ""] = row["count"] as? Int }
+        #expect(last.count == 28)
+        #expect(last.values.reduce(0, +) == 460)
+    }
+
+    @Test func badSourcesAreUsageErrors() throws {
+        let fp = try FprintRunner()
+        #expect(try fp.run(["scan", "--ble-source", "usb:0"]).status == 64)
+        #expect(try fp.run(["scan", "--ble-source", "sim"]).status == 64)
+        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--fast"]).status == 64)
+        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--exclusive", "--ble-source", "sim"]).status == 64)
+    }
+}

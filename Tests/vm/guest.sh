@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs inside the qemu VM (virtme-ng, Debian kernel): two btvirt LE controllers,
+# hci1 advertises the vectors' iBeacon, fprint scans on hci0 through the
+# kernel HCI socket, btmon records everything. Results go to $OUT for run.sh.
+# Usage: guest.sh FPRINT_BINARY OUT_DIR REPO_ROOT
+set -u
+BIN=$1 OUT=$2 ROOT=$3
+exec > "$OUT/guest.log" 2>&1
+set -x
+cd "$ROOT"
+export XDG_DATA_HOME=$OUT/data XDG_CONFIG_HOME=$OUT/config XDG_CACHE_HOME=$OUT/cache FPRINT_DB=/dev/shm/fprint-vm.sqlite  # SQLite WAL needs mmap, which the 9p rwdir lacks
+modprobe -a bluetooth hci_vhci af_alg algif_hash algif_skcipher
+btvirt -l2 -L &
+for _ in $(seq 50); do [ -e /sys/class/bluetooth/hci1 ] && break; sleep 0.2; done
+hciconfig hci0 up
+hciconfig hci1 up
+hciconfig -a
+btmon -w "$OUT/vm.btsnoop" > /dev/null 2>&1 &
+BTMON=$!
+sleep 1
+# hci1: non-connectable advertising (ADV_NONCONN_IND) of the iBeacon
+# FB0B57A2-8228-44CD-913A-94A122BA1206, major 1, minor 53, measured power -66.
+hcitool -i hci1 cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00
+hcitool -i hci1 cmd 0x08 0x0008 1e 02 01 06 1a ff 4c 00 02 15 fb 0b 57 a2 82 28 44 cd 91 3a 94 a1 22 ba 12 06 00 01 00 35 be
+hcitool -i hci1 cmd 0x08 0x000a 01
+hciconfig hci1 | awk '/BD Address/ {print $3}' > "$OUT/hci1.address"
+"$BIN" adapters > "$OUT/adapters.txt" 2> "$OUT/adapters.err"; echo $? > "$OUT/adapters.rc"
+"$BIN" measure --map J1NP --x 363 --y 701 --duration 5 --ble-source hci:hci0 --no-wifi --no-cell --no-location \
+    > "$OUT/measure.id" 2> "$OUT/measure.err"
+echo $? > "$OUT/measure.rc"
+"$BIN" show "$(cat "$OUT/measure.id")" --json > "$OUT/measure.json" 2>> "$OUT/measure.err"
+# The adapter must be left not scanning: a second measure must be able to start again.
+"$BIN" measure --map J1NP --x 1 --y 1 --duration 5 --ble-source hci:hci0 --no-wifi --no-cell --no-location \
+    > "$OUT/measure2.id" 2> "$OUT/measure2.err"
+echo $? > "$OUT/measure2.rc"
+# fprint scan on the real socket, piped: JSON lines.
+"$BIN" scan --ble-source hci:hci0 --duration 3 > "$OUT/scan.jsonl" 2> "$OUT/scan.err"; echo $? > "$OUT/scan.rc"
+sleep 1
+kill -INT $BTMON; wait $BTMON
+# --exclusive: HCI user channel. Refused while hci0 is up, works once it is down.
+"$BIN" scan --ble-source hci:hci0 --exclusive --duration 2 > /dev/null 2> "$OUT/exclusive-up.err"; echo $? > "$OUT/exclusive-up.rc"
+hciconfig hci0 down
+"$BIN" measure --map J1NP --x 2 --y 2 --duration 5 --ble-source hci:hci0 --exclusive --no-wifi --no-cell --no-location --json \
+    > "$OUT/exclusive.json" 2> "$OUT/exclusive.err"; echo $? > "$OUT/exclusive.rc"
+"$BIN" measure --map J1NP --x 363 --y 701 --duration 20 --fast --ble-source "btsnoop:$OUT/vm.btsnoop" \
+    --no-wifi --no-cell --no-location --json > "$OUT/replay.json" 2> "$OUT/replay.err"
+echo $? > "$OUT/replay.rc"
+echo done > "$OUT/guest.done"
