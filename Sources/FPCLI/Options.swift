@@ -1,5 +1,6 @@
 import ArgumentParser
 import FPCore
+import FPLinuxRadios
 
 /// Where the measurement database lives.
 struct StoreOptions: ParsableArguments {
@@ -28,6 +29,14 @@ struct CaptureOptions: ParsableArguments {
     @Option(help: "With --simulate: seed of the simulated radios (default: the environment's seed).")
     var seed: UInt64?
 
+    @Option(name: .customLong("gpsd"), help: ArgumentHelp(
+        "Where gpsd listens (default: 127.0.0.1:2947).", valueName: "host:port"))
+    var gpsd: String?
+
+    @Option(name: .customLong("wifi-iface"), help: ArgumentHelp(
+        "Wi-Fi interface to scan on (default: the first nl80211 interface; see `fprint doctor`).", valueName: "name"))
+    var wifiInterface: String?
+
     @Flag(name: .customLong("no-ble"), help: "Do not record BLE.") var noBLE = false
     @Flag(name: .customLong("no-wifi"), help: "Do not record Wi-Fi.") var noWiFi = false
     @Flag(name: .customLong("no-cell"), help: "Do not record cellular cells.") var noCell = false
@@ -36,6 +45,12 @@ struct CaptureOptions: ParsableArguments {
     func validate() throws {
         if fast && !simulate { throw ValidationError("--fast needs --simulate: real radios run in real time") }
         if seed != nil && !simulate { throw ValidationError("--seed needs --simulate") }
+        if let gpsd, GPSDEndpoint(gpsd) == nil {
+            throw ValidationError("--gpsd must be host, host:port or [ipv6]:port with a port 1–65535, got '\(gpsd)'")
+        }
+        if let wifiInterface, wifiInterface.isEmpty || wifiInterface.count > 15 || wifiInterface.contains("/") {
+            throw ValidationError("--wifi-iface must be a network interface name (1–15 characters), got '\(wifiInterface)'")
+        }
     }
 
     /// The radios to record: the settings' radios minus the --no-… flags.

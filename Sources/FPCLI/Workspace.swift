@@ -1,5 +1,6 @@
 import FPConfig
 import FPCore
+import FPLinuxRadios
 import FPNet
 import FPProviders
 import FPSession
@@ -106,13 +107,17 @@ struct Workspace {
             let clock: any MeasurementClock = capture.fast ? VirtualClock() : MonotonicClock()
             return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator)
         }
-        let providers = radios.sorted { $0.rawValue < $1.rawValue }.map(RealRadios.provider(for:))
-        let reasons = providers.compactMap { ($0 as? UnavailableRadio).map { "\($0.radio.label): \($0.reason)" } }
+        let providers = radios.sorted { $0.rawValue < $1.rawValue }.map { RealRadios.provider(for: $0, options: capture) }
+        let reasons = providers.compactMap { p -> String? in
+            if let u = p as? UnavailableRadio { return "\(u.radio.label): \(u.reason)" }
+            if let check = p as? any PreflightCheck, let reason = check.preflight() { return "\(p.radio.label): \(reason)" }
+            return nil
+        }
         if reasons.count == providers.count {
             throw Failure("no radio can be recorded here (\(reasons.joined(separator: "; "))); on a machine without radio hardware use --simulate", .unavailable)
         }
         return CaptureSetup(providers: providers, device: device, clock: MonotonicClock(), radios: radios,
-                            generator: generator)
+                            generator: generator, sensors: RealRadios.sensors(environment: environment))
     }
 
     /// A stored document as one line of JSON with `_id` and `_rev`.

@@ -71,16 +71,20 @@ final class LocalServer: @unchecked Sendable {
         }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let port = Int(text) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
             throw ServerError(message: "the python3 test server did not start (output: \(text))")
         }
         self.process = process
         self.port = port
     }
 
+    /// SIGKILL, not `terminate()`: the child inherits the signal mask of the
+    /// spawning test thread, where SIGTERM may be blocked, and would then
+    /// never exit (and `waitUntilExit` never return).
     func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
