@@ -33,3 +33,9 @@ install:
 
 clean:
 	rm -rf .build .demo
+
+# Real Wi-Fi in a qemu VM (mac80211_hwsim + hostapd; DESIGN.md §6). Needs the packages
+# linux-image-amd64 qemu-system-x86 hostapd iw and virtme-ng (pip); about a minute.
+.PHONY: test-vm-wifi
+test-vm-wifi: build
+	bash Tests/vm/wifi/run.sh

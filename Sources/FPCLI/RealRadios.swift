@@ -1,4 +1,5 @@
 import FPCore
+import Foundation
 import FPLinuxRadios
 
 /// The real radio providers of this version. BLE over BlueZ HCI, Wi-Fi over
@@ -10,7 +11,9 @@ enum RealRadios {
     static func provider(for radio: Radio, options: CaptureOptions) -> any RadioProvider {
         switch radio {
         case .ble: return UnavailableRadio(radio: radio, reason: "BLE capture through BlueZ HCI sockets is not in this version yet")
-        case .wifi: return UnavailableRadio(radio: radio, reason: "Wi-Fi scanning over nl80211 is not in this version yet")
+        case .wifi:
+            return NL80211Provider(interface: options.wifiInterface,
+                                   recordTo: ProcessInfo.processInfo.environment["FPRINT_NL80211_RECORD"])
         case .cell: return ModemManagerProvider()
         case .location: return GPSDProvider(endpoint: options.gpsd.flatMap(GPSDEndpoint.init) ?? .default)
         }
