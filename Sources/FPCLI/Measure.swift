@@ -74,14 +74,22 @@ struct Measure: AsyncParsableCommand {
                                                 forMs: forDuration.flatMap(PeriodicSchedule.seconds).map { $0 * 1000 })
                 let mapID = mapInfo.id, capture = self.capture, json = self.json
                 let x = self.x, y = self.y
-                try await Interrupts.cancellable {
-                    try await schedule.run { n in
-                        let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios)
-                        let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
-                        let doc = try await plan.run(setup) { printer.update($0) }
-                        printer.finish()
-                        try Self.store(doc, in: store, json: json)
+                let stored = StoredCount()
+                do {
+                    try await Interrupts.cancellable {
+                        try await schedule.run { n in
+                            let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios)
+                            let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
+                            let doc = try await plan.run(setup) { printer.update($0) }
+                            printer.finish()
+                            try Self.store(doc, in: store, json: json)
+                            stored.increment()
+                        }
                     }
+                } catch is CancellationError {
+                    // Earlier runs stay stored; only the one in progress is discarded.
+                    Terminal.err("stopped: \(stored.value) document(s) stored; the measurement in progress was discarded")
+                    throw ExitCode(ExitStatus.interrupted.rawValue)
                 }
                 return
             }
@@ -150,4 +158,12 @@ struct PeriodicSchedule: Sendable {
             try await body(runs)
         }
     }
+}
+
+/// Runs stored so far by a periodic measurement (read after an interruption).
+final class StoredCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    var value: Int { lock.withLock { n } }
+    func increment() { lock.withLock { n += 1 } }
 }

@@ -244,6 +244,17 @@ import Testing
         #expect(try SQLiteDocumentStore(path: fp.db).count() == 2)
     }
 
+    @Test func interruptionKeepsFinishedRunsAndDiscardsTheCurrentOne() throws {
+        let fp = try FprintRunner()
+        // Runs at 0 s and 5 s, 5 s each (real time); SIGINT at ~7.5 s lands in the second run.
+        let r = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate",
+                            "--duration", "5", "--every", "5s", "--count", "3"], interruptAfter: 7.5)
+        #expect(r.status == 130)
+        #expect(r.stderr.contains("stopped: 1 document(s) stored; the measurement in progress was discarded"), "\(r.stderr)")
+        #expect(r.lines.count == 1)  // the one stored id
+        #expect(try SQLiteDocumentStore(path: fp.db).count() == 1)
+    }
+
     @Test(arguments: [
         (["--every", "15x"], "--every must be"), (["--count", "2"], "--count and --for need --every"),
         (["--every", "5s", "--count", "0"], "--count must be at least 1"),

@@ -30,7 +30,7 @@ log "measure"
 FPRINT_NL80211_RECORD="$OUT/nl80211-scan-dump.hex" "$FPRINT" measure --map J1NP --x 363 --y 701 --duration 6 $RADIOS --db "$DB" --json \
   > "$OUT/measure.json" 2> "$OUT/measure.err"
 echo "measure exit $?" >> "$OUT/steps"
-log "walk, ap11 stopped about 8 s into it"
+log "walk; ap11 is stopped once 3 windows are cut"
 "$FPRINT" walk --scenario "${WALK_SCENARIO:-scenarioJ1NP1}" --speed-correction 10 $RADIOS --db "$DB" > "$OUT/walk.ids" 2> "$OUT/walk.err" &
 WALK=$!
 # fprint starts slowly under software emulation: stop ap11 once the walk has cut 3 documents
