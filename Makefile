@@ -48,3 +48,8 @@ fuzz:
 bench-ble:
 	$(SWIFT) build -c release --product fprint-ble-bench
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-ble-bench Tests/FPHCITests/Fixtures/captures/*.btsnoop
+# Real Wi-Fi in a qemu VM (mac80211_hwsim + hostapd; DESIGN.md §6). Needs the packages
+# linux-image-amd64 qemu-system-x86 hostapd iw and virtme-ng (pip); about a minute.
+.PHONY: test-vm-wifi
+test-vm-wifi: build
+	bash Tests/vm/wifi/run.sh

@@ -36,12 +36,15 @@ let package = Package(
         .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI"]),
         // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
         .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPTransport"]),
+        // Real Linux radio sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion).
+        .target(name: "FPLinuxRadios", dependencies: ["FPCore"]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
             "FPBLE", "FPTransport", "FPHCI",
+            "FPLinuxRadios",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -64,6 +67,7 @@ let package = Package(
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
         .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore"]),
+        .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPLinuxRadios", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
     ]
 )

@@ -22,7 +22,7 @@ public struct Fprint: AsyncParsableCommand {
         version: version,
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
-            Maps.self, Scenarios.self, ConfigCommand.self, AdaptersCommand.self, Scan.self,
+            Maps.self, Scenarios.self, ConfigCommand.self, AdaptersCommand.self, Scan.self, Doctor.self,
         ])
 
     public init() {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FPCore
 import FPSession
+import FPStore
 import Foundation
 
 struct Measure: AsyncParsableCommand {
@@ -13,6 +14,10 @@ struct Measure: AsyncParsableCommand {
               fprint measure --map J1NP --x 363 --y 701
               fprint measure --map J3NP --x 1441 --y 303 --simulate --duration 10 --no-cell
               fprint measure --map J1NP --x 363 --y 701 --simulate --fast --json
+              fprint measure --map J1NP --x 363 --y 701 --every 15m --for 8h     # unattended monitoring
+              fprint measure --map J1NP --x 363 --y 701 --every 30s --count 4 --duration 10
+
+            Periodic measuring (--every): runs start on a fixed schedule (start + n × interval, so a slow run never shifts the later ones; a run that would start late is skipped), each run stores its own document as soon as it ends. --count N stops after N runs, --for D after D has passed (default: until stopped). Ctrl-C or SIGTERM discards the measurement in progress, keeps those already stored and exits 130.
             """)
 
     @Option(help: "Map id (see `fprint maps`).") var map: String
@@ -20,6 +25,11 @@ struct Measure: AsyncParsableCommand {
     @Option(help: "Y in map units.") var y: Double
     @Option(help: "Seconds to measure (5–120; default: the measurement-seconds setting).") var duration: Int?
     @Flag(help: "Print the stored document as JSON.") var json = false
+    @Option(help: ArgumentHelp("Measure periodically, one run every interval (e.g. 30s, 15m, 1h).", valueName: "interval"))
+    var every: String?
+    @Option(help: "With --every: stop after this many runs.") var count: Int?
+    @Option(name: .customLong("for"), help: ArgumentHelp("With --every: stop after this much time (e.g. 8h).", valueName: "duration"))
+    var forDuration: String?
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -30,6 +40,19 @@ struct Measure: AsyncParsableCommand {
         }
         guard x.isFinite, y.isFinite, x >= 0, y >= 0 else {
             throw ValidationError("--x and --y must be non-negative map units")
+        }
+        if every == nil && (count != nil || forDuration != nil) {
+            throw ValidationError("--count and --for need --every")
+        }
+        if let every, PeriodicSchedule.seconds(every) == nil {
+            throw ValidationError("--every must be a whole number with s, m or h (e.g. 30s, 15m, 1h), got '\(every)'")
+        }
+        if let forDuration, PeriodicSchedule.seconds(forDuration) == nil {
+            throw ValidationError("--for must be a whole number with s, m or h (e.g. 8h), got '\(forDuration)'")
+        }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1, got \(count)") }
+        if let every, let interval = PeriodicSchedule.seconds(every), let duration, interval < duration {
+            throw ValidationError("--every (\(interval) s) must be at least --duration (\(duration) s): runs cannot overlap")
         }
     }
 
@@ -42,13 +65,45 @@ struct Measure: AsyncParsableCommand {
             let radios = try capture.radios(enabled: settings.radios)
             let seconds = duration ?? settings.measurementSeconds
             let store = try ws.openStore()  // fail before measuring, not after
-            let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
             let plan = StaticMeasurement(level: mapInfo.id, point: MapPoint(x: x, y: y), durationMs: seconds * 1000)
+            if let every, let interval = PeriodicSchedule.seconds(every) {
+                guard interval >= seconds else {
+                    throw Failure("--every (\(interval) s) must be at least the measurement length (\(seconds) s)", .usage)
+                }
+                let schedule = PeriodicSchedule(intervalMs: interval * 1000, count: count,
+                                                forMs: forDuration.flatMap(PeriodicSchedule.seconds).map { $0 * 1000 })
+                let mapID = mapInfo.id, capture = self.capture, json = self.json
+                let x = self.x, y = self.y
+                let stored = StoredCount()
+                do {
+                    try await Interrupts.cancellable {
+                        try await schedule.run { n in
+                            let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios)
+                            let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
+                            let doc = try await plan.run(setup) { printer.update($0) }
+                            printer.finish()
+                            try Self.store(doc, in: store, json: json)
+                            stored.increment()
+                        }
+                    }
+                } catch is CancellationError {
+                    // Earlier runs stay stored; only the one in progress is discarded.
+                    Terminal.err("stopped: \(stored.value) document(s) stored; the measurement in progress was discarded")
+                    throw ExitCode(ExitStatus.interrupted.rawValue)
+                }
+                return
+            }
+            let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
             let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
             let doc = try await Interrupts.cancellable {
                 try await plan.run(setup) { printer.update($0) }
             }
             printer.finish()
+            try Self.store(doc, in: store, json: json)
+        }
+    }
+
+    static func store(_ doc: MeasurementDocument, in store: SQLiteDocumentStore, json: Bool) throws {
             let id = Workspace.newDocumentID()
             let stored = try store.insert([NewDocument(id: id, body: try JSONValueEncoder().encode(doc))])
             if json {
@@ -57,6 +112,58 @@ struct Measure: AsyncParsableCommand {
                 Terminal.out(id)
                 Terminal.err("stored \(id): BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)" + Workspace.unavailableNote(doc))
             }
+    }
+}
+
+/// A drift-free schedule: run n starts at start + n × interval on the monotonic clock,
+/// whatever the runs before took; a run whose slot has already passed is skipped.
+struct PeriodicSchedule: Sendable {
+    let intervalMs: Int
+    let count: Int?
+    let forMs: Int?
+
+    /// "30s", "15m", "8h" → seconds; nil for anything else.
+    static func seconds(_ text: String) -> Int? {
+        guard let unit = text.last, let n = Int(text.dropLast()), n > 0 else { return nil }
+        switch unit {
+        case "s": return n
+        case "m": return n * 60
+        case "h": return n * 3600
+        default: return nil
         }
     }
+
+    /// Start offsets (ms from the schedule's start) of the runs, given how long the schedule may last.
+    func plannedStarts(limit: Int = 100_000) -> [Int] {
+        var out: [Int] = []
+        var n = 0
+        while out.count < min(count ?? limit, limit) {
+            let t = n * intervalMs
+            if let forMs, t >= forMs { break }
+            out.append(t)
+            n += 1
+        }
+        return out
+    }
+
+    func run(_ body: (Int) async throws -> Void) async throws {
+        let clock = MonotonicClock()
+        var runs = 0
+        for (index, start) in plannedStarts().enumerated() {
+            // Skip slots already missed (a run overran, the machine slept): never bunch runs up.
+            if clock.elapsedMs() > start + intervalMs / 2 && index > 0 { continue }
+            try await clock.sleep(untilMs: start)
+            try Task.checkCancellation()
+            runs += 1
+            try await body(runs)
+        }
+    }
+}
+
+/// Runs stored so far by a periodic measurement (read after an interruption).
+final class StoredCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    var value: Int { lock.withLock { n } }
+    func increment() { lock.withLock { n += 1 } }
 }

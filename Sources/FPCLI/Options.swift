@@ -1,5 +1,6 @@
 import ArgumentParser
 import FPCore
+import FPLinuxRadios
 
 /// Where the measurement database lives.
 struct StoreOptions: ParsableArguments {
@@ -38,6 +39,13 @@ struct CaptureOptions: ParsableArguments {
 
     @Flag(help: "With hci:…: passive scanning (no scan requests, so no scan responses).")
     var passive = false
+    @Option(name: .customLong("gpsd"), help: ArgumentHelp(
+        "Where gpsd listens (default: 127.0.0.1:2947).", valueName: "host:port"))
+    var gpsd: String?
+
+    @Option(name: .customLong("wifi-iface"), help: ArgumentHelp(
+        "Wi-Fi interface to scan on (default: the first nl80211 interface; see `fprint doctor`).", valueName: "name"))
+    var wifiInterface: String?
 
     @Flag(name: .customLong("no-ble"), help: "Do not record BLE.") var noBLE = false
     @Flag(name: .customLong("no-wifi"), help: "Do not record Wi-Fi.") var noWiFi = false
@@ -55,6 +63,12 @@ struct CaptureOptions: ParsableArguments {
             }
         }
         if seed != nil && !simulate { throw ValidationError("--seed needs --simulate") }
+        if let gpsd, GPSDEndpoint(gpsd) == nil {
+            throw ValidationError("--gpsd must be host, host:port or [ipv6]:port with a port 1–65535, got '\(gpsd)'")
+        }
+        if let wifiInterface, wifiInterface.isEmpty || wifiInterface.count > 15 || wifiInterface.contains("/") {
+            throw ValidationError("--wifi-iface must be a network interface name (1–15 characters), got '\(wifiInterface)'")
+        }
     }
 
     var replaysBLE: Bool { if case .btsnoop? = bleSource { true } else { false } }

@@ -1,18 +1,27 @@
 import FPCore
+import Foundation
+import FPLinuxRadios
 
 /// The real radio providers of this version. BLE over BlueZ HCI, Wi-Fi over
 /// nl80211, GNSS through gpsd and cells through ModemManager arrive with their
 /// own issues; until then each reports why it cannot record, into the document.
 enum RealRadios {
-    static func provider(for radio: Radio) -> any RadioProvider {
-        let reason: String
+    /// The real provider for a radio. Each finds out at `start` whether it can
+    /// record and otherwise reports `unavailable` with the reason.
+    static func provider(for radio: Radio, options: CaptureOptions) -> any RadioProvider {
         switch radio {
-        case .ble: reason = "BLE capture through BlueZ HCI sockets is not in this version yet"
-        case .wifi: reason = "Wi-Fi scanning over nl80211 is not in this version yet"
-        case .cell: reason = "cellular cells through ModemManager are not in this version yet"
-        case .location: reason = "GNSS through gpsd is not in this version yet"
+        case .ble: return UnavailableRadio(radio: radio, reason: "BLE capture through BlueZ HCI sockets is not in this version yet")
+        case .wifi:
+            return NL80211Provider(interface: options.wifiInterface,
+                                   recordTo: ProcessInfo.processInfo.environment["FPRINT_NL80211_RECORD"])
+        case .cell: return ModemManagerProvider()
+        case .location: return GPSDProvider(endpoint: options.gpsd.flatMap(GPSDEndpoint.init) ?? .default)
         }
-        return UnavailableRadio(radio: radio, reason: reason)
+    }
+
+    /// Motion sensors of this machine (IIO sysfs; `FPRINT_IIO_ROOT` points tests at a fake tree).
+    static func sensors(environment: [String: String]) -> any MotionSensorReader {
+        IIOMotionSensors(root: environment["FPRINT_IIO_ROOT"] ?? "/sys/bus/iio/devices")
     }
 }
 

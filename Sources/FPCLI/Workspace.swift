@@ -1,6 +1,7 @@
 import FPBLE
 import FPConfig
 import FPCore
+import FPLinuxRadios
 import FPNet
 import FPProviders
 import FPSession
@@ -127,14 +128,21 @@ struct Workspace {
             } else if radio == .ble {
                 providers.append(try BLEFailure.provider(.hci(0), explicit: false, exclusive: false, passive: capture.passive))
             } else {
-                providers.append(RealRadios.provider(for: radio))
+                providers.append(RealRadios.provider(for: radio, options: capture))
             }
         }
-        let reasons = providers.compactMap { ($0 as? UnavailableRadio).map { "\($0.radio.label): \($0.reason)" } }
+        let reasons = providers.compactMap { p -> String? in
+            if let u = p as? UnavailableRadio { return "\(u.radio.label): \(u.reason)" }
+            if let check = p as? any PreflightCheck, let reason = check.preflight() { return "\(p.radio.label): \(reason)" }
+            return nil
+        }
         if reasons.count == providers.count {
             throw Failure("no radio can be recorded here (\(reasons.joined(separator: "; "))); on a machine without radio hardware use --simulate", .unavailable)
         }
-        return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator)
+        // Motion sensors are real hardware: read them only when the radios are real too.
+        let sensors = capture.simulate || capture.fast ? nil : RealRadios.sensors(environment: environment)
+        return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator,
+                            sensors: sensors)
     }
 
     /// A stored document as one line of JSON with `_id` and `_rev`.

@@ -155,19 +155,28 @@ public struct Beacon: Codable, Sendable, Equatable {
 /// One BSS seen in a Wi-Fi scan.
 public struct WiFiScan: Codable, Sendable, Equatable {
     public var mac: String
+    /// The SSID as text; bytes that are not printable UTF-8 are escaped as `\xNN` (and `\` as `\\`).
     public var ssid: String
     public var rssi: Int
+    /// When the BSS was last heard, in ms from the measurement start (its beacon or probe response).
     public var time: Int
     public var frequency: Int?
     public var channel: Int?
+    /// How old the kernel's entry was when it was read (ms); cached results carry their age.
+    public var ageMs: Int?
+    /// True for the BSS this host is associated with (the old apps' "connected network").
+    public var associated: Bool?
 
-    public init(mac: String, ssid: String, rssi: Int, time: Int, frequency: Int? = nil, channel: Int? = nil) {
+    public init(mac: String, ssid: String, rssi: Int, time: Int, frequency: Int? = nil, channel: Int? = nil,
+                ageMs: Int? = nil, associated: Bool? = nil) {
         self.mac = mac
         self.ssid = ssid
         self.rssi = rssi
         self.time = time
         self.frequency = frequency
         self.channel = channel
+        self.ageMs = ageMs
+        self.associated = associated
     }
 }
 
@@ -183,6 +192,24 @@ public struct CellScan: Codable, Sendable, Equatable {
     public var mcc: String?
     public var mnc: String?
     public var serving: Bool?
+    /// LTE/NR tracking area code.
+    public var tac: Int?
+    /// Physical cell id (LTE PCI, NR PCI).
+    public var pci: Int?
+    /// Channel number: EARFCN (LTE), UARFCN (UMTS), ARFCN (GSM), NR-ARFCN.
+    public var earfcn: Int?
+    /// dBm / dB as the modem reports them (ModemManager's signal interface).
+    public var rsrp: Double?
+    public var rsrq: Double?
+    public var sinr: Double?
+    /// The registered network's name and whether it is roaming (serving cell only).
+    public var operatorName: String?
+    public var roaming: Bool?
+    /// The SIM's home network (serving cell only).
+    public var homeMcc: String?
+    public var homeMnc: String?
+    /// The modem's own access-technology words, e.g. `lte` or `umts, hsdpa`.
+    public var accessTechnology: String?
 
     public init(rssi: Int?, time: Int, type: String?, cid: Int? = nil, lac: Int? = nil, psc: Int? = nil,
                 mcc: String? = nil, mnc: String? = nil, serving: Bool? = nil) {
@@ -204,7 +231,18 @@ public struct GeoFix: Codable, Sendable, Equatable {
     public var long: Double
     public var time: Int
     public var alt: Double?
+    /// Horizontal error estimate in metres (gpsd `eph`, else the larger of `epx`/`epy`).
     public var accuracy: Double?
+    /// NMEA fix mode: 2 = 2D, 3 = 3D.
+    public var fixMode: Int?
+    /// Satellites used in the solution and seen, from the receiver's latest sky view.
+    public var satellitesUsed: Int?
+    public var satellitesVisible: Int?
+    /// Metres per second and degrees from true north.
+    public var speed: Double?
+    public var track: Double?
+    /// The receiver's own UTC time of the fix (ISO-8601).
+    public var fixTime: String?
 
     public init(lat: Double, long: Double, time: Int, alt: Double? = nil, accuracy: Double? = nil) {
         self.lat = lat

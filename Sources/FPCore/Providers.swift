@@ -105,6 +105,43 @@ public protocol RadioProvider: Sendable {
     func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus
     func advance(toMs ms: Int) async
     func stop() async
+    /// After `stop`: the provider's final word when it differs from what `start`
+    /// said (e.g. gpsd answered but never had a fix). nil keeps the start status.
+    func finalStatus() async -> ProviderStatus?
+}
+
+extension RadioProvider {
+    public func finalStatus() async -> ProviderStatus? { nil }
+}
+
+/// Motion sensor values at one instant; nil where the sensor is absent.
+public struct MotionReading: Sendable, Equatable {
+    public var acc: Vector3?
+    public var gyro: Vector3?
+    public var mag: Vector3?
+    /// `ok` when at least one sensor was read, else `unavailable` with the reason.
+    public var status: ProviderStatus
+
+    public struct Vector3: Sendable, Equatable {
+        public var x: Double, y: Double, z: Double
+        public init(x: Double, y: Double, z: Double) {
+            self.x = x
+            self.y = y
+            self.z = z
+        }
+    }
+
+    public init(acc: Vector3? = nil, gyro: Vector3? = nil, mag: Vector3? = nil, status: ProviderStatus) {
+        self.acc = acc
+        self.gyro = gyro
+        self.mag = mag
+        self.status = status
+    }
+}
+
+/// Reads the motion sensors once (the old apps stored their values at the end of a measurement).
+public protocol MotionSensorReader: Sendable {
+    func read() -> MotionReading
 }
 
 /// Device state captured once per document (DESIGN.md §3 iOS keys).

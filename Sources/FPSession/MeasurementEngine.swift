@@ -12,15 +12,19 @@ public struct CaptureSetup: Sendable {
     /// How often providers are advanced and progress reported.
     public var tickMs: Int
     public var generator: String
+    /// Motion sensors, read at the end of each document's window; nil = not read (recorded as unavailable).
+    public var sensors: (any MotionSensorReader)?
 
     public init(providers: [any RadioProvider], device: any DeviceInfoProvider, clock: any MeasurementClock,
-                radios: Set<Radio>, tickMs: Int = 100, generator: String = "fprint") {
+                radios: Set<Radio>, tickMs: Int = 100, generator: String = "fprint",
+                sensors: (any MotionSensorReader)? = nil) {
         self.providers = providers
         self.device = device
         self.clock = clock
         self.radios = radios
         self.tickMs = tickMs
         self.generator = generator
+        self.sensors = sensors
     }
 }
 
@@ -45,9 +49,16 @@ struct Capture {
     struct Result {
         var samples: [Sample]
         var statuses: [Radio: ProviderStatus]
+        /// Motion sensor readings taken at the requested times (ms), in order.
+        var motion: [(atMs: Int, reading: MotionReading)] = []
+
+        /// The reading taken at `ms` (a window's end), if sensors were read.
+        func motion(atMs ms: Int) -> MotionReading? { motion.last { $0.atMs <= ms }?.reading }
     }
 
-    func run(durationMs: Int, onTick: (Int, SampleSink) -> Void) async throws -> Result {
+    /// `readSensorsAtMs`: the clock times at which the motion sensors are read
+    /// (each document's end) — read live, because their value at that moment is the datum.
+    func run(durationMs: Int, readSensorsAtMs: [Int] = [], onTick: (Int, SampleSink) -> Void) async throws -> Result {
         let sink = SampleSink()
         let context = CaptureContext(clock: setup.clock, level: level, position: position)
         var statuses: [Radio: ProviderStatus] = [:]
@@ -58,6 +69,8 @@ struct Capture {
             if status.status == .ok { running.append(provider) }
         }
         var samples: [Sample] = []
+        var motion: [(atMs: Int, reading: MotionReading)] = []
+        var pendingReads = readSensorsAtMs.sorted()[...]
         do {
             var t = 0
             while t < durationMs {
@@ -66,18 +79,28 @@ struct Capture {
                 try Task.checkCancellation()
                 for provider in running { await provider.advance(toMs: t) }
                 samples.append(contentsOf: sink.drain())
+                if let sensors = setup.sensors {
+                    while let next = pendingReads.first, next <= t {
+                        pendingReads.removeFirst()
+                        motion.append((next, sensors.read()))
+                    }
+                }
                 onTick(t, sink)
             }
         } catch {
             for provider in running { await provider.stop() }
             throw error is CancellationError ? CancellationError() : error
         }
-        for provider in running { await provider.stop() }
-        // Providers stopping may flush what they still held.
+        for provider in running {
+            await provider.stop()
+            if let final = await provider.finalStatus() { statuses[provider.radio] = final }
+        }
+        // Providers stopping may flush what they still held. Real providers may
+        // date an observation before ms 0 (a cached Wi-Fi entry): not this measurement's.
         samples.append(contentsOf: sink.drain())
-        samples = samples.filter { $0.time <= durationMs }
+        samples = samples.filter { $0.time >= 0 && $0.time <= durationMs }
         samples.sort { $0.time < $1.time }
-        return Result(samples: samples, statuses: statuses)
+        return Result(samples: samples, statuses: statuses, motion: motion)
     }
 }
 
@@ -88,7 +111,7 @@ struct DocumentBuilder {
 
     func document(level: String, mode: MeasurementDocument.Mode, position: MeasurementDocument.Position,
                   startMs: Int, endMs: Int, samples: ArraySlice<Sample>,
-                  statuses: [Radio: ProviderStatus]) -> MeasurementDocument {
+                  statuses: [Radio: ProviderStatus], motion: MotionReading? = nil) -> MeasurementDocument {
         var doc = MeasurementDocument()
         doc.mode = mode
         doc.level = level
@@ -131,8 +154,17 @@ struct DocumentBuilder {
             doc.providers[radio.rawValue] = status
         }
         doc.providers["device"] = device.status
-        doc.providers["sensors"] = ProviderStatus(
-            status: .unavailable, source: "iio", reason: "motion sensors are not read by this version")
+        if let motion {
+            doc.accX = motion.acc?.x; doc.accY = motion.acc?.y; doc.accZ = motion.acc?.z
+            doc.gyroX = motion.gyro?.x; doc.gyroY = motion.gyro?.y; doc.gyroZ = motion.gyro?.z
+            doc.magX = motion.mag?.x; doc.magY = motion.mag?.y; doc.magZ = motion.mag?.z
+            doc.providers["sensors"] = motion.status
+        } else {
+            doc.providers["sensors"] = ProviderStatus(
+                status: .unavailable, source: "none",
+                reason: setup.sensors == nil ? "motion sensors are not read with simulated radios"
+                    : "the measurement ended before the sensors were read")
+        }
         doc.generator = setup.generator
         return doc
     }
@@ -158,14 +190,15 @@ public struct StaticMeasurement: Sendable {
         let point = self.point
         let capture = Capture(setup: setup, level: level, position: { _ in point })
         let total = durationMs
-        let result = try await capture.run(durationMs: durationMs) { t, sink in
+        let result = try await capture.run(durationMs: durationMs, readSensorsAtMs: [durationMs]) { t, sink in
             progress(CaptureProgress(elapsedMs: t, totalMs: total, counts: Self.counts(sink), target: nil,
                                      nextWaypoint: nil, documentsCut: 0))
         }
         let builder = DocumentBuilder(setup: setup, device: device)
         return builder.document(
             level: level, mode: .static, position: .init(x: point.x, y: point.y, rule: "surveyed"),
-            startMs: 0, endMs: durationMs, samples: result.samples[...], statuses: result.statuses)
+            startMs: 0, endMs: durationMs, samples: result.samples[...], statuses: result.statuses,
+            motion: result.motion(atMs: durationMs))
     }
 
     static func counts(_ sink: SampleSink) -> [Radio: Int] {

@@ -62,7 +62,8 @@ public struct Walk: Sendable {
         let walk = self
         let capture = Capture(setup: setup, level: level, position: { walk.position(atMs: $0) })
         let total = durationMs
-        let result = try await capture.run(durationMs: total) { t, sink in
+        let ends = windows.map(\.upperBound)
+        let result = try await capture.run(durationMs: total, readSensorsAtMs: ends) { t, sink in
             progress(CaptureProgress(
                 elapsedMs: t, totalMs: total, counts: StaticMeasurement.counts(sink),
                 target: walk.position(atMs: t), nextWaypoint: walk.nextWaypoint(atMs: t),
@@ -84,7 +85,7 @@ public struct Walk: Sendable {
             var doc = builder.document(
                 level: level, mode: .walk, position: .init(x: p.x, y: p.y, rule: Self.positionRule, atMs: mid),
                 startMs: window.lowerBound, endMs: window.upperBound, samples: samples[lower..<upper],
-                statuses: result.statuses)
+                statuses: result.statuses, motion: result.motion(atMs: window.upperBound))
             doc.sessionId = sessionId
             doc.seq = index + 1
             doc.scenarioId = scenarioId

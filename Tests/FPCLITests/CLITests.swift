@@ -203,3 +203,75 @@ import Testing
         #expect(scenarios.stdout.contains("scenarioJ1NP1") && scenarios.stdout.contains("93.1"))
     }
 }
+
+@Suite struct DoctorCLITests {
+    /// This host has no radio hardware, gpsd or ModemManager: doctor says why for each and exits 69.
+    @Test func doctorExplainsEverySourceAsJSON() throws {
+        let fp = try FprintRunner()
+        let r = try fp.run(["doctor", "--json", "--gpsd", "127.0.0.1:1"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: String]])
+        let bySource = Dictionary(rows.map { ($0["source"] ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        for source in ["ble", "wifi", "cell", "location", "sensors", "gateway"] {
+            #expect(bySource[source] != nil, "doctor has a \(source) row")
+        }
+        #expect(bySource["location"]?["detail"] == "gpsd is not reachable at 127.0.0.1:1: Connection refused")
+        #expect(rows.allSatisfy { !($0["detail"] ?? "").isEmpty })
+        let anyRadio = ["ble", "wifi", "cell", "location"].contains { bySource[$0]?["status"] == "ok" }
+        #expect(r.status == (anyRadio ? 0 : 69))
+    }
+
+    @Test func doctorRejectsABadGpsdAddress() throws {
+        let r = try FprintRunner().run(["doctor", "--gpsd", "host:99999"])
+        #expect(r.status == 64 && r.stderr.contains("--gpsd"))
+    }
+}
+
+@Suite struct PeriodicMeasureTests {
+    @Test func everyRunIsItsOwnDocumentOnAFixedSchedule() throws {
+        let fp = try FprintRunner()
+        let r = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
+                            "--duration", "5", "--every", "5s", "--count", "2", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let docs = try r.lines.map { try fp.json($0) }
+        #expect(docs.count == 2)
+        #expect(Set(docs.compactMap { $0["_id"] as? String }).count == 2)
+        let starts = docs.compactMap { ($0["startTime"] as? String).flatMap(ISO8601DateFormatter.withMillis.date(from:)) }
+        #expect(starts.count == 2)
+        if starts.count == 2 {
+            let gap = starts[1].timeIntervalSince(starts[0])
+            #expect(gap > 4.8 && gap < 5.5, "runs start 5 s apart, got \(gap)")
+        }
+        #expect(try SQLiteDocumentStore(path: fp.db).count() == 2)
+    }
+
+    @Test func interruptionKeepsFinishedRunsAndDiscardsTheCurrentOne() throws {
+        let fp = try FprintRunner()
+        // Runs at 0 s and 5 s, 5 s each (real time); SIGINT at ~7.5 s lands in the second run.
+        let r = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate",
+                            "--duration", "5", "--every", "5s", "--count", "3"], interruptAfter: 7.5)
+        #expect(r.status == 130)
+        #expect(r.stderr.contains("stopped: 1 document(s) stored; the measurement in progress was discarded"), "\(r.stderr)")
+        #expect(r.lines.count == 1)  // the one stored id
+        #expect(try SQLiteDocumentStore(path: fp.db).count() == 1)
+    }
+
+    @Test(arguments: [
+        (["--every", "15x"], "--every must be"), (["--count", "2"], "--count and --for need --every"),
+        (["--every", "5s", "--count", "0"], "--count must be at least 1"),
+        (["--every", "5s", "--duration", "10"], "must be at least --duration"),
+        (["--every", "1m", "--for", "soon"], "--for must be"),
+    ])
+    func badScheduleArguments(extra: [String], message: String) throws {
+        let r = try FprintRunner().run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate"] + extra)
+        #expect(r.status == 64)
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+    }
+}
+
+extension ISO8601DateFormatter {
+    static var withMillis: ISO8601DateFormatter {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f
+    }
+}

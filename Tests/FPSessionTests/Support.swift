@@ -58,3 +58,24 @@ struct FixedDevice: DeviceInfoProvider {
                        status: ProviderStatus(status: .ok, source: "test"))
     }
 }
+
+/// Motion sensors whose every read returns the next value of a counter (acc.x = 1, 2, …).
+final class CountingSensors: MotionSensorReader, @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func read() -> MotionReading {
+        let k = lock.withLock { n += 1; return Double(n) }
+        return MotionReading(acc: .init(x: k, y: 0, z: 9.81), status: ProviderStatus(status: .ok, source: "test-iio"))
+    }
+}
+
+/// A real-style provider that starts fine but ends with nothing to show and says why.
+struct NoFixRadio: RadioProvider {
+    let radio = Radio.location
+    func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus { ProviderStatus(status: .ok, source: "gpsd:test") }
+    func advance(toMs ms: Int) async {}
+    func stop() async {}
+    func finalStatus() async -> ProviderStatus? {
+        ProviderStatus(status: .unavailable, source: "gpsd:test", reason: "the receiver had no fix during the measurement (gpsd mode 1)")
+    }
+}

@@ -1,0 +1,106 @@
+import FPCore
+import Foundation
+
+/// Serving cells through ModemManager's `mmcli -J`: the first modem's
+/// registration, 3GPP location (cell id, LAC/TAC) and signal (RSSI, RSRP, RSRQ,
+/// SINR after `--signal-setup`), polled for the whole measurement into `cellScans[]`.
+public final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
+    public let radio = Radio.cell
+    let runner: any CommandRunner
+    let pollMs: Int
+    let timeoutMs: Int
+    private var reader: ReaderThread?
+    private let lock = NSLock()
+    private var pollErrors: [String] = []
+    private var cells = 0
+
+    public init(runner: any CommandRunner = ProcessRunner(tool: "mmcli"), pollMs: Int = 2000, timeoutMs: Int = 5000) {
+        self.runner = runner
+        self.pollMs = pollMs
+        self.timeoutMs = timeoutMs
+    }
+
+    /// What `start` finds: the modem to poll, or why there is none.
+    public enum Probe: Sendable, Equatable {
+        case modem(index: Int, model: String?)
+        case unavailable(String)
+    }
+
+    /// Finds a usable modem (also used by `fprint doctor`).
+    public func probe() -> Probe {
+        guard let list = runner.run(["-L", "-J"], timeoutMs: timeoutMs) else {
+            return .unavailable("ModemManager's mmcli is not installed")
+        }
+        if list.timedOut { return .unavailable("mmcli -L did not answer within \(timeoutMs) ms") }
+        guard list.status == 0 else { return .unavailable("ModemManager is not running: \(list.errorLine)") }
+        let indexes: [Int]
+        do { indexes = try MMCLIOutput.modemList(list.stdout) } catch { return .unavailable(error.description) }
+        guard let index = indexes.first else { return .unavailable("ModemManager sees no modem") }
+        guard let out = runner.run(["-m", String(index), "-J"], timeoutMs: timeoutMs), out.status == 0,
+              let modem = try? MMCLIOutput.modem(out.stdout)
+        else { return .unavailable("mmcli could not read modem \(index)") }
+        switch modem.state {
+        case "failed":
+            return .unavailable("modem \(index) failed: \(modem.failedReason ?? "unknown reason")")
+        case "disabled", "disabling", "locked", "initializing":
+            return .unavailable("modem \(index) is \(modem.state!) (enable it: mmcli -m \(index) -e)")
+        default: return .modem(index: index, model: modem.model)
+        }
+    }
+
+    public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+        let probe = await Task.detached { [self] in self.probe() }.value
+        guard case .modem(let index, _) = probe else {
+            if case .unavailable(let reason) = probe {
+                return ProviderStatus(status: .unavailable, source: "modemmanager", reason: reason)
+            }
+            return ProviderStatus(status: .unavailable, source: "modemmanager")
+        }
+        let m = String(index)
+        // Signal polling is off by default in ModemManager; without it --signal-get is empty.
+        // Needs privileges (polkit); failing here only costs the signal values.
+        _ = runner.run(["-m", m, "--signal-setup=\(max(pollMs / 1000, 1))"], timeoutMs: timeoutMs)
+        let clock = context.clock
+        let pollMs = self.pollMs
+        reader = ReaderThread(name: "fprint-mmcli") { [self] shouldStop in
+            var home: String?? = .none  // the SIM rarely changes: read once
+            var next = 0
+            while !shouldStop() {
+                let now = clock.elapsedMs()
+                if now < next { Thread.sleep(forTimeInterval: 0.05); continue }
+                next = now + pollMs
+                guard let out = runner.run(["-m", m, "-J"], timeoutMs: timeoutMs), out.status == 0,
+                      let modem = try? MMCLIOutput.modem(out.stdout)
+                else { note("mmcli -m \(m) failed"); continue }
+                if home == nil {
+                    home = .some(modem.simPath.flatMap { $0.split(separator: "/").last }.flatMap { sim in
+                        runner.run(["-i", String(sim), "-J"], timeoutMs: timeoutMs).flatMap { try? MMCLIOutput.simOperatorCode($0.stdout) } ?? nil
+                    })
+                }
+                let location = runner.run(["-m", m, "--location-get", "-J"], timeoutMs: timeoutMs)
+                    .flatMap { $0.status == 0 ? (try? MMCLIOutput.location($0.stdout)) ?? nil : nil }
+                let signal = runner.run(["-m", m, "--signal-get", "-J"], timeoutMs: timeoutMs)
+                    .flatMap { $0.status == 0 ? try? MMCLIOutput.signal($0.stdout) : nil }
+                // The cell is timed when the poll began: that is when the modem was asked.
+                let cell = MMCLIOutput.servingCell(modem: modem, simOperatorCode: home ?? nil, location: location,
+                                                   signal: signal, atMs: now)
+                lock.withLock { cells += 1 }
+                sink.emit(.cell(cell))
+            }
+        }
+        return ProviderStatus(status: .ok, source: "modemmanager:modem\(index)")
+    }
+
+    private func note(_ error: String) { lock.withLock { pollErrors.append(error) } }
+
+    public func advance(toMs ms: Int) async {}
+
+    public func stop() async { await reader?.stop() }
+
+    public func finalStatus() async -> ProviderStatus? {
+        let (cells, errors) = lock.withLock { (self.cells, pollErrors) }
+        if cells > 0 { return nil }
+        return ProviderStatus(status: .unavailable, source: "modemmanager",
+                              reason: errors.first ?? "the modem reported no cell during the measurement")
+    }
+}

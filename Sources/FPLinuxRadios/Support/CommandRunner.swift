@@ -1,0 +1,89 @@
+import Foundation
+
+/// The outcome of running a command-line tool.
+public struct CommandResult: Sendable, Equatable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var timedOut: Bool
+
+    public init(status: Int32, stdout: String, stderr: String = "", timedOut: Bool = false) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.timedOut = timedOut
+    }
+
+    /// The first non-empty line of stderr (tools put their reason there), for one-line messages.
+    public var errorLine: String {
+        let lines = (stderr + "\n" + stdout).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        return lines.first { !$0.isEmpty } ?? "exit status \(status)"
+    }
+}
+
+/// Runs a tool; the seam that lets tests replay recorded outputs.
+public protocol CommandRunner: Sendable {
+    /// nil when the tool is not installed.
+    func run(_ arguments: [String], timeoutMs: Int) -> CommandResult?
+}
+
+/// Runs a real executable through Foundation's Process, killed after a timeout
+/// (a wedged modem can make mmcli hang for its D-Bus timeout of 25 s or more).
+public struct ProcessRunner: CommandRunner {
+    public let executable: String?
+
+    /// Looks the tool up on PATH (and the sbin folders, which a user's PATH may lack).
+    public init(tool: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let path = (environment["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin"
+        executable = path.split(separator: ":").map { "\($0)/\(tool)" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    public init(executable: String?) { self.executable = executable }
+
+    public func run(_ arguments: [String], timeoutMs: Int) -> CommandResult? {
+        guard let executable else { return nil }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        do { try p.run() } catch { return nil }
+        // The timer kills the child unless it has exited; the flag (under a lock) keeps it from
+        // signalling a reused pid after the wait.
+        let state = TimeoutState()
+        let pid = p.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(timeoutMs)) {
+            state.lock.withLock {
+                guard !state.exited else { return }
+                state.timedOut = true
+                kill(pid, SIGKILL)
+            }
+        }
+        // Read both pipes before waiting so a chatty child cannot block on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        let timedOut = state.lock.withLock {
+            state.exited = true
+            return state.timedOut
+        }
+        return CommandResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                             stderr: String(decoding: errData, as: UTF8.self), timedOut: timedOut)
+    }
+}
+
+private final class TimeoutState: @unchecked Sendable {
+    let lock = NSLock()
+    var exited = false
+    var timedOut = false
+}

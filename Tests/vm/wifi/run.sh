@@ -1,0 +1,14 @@
+#!/bin/bash
+# make test-vm-wifi: boots Debian's kernel under qemu (virtme-ng, software emulation;
+# DESIGN.md §6), runs guest.sh there, then checks what fprint recorded with check.py.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+KERNEL="${KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -1)}"
+BIN="$(swift build --show-bin-path)/fprint"
+[ -x "$BIN" ] || { echo "build fprint first (swift build)"; exit 2; }
+OUT="$(mktemp -d /tmp/fprint-vm-wifi.XXXXXX)"
+start=$(date +%s)
+vng --disable-kvm -r "$KERNEL" --rwdir "$OUT" --exec "bash $PWD/Tests/vm/wifi/guest.sh $BIN $OUT" || true
+echo "VM run took $(( $(date +%s) - start )) s; output in $OUT" >&2
+for id in $(cat "$OUT/walk.ids" 2>/dev/null); do "$BIN" show "$id" --json --db "$OUT/fprint.sqlite"; done > "$OUT/walk-docs.jsonl"
+python3 Tests/vm/wifi/check.py "$OUT"
