@@ -30,9 +30,12 @@ let package = Package(
         .target(name: "FPProviders", dependencies: ["FPCore"]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
+        // Evaluation and positioning: leave-one-out kNN, trilateration, Kalman, exports, plots. Pure, deterministic.
+        .target(name: "FPAnalysis", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
+            "FPAnalysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -48,5 +51,9 @@ let package = Package(
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
+        .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
     ]
 )
+
+// `make bench` also times leave-one-out evaluation (added as its own line so merges stay simple).
+package.targets.first { $0.name == "fprint-bench" }?.dependencies.append("FPAnalysis")

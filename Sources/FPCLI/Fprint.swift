@@ -23,6 +23,7 @@ public struct Fprint: AsyncParsableCommand {
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
             Maps.self, Scenarios.self, ConfigCommand.self,
+            Eval.self,
         ])
 
     public init() {}
