@@ -24,6 +24,7 @@ public struct Fprint: AsyncParsableCommand {
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
             Maps.self, Scenarios.self, ConfigCommand.self,
             Eval.self,
+            Locate.self,
         ])
 
     public init() {}

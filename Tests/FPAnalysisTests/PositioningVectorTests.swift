@@ -1,3 +1,4 @@
+import FPCore
 import Foundation
 import Testing
 
@@ -94,5 +95,33 @@ import Testing
         for (got, want) in zip(values, wantX) { #expect(printed(got, want, places: 6), "\(got) vs \(want)") }
         for (got, want) in zip(gains.dropFirst().map { $0! }, wantK) { #expect(printed(got, want, places: 6)) }
         #expect(printed(k.steadyStateGain, 0.390388, places: 6))
+    }
+}
+
+@Suite struct BeaconRegistryTests {
+    @Test func readsTheFimShapeSkippingNullsAndUnplacedBeacons() throws {
+        let json: FPCore.JSONValue = [nil, ["mac": "c5:d5:21:51:d7:90", "x": 1441, "y": 303, "floor": "J3NP"],
+                                      ["mac": "EF:27:2F:DC:9A:06", "major": 1], ["mac": "AA:00:00:00:00:01", "x": 0, "y": 0, "measuredPower": -70]]
+        let r = try BeaconRegistry(json: json, source: "reg.json")
+        #expect(r.entries.map(\.mac) == ["C5:D5:21:51:D7:90", "AA:00:00:00:00:01"])
+        #expect(r.entries[1].measuredPower == -70 && r.entries[0].measuredPower == nil)
+        #expect(throws: FingerprintError("reg.json: $[0].mac: expected a MAC address")) {
+            try BeaconRegistry(json: [["x": 1]], source: "reg.json")
+        }
+    }
+
+    @Test func beaconsAloneRecoverThePointOfTheVectors() throws {
+        // The end-to-end vector in map units with 1 unit = 1 m: RSSI (−80, −84, −83, −85) at the
+        // corners of the 10 × 10 square → (3.27, 3.90).
+        let json: FPCore.JSONValue = [["mac": "A0:00:00:00:00:00", "x": 0, "y": 0], ["mac": "A1:00:00:00:00:00", "x": 10, "y": 0],
+                                      ["mac": "A2:00:00:00:00:00", "x": 0, "y": 10], ["mac": "A3:00:00:00:00:00", "x": 10, "y": 10]]
+        let locator = BeaconLocator(registry: try BeaconRegistry(json: json, source: "r"), metersPerUnit: 1)
+        let fp = Fingerprint(id: "q", level: "T", x: 3, y: 4, ble: zip(0..<4, [-80.0, -84, -83, -85]).map {
+            .init(transmitter: Fingerprint.bleID("A\($0):00:00:00:00:00"), rssi: $1, time: 0)
+        })
+        let r = try #require(locator.locate(fp))
+        #expect(abs(r.x - 3.27454) < 2e-5 && abs(r.y - 3.89896) < 2e-5)
+        // Fewer than three heard: no estimate.
+        #expect(locator.locate(Fingerprint(id: "q", level: "T", x: 0, y: 0, ble: Array(fp.ble.prefix(2)))) == nil)
     }
 }
