@@ -25,6 +25,7 @@ public struct Fprint: AsyncParsableCommand {
             Maps.self, Scenarios.self, ConfigCommand.self,
             Eval.self,
             Locate.self,
+            ExportCommand.self,
         ])
 
     public init() {}
