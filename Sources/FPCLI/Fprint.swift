@@ -26,6 +26,8 @@ public struct Fprint: AsyncParsableCommand {
             Eval.self,
             Locate.self,
             ExportCommand.self,
+            CoverageCommand.self,
+            Plot.self,
         ])
 
     public init() {}
