@@ -45,6 +45,13 @@ enum AnalysisInput {
         return out
     }
 
+    /// One stored document as a fingerprint (an id prefix is resolved).
+    static func fingerprint(_ store: SQLiteDocumentStore, idPrefix: String) throws -> Fingerprint {
+        let full = try store.resolve(idPrefix: idPrefix)
+        guard let stored = try store.document(id: full, includeDeleted: false) else { throw StoreError.notFound(id: idPrefix) }
+        do { return try Fingerprint(id: full, body: stored.body) } catch { throw Failure(error.description, .dataError) }
+    }
+
     /// Metres per map unit by map id from the app config; maps it does not
     /// know get the J building's 45 m = 2250 units, with one warning each.
     static func scales(_ ws: Workspace, levels: Set<String>) throws -> [String: Double] {

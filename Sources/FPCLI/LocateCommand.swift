@@ -73,12 +73,9 @@ struct Locate: AsyncParsableCommand {
                 }
                 exclude.insert(docID)
             } else if let id {
-                let full = try store.resolve(idPrefix: id)
-                let texts = try store.documentTexts(ListQuery()).filter { $0.id == full }
-                let fps = try AnalysisInput.fingerprints(texts)
-                guard let fp = fps.first else { throw StoreError.notFound(id: id) }
+                let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
                 queries.append((fp, true, nil))
-                exclude.insert(full)
+                exclude.insert(fp.id)
             } else if let session {
                 let texts = try store.documentTexts(ListQuery(sessionId: session))
                 guard !texts.isEmpty else { throw Failure("no documents of walk session \(session)", .notFound) }

@@ -100,10 +100,8 @@ struct Plot: AsyncParsableCommand {
         func run() async throws {
             try await reportingFailures {
                 let store = try Workspace(storeOptions: storeOptions).openStore()
-                let full = try store.resolve(idPrefix: id)
-                guard let fp = try AnalysisInput.fingerprints(store.documentTexts(ListQuery()).filter { $0.id == full }).first else {
-                    throw StoreError.notFound(id: id)
-                }
+                let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
+                let full = fp.id
                 let samples = (radio == "wifi" ? [] : fp.ble) + (radio == "ble" ? [] : fp.wifi)
                 var byID: [String: [(time: Int, rssi: Double)]] = [:]
                 for s in samples { byID[s.transmitter, default: []].append((s.time, s.rssi)) }

@@ -36,30 +36,22 @@ final class LocalServer: @unchecked Sendable {
     // @unchecked: `process` is only stopped, which Process allows from any thread.
     let process: Process
     let port: Int
-    let scheme: String
-    var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
 
     /// Serves `directory` like `python3 -m http.server`, over HTTP/1.1 (so
     /// connections are kept alive), and adds for transport tests:
     /// `/redirect` → 302 to `/hello.txt` (any method); POST/PUT/DELETE echo the request
     /// as JSON (`method`, `path`, `body`, `contentType`, `expect`, `authorization`).
     static func http(serving directory: URL) throws -> LocalServer {
-        try LocalServer(script: httpScript, arguments: [directory.path], scheme: "http")
-    }
-
-    /// The same over HTTPS with the self-signed test certificate in Fixtures/.
-    static func https(serving directory: URL) throws -> LocalServer {
-        let arguments = [directory.path, try Support.fixture("tls-test-cert.pem").path,
-                         try Support.fixture("tls-test-key.pem").path]
-        return try LocalServer(script: httpScript, arguments: arguments, scheme: "https")
+        try LocalServer(script: httpScript, arguments: [directory.path])
     }
 
     /// Accepts connections and never answers: for timeouts.
     static func silent() throws -> LocalServer {
-        try LocalServer(script: silentScript, arguments: [], scheme: "http")
+        try LocalServer(script: silentScript, arguments: [])
     }
 
-    private init(script: String, arguments: [String], scheme: String) throws {
+    private init(script: String, arguments: [String]) throws {
         // Requests to 127.0.0.1 must not go to a proxy a developer's
         // environment may name (libcurl honours these variables).
         setenv("no_proxy", "127.0.0.1,localhost", 1)
@@ -79,21 +71,16 @@ final class LocalServer: @unchecked Sendable {
         }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let port = Int(text) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.terminate()
             throw ServerError(message: "the python3 test server did not start (output: \(text))")
         }
         self.process = process
         self.port = port
-        self.scheme = scheme
     }
 
-    /// SIGKILL, not `terminate()`: the child inherits the signal mask of the
-    /// spawning test thread, where SIGTERM may be blocked, and would then
-    /// never exit (and `waitUntilExit` never return).
     func stop() {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.terminate()
             process.waitUntilExit()
         }
     }
@@ -142,11 +129,6 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = echo
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
-if len(sys.argv) > 3:  # HTTPS with the given certificate and key
-    import ssl
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(sys.argv[2], sys.argv[3])
-    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()
 """#
