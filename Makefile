@@ -53,3 +53,9 @@ bench-ble:
 .PHONY: test-vm-wifi
 test-vm-wifi: build
 	bash Tests/vm/wifi/run.sh
+
+# Only eval's leave-one-out benchmark (2,000 fingerprints × 300 transmitters; target < 2 s).
+.PHONY: bench-eval
+bench-eval:
+	$(SWIFT) build -c release --product fprint-bench
+	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --eval-only

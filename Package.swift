@@ -40,11 +40,14 @@ let package = Package(
         .target(name: "FPLinuxRadios", dependencies: ["FPCore"]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
+        // Evaluation and positioning: leave-one-out kNN, trilateration, Kalman, exports, plots. Pure, deterministic.
+        .target(name: "FPAnalysis", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
             "FPBLE", "FPTransport", "FPHCI",
             "FPLinuxRadios",
+            "FPAnalysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -69,5 +72,9 @@ let package = Package(
         .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore"]),
         .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPLinuxRadios", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
+        .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
     ]
 )
+
+// `make bench` also times leave-one-out evaluation (added as its own line so merges stay simple).
+package.targets.first { $0.name == "fprint-bench" }?.dependencies.append("FPAnalysis")

@@ -23,6 +23,7 @@ public struct Fprint: AsyncParsableCommand {
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
             Maps.self, Scenarios.self, ConfigCommand.self, AdaptersCommand.self, Scan.self, Doctor.self,
+            Eval.self, Locate.self, ExportCommand.self, CoverageCommand.self, Plot.self,
         ])
 
     public init() {}

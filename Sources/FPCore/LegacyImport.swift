@@ -79,9 +79,14 @@ public enum LegacyImport {
             var legacy: [String: JSONValue] = doc["legacy"]?.objectValue ?? [:]
             if let rev = doc["_rev"] { legacy["_rev"] = rev }
             for key in ["_id", "_rev", "_revisions", "_conflicts", "_deleted_conflicts", "_local_seq"] { doc[key] = nil }
+            // Documents already in fprint's contract (written by fprint, schemaVersion ≥ 1, or
+            // imported before) that need no conversion come back unchanged, so
+            // `fprint export` → `fprint import` round-trips to identical bodies.
+            let normalised = (doc["schemaVersion"]?.intValue ?? 0) >= 1 || doc["imported"] != nil
+            let legacyBefore = doc["legacy"]?.objectValue ?? [:]
             try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: "\(source): \(entry.path)")
             if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
-            doc["imported"] = stamp
+            if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
             documents.append(NewDocument(id: id ?? "", body: .object(doc)))
         }
         return Parsed(format: format, documents: documents, skipped: skipped)

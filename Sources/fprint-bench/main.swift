@@ -5,18 +5,24 @@ import Foundation
 // Benchmarks for `make bench` (release build). Prints figures; asserts nothing.
 //
 //   fprint-bench [--fprint PATH] [--docs N] [--list-docs N] [--dir DIR]
+//                [--eval-only] [--eval-fingerprints N] [--eval-transmitters M]
 //
 // 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
 //    × 20 reports, 30 Wi-Fi BSS, a few cells and fixes) in walk-sized
 //    transactions into a file database: docs/s, JSON bytes/doc, file bytes/doc.
 // 2. Grows the database to 100,000 documents and times `fprint list` (the
 //    real binary, default output and --json) over it: median of 7 runs.
+// 0. First, `fprint eval`'s leave-one-out over 2,000 fingerprints × 300
+//    transmitters (EvalBench.swift); --eval-only stops after it.
 
 struct Args {
     var fprint: String?
     var docs = 10_000
     var listDocs = 100_000
     var dir = NSTemporaryDirectory() + "fprint-bench-\(getpid())"
+    var evalOnly = false
+    var evalFingerprints = 2_000
+    var evalTransmitters = 300
 
     init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -26,6 +32,9 @@ struct Args {
             case "--docs": docs = Int(it.next() ?? "") ?? docs
             case "--list-docs": listDocs = Int(it.next() ?? "") ?? listDocs
             case "--dir": dir = it.next() ?? dir
+            case "--eval-only": evalOnly = true
+            case "--eval-fingerprints": evalFingerprints = Int(it.next() ?? "") ?? evalFingerprints
+            case "--eval-transmitters": evalTransmitters = Int(it.next() ?? "") ?? evalTransmitters
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
                 exit(64)
@@ -101,6 +110,8 @@ func median(_ xs: [Double]) -> Double {
 
 func run() throws {
     let args = Args()
+    evalBench(fingerprints: args.evalFingerprints, transmitters: args.evalTransmitters)
+    if args.evalOnly { return }
     try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: args.dir) }
     let dbPath = args.dir + "/bench.sqlite"

@@ -125,7 +125,7 @@ import Testing
 
     @Test func everyCommandHasHelpWithExamples() throws {
         let fp = try FprintRunner()
-        for command in ["measure", "walk", "list", "show", "delete", "import", "maps", "scenarios", "config"] {
+        for command in ["measure", "walk", "list", "show", "delete", "import", "maps", "scenarios", "config", "eval", "locate", "export", "plot", "coverage"] {
             let r = try fp.run([command, "--help"])
             #expect(r.status == 0, "\(command)")
             #expect(r.stdout.contains("Example"), "\(command) --help shows no examples")

@@ -1,0 +1,107 @@
+import FPCore
+
+/// A beacon registry in the shape of the FIM building's `fim-beacons.json`
+/// (radio-localization-eval): a JSON array whose entries are null (skipped,
+/// the original's first entry is) or `{mac, uuid, major, minor, floor, x, y}`
+/// with x/y in map units. fprint reads an optional `measuredPower` (dBm at
+/// 1 m) per beacon. Entries without a position are kept out of positioning.
+public struct BeaconRegistry: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var mac: String
+        public var floor: String?
+        public var x: Double
+        public var y: Double
+        public var measuredPower: Double?
+    }
+
+    public var entries: [Entry]
+
+    /// `source` names the file in errors.
+    public init(json: JSONValue, source: String) throws(FingerprintError) {
+        guard case .array(let items) = json else { throw FingerprintError("\(source): $: expected an array of beacons") }
+        var out: [Entry] = []
+        for (i, item) in items.enumerated() {
+            if item.isNull { continue }
+            guard case .object(let o) = item else { throw FingerprintError("\(source): $[\(i)]: expected an object or null") }
+            guard let mac = o["mac"]?.stringValue, !mac.isEmpty else {
+                throw FingerprintError("\(source): $[\(i)].mac: expected a MAC address")
+            }
+            guard let x = o["x"]?.doubleValue, let y = o["y"]?.doubleValue else { continue }  // not placed
+            var mp: Double?
+            if let v = o["measuredPower"], !v.isNull {
+                guard let d = v.doubleValue, (-120.0...0).contains(d) else {
+                    throw FingerprintError("\(source): $[\(i)].measuredPower: expected dBm between −120 and 0")
+                }
+                mp = d
+            }
+            out.append(Entry(mac: mac.uppercased(), floor: o["floor"]?.stringValue, x: x, y: y, measuredPower: mp))
+        }
+        entries = out
+    }
+
+    public func entry(address: String) -> Entry? {
+        let a = address.uppercased()
+        return entries.first { $0.mac == a }
+    }
+}
+
+/// Position from BLE beacons alone: median RSSI per registry beacon →
+/// distance (log-distance, per-beacon measured power) → mean of the
+/// closed-form solutions of every 3-beacon subset of the strongest
+/// `maxBeacons` → damped Gauss–Newton over all of them. Computed in metres,
+/// returned in map units.
+public struct BeaconLocator: Sendable {
+    public var registry: BeaconRegistry
+    public var metersPerUnit: Double
+    public var pathLoss: PathLoss
+    public var defaultMeasuredPower: Double
+    public var maxBeacons: Int
+
+    public init(registry: BeaconRegistry, metersPerUnit: Double, pathLoss: PathLoss = PathLoss(),
+                defaultMeasuredPower: Double = -66, maxBeacons: Int = 6) {
+        self.registry = registry
+        self.metersPerUnit = metersPerUnit
+        self.pathLoss = pathLoss
+        self.defaultMeasuredPower = defaultMeasuredPower
+        self.maxBeacons = maxBeacons
+    }
+
+    public struct Used: Sendable, Equatable {
+        public var mac: String
+        public var rssi: Double
+        public var distanceMeters: Double
+    }
+
+    public struct Result: Sendable, Equatable {
+        /// map units
+        public var x: Double
+        public var y: Double
+        public var initialX: Double
+        public var initialY: Double
+        public var beacons: [Used]
+    }
+
+    /// nil with fewer than 3 registry beacons heard.
+    public func locate(_ fp: Fingerprint) -> Result? {
+        let medians = Reduction.reduce(fp, set: .ble, options: SignalOptions())
+        var heard: [(entry: BeaconRegistry.Entry, rssi: Double)] = []
+        for e in registry.entries {
+            if let r = medians[Fingerprint.bleID(e.mac)] { heard.append((e, r)) }
+        }
+        // Strongest first; equal RSSI in registry order (a stable sort).
+        heard = heard.enumerated().sorted { a, b in
+            a.element.rssi != b.element.rssi ? a.element.rssi > b.element.rssi : a.offset < b.offset
+        }.map(\.element)
+        heard = Array(heard.prefix(maxBeacons))
+        guard heard.count >= 3 else { return nil }
+        let anchors = heard.map { h in
+            Trilateration.Anchor(Vec3(h.entry.x * metersPerUnit, h.entry.y * metersPerUnit),
+                                 pathLoss.distance(rssi: h.rssi, measuredPower: h.entry.measuredPower ?? defaultMeasuredPower))
+        }
+        guard let start = Trilateration.averageOfTriples(anchors, planar: true) else { return nil }
+        let refined = Trilateration.refine(anchors, from: start)
+        return Result(x: refined.x / metersPerUnit, y: refined.y / metersPerUnit, initialX: start.x / metersPerUnit,
+                      initialY: start.y / metersPerUnit,
+                      beacons: zip(heard, anchors).map { Used(mac: $0.entry.mac, rssi: $0.rssi, distanceMeters: $1.distance) })
+    }
+}

@@ -1,0 +1,93 @@
+import FPCore
+
+/// What eval and locate need of one measurement document: where it was taken
+/// and the raw radio samples, with transmitter ids as radio-localization-eval
+/// builds them (`BLE:<address lowercased>`, `WIFI:<mac>` as stored).
+///
+/// Read leniently from the stored JSON tree rather than through
+/// `MeasurementDocument`, so imported documents of the old apps (missing keys,
+/// fractional RSSI) evaluate too; what cannot be evaluated is a `FingerprintError`
+/// naming the document and the key.
+public struct Fingerprint: Sendable, Equatable {
+    public struct Sample: Sendable, Equatable {
+        public var transmitter: String
+        public var rssi: Double
+        /// ms from the measurement start
+        public var time: Int
+        public init(transmitter: String, rssi: Double, time: Int) {
+            self.transmitter = transmitter
+            self.rssi = rssi
+            self.time = time
+        }
+    }
+
+    public var id: String
+    /// Map id (`level`), the evaluator's building and floor.
+    public var level: String
+    /// Whole map units, as the evaluator reads them.
+    public var x: Int
+    public var y: Int
+    public var ble: [Sample]
+    public var wifi: [Sample]
+
+    public init(id: String, level: String, x: Int, y: Int, ble: [Sample] = [], wifi: [Sample] = []) {
+        self.id = id
+        self.level = level
+        self.x = x
+        self.y = y
+        self.ble = ble
+        self.wifi = wifi
+    }
+
+    public static func bleID(_ address: String) -> String { "BLE:" + address.lowercased() }
+    public static func wifiID(_ mac: String) -> String { "WIFI:" + mac }
+}
+
+public struct FingerprintError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension Fingerprint {
+    /// Reads a stored document body. BLE reports without RSSI (`null`, the
+    /// controller's "not available") are skipped; a missing `time` counts as
+    /// 0, as the evaluator's JSON reader defaults it.
+    public init(id: String, body: JSONValue) throws(FingerprintError) {
+        guard case .object(let o) = body else { throw FingerprintError("document \(id): not a JSON object") }
+        func whole(_ key: String) throws(FingerprintError) -> Int {
+            guard let v = o[key] else { throw FingerprintError("document \(id): no \(key) (map position)") }
+            guard let i = v.intValue else {
+                throw FingerprintError("document \(id): \(key) is \(CanonicalJSON.string(v)), not a whole number of map units")
+            }
+            return Int(i)
+        }
+        let x = try whole("x"), y = try whole("y")
+        let level = o["level"]?.stringValue ?? ""
+        var ble: [Sample] = [], wifi: [Sample] = []
+        if let list = o["bleScans"], !list.isNull {
+            guard case .array(let items) = list else { throw FingerprintError("document \(id): bleScans is not an array") }
+            ble.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                guard let address = item["address"]?.stringValue else {
+                    throw FingerprintError("document \(id): bleScans[\(i)] has no address")
+                }
+                guard let rssi = item["rssi"]?.doubleValue else { continue }  // null: RSSI not available
+                ble.append(Sample(transmitter: Self.bleID(address), rssi: rssi, time: Self.time(item)))
+            }
+        }
+        if let list = o["wifiScans"], !list.isNull {
+            guard case .array(let items) = list else { throw FingerprintError("document \(id): wifiScans is not an array") }
+            wifi.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                guard let mac = item["mac"]?.stringValue else {
+                    throw FingerprintError("document \(id): wifiScans[\(i)] has no mac")
+                }
+                guard let rssi = item["rssi"]?.doubleValue else { continue }
+                wifi.append(Sample(transmitter: Self.wifiID(mac), rssi: rssi, time: Self.time(item)))
+            }
+        }
+        self.init(id: id, level: level, x: x, y: y, ble: ble, wifi: wifi)
+    }
+
+    private static func time(_ item: JSONValue) -> Int { wholeTime(item["time"]?.doubleValue) }
+}

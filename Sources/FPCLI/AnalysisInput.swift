@@ -1,0 +1,70 @@
+import ArgumentParser
+import FPAnalysis
+import FPConfig
+import FPCore
+import FPStore
+import Foundation
+
+/// The document filters shared by eval, export, plot and coverage (as `list`'s).
+struct FilterOptions: ParsableArguments {
+    @Option(help: "Only this map.") var map: String?
+    @Option(help: "Only documents created at or after this time (ISO date or date-time, or 30m/12h/7d ago).")
+    var since: String?
+    @Option(help: "Only static or walk documents.") var mode: MeasurementDocument.Mode?
+    @Option(help: "Only the documents of one walk session.") var session: String?
+
+    func validate() throws {
+        if let since, List.parseSince(since, now: Date()) == nil {
+            throw ValidationError("--since: cannot read '\(since)': use 2026-11-22, 2026-11-22T08:00:00Z or 30m/12h/7d")
+        }
+    }
+
+    var query: ListQuery {
+        ListQuery(level: map, sinceMs: since.flatMap { List.parseSince($0, now: Date()) }, mode: mode?.rawValue,
+                  sessionId: session)
+    }
+}
+
+enum AnalysisInput {
+    /// Stored documents matching the filters, in file order (createdAt, then id).
+    static func documents(_ store: SQLiteDocumentStore, _ filters: FilterOptions) throws -> [DocumentText] {
+        try store.documentTexts(filters.query)
+    }
+
+    /// The documents as fingerprints; a document eval cannot read is a data error naming it.
+    static func fingerprints(_ texts: [DocumentText]) throws -> [Fingerprint] {
+        var out: [Fingerprint] = []
+        out.reserveCapacity(texts.count)
+        for t in texts {
+            do {
+                out.append(try Fingerprint(id: t.id, json: Data(t.body.utf8)))
+            } catch {
+                throw Failure(error.description, .dataError)
+            }
+        }
+        return out
+    }
+
+    /// One stored document as a fingerprint (an id prefix is resolved).
+    static func fingerprint(_ store: SQLiteDocumentStore, idPrefix: String) throws -> Fingerprint {
+        let full = try store.resolve(idPrefix: idPrefix)
+        guard let stored = try store.document(id: full, includeDeleted: false) else { throw StoreError.notFound(id: idPrefix) }
+        do { return try Fingerprint(id: full, body: stored.body) } catch { throw Failure(error.description, .dataError) }
+    }
+
+    /// Metres per map unit by map id from the app config; maps it does not
+    /// know get the J building's 45 m = 2250 units, with one warning each.
+    static func scales(_ ws: Workspace, levels: Set<String>) throws -> [String: Double] {
+        let loaded = try ws.loadConfig()
+        var out: [String: Double] = [:]
+        for level in levels.sorted() {
+            if let m = loaded.appConfig.map(id: level) {
+                out[level] = m.scale.metersPerUnit
+            } else {
+                Terminal.err("warning: map '\(level)' is not in the app config: using 45 m = 2250 units")
+                out[level] = MapScale.jBuilding.metersPerUnit
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import FPAnalysis
+import FPCore
+import Foundation
+
+struct Eval: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "How well the stored fingerprints localise: leave-one-out NN, KNN and WKNN.",
+        discussion: """
+            Each measurement in turn is the unknown and all the others the radiomap, exactly as radio-localization-eval computes it: per transmitter the median RSSI of its samples (optionally only time ≤ --max-time-ms); Euclidean signal-space distance over the union of transmitters with a missing one counting --zero-signal; no transmitter in common = infinitely far; neighbours nearest first with ties in file order; WKNN weights 1/d (d = 0 → 0.0001); error = map distance × the map's metres per unit.
+
+            File order is fprint's fixed document order: oldest createdAt first, then id. A measurement with no transmitter in common with any other gets no estimate: it is counted as unlocalised, not as an error (the Java evaluator stops there).
+
+            Errors are in metres: count, mean, median (even count: mean of the two middle), p75 and p95 (nearest rank), max, and the floor hit rate (estimated floor = the nearest neighbour's map).
+
+            Examples:
+              fprint eval
+              fprint eval --map J3NP --set combined --estimator wknn --k 1..3
+              fprint eval --max-time-ms 5000 --zero-signal=-100 --json
+              fprint eval --ble-weight 0.8 --csv > results.csv
+            """)
+
+    @OptionGroup var filters: FilterOptions
+    @Option(help: "Radio sets, comma-separated: wifi, ble, combined.") var set = "wifi,ble,combined"
+    @Option(help: "Estimators, comma-separated: nn, knn, wknn (NN runs once, k = 1).") var estimator = "nn,knn,wknn"
+    @Option(help: "k for KNN/WKNN: 2, 1..3 or 1,2,5.") var k = "1..3"
+    @Option(name: .customLong("zero-signal"), parsing: .unconditional,
+            help: "RSSI a transmitter missing on one side counts as (dBm).")
+    var zeroSignal: Double = -105
+    @Option(name: .customLong("max-time-ms"), help: "Only samples with time ≤ this (ms from the measurement start).")
+    var maxTimeMs: Int?
+    @Option(name: .customLong("ble-weight"), help: "Multiply BLE medians by this in the combined set (1 = off).")
+    var bleWeight: Double = 1
+    @Option(help: "List this many worst measurements per result (table: id prefixes; JSON: full).") var worst = 3
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Print CSV (one row per set, estimator and k).") var csv = false
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        _ = try Self.cases(sets: set, estimators: estimator, k: k)
+        if json && csv { throw ValidationError("--json and --csv exclude each other") }
+        if !zeroSignal.isFinite { throw ValidationError("--zero-signal must be a number of dBm") }
+        if !(bleWeight.isFinite && bleWeight > 0) { throw ValidationError("--ble-weight must be a positive number") }
+        if worst < 0 { throw ValidationError("--worst must not be negative") }
+    }
+
+    /// Parses "1..3", "2" or "1,2,5".
+    static func kValues(_ text: String) throws -> [Int] {
+        let bad = ValidationError("--k: cannot read '\(text)': use 2, 1..3 or 1,2,5 (each 1–50)")
+        var out: [Int] = []
+        for part in text.split(separator: ",") {
+            let bounds = part.components(separatedBy: "..")
+            if bounds.count == 2, let a = Int(bounds[0]), let b = Int(bounds[1]), a <= b {
+                out += Array(a...b)
+            } else if bounds.count == 1, let a = Int(bounds[0]) {
+                out.append(a)
+            } else {
+                throw bad
+            }
+        }
+        guard !out.isEmpty, out.allSatisfy({ (1...50).contains($0) }) else { throw bad }
+        var seen = Set<Int>()
+        return out.filter { seen.insert($0).inserted }
+    }
+
+    static func list<T: RawRepresentable & CaseIterable>(_ text: String, _ option: String, as: T.Type) throws -> [T]
+    where T.RawValue == String {
+        let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        var out: [T] = []
+        for n in names {
+            guard let v = T(rawValue: n) else {
+                let known = T.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("\(option): unknown value '\(n)' (choose from \(known))")
+            }
+            if !out.contains(where: { $0.rawValue == v.rawValue }) { out.append(v) }
+        }
+        if out.isEmpty { throw ValidationError("\(option) must name at least one value") }
+        return out
+    }
+
+    static func cases(sets: String, estimators: String, k: String) throws -> [CrossValidation.Case] {
+        let sets = try list(sets, "--set", as: RadioSet.self)
+        let estimators = try list(estimators, "--estimator", as: Estimator.self)
+        let ks = try kValues(k)
+        var out: [CrossValidation.Case] = []
+        for s in sets {
+            for e in estimators {
+                for kk in (e == .nn ? [1] : ks) { out.append(.init(set: s, estimator: e, k: kk)) }
+            }
+        }
+        return out
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+            let store = try ws.openStore()
+            let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
+            guard fps.count >= 2 else {
+                throw Failure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
+            }
+            let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
+            let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
+            let cv = CrossValidation(fingerprints: fps, options: options) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let results = cv.run(try Self.cases(sets: set, estimators: estimator, k: k))
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            let report = EvalReport(fingerprints: fps, options: options, results: results, worst: worst)
+            if json {
+                Terminal.out(CanonicalJSON.string(report.json))
+            } else if csv {
+                for line in report.csvLines { Terminal.out(line) }
+            } else {
+                for line in report.tableLines { Terminal.out(line) }
+                Terminal.err(String(format: "%d measurements, leave-one-out in %.2f s", fps.count, seconds))
+            }
+        }
+    }
+}

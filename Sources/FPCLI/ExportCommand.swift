@@ -1,0 +1,102 @@
+import ArgumentParser
+import FPAnalysis
+import FPCore
+import Foundation
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write stored measurements in formats other tools read.",
+        discussion: """
+            Formats:
+              couch-view  {"rows":[{"id":…,"value":<document>}]}: radio-localization-eval's file input; `fprint import` reads it back
+              jsonl       one document per line, with its _id; `fprint import` reads it back
+              csv         one row per observation (BLE report, Wi-Fi BSS, cell): doc id, time, map, x, y, radio, transmitter, rssi, …
+              comford     a directory with Samples.csv, RSSI.csv and APs.csv (see README for the columns)
+              wigle       WiGLE CSV 1.6 of GPS-tagged Wi-Fi and BLE (documents without a GNSS fix are left out)
+              geojson     a GeoJSON FeatureCollection, one point per GPS-tagged document
+
+            Documents are written in file order (oldest createdAt first, then id). Output goes to stdout unless --output is given (comford needs --output DIR).
+
+            Examples:
+              fprint export couch-view --map J3NP > couchdump.json
+              fprint export jsonl --since 7d --output week.jsonl
+              fprint export comford --map J1NP --output comford-J1NP
+              fprint export wigle --output fprint-wigle.csv
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case couchView = "couch-view", jsonl, csv, comford, wigle, geojson
+    }
+
+    @Argument(help: "couch-view, jsonl, csv, comford, wigle or geojson.") var format: Format
+    @OptionGroup var filters: FilterOptions
+    @Option(name: [.short, .long], help: "Output file (comford: directory).", completion: .file()) var output: String?
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        if format == .comford && output == nil { throw ValidationError("comford writes three files: give --output DIR") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+            let store = try ws.openStore()
+            let texts = try AnalysisInput.documents(store, filters)
+            var docs: [Export.Document] = []
+            for t in texts {
+                guard let body = try? CanonicalJSON.parse(t.body) else {
+                    throw Failure("the stored body of document \(t.id) is not valid JSON", .ioError)
+                }
+                docs.append(Export.Document(id: t.id, body: body))
+            }
+            switch format {
+            case .couchView: try write(Export.couchView(docs))
+            case .jsonl: try write(Export.jsonLines(docs))
+            case .csv: try write(Export.csv(docs))
+            case .geojson:
+                let r = Export.geoJSON(docs)
+                try write(r.text)
+                if r.withoutFix > 0 { Terminal.err("\(r.withoutFix) documents without a GNSS fix left out") }
+            case .wigle:
+                let host = ProcessInfo.processInfo.hostName
+                let r = Export.wigle(docs, appRelease: "fprint \(Fprint.version)", model: "Linux", release: "Linux",
+                                     device: host)
+                try write(r.text)
+                if r.withoutFix > 0 { Terminal.err("\(r.withoutFix) documents without a GNSS fix left out") }
+            case .comford:
+                let loaded = try ws.loadConfig()
+                let files: (samples: String, rssi: String, aps: String)
+                do {
+                    files = try Export.comford(docs, metersPerUnit: { (loaded.appConfig.map(id: $0)?.scale ?? .jBuilding).metersPerUnit },
+                                               floor: { loaded.appConfig.map(id: $0)?.floor })
+                } catch {
+                    throw Failure("\(error)", .dataError)
+                }
+                let dir = output!
+                do {
+                    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                } catch {
+                    throw Failure("\(dir): cannot create the directory: \(error.localizedDescription)", .ioError)
+                }
+                for (name, text) in [("Samples.csv", files.samples), ("RSSI.csv", files.rssi), ("APs.csv", files.aps)] {
+                    try writeFile("\(dir)/\(name)", text)
+                }
+            }
+            Terminal.err("exported \(docs.count) documents (\(format.rawValue))")
+        }
+    }
+
+    func write(_ text: String) throws {
+        if let output { try writeFile(output, text) } else { FileHandle.standardOutput.write(Data(text.utf8)) }
+    }
+
+    func writeFile(_ path: String, _ text: String) throws {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw Failure("\(path): cannot write the file: \(error.localizedDescription)", .ioError)
+        }
+    }
+}
