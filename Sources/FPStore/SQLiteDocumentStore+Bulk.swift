@@ -22,24 +22,9 @@ extension SQLiteDocumentStore {
             FROM documents d JOIN revisions r ON r.doc_id = d.id AND r.rev = d.rev
             WHERE d.deleted = 0
             """
-        var arguments = StatementArguments()
-        if let level = query.level {
-            sql += " AND d.level = ?"
-            arguments += [level]
-        }
-        if let sinceMs = query.sinceMs {
-            sql += " AND d.created_at_ms >= ?"
-            arguments += [sinceMs]
-        }
-        if query.unsyncedOnly { sql += " AND d.synced = 0" }
-        if let mode = query.mode {
-            sql += " AND d.mode = ?"
-            arguments += [mode]
-        }
-        if let sessionId = query.sessionId {
-            sql += " AND d.session_id = ?"
-            arguments += [sessionId]
-        }
+        let filter = Self.listFilter(query, table: "d")
+        sql += filter.sql
+        var arguments = filter.arguments
         sql += " ORDER BY d.created_at_ms, d.id"
         if let limit = query.limit {
             sql += " LIMIT ?"

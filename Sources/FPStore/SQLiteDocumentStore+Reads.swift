@@ -16,6 +16,32 @@ extension SQLiteDocumentStore {
         return try raw.decoded()
     }
 
+    /// The `AND …` conditions of a `ListQuery` (every filter but the limit) for
+    /// `documents` under the alias `table` ("" for none), shared by every listing.
+    static func listFilter(_ query: ListQuery, table: String) -> (sql: String, arguments: StatementArguments) {
+        let c = table.isEmpty ? "" : table + "."
+        var sql = ""
+        var arguments = StatementArguments()
+        if let level = query.level {
+            sql += " AND \(c)level = ?"
+            arguments += [level]
+        }
+        if let sinceMs = query.sinceMs {
+            sql += " AND \(c)created_at_ms >= ?"
+            arguments += [sinceMs]
+        }
+        if query.unsyncedOnly { sql += " AND \(c)synced = 0" }
+        if let mode = query.mode {
+            sql += " AND \(c)mode = ?"
+            arguments += [mode]
+        }
+        if let sessionId = query.sessionId {
+            sql += " AND \(c)session_id = ?"
+            arguments += [sessionId]
+        }
+        return (sql, arguments)
+    }
+
     public func list(_ query: ListQuery) throws -> [DocumentSummary] {
         if let limit = query.limit, limit < 0 { throw StoreError.invalid("a list limit must not be negative") }
         // Only summary columns: `list` must stay fast with 100,000 documents.
@@ -24,24 +50,9 @@ extension SQLiteDocumentStore {
                    ble_count, wifi_count, cell_count, geo_count, synced
             FROM documents WHERE deleted = 0
             """
-        var arguments = StatementArguments()
-        if let level = query.level {
-            sql += " AND level = ?"
-            arguments += [level]
-        }
-        if let sinceMs = query.sinceMs {
-            sql += " AND created_at_ms >= ?"
-            arguments += [sinceMs]
-        }
-        if query.unsyncedOnly { sql += " AND synced = 0" }
-        if let mode = query.mode {
-            sql += " AND mode = ?"
-            arguments += [mode]
-        }
-        if let sessionId = query.sessionId {
-            sql += " AND session_id = ?"
-            arguments += [sessionId]
-        }
+        let filter = Self.listFilter(query, table: "")
+        sql += filter.sql
+        var arguments = filter.arguments
         sql += " ORDER BY created_at_ms DESC, id"
         if let limit = query.limit {
             sql += " LIMIT ?"
