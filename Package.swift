@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Value types, the data contract and the protocols every other module meets at.
@@ -28,11 +29,19 @@ let package = Package(
         .target(name: "FPStore", dependencies: ["FPCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // Radio and device providers: simulated radios, the real device provider.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
+        // CouchDB replication client (push, pull, checkpoints) over FPNet's HTTPTransport.
+        .target(name: "FPSync", dependencies: ["FPCore", "FPNet"]),
+        // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
+        .target(name: "FPGateway", dependencies: [
+            "FPCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
-            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
+            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -47,6 +56,12 @@ let package = Package(
         .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
+        .testTarget(name: "FPGatewayTests", dependencies: [
+            "FPGateway", "FPCore", "FPStore",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
+        .testTarget(name: "FPSyncTests", dependencies: ["FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
     ]
 )

@@ -11,6 +11,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case notFound = 66  // no such document, map or scenario
     case unavailable = 69  // nothing to record with: no radio available
     case ioError = 74  // the database or a file could not be written
+    case gatewayUnreachable = 75  // sync: no answer from the gateway (EX_TEMPFAIL: try again later)
+    case protocolError = 76  // sync: the peer broke the replication protocol (EX_PROTOCOL)
+    case authRejected = 77  // sync/login: token or credentials refused (EX_NOPERM)
     case interrupted = 130  // Ctrl-C or SIGTERM: nothing was stored
 
     var meaning: String {
@@ -22,6 +25,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .notFound: "document, map or scenario not found"
         case .unavailable: "no radio available to record"
         case .ioError: "database or file could not be read or written"
+        case .gatewayUnreachable: "gateway unreachable (after retries)"
+        case .protocolError: "the gateway broke the replication protocol"
+        case .authRejected: "token or credentials rejected by the gateway"
         case .interrupted: "interrupted; nothing stored"
         }
     }

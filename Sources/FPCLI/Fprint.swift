@@ -16,13 +16,14 @@ public struct Fprint: AsyncParsableCommand {
               fprint walk --scenario scenarioJ1NP1 --simulate --fast
               fprint list --map J1NP
               fprint show 3f2a
+              fprint sync
 
-            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 130 interrupted.
+            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 75 gateway unreachable, 76 replication protocol error, 77 token or credentials rejected, 130 interrupted.
             """,
         version: version,
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
-            Maps.self, Scenarios.self, ConfigCommand.self,
+            Maps.self, Scenarios.self, ConfigCommand.self, Sync.self, Login.self, Status.self, GatewayCommand.self,
         ])
 
     public init() {}

@@ -105,6 +105,7 @@ enum Schema {
         }
 
         // Later migrations go here, e.g. migrator.registerMigration("v2") { … }.
+        RevisionTreeSchema.register(&migrator)
         return migrator
     }
 }

@@ -17,6 +17,8 @@ struct Args {
     var docs = 10_000
     var listDocs = 100_000
     var dir = NSTemporaryDirectory() + "fprint-bench-\(getpid())"
+    var sync = false
+    var syncDocs = 10_000
 
     init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -26,6 +28,8 @@ struct Args {
             case "--docs": docs = Int(it.next() ?? "") ?? docs
             case "--list-docs": listDocs = Int(it.next() ?? "") ?? listDocs
             case "--dir": dir = it.next() ?? dir
+            case "--sync": sync = true
+            case "--sync-docs": syncDocs = Int(it.next() ?? "") ?? syncDocs
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
                 exit(64)
@@ -103,6 +107,12 @@ func run() throws {
     let args = Args()
     try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: args.dir) }
+    if args.sync {
+        // Sync benchmark only (see SyncBench.swift).
+        guard let fprint = args.fprint else { throw BenchError("--sync needs --fprint PATH") }
+        try runSyncBench(fprint: fprint, dir: args.dir, docs: args.syncDocs)
+        return
+    }
     let dbPath = args.dir + "/bench.sqlite"
     let store = try SQLiteDocumentStore(path: dbPath)
     var rng = SeededRandom(seed: 2026)
