@@ -5,11 +5,13 @@ import Foundation
 extension Replicator {
     /// Signs unsigned local documents (`couchbase_sync_gateway_id` = "-")
     /// with the user's id, each as a new local revision, as the iOS app did
-    /// before uploading. Returns how many were signed.
-    public func signUnsignedDocuments() throws(SyncError) -> Int {
+    /// before uploading. Returns how many were signed. Only documents changed
+    /// after `since` (the push checkpoint) can be unsigned: older ones were
+    /// pushed, hence signed, so a no-op sync does not read every body.
+    public func signUnsignedDocuments(since start: Int64 = 0) throws(SyncError) -> Int {
         guard let userID, !dryRun else { return 0 }
         var signed = 0
-        var since: Int64 = 0
+        var since = start
         while true {
             let batch = try storeCall { try store.changeFeed(since: since, limit: 1000) }
             guard let last = batch.last else { break }
@@ -29,11 +31,11 @@ extension Replicator {
     /// Local → remote.
     public func push() throws(SyncError) -> SyncReport {
         var report = SyncReport(direction: .push)
-        report.signed = try signUnsignedDocuments()
         let repID = try replicationID(.push)
         let (localCheckpoint, remoteCheckpoint) = try readCheckpoints(repID)
         let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
         var since = startValue?.intValue ?? 0
+        report.signed = try signUnsignedDocuments(since: since)
         let session = Self.newSessionID()
         let total = try storeCall { try store.changeCount(since: since) }
         var done = 0
