@@ -24,6 +24,7 @@ bench: bench-ble
 	$(SWIFT) build -c release --product fprint-bench
 	$(SWIFT) build -c release --product fprint
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
+	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --sync --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
 
 install:
 	$(SWIFT) build -c release --product fprint

@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Value types, the data contract and the protocols every other module meets at.
@@ -38,13 +39,21 @@ let package = Package(
         .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPTransport"]),
         // Real Linux radio sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion).
         .target(name: "FPLinuxRadios", dependencies: ["FPCore"]),
+        // CouchDB replication client (push, pull, checkpoints) over FPNet's HTTPTransport.
+        .target(name: "FPSync", dependencies: ["FPCore", "FPNet"]),
+        // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
+        .target(name: "FPGateway", dependencies: [
+            "FPCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // Evaluation and positioning: leave-one-out kNN, trilateration, Kalman, exports, plots. Pure, deterministic.
         .target(name: "FPAnalysis", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
-            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet",
+            "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
             "FPBLE", "FPTransport", "FPHCI",
             "FPLinuxRadios",
             "FPAnalysis",
@@ -55,7 +64,7 @@ let package = Package(
         // Writes documents until killed: the store's crash-atomicity test drives it.
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
         // `make bench`: store throughput and `fprint list` latency, figures printed.
-        .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore"]),
+        .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore", "FPAnalysis"]),
 
         // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
         .target(name: "FPHCIFuzz", dependencies: ["FPHCI"]),
@@ -71,10 +80,14 @@ let package = Package(
         .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore"]),
         .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPLinuxRadios", "FPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPGatewayTests", dependencies: [
+            "FPGateway", "FPCore", "FPStore",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
+        .testTarget(name: "FPSyncTests", dependencies: ["FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
     ]
 )
 
-// `make bench` also times leave-one-out evaluation (added as its own line so merges stay simple).
-package.targets.first { $0.name == "fprint-bench" }?.dependencies.append("FPAnalysis")

@@ -107,7 +107,8 @@ struct Show: AsyncParsableCommand {
                 throw Failure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
             }
             let synced = try store.list(ListQuery(unsyncedOnly: true)).contains { $0.id == fullID } == false
-            for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced, conflicts: [])
+            for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
+                                             conflicts: try store.conflicts(id: fullID).map(\.description))
             {
                 Terminal.out(line)
             }

@@ -11,6 +11,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case notFound = 66  // no such document, map or scenario
     case unavailable = 69  // nothing to record with: no radio available
     case ioError = 74  // the database or a file could not be written
+    case gatewayUnreachable = 75  // sync: no answer from the gateway (EX_TEMPFAIL: try again later)
+    case protocolError = 76  // sync: the peer broke the replication protocol (EX_PROTOCOL)
+    case authRejected = 77  // sync/login: token or credentials refused (EX_NOPERM)
     case noBluetooth = 80  // the kernel has no AF_BLUETOOTH (EAFNOSUPPORT)
     case blePermission = 81  // raw HCI without CAP_NET_RAW/CAP_NET_ADMIN
     case adapterUnavailable = 82  // no such adapter, adapter down, or busy (--exclusive on an up adapter)
@@ -27,6 +30,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .notFound: "document, map or scenario not found"
         case .unavailable: "no radio available to record"
         case .ioError: "database or file could not be read or written"
+        case .gatewayUnreachable: "gateway unreachable (after retries)"
+        case .protocolError: "the gateway broke the replication protocol"
+        case .authRejected: "token or credentials rejected by the gateway"
         case .noBluetooth: "the kernel has no Bluetooth sockets (AF_BLUETOOTH)"
         case .blePermission: "no permission for raw HCI (CAP_NET_RAW, CAP_NET_ADMIN)"
         case .adapterUnavailable: "Bluetooth adapter absent, down, or busy"

@@ -16,14 +16,16 @@ public struct Fprint: AsyncParsableCommand {
               fprint walk --scenario scenarioJ1NP1 --simulate --fast
               fprint list --map J1NP
               fprint show 3f2a
+              fprint sync
 
-            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 80 no Bluetooth in the kernel, 81 no permission for raw HCI, 82 adapter absent/down/busy, 83 controller without LE, 84 HCI command failed, 130 interrupted.
+            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 75 gateway unreachable, 76 replication protocol error, 77 token or credentials rejected, 80 no Bluetooth in the kernel, 81 no permission for raw HCI, 82 adapter absent/down/busy, 83 controller without LE, 84 HCI command failed, 130 interrupted.
             """,
         version: version,
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
             Maps.self, Scenarios.self, ConfigCommand.self, AdaptersCommand.self, Scan.self, Doctor.self,
             Eval.self, Locate.self, ExportCommand.self, CoverageCommand.self, Plot.self,
+            Sync.self, Login.self, Status.self, GatewayCommand.self,
         ])
 
     public init() {}

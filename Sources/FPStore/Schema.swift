@@ -120,7 +120,8 @@ enum Schema {
                 """)
         }
 
-        // Later migrations go here ("v3", …).
+        // Later migrations go here ("v4", …). v3: the revision tree index of replication.
+        RevisionTreeSchema.register(&migrator)
         return migrator
     }
 }

@@ -23,6 +23,8 @@ struct Args {
     var evalOnly = false
     var evalFingerprints = 2_000
     var evalTransmitters = 300
+    var sync = false
+    var syncDocs = 10_000
 
     init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -35,6 +37,8 @@ struct Args {
             case "--eval-only": evalOnly = true
             case "--eval-fingerprints": evalFingerprints = Int(it.next() ?? "") ?? evalFingerprints
             case "--eval-transmitters": evalTransmitters = Int(it.next() ?? "") ?? evalTransmitters
+            case "--sync": sync = true
+            case "--sync-docs": syncDocs = Int(it.next() ?? "") ?? syncDocs
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
                 exit(64)
@@ -114,6 +118,12 @@ func run() throws {
     if args.evalOnly { return }
     try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: args.dir) }
+    if args.sync {
+        // Sync benchmark only (see SyncBench.swift).
+        guard let fprint = args.fprint else { throw BenchError("--sync needs --fprint PATH") }
+        try runSyncBench(fprint: fprint, dir: args.dir, docs: args.syncDocs)
+        return
+    }
     let dbPath = args.dir + "/bench.sqlite"
     let store = try SQLiteDocumentStore(path: dbPath)
     var rng = SeededRandom(seed: 2026)

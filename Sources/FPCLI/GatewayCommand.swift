@@ -1,0 +1,168 @@
+import ArgumentParser
+import FPConfig
+import FPCore
+import FPGateway
+import FPStore
+import Foundation
+import Logging
+
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Run fprint's CouchDB-protocol gateway, or issue its tokens.",
+        subcommands: [GatewayServe.self, GatewayToken.self],
+        defaultSubcommand: GatewayServe.self)
+}
+
+/// Where the gateway keeps its secret and database.
+struct GatewayFiles: ParsableArguments {
+    @Option(help: ArgumentHelp("HS256 secret file, created 0600 if missing (default: <config dir>/gateway-secret).",
+                               valueName: "path"))
+    var secretFile: String?
+
+    func secretPath(_ paths: FPPaths) -> String { secretFile ?? paths.configDirectory + "/gateway-secret" }
+
+    /// Reads the secret, creating a random one (0600) on first use.
+    func loadSecret(_ paths: FPPaths) throws -> Data {
+        let path = secretPath(paths)
+        if !FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try TokenSource.writePrivate(path: path, data: Data((TokenAuthority.newSecret() + "\n").utf8))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure("\(path): cannot read the gateway secret", .ioError)
+        }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & 0o077 != 0 {
+            throw Failure("\(path): the gateway secret must be readable by its owner only (chmod 600)", .usage)
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.count >= 32 else { throw Failure("\(path): the gateway secret is too short (≥ 32 characters)", .dataError) }
+        return Data(text.utf8)
+    }
+}
+
+struct GatewayServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the measurement database over the CouchDB replication protocol.",
+        discussion: """
+            Every request needs a bearer token (`fprint gateway token`) or Basic credentials of a --users entry. Users read every measurement but write only documents signed with their own id (couchbase_sync_gateway_id); admins write any. It also serves the app config and scenarios at /config/app-config.json and /config/scenarios.json, pointing at itself.
+
+            Examples:
+              fprint gateway --port 5984
+              fprint gateway --host 0.0.0.0 --users users.txt --db /srv/fprint/gateway.sqlite
+            """)
+
+    @Option(help: "Address to listen on (default: loopback only).") var host = "127.0.0.1"
+    @Option(help: "Port (0: any free port, printed at start).") var port = 5984
+    @Option(help: ArgumentHelp("The gateway's own SQLite file (default: <data dir>/gateway.sqlite).", valueName: "path"))
+    var db: String?
+    @Option(help: "Database name served.") var name = "fprint"
+    @Option(help: ArgumentHelp("Basic users, one `name:password[:admin]` per line (file must be 0600).", valueName: "path"))
+    var users: String?
+    @Option(help: "Largest request body in bytes (larger ones get 413).") var bodyLimit = 32 << 20
+    @OptionGroup var files: GatewayFiles
+    @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        if !(0...65535).contains(port) { throw ValidationError("--port must be 0…65535") }
+        if bodyLimit < 1024 { throw ValidationError("--body-limit must be at least 1024") }
+        if name.isEmpty || name.hasPrefix("_") || name.contains("/") { throw ValidationError("--name: invalid database name") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let workspace = Workspace(configOptions: configOptions)
+            let paths = workspace.paths
+            let dbPath = db ?? paths.dataDirectory + "/gateway.sqlite"
+            let store: SQLiteDocumentStore
+            do { store = try SQLiteDocumentStore(path: dbPath) } catch let e as StoreError {
+                throw Failure("\(dbPath): \(e.description)", .ioError)
+            }
+            let secret = try files.loadSecret(paths)
+            var basic = BasicUsers()
+            if let users {
+                var info = stat()
+                if stat(users, &info) == 0, info.st_mode & 0o077 != 0 {
+                    throw Failure("\(users): the users file must be readable by its owner only (chmod 600)", .usage)
+                }
+                guard let data = FileManager.default.contents(atPath: users) else {
+                    throw Failure("\(users): cannot read the users file", .dataError)
+                }
+                do { basic = try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch {
+                    throw Failure("\(users): \(error)", .dataError)
+                }
+            }
+            let (appConfig, scenarios) = servedConfig(workspace)
+            let config = GatewayConfig(databaseName: name, tokens: TokenAuthority(secret: secret), users: basic,
+                                       bodyLimit: bodyLimit, appConfig: appConfig, scenarios: scenarios)
+            var logger = Logger(label: "fprint.gateway")
+            logger.logLevel = .warning
+            let name = self.name, host = self.host
+            try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
+                // Tests and scripts read the port from this line (useful with --port 0).
+                Terminal.err("fprint gateway: listening on http://\(host):\(bound)/\(name)")
+            }
+        }
+    }
+
+    /// The app config and scenarios as JSON, if they are local files.
+    func servedConfig(_ workspace: Workspace) -> (JSONValue?, JSONValue?) {
+        guard let location = try? workspace.configLocation(), !location.contains("://"),
+              let data = FileManager.default.contents(atPath: location),
+              let app = try? CanonicalJSON.parse(data)
+        else { return (nil, nil) }
+        var scenarios: JSONValue?
+        if let relative = app["scenariosURL"]?.stringValue, !relative.contains("://") {
+            let base = (location as NSString).deletingLastPathComponent
+            let path = relative.hasPrefix("/") ? relative : base + "/" + relative
+            scenarios = FileManager.default.contents(atPath: path).flatMap { try? CanonicalJSON.parse($0) }
+        }
+        return (app, scenarios)
+    }
+}
+
+struct GatewayToken: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Issue a bearer token signed with this gateway's secret (printed on stdout).",
+        discussion: """
+            Hand the token to the user through a private channel; they pass it to `fprint sync` via FPRINT_TOKEN or the token file.
+
+            Example:
+              fprint gateway token --user alice --ttl 30d
+            """)
+
+    @Option(help: "User id (the token's sub; documents are signed with it).") var user: String
+    @Option(help: "Role: user or admin.") var role = "user"
+    @Option(help: "Lifetime: seconds or 30m / 12h / 30d.") var ttl = "30d"
+    @OptionGroup var files: GatewayFiles
+
+    func validate() throws {
+        if user.isEmpty || user == "-" { throw ValidationError("--user must be a real user id") }
+        if !["user", "admin"].contains(role) { throw ValidationError("--role must be user or admin") }
+        if Self.seconds(ttl) == nil { throw ValidationError("--ttl: use seconds or 30m / 12h / 30d") }
+    }
+
+    static func seconds(_ text: String) -> Int64? {
+        if let n = Int64(text), n > 0 { return n }
+        guard let unit = text.last, let n = Int64(text.dropLast()), n > 0 else { return nil }
+        switch unit {
+        case "s": return n
+        case "m": return n * 60
+        case "h": return n * 3600
+        case "d": return n * 86400
+        default: return nil
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let secret = try files.loadSecret(Workspace().paths)
+            let token = TokenAuthority(secret: secret).issue(user: user, admin: role == "admin", ttlSeconds: Self.seconds(ttl)!)
+            Terminal.out(token)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+/// What CouchDB-style replication needs from a store, beyond `DocumentStore`.
+/// Both the replicator (FPSync) and the gateway (FPGateway) depend on this
+/// protocol only, so neither ever sees GRDB.
+
+/// One entry of a `_changes` feed: the latest change of a document, with every
+/// leaf of its revision tree (the winner first), as `style=all_docs` lists them.
+public struct ChangeEntry: Sendable, Equatable {
+    public var seq: Int64
+    public var id: String
+    /// The winning revision.
+    public var rev: Revision
+    public var deleted: Bool
+    /// All leaves, winner first (conflicts and deleted branches after it).
+    public var leaves: [Revision]
+
+    public init(seq: Int64, id: String, rev: Revision, deleted: Bool, leaves: [Revision]) {
+        self.seq = seq
+        self.id = id
+        self.rev = rev
+        self.deleted = deleted
+        self.leaves = leaves
+    }
+}
+
+/// One revision with its ancestry, as `_bulk_docs` with `new_edits:false`
+/// carries it and `GET ?revs=true` returns it.
+public struct RevisionContent: Sendable, Equatable {
+    public var id: String
+    public var rev: Revision
+    public var deleted: Bool
+    /// The body without `_` keys. Empty for tombstones.
+    public var body: JSONValue
+    /// The revision's ancestry, newest first, starting with `rev` itself
+    /// (CouchDB's `_revisions`). May be pruned: the oldest entry's parent may be unknown.
+    public var history: [Revision]
+
+    public init(id: String, rev: Revision, deleted: Bool, body: JSONValue, history: [Revision]) {
+        self.id = id
+        self.rev = rev
+        self.deleted = deleted
+        self.body = body
+        self.history = history
+    }
+
+    /// CouchDB's `_revisions` object: `{"start": N, "ids": [hash…]}`.
+    public var revisionsJSON: JSONValue {
+        ["start": .int(Int64(history.first?.generation ?? rev.generation)),
+         "ids": .array(history.map { .string($0.hash) })]
+    }
+
+    /// Reads `_revisions`; nil if absent or malformed. Consecutive generations
+    /// are implied, newest first.
+    public static func history(fromRevisions value: JSONValue?) -> [Revision]? {
+        guard let object = value?.objectValue, let start64 = object["start"]?.intValue, let start = Int(exactly: start64),
+              let ids = object["ids"]?.arrayValue, !ids.isEmpty, start >= ids.count else { return nil }
+        var revs: [Revision] = []
+        for (offset, id) in ids.enumerated() {
+            guard let hash = id.stringValue, !hash.isEmpty else { return nil }
+            revs.append(Revision(generation: start - offset, hash: hash))
+        }
+        return revs
+    }
+}
+
+/// A row of `_all_docs`.
+public struct AllDocsRow: Sendable, Equatable {
+    public var id: String
+    public var rev: Revision
+    public var deleted: Bool
+    public init(id: String, rev: Revision, deleted: Bool) {
+        self.id = id
+        self.rev = rev
+        self.deleted = deleted
+    }
+}
+
+public protocol ReplicableStore: DocumentStore {
+    /// The latest change of each document after `since`, in sequence order.
+    func changeFeed(since: Int64, limit: Int) throws -> [ChangeEntry]
+    /// How many documents changed after `since` (the push's total).
+    func changeCount(since: Int64) throws -> Int
+    /// The last update sequence handed out (0 when empty).
+    func lastSequence() throws -> Int64
+    /// A random id of this database, made at creation (part of the replication id).
+    func databaseUUID() throws -> String
+    /// For each document id, the revisions of `revs` this store does not have.
+    /// Ids with nothing missing are left out (CouchDB's `_revs_diff`).
+    func revsDiff(_ revs: [String: [Revision]]) throws -> [String: [Revision]]
+    /// Stores revisions made elsewhere, with their ancestry, in one transaction
+    /// (`new_edits:false`): no generation check; a revision already present is
+    /// skipped; siblings become conflicts; the winner is CouchDB's
+    /// deterministic choice. `markSynced` says they came from the gateway.
+    func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws
+    /// A new local edit (`new_edits:true`): `parent` must be the current
+    /// winner (nil for a new or deleted document). Returns the new revision.
+    @discardableResult
+    func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws -> Revision
+    /// One revision with its ancestry; nil if unknown or its body was
+    /// discarded (it is no longer a leaf).
+    func revision(id: String, rev: Revision) throws -> RevisionContent?
+    /// All leaves of a document, winner first; empty if unknown.
+    func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)]
+    /// Non-winning, non-deleted leaves: the conflicts `fprint show` lists.
+    func conflicts(id: String) throws -> [Revision]
+    /// `_all_docs` rows in id order (deleted documents left out).
+    func allDocs(startKey: String?, endKey: String?, limit: Int?) throws -> [AllDocsRow]
+    /// Deletes a `_local` document; false if there was none.
+    @discardableResult
+    func deleteLocalDocument(id: String) throws -> Bool
+}
+
+extension ReplicableStore {
+    /// The leaf revisions of `id` that descend from `rev` (or `rev` itself if
+    /// it is a leaf): what `latest=true` asks for.
+    public func latestLeaves(id: String, from rev: Revision) throws -> [Revision] {
+        var result: [Revision] = []
+        for leaf in try leaves(id: id) {
+            if leaf.rev == rev { return [rev] }
+            if let content = try revision(id: id, rev: leaf.rev), content.history.contains(rev) {
+                result.append(leaf.rev)
+            }
+        }
+        return result
+    }
+}
+
+/// CouchDB's winner rule: a live leaf beats a deleted one, then the higher
+/// generation, then the greater hash string.
+public enum RevisionWinner {
+    public static func sorted(_ leaves: [(rev: Revision, deleted: Bool)]) -> [(rev: Revision, deleted: Bool)] {
+        leaves.sorted { a, b in
+            if a.deleted != b.deleted { return !a.deleted }
+            return a.rev > b.rev
+        }
+    }
+}

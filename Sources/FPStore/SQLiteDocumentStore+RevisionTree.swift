@@ -1,0 +1,264 @@
+import FPCore
+import GRDB
+
+/// Replication on the revision tree: revisions made elsewhere, conflicts,
+/// CouchDB's deterministic winner, `_revs_diff`, `_changes` with all leaves.
+///
+/// A leaf is a revision no other revision names as its parent. Leaves keep
+/// their bodies; the document row always points at the winning leaf.
+extension SQLiteDocumentStore: ReplicableStore {
+    public func changeFeed(since: Int64, limit: Int) throws -> [ChangeEntry] {
+        guard limit > 0 else { return [] }
+        return try read { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT id, rev, deleted, seq FROM documents WHERE seq > ? ORDER BY seq LIMIT ?
+                """), arguments: [since, limit])
+            return try rows.map { row in
+                let id: String = row[0]
+                let rev = try Self.revision(row[1], of: id)
+                let leaves = try Self.leafRows(db, id: id)
+                // Winner first, then the others in winner order.
+                let others = RevisionWinner.sorted(leaves).map(\.rev).filter { $0 != rev }
+                return ChangeEntry(seq: row[3], id: id, rev: rev, deleted: row[2], leaves: [rev] + others)
+            }
+        }
+    }
+
+    public func changeCount(since: Int64) throws -> Int {
+        try read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM documents WHERE seq > ?"), arguments: [since]) ?? 0
+        }
+    }
+
+    public func revsDiff(_ revs: [String: [Revision]]) throws -> [String: [Revision]] {
+        try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT 1 FROM revisions WHERE doc_id = ? AND rev = ?")
+            var missing: [String: [Revision]] = [:]
+            for (id, list) in revs {
+                for rev in list where try Bool.fetchOne(statement, arguments: [id, rev.description]) == nil {
+                    missing[id, default: []].append(rev)
+                }
+            }
+            return missing
+        }
+    }
+
+    public func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws {
+        guard !revisions.isEmpty else { return }
+        // Texts and summaries are computed before the write lock is taken.
+        var prepared: [(content: RevisionContent, text: String, summary: Summary)] = []
+        prepared.reserveCapacity(revisions.count)
+        for content in revisions {
+            try Self.validate(id: content.id)
+            try Self.validate(body: content.body, of: content.id)
+            guard content.history.first == content.rev else {
+                throw StoreError.invalid("the history of \(content.id) \(content.rev) must start with that revision")
+            }
+            for (older, newer) in zip(content.history.dropFirst(), content.history)
+            where older.generation != newer.generation - 1 {
+                throw StoreError.invalid("the history of \(content.id) \(content.rev) skips a generation")
+            }
+            prepared.append((content, CanonicalJSON.string(content.body), Summary(body: content.body)))
+        }
+        try write { db in
+            for (content, text, summary) in prepared {
+                try Self.insertReplicated(db, content, text: text, summary: summary, markSynced: markSynced)
+            }
+        }
+    }
+
+    @discardableResult
+    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws -> Revision {
+        try Self.validate(id: id)
+        let stored = deleted ? JSONValue.object([:]) : body
+        try Self.validate(body: stored, of: id)
+        return try write { db in
+            let current = try Self.currentState(db, id: id)
+            // A new edit must name the current winner, or nothing for a new
+            // (or deleted) document; anything else is CouchDB's 409.
+            if let current {
+                if current.deleted {
+                    guard parent == nil || parent == current.rev else { throw StoreError.conflict(id: id) }
+                } else {
+                    guard parent == current.rev else { throw StoreError.conflict(id: id) }
+                }
+            } else {
+                guard parent == nil, !deleted else {
+                    throw deleted ? StoreError.notFound(id: id) : StoreError.conflict(id: id)
+                }
+            }
+            let base = current.map(\.rev)
+            let rev = Revision.next(after: base, body: stored, deleted: deleted)
+            let history = [rev] + (try base.map { try Self.ancestry(db, id: id, from: $0) } ?? [])
+            let content = RevisionContent(id: id, rev: rev, deleted: deleted, body: stored, history: history)
+            try Self.insertReplicated(db, content, text: CanonicalJSON.string(stored),
+                                      summary: Summary(body: stored), markSynced: false)
+            return rev
+        }
+    }
+
+    public func revision(id: String, rev: Revision) throws -> RevisionContent? {
+        let raw: (deleted: Bool, body: String?, history: [Revision])? = try read { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?
+                """), arguments: [id, rev.description]) else { return nil }
+            return (row[0], row[1], try Self.ancestry(db, id: id, from: rev))
+        }
+        guard let raw, let text = raw.body else { return nil }
+        let body: JSONValue
+        do {
+            body = try CanonicalJSON.parse(text)
+        } catch {
+            throw StoreError.io("the stored body of \(id) \(rev) is not valid JSON: \(error)")
+        }
+        return RevisionContent(id: id, rev: rev, deleted: raw.deleted, body: body, history: raw.history)
+    }
+
+    public func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)] {
+        try read { db in RevisionWinner.sorted(try Self.leafRows(db, id: id)) }
+    }
+
+    public func conflicts(id: String) throws -> [Revision] {
+        let all = try leaves(id: id)
+        guard let winner = all.first else { return [] }
+        return all.dropFirst().filter { !$0.deleted && $0.rev != winner.rev }.map(\.rev)
+    }
+
+    public func allDocs(startKey: String?, endKey: String?, limit: Int?) throws -> [AllDocsRow] {
+        var sql = "SELECT id, rev, deleted FROM documents WHERE deleted = 0"
+        var arguments = StatementArguments()
+        if let startKey {
+            sql += " AND id >= ?"
+            arguments += [startKey]
+        }
+        if let endKey {
+            sql += " AND id <= ?"
+            arguments += [endKey]
+        }
+        sql += " ORDER BY id"
+        if let limit {
+            sql += " LIMIT ?"
+            arguments += [max(0, limit)]
+        }
+        return try read { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
+                let id: String = row[0]
+                return AllDocsRow(id: id, rev: try Self.revision(row[1], of: id), deleted: row[2])
+            }
+        }
+    }
+
+    @discardableResult
+    public func deleteLocalDocument(id: String) throws -> Bool {
+        try write { db in
+            try db.cachedStatement(sql: "DELETE FROM local_documents WHERE id = ?").execute(arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: - Inside a write transaction
+
+    /// Adds one revision and its ancestry to the tree, then re-elects the winner.
+    static func insertReplicated(_ db: Database, _ content: RevisionContent, text: String, summary: Summary,
+                                 markSynced: Bool) throws {
+        let id = content.id
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM revisions WHERE doc_id = ? AND rev = ?")
+        // Already known (a replication retried after a crash): nothing to do.
+        if try Bool.fetchOne(exists, arguments: [id, content.rev.description]) != nil { return }
+
+        // The change row first: the document row needs its sequence number.
+        try db.cachedStatement(sql: "INSERT INTO changes (doc_id, rev) VALUES (?, ?)")
+            .execute(arguments: [id, content.rev.description])
+        let seq = db.lastInsertedRowID
+        try db.cachedStatement(sql: "DELETE FROM changes WHERE doc_id = ? AND seq < ?").execute(arguments: [id, seq])
+
+        let hadDocument = try currentState(db, id: id) != nil
+        if !hadDocument {
+            // Revisions reference the document row, so it comes first; its
+            // winner columns are set below once the tree is complete.
+            try db.cachedStatement(sql: "INSERT INTO documents (id, rev, deleted, seq) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [id, content.rev.description, content.deleted, seq])
+        }
+
+        // Ancestors, oldest first, as body-less stubs where unknown. The
+        // oldest listed has no known parent (the history may be pruned).
+        let insert = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO revisions (doc_id, rev, parent_rev, generation, deleted, body)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        let history = content.history
+        for index in stride(from: history.count - 1, through: 0, by: -1) {
+            let rev = history[index]
+            let parent = index + 1 < history.count ? history[index + 1].description : nil
+            let isLeaf = index == 0
+            try insert.execute(arguments: [
+                id, rev.description, parent, rev.generation, isLeaf && content.deleted, isLeaf ? text : nil,
+            ])
+        }
+        // The parent is no longer a leaf: drop its body (leaves keep bodies).
+        if history.count > 1 {
+            try db.cachedStatement(sql: "UPDATE revisions SET body = NULL WHERE doc_id = ? AND rev = ?")
+                .execute(arguments: [id, history[1].description])
+        }
+
+        // Re-elect the winner among all leaves.
+        let leaves = RevisionWinner.sorted(try leafRows(db, id: id))
+        guard let winner = leaves.first else { throw StoreError.io("document \(id) has no leaf revision") }
+        if winner.rev == content.rev && !(content.deleted && hadDocument) {
+            try db.cachedStatement(sql: """
+                UPDATE documents
+                SET rev = ?, deleted = ?, seq = ?, created_at_ms = ?, created_at = ?, level = ?, mode = ?,
+                    x = ?, y = ?, session_id = ?, walk_seq = ?, ble_count = ?, wifi_count = ?, cell_count = ?,
+                    geo_count = ?, synced = ?
+                WHERE id = ?
+                """).execute(arguments: [
+                    content.rev.description, content.deleted, seq, summary.createdAtMs, summary.createdAt,
+                    summary.level, summary.mode, summary.x, summary.y, summary.sessionId, summary.walkSeq,
+                    summary.bleCount, summary.wifiCount, summary.cellCount, summary.geoCount, markSynced, id,
+                ])
+        } else if winner.rev == content.rev {
+            // A tombstone keeps the summary of the last live revision.
+            try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = 1, seq = ?, synced = ? WHERE id = ?")
+                .execute(arguments: [content.rev.description, seq, markSynced, id])
+        } else {
+            // A losing branch arrived: the winner stays, but the change is
+            // still announced (style=all_docs lists the new leaf).
+            try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = ?, seq = ? WHERE id = ?")
+                .execute(arguments: [winner.rev.description, winner.deleted, seq, id])
+        }
+    }
+
+    /// Leaves of a document's tree, unordered.
+    static func leafRows(_ db: Database, id: String) throws -> [(rev: Revision, deleted: Bool)] {
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT r.rev, r.deleted FROM revisions r
+            WHERE r.doc_id = ?1 AND NOT EXISTS (
+                SELECT 1 FROM revisions c WHERE c.doc_id = ?1 AND c.parent_rev = r.rev)
+            """), arguments: [id])
+        return try rows.map { (try revision($0[0], of: id), $0[1]) }
+    }
+
+    /// `rev` and its known ancestors, newest first.
+    static func ancestry(_ db: Database, id: String, from rev: Revision) throws -> [Revision] {
+        let texts = try String.fetchAll(db.cachedStatement(sql: """
+            WITH RECURSIVE branch (rev, parent_rev, generation) AS (
+                SELECT rev, parent_rev, generation FROM revisions WHERE doc_id = ?1 AND rev = ?2
+                UNION ALL
+                SELECT r.rev, r.parent_rev, r.generation
+                FROM branch b JOIN revisions r ON r.doc_id = ?1 AND r.rev = b.parent_rev
+            )
+            SELECT rev FROM branch ORDER BY generation DESC
+            """), arguments: [id, rev.description])
+        return try texts.map { try revision($0, of: id) }
+    }
+}
+
+enum RevisionTreeSchema {
+    /// "v3": finding leaves means finding revisions nobody names as parent;
+    /// without this index that is a scan of every revision.
+    static func register(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: "CREATE INDEX revisions_by_parent ON revisions (doc_id, parent_rev)")
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import FPCore
+import Foundation
+
+/// One document revision as a peer sent it, or a per-revision error.
+public enum FetchedRevision: Sendable, Equatable {
+    case ok(RevisionContent)
+    case missing(id: String?, rev: String?, reason: String)
+}
+
+/// Reads the answers of `_bulk_get` and `GET ?open_revs=`: CouchDB's JSON
+/// shapes and the multipart/mixed shape Sync Gateway 1.5 sends (one JSON
+/// part per revision; `error="true"` parts for missing ones).
+public enum BulkGetAnswer {
+    public static func parse(body: Data, contentType: String?) throws(SyncError) -> [FetchedRevision] {
+        let type = contentType?.lowercased() ?? "application/json"
+        if type.hasPrefix("multipart/") {
+            guard let boundary = boundary(of: contentType ?? "") else {
+                throw SyncError.protocolError("a multipart answer without a boundary")
+            }
+            return try multipart(body, boundary: boundary)
+        }
+        let value = try RemoteDatabase.parse(body, what: "_bulk_get")
+        var out: [FetchedRevision] = []
+        if let results = value["results"]?.arrayValue {
+            // `_bulk_get` JSON: {"results":[{"id","docs":[{"ok":doc}|{"error":{…}}]}]}
+            for result in results {
+                guard let docs = result["docs"]?.arrayValue else {
+                    throw SyncError.protocolError("_bulk_get: a result without docs")
+                }
+                for entry in docs { out.append(try revision(entry, fallbackID: result["id"]?.stringValue)) }
+            }
+        } else if let list = value.arrayValue {
+            // `open_revs` JSON: [{"ok":doc}|{"missing":rev}]
+            for entry in list { out.append(try revision(entry, fallbackID: nil)) }
+        } else {
+            throw SyncError.protocolError("_bulk_get: neither results nor an open_revs list")
+        }
+        return out
+    }
+
+    static func revision(_ entry: JSONValue, fallbackID: String?) throws(SyncError) -> FetchedRevision {
+        if let doc = entry["ok"] { return .ok(try content(of: doc)) }
+        if let error = entry["error"] {
+            return .missing(id: error["id"]?.stringValue ?? fallbackID, rev: error["rev"]?.stringValue,
+                            reason: error["reason"]?.stringValue ?? error["error"]?.stringValue ?? "error")
+        }
+        if let rev = entry["missing"]?.stringValue { return .missing(id: fallbackID, rev: rev, reason: "missing") }
+        throw SyncError.protocolError("_bulk_get: an entry that is neither ok, error nor missing")
+    }
+
+    /// A document as JSON (with `_id`, `_rev`, `_revisions`, `_deleted`) → a revision with history.
+    public static func content(of doc: JSONValue) throws(SyncError) -> RevisionContent {
+        guard var object = doc.objectValue, let id = object["_id"]?.stringValue,
+              let revText = object["_rev"]?.stringValue, let rev = Revision(revText)
+        else { throw SyncError.protocolError("a document without a valid _id and _rev") }
+        var history = [rev]
+        if let revisions = object["_revisions"] {
+            guard let parsed = RevisionContent.history(fromRevisions: revisions), parsed.first == rev else {
+                throw SyncError.protocolError("document \(id): _revisions does not match _rev")
+            }
+            history = parsed
+        }
+        let deleted = object["_deleted"]?.boolValue ?? false
+        // `_attachments`, `_conflicts`, … are the protocol's, not the body's.
+        for key in object.keys where key.hasPrefix("_") { object[key] = nil }
+        return RevisionContent(id: id, rev: rev, deleted: deleted, body: deleted ? .object([:]) : .object(object),
+                               history: history)
+    }
+
+    static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
+            var value = pair[1].trimmingCharacters(in: .whitespaces)
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// Splits a multipart body on its boundary; each part is headers, an
+    /// empty line, then the body. Accepts CRLF and bare LF line ends.
+    static func multipart(_ body: Data, boundary: String) throws(SyncError) -> [FetchedRevision] {
+        let delimiter = Data(("--" + boundary).utf8)
+        var parts: [Data] = []
+        var cursor = body.startIndex
+        guard let first = body.range(of: delimiter, in: cursor..<body.endIndex) else {
+            throw SyncError.protocolError("multipart answer without its boundary")
+        }
+        cursor = first.upperBound
+        var closed = false
+        while cursor < body.endIndex {
+            // "--" after a delimiter closes the body.
+            if body[cursor...].starts(with: Data("--".utf8)) { closed = true; break }
+            guard let next = body.range(of: delimiter, in: cursor..<body.endIndex) else { break }
+            parts.append(body[cursor..<next.lowerBound])
+            cursor = next.upperBound
+        }
+        guard closed else { throw SyncError.protocolError("multipart answer is truncated (no closing boundary)") }
+        var out: [FetchedRevision] = []
+        for part in parts {
+            let (headers, payload) = try splitPart(part)
+            let type = headers["content-type"] ?? "application/json"
+            if type.lowercased().hasPrefix("multipart/") {
+                // A document with attachments: its JSON is the first sub-part.
+                guard let inner = Self.boundary(of: type) else { throw SyncError.protocolError("nested multipart without boundary") }
+                if let firstDoc = try multipart(payload, boundary: inner).first { out.append(firstDoc) }
+                continue
+            }
+            let value = try RemoteDatabase.parse(payload, what: "a multipart part")
+            if type.lowercased().contains("error=\"true\"") || value["error"] != nil && value["_id"] == nil {
+                out.append(.missing(id: value["id"]?.stringValue, rev: value["rev"]?.stringValue,
+                                    reason: value["reason"]?.stringValue ?? value["error"]?.stringValue ?? "error"))
+            } else {
+                out.append(.ok(try Self.content(of: value)))
+            }
+        }
+        return out
+    }
+
+    static func splitPart(_ part: Data) throws(SyncError) -> (headers: [String: String], body: Data) {
+        var data = part
+        // Drop the line end that follows the boundary line.
+        if data.starts(with: Data("\r\n".utf8)) { data = data.dropFirst(2) } else if data.first == 0x0A { data = data.dropFirst() }
+        let crlf = Data("\r\n\r\n".utf8), lf = Data("\n\n".utf8)
+        let split: Range<Data.Index>
+        if let r = data.range(of: crlf), data.range(of: lf).map({ $0.lowerBound > r.lowerBound }) ?? true {
+            split = r
+        } else if let r = data.range(of: lf) {
+            split = r
+        } else {
+            throw SyncError.protocolError("a multipart part without headers")
+        }
+        var headers: [String: String] = [:]
+        for line in String(decoding: data[data.startIndex..<split.lowerBound], as: UTF8.self).split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] =
+                line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = data[split.upperBound...]
+        // The line end before the next boundary belongs to the delimiter.
+        if body.last == 0x0A { body = body.dropLast() }
+        if body.last == 0x0D { body = body.dropLast() }
+        return (headers, Data(body))
+    }
+}

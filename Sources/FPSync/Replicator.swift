@@ -1,0 +1,187 @@
+import Crypto
+import FPCore
+import FPNet
+import Foundation
+
+/// Limits of one batch: by document count and by encoded bytes.
+public struct BatchLimits: Sendable {
+    public var count: Int
+    public var bytes: Int
+    public init(count: Int = 500, bytes: Int = 4 << 20) {
+        self.count = max(1, count)
+        self.bytes = max(1024, bytes)
+    }
+}
+
+public enum SyncDirection: String, Sendable {
+    case push, pull
+}
+
+/// Progress of one direction: documents done of the total known so far.
+public struct SyncProgress: Sendable, Equatable {
+    public var direction: SyncDirection
+    public var done: Int
+    public var total: Int
+}
+
+/// What one direction did.
+public struct SyncReport: Sendable, Equatable {
+    public var direction: SyncDirection
+    /// Revisions written to the target.
+    public var written: Int = 0
+    /// Changes examined on the source.
+    public var examined: Int = 0
+    /// Revisions the target refused (403 per document), with reasons.
+    public var rejected: [String] = []
+    /// Documents signed with the user's id before the push.
+    public var signed: Int = 0
+    public var checkpoint: String = ""
+}
+
+/// A one-shot CouchDB replication between the local store and one remote
+/// database, in either direction (the protocol's replicator algorithm:
+/// checkpoints, `_changes`, `_revs_diff`, fetch, `_bulk_docs new_edits:false`).
+public struct Replicator: Sendable {
+    public let store: any ReplicableStore
+    public let remote: RemoteDatabase
+    public var limits: BatchLimits
+    public var userID: String?
+    public var dryRun: Bool
+    public var progress: @Sendable (SyncProgress) -> Void
+
+    public static let ownerKey = "couchbase_sync_gateway_id"
+    static let unsigned = "-"
+
+    public init(store: any ReplicableStore, remote: RemoteDatabase, limits: BatchLimits = BatchLimits(),
+                userID: String?, dryRun: Bool = false, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
+        self.store = store
+        self.remote = remote
+        self.limits = limits
+        self.userID = userID
+        self.dryRun = dryRun
+        self.progress = progress
+    }
+
+    /// The replication id: this database's random UUID, the remote URL
+    /// (without credentials) and the direction. Never the token, so a new
+    /// token keeps the checkpoints; a wiped database gets a new UUID and
+    /// starts afresh.
+    public func replicationID(_ direction: SyncDirection) throws(SyncError) -> String {
+        let uuid = try storeCall { try store.databaseUUID() }
+        let input = "fprint-replication-v1|\(uuid)|\(remote.displayURL)|\(direction.rawValue)"
+        return Insecure.MD5.hash(data: Data(input.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    func storeCall<T>(_ body: () throws -> T) throws(SyncError) -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw SyncError.store(error.description)
+        } catch {
+            throw SyncError.store("\(error)")
+        }
+    }
+
+    /// Checks the remote database exists and we may read it.
+    public func checkRemote() throws(SyncError) {
+        let info = try remote.json(.get, [])
+        guard info["db_name"] != nil || info["update_seq"] != nil else {
+            throw SyncError.protocolError("\(remote.displayURL) does not look like a CouchDB database")
+        }
+    }
+
+    // MARK: - Checkpoints
+
+    /// The CouchDB checkpoint shape: `session_id`, `source_last_seq` and a
+    /// `history` of sessions, so two sides that disagree can find the
+    /// last sequence both recorded.
+    struct Checkpoint {
+        var sessionID: String
+        var lastSeq: JSONValue
+        var history: [JSONValue]
+
+        init?(_ value: JSONValue?) {
+            guard let value, let session = value["session_id"]?.stringValue, let seq = value["source_last_seq"] else {
+                return nil
+            }
+            sessionID = session
+            lastSeq = seq
+            history = value["history"]?.arrayValue ?? []
+        }
+
+        init(sessionID: String, lastSeq: JSONValue, history: [JSONValue]) {
+            self.sessionID = sessionID
+            self.lastSeq = lastSeq
+            self.history = history
+        }
+
+        var json: JSONValue {
+            ["session_id": .string(sessionID), "source_last_seq": lastSeq, "history": .array(history),
+             "replication_id_version": 4, "replicator": "fprint"]
+        }
+    }
+
+    /// Where a replication with these two checkpoint documents resumes (nil: from the start).
+    public static func resumeSequence(local: JSONValue?, remote: JSONValue?) -> JSONValue? {
+        startSequence(local: Checkpoint(local), remote: Checkpoint(remote))
+    }
+
+    /// The sequence to start from: where both checkpoints agree, else the beginning.
+    static func startSequence(local: Checkpoint?, remote: Checkpoint?) -> JSONValue? {
+        guard let local, let remote else { return nil }
+        if local.sessionID == remote.sessionID { return local.lastSeq }
+        // Different last sessions: the newest session both histories know.
+        let remoteSessions = Dictionary(remote.history.compactMap { entry -> (String, JSONValue)? in
+            guard let s = entry["session_id"]?.stringValue, let seq = entry["recorded_seq"] else { return nil }
+            return (s, seq)
+        }, uniquingKeysWith: { first, _ in first })
+        for entry in local.history {
+            if let session = entry["session_id"]?.stringValue, let seq = entry["recorded_seq"],
+               remoteSessions[session] == seq {
+                return seq
+            }
+        }
+        return nil
+    }
+
+    func readCheckpoints(_ repID: String) throws(SyncError) -> (local: Checkpoint?, remote: Checkpoint?) {
+        let local = Checkpoint(try storeCall { try store.localDocument(id: repID) })
+        let response = try remote.send(.get, ["_local", repID])
+        var remoteCheckpoint: Checkpoint?
+        if response.status == 200 {
+            remoteCheckpoint = Checkpoint(try RemoteDatabase.parse(response.body, what: "the remote checkpoint"))
+        } else if response.status != 404 {
+            try RemoteDatabase.require(response, .get, ["_local", repID])
+        }
+        return (local, remoteCheckpoint)
+    }
+
+    /// Records the same checkpoint on both sides: remote first, so a crash
+    /// between the two leaves the sides disagreeing (and the history finds
+    /// the common point) rather than the local side claiming more.
+    func writeCheckpoint(_ repID: String, session: String, startSeq: JSONValue, seq: JSONValue, previous: Checkpoint?,
+                         report: SyncReport) throws(SyncError) {
+        guard !dryRun else { return }
+        let entry: JSONValue = [
+            "session_id": .string(session), "recorded_seq": seq, "start_last_seq": startSeq, "end_last_seq": seq,
+            "end_time": .string(ISO8601DateFormatter().string(from: Date())),
+            "docs_read": .int(Int64(report.examined)), "docs_written": .int(Int64(report.written)),
+        ]
+        var history = (previous?.history ?? []).filter { $0["session_id"]?.stringValue != session }
+        history.insert(entry, at: 0)
+        let checkpoint = Checkpoint(sessionID: session, lastSeq: seq, history: Array(history.prefix(50)))
+        var remoteDoc = checkpoint.json
+        // CouchDB needs the current `_rev` of a `_local` doc to update it.
+        let current = try remote.send(.get, ["_local", repID])
+        if current.status == 200, let rev = (try? CanonicalJSON.parse(current.body))?["_rev"] {
+            remoteDoc["_rev"] = rev
+        }
+        let put = try remote.send(.put, ["_local", repID], json: remoteDoc)
+        try RemoteDatabase.require(put, .put, ["_local", repID])
+        try storeCall { try store.putLocalDocument(id: repID, body: checkpoint.json) }
+    }
+
+    static func newSessionID() -> String {
+        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+}

@@ -1,0 +1,142 @@
+import FPCore
+import FPStore
+import Foundation
+
+// Sync benchmark (`fprint-bench --sync --fprint PATH`): the real binaries over
+// loopback. A store of N walk documents is pushed to `fprint gateway`, then
+// pulled into an empty store; docs/s each way, the client's peak RSS (read
+// from /proc while it runs), and a no-op incremental `fprint sync`.
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// A child process whose peak RSS (VmHWM) is sampled until it exits.
+struct Measured {
+    var seconds: Double
+    var status: Int32
+    var peakKB: Int
+    var stdout: String
+    var stderr: String
+}
+
+func runMeasured(_ exe: String, _ arguments: [String], environment: [String: String]) throws -> Measured {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: exe)
+    p.arguments = arguments
+    p.environment = environment
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    let outData = DataBox(), errData = DataBox()
+    let start = Date()
+    try p.run()
+    let pid = p.processIdentifier
+    outData.drain(out.fileHandleForReading)
+    errData.drain(err.fileHandleForReading)
+    var peak = 0
+    while p.isRunning {
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") {
+            peak = max(peak, kb)
+        }
+        usleep(5_000)
+    }
+    p.waitUntilExit()
+    let seconds = Date().timeIntervalSince(start)
+    return Measured(seconds: seconds, status: p.terminationStatus, peakKB: peak, stdout: outData.text, stderr: errData.text)
+}
+
+final class DataBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func drain(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock(); data.append(chunk); lock.unlock()
+            }
+        }
+    }
+    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+}
+
+func runSyncBench(fprint: String, dir: String, docs: Int) throws {
+    var env = ProcessInfo.processInfo.environment
+    env["XDG_CONFIG_HOME"] = dir + "/config"
+    env["XDG_DATA_HOME"] = dir + "/data"
+    env["XDG_CACHE_HOME"] = dir + "/cache"
+    let secret = dir + "/gw-secret"
+
+    // Realistic but moderate walk documents: 20 BLE transmitters × 5 reports, 20 Wi-Fi.
+    var rng = SeededRandom(seed: 4)
+    let encoder = JSONValueEncoder()
+    func fill(_ path: String, count: Int) throws -> Int {
+        let store = try SQLiteDocumentStore(path: path)
+        var bytes = 0
+        var i = 0
+        while i < count {
+            var chunk: [NewDocument] = []
+            for j in i..<min(i + 500, count) {
+                let d = walkDocument(seq: j % 50 + 1, session: "sync-\(j / 50)", rng: &rng, bleTransmitters: 20,
+                                     reportsEach: 5, wifi: 20)
+                let body = try encoder.encode(d)
+                if j < 100 { bytes += CanonicalJSON.data(body).count }
+                chunk.append(NewDocument(id: String(format: "sync-%08d", j), body: body))
+            }
+            try store.insert(chunk)
+            i += chunk.count
+        }
+        return bytes / min(100, max(1, count))
+    }
+
+    for count in [docs / 4, docs] where count > 0 {
+        let round = dir + "/n\(count)"
+        try FileManager.default.createDirectory(atPath: round, withIntermediateDirectories: true)
+        let source = round + "/source.sqlite", target = round + "/target.sqlite", gatewayDB = round + "/gateway.sqlite"
+        let perDoc = try fill(source, count: count)
+        print(String(format: "sync: %d documents of %.1f KB canonical JSON", count, Double(perDoc) / 1024))
+
+        let gateway = Process()
+        gateway.executableURL = URL(fileURLWithPath: fprint)
+        gateway.arguments = ["gateway", "--port", "0", "--db", gatewayDB, "--secret-file", secret]
+        gateway.environment = env
+        let err = Pipe()
+        gateway.standardError = err
+        gateway.standardOutput = FileHandle.nullDevice
+        try gateway.run()
+        defer { kill(gateway.processIdentifier, SIGKILL); gateway.waitUntilExit() }
+        let log = DataBox()
+        log.drain(err.fileHandleForReading)
+        var port: Int?
+        for _ in 0..<600 where port == nil {
+            if let m = log.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//) { port = Int(m.1) }
+            usleep(50_000)
+        }
+        guard let port else { throw BenchError("the gateway did not start: \(log.text)") }
+        let url = "http://127.0.0.1:\(port)/fprint"
+        let token = try runMeasured(fprint, ["gateway", "token", "--user", "bench", "--secret-file", secret], environment: env)
+        env["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let push = try runMeasured(fprint, ["sync", "--push-only", "--quiet", "--gateway", url, "--db", source], environment: env)
+        guard push.status == 0 else { throw BenchError("push failed: \(push.stderr)") }
+        print(String(format: "sync: push %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB (target ≥ 1,000 docs/s)",
+                     count, push.seconds, Double(count) / push.seconds, Double(push.peakKB) / 1024))
+        let pull = try runMeasured(fprint, ["sync", "--pull-only", "--quiet", "--gateway", url, "--db", target], environment: env)
+        guard pull.status == 0 else { throw BenchError("pull failed: \(pull.stderr)") }
+        print(String(format: "sync: pull %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB",
+                     count, pull.seconds, Double(count) / pull.seconds, Double(pull.peakKB) / 1024))
+        guard try SQLiteDocumentStore(path: target).count() == count else { throw BenchError("pull lost documents") }
+        var noop: [Double] = []
+        for _ in 0..<5 {
+            let r = try runMeasured(fprint, ["sync", "--quiet", "--gateway", url, "--db", source], environment: env)
+            guard r.status == 0 else { throw BenchError("no-op sync failed: \(r.stderr)") }
+            noop.append(r.seconds)
+        }
+        print(String(format: "sync: no-op incremental `fprint sync` (push+pull, whole process) median %.0f ms (target < 100 ms)",
+                     median(noop) * 1000))
+    }
+}

@@ -1,0 +1,284 @@
+import FPCore
+import FPStore
+import Foundation
+import Testing
+
+/// `fprint gateway` as a child process on a free loopback port. Stopped
+/// with SIGKILL: children of the test process inherit a blocked SIGTERM.
+final class GatewayProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let stderrLog: StderrCollector
+
+    var url: String { "http://127.0.0.1:\(port)/fprint" }
+
+    init(runner: FprintRunner, db: String, secret: String, extra: [String] = []) throws {
+        process.executableURL = try FprintRunner.executable()
+        process.arguments = ["gateway", "--port", "0", "--db", db, "--secret-file", secret] + extra
+        process.environment = runner.environment
+        process.currentDirectoryURL = runner.home
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        stderrLog = StderrCollector(err.fileHandleForReading)
+        let deadline = Date().addingTimeInterval(30)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            if let match = stderrLog.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//) {
+                found = Int(match.1)
+            } else {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        guard let found else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            Issue.record("the gateway did not start: \(stderrLog.text)")
+            throw CancellationError()
+        }
+        port = found
+    }
+
+    func kill9() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { kill9() }
+}
+
+/// Collects a pipe's output on a background thread.
+final class StderrCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                data.append(chunk)
+                lock.unlock()
+            }
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Runs fprint in the background (for killing the gateway mid-sync).
+func startFprint(_ runner: FprintRunner, _ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    let p = Process()
+    p.executableURL = try FprintRunner.executable()
+    p.arguments = arguments
+    p.environment = runner.environment
+    p.currentDirectoryURL = runner.home
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    return (p, out, err)
+}
+
+/// Every document of a store file: id → winning revision (tombstones marked).
+func documentSet(_ path: String) throws -> [String: String] {
+    let store = try SQLiteDocumentStore(path: path)
+    var out: [String: String] = [:]
+    for change in try store.changeFeed(since: 0, limit: Int.max) {
+        out[change.id] = change.rev.description + (change.deleted ? "-deleted" : "")
+    }
+    return out
+}
+
+@Suite(.serialized) struct SyncCLITests {
+    struct Setup {
+        var runner: FprintRunner
+        var gatewayDB: String
+        var secret: String
+        var token: String
+    }
+
+    func setup(user: String = "alice") throws -> Setup {
+        var runner = try FprintRunner()
+        let gatewayDB = runner.home.appendingPathComponent("gateway.sqlite").path
+        let secret = runner.home.appendingPathComponent("gw-secret").path
+        let issued = try runner.run(["gateway", "token", "--user", user, "--secret-file", secret])
+        #expect(issued.status == 0, "\(issued.stderr)")
+        let token = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.split(separator: ".").count == 3)
+        // The secret file was created private
+        let mode = try FileManager.default.attributesOfItem(atPath: secret)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        runner.environment["FPRINT_TOKEN"] = token
+        return Setup(runner: runner, gatewayDB: gatewayDB, secret: secret, token: token)
+    }
+
+    @Test func syncStatusAndShowConflictsThroughTheBinary() throws {
+        var s = try setup()
+        let gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        defer { gateway.kill9() }
+        var outputs: [String] = []
+        let walk = try s.runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
+        #expect(walk.status == 0)
+        let sync = try s.runner.run(["sync", "--gateway", gateway.url])
+        outputs += [sync.stdout, sync.stderr]
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("sent 47 of 47"))
+        #expect(sync.stderr.contains("push: sent 47/47"))  // piped: progress lines
+        #expect(try documentSet(s.gatewayDB) == documentSet(s.runner.db))
+
+        // A second device of alice's pulls everything, then both edit one doc → conflict
+        var other = s.runner
+        other.environment["FPRINT_DB"] = s.runner.home.appendingPathComponent("other.sqlite").path
+        let pulled = try other.run(["sync", "--gateway", gateway.url, "--pull-only"])
+        outputs += [pulled.stdout, pulled.stderr]
+        #expect(pulled.stdout.contains("received 47 of 47"), "\(pulled.stdout) \(pulled.stderr)")
+        let id = try #require(walk.lines.first)
+        for (path, note) in [(s.runner.db, "here"), (other.environment["FPRINT_DB"]!, "there")] {
+            let store = try SQLiteDocumentStore(path: path)
+            let doc = try #require(try store.document(id: id, includeDeleted: false))
+            var body = doc.body
+            body["note"] = .string(note)
+            try store.update(id: id, body: body, expected: doc.rev)
+        }
+        for runner in [s.runner, other, s.runner] {
+            let r = try runner.run(["sync", "--gateway", gateway.url])
+            outputs += [r.stdout, r.stderr]
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let show = try s.runner.run(["show", id])
+        #expect(show.stdout.contains("conflicts"), "\(show.stdout)")
+        #expect(try documentSet(s.runner.db) == documentSet(other.environment["FPRINT_DB"]!))
+
+        // No-op sync and status (the first one still examines what the last pull stored)
+        _ = try s.runner.run(["sync", "--gateway", gateway.url])
+        let noop = try s.runner.run(["sync", "--gateway", gateway.url])
+        #expect(noop.stdout.contains("sent 0 of 0") && noop.stdout.contains("received 0 of 0"), "\(noop.stdout)")
+        #expect(noop.status == 0)
+        let status = try s.runner.run(["status", "--gateway", gateway.url])
+        outputs += [status.stdout, status.stderr]
+        #expect(status.stdout.contains("pending:    0"))
+        #expect(status.stdout.contains("token:      user alice from FPRINT_TOKEN"))
+        #expect(status.stdout.contains("last sync:  20"))
+
+        // Bad token: exit 77 and the token never printed
+        s.runner.environment["FPRINT_TOKEN"] = s.token + "x"
+        let bad = try s.runner.run(["sync", "--gateway", gateway.url])
+        outputs += [bad.stdout, bad.stderr]
+        #expect(bad.status == 77, "\(bad.stderr)")
+        #expect(bad.stderr.hasPrefix("error: authentication rejected"))
+
+        // Unreachable gateway: exit 75
+        let closed = try s.runner.run(["sync", "--gateway", "http://127.0.0.1:1/fprint"])
+        #expect(closed.status == 75, "\(closed.stderr)")
+
+        // The token appears in no output, no log and no database file
+        outputs.append(gateway.stderrLog.text)
+        for text in outputs { #expect(!text.contains(s.token)) }
+        for file in try FileManager.default.contentsOfDirectory(atPath: s.runner.home.path) where file.contains("sqlite") {
+            let data = try Data(contentsOf: s.runner.home.appendingPathComponent(file))
+            #expect(data.range(of: Data(s.token.utf8)) == nil, "token found in \(file)")
+            #expect(data.range(of: Data(s.token.split(separator: ".")[2].utf8)) == nil, "token signature found in \(file)")
+        }
+    }
+
+    @Test func loginStoresAPrivateTokenFromStdin() throws {
+        var s = try setup()
+        let users = s.runner.home.appendingPathComponent("users").path
+        try "carol:pa55word\n".write(toFile: users, atomically: true, encoding: .utf8)
+        chmod(users, 0o600)
+        let gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret, extra: ["--users", users])
+        defer { gateway.kill9() }
+        s.runner.environment["FPRINT_TOKEN"] = nil
+        let login = try runWithStdin(s.runner, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word\n")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(!login.stderr.contains("pa55word"))
+        let tokenPath = s.runner.home.appendingPathComponent("config/fprint/token").path
+        let mode = try FileManager.default.attributesOfItem(atPath: tokenPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let status = try s.runner.run(["status"])
+        #expect(status.stdout.contains("user carol from the token file"), "\(status.stdout)")
+        let wrong = try runWithStdin(s.runner, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "nope\n")
+        #expect(wrong.status == 77)
+    }
+
+    func runWithStdin(_ runner: FprintRunner, _ arguments: [String], stdin: String) throws -> FprintRunner.Result {
+        let p = Process()
+        p.executableURL = try FprintRunner.executable()
+        p.arguments = arguments
+        p.environment = runner.environment
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// SIGKILL the gateway in the middle of a push and of a pull, restart it,
+    /// sync again: both sides end with identical document sets.
+    @Test func gatewayKilledMidPushAndMidPullConverges() throws {
+        let s = try setup()
+        for _ in 0..<3 {
+            let walk = try s.runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
+            #expect(walk.status == 0)
+        }
+        let local = try documentSet(s.runner.db)
+        #expect(local.count == 141)
+
+        // Push in batches of one; kill the gateway once some have landed.
+        var gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        let (push, _, _) = try startFprint(s.runner, ["sync", "--gateway", gateway.url, "--push-only", "--batch-size", "1"])
+        try waitUntil { (try? documentSet(s.gatewayDB).count) ?? 0 >= 20 }
+        gateway.kill9()
+        push.waitUntilExit()
+        #expect(push.terminationStatus == 75)
+        let partial = try documentSet(s.gatewayDB).count
+        #expect(partial > 0 && partial < 141, "partial \(partial)")
+
+        gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        let resumed = try s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try documentSet(s.gatewayDB) == documentSet(s.runner.db))
+
+        // Pull into a new store in batches of one; kill mid-way.
+        var other = s.runner
+        let otherDB = s.runner.home.appendingPathComponent("other.sqlite").path
+        other.environment["FPRINT_DB"] = otherDB
+        let (pull, _, _) = try startFprint(other, ["sync", "--gateway", gateway.url, "--pull-only", "--batch-size", "1"])
+        try waitUntil { (try? documentSet(otherDB).count) ?? 0 >= 20 }
+        gateway.kill9()
+        pull.waitUntilExit()
+        #expect(pull.terminationStatus == 75)
+        gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        defer { gateway.kill9() }
+        let again = try other.run(["sync", "--gateway", gateway.url])
+        #expect(again.status == 0, "\(again.stderr)")
+        let final = try documentSet(otherDB)
+        #expect(final.count == 141)
+        #expect(try final == documentSet(s.gatewayDB))
+        #expect(try final == documentSet(s.runner.db))
+    }
+
+    func waitUntil(timeout: Double = 60, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Issue.record("condition not met within \(timeout) s")
+    }
+}
