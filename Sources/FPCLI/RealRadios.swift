@@ -2,15 +2,15 @@ import FPCore
 import Foundation
 import FPLinuxRadios
 
-/// The real radio providers of this version. BLE over BlueZ HCI, Wi-Fi over
-/// nl80211, GNSS through gpsd and cells through ModemManager arrive with their
-/// own issues; until then each reports why it cannot record, into the document.
+/// The real providers of Wi-Fi (nl80211), cells (ModemManager) and GNSS (gpsd).
+/// BLE is chosen by `--ble-source` in `Workspace.captureSetup` (FPBLE), so it
+/// never reaches here.
 enum RealRadios {
     /// The real provider for a radio. Each finds out at `start` whether it can
     /// record and otherwise reports `unavailable` with the reason.
     static func provider(for radio: Radio, options: CaptureOptions) -> any RadioProvider {
         switch radio {
-        case .ble: return UnavailableRadio(radio: radio, reason: "BLE capture through BlueZ HCI sockets is not in this version yet")
+        case .ble: return UnavailableRadio(radio: radio, reason: "BLE comes from --ble-source, not from here")
         case .wifi:
             return NL80211Provider(interface: options.wifiInterface,
                                    recordTo: ProcessInfo.processInfo.environment["FPRINT_NL80211_RECORD"])
