@@ -64,7 +64,9 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
             }
             if let target {
                 try migrator.migrate(writer, upTo: target)
-            } else {
+            } else if try !writer.read(migrator.hasCompletedMigrations) {
+                // Only when something is pending: migrating takes the write lock and
+                // checks the schema, which `fprint list` should not pay on every start.
                 try migrator.migrate(writer)
             }
         }
