@@ -106,7 +106,7 @@ struct Show: AsyncParsableCommand {
             } catch {
                 throw Failure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
             }
-            let synced = try store.list(ListQuery(unsyncedOnly: true)).contains { $0.id == fullID } == false
+            let synced = try store.isSynced(id: fullID)
             for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
                                              conflicts: try store.conflicts(id: fullID).map(\.description))
             {

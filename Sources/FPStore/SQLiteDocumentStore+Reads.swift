@@ -115,6 +115,16 @@ extension SQLiteDocumentStore {
         }
     }
 
+    /// Whether a live document is on the gateway: one row read, for `fprint show`.
+    public func isSynced(id: String) throws -> Bool {
+        let synced = try read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT synced FROM documents WHERE id = ? AND deleted = 0"),
+                              arguments: [id])
+        }
+        guard let synced else { throw StoreError.notFound(id: id) }
+        return synced
+    }
+
     // MARK: - Helpers
 
     /// The smallest string greater than every string that starts with
