@@ -26,8 +26,9 @@ struct GatewayFiles: ParsableArguments {
     func loadSecret(_ paths: FPPaths) throws -> Data {
         let path = secretPath(paths)
         if !FileManager.default.fileExists(atPath: path) {
+            // URL, not NSString: Foundation's deletingLastPathComponent traps on one-character names.
             try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
             try TokenSource.writePrivate(path: path, data: Data((TokenAuthority.newSecret() + "\n").utf8))
         }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -116,7 +117,7 @@ struct GatewayServe: AsyncParsableCommand {
         else { return (nil, nil) }
         var scenarios: JSONValue?
         if let relative = app["scenariosURL"]?.stringValue, !relative.contains("://") {
-            let base = (location as NSString).deletingLastPathComponent
+            let base = URL(fileURLWithPath: location).deletingLastPathComponent().path
             let path = relative.hasPrefix("/") ? relative : base + "/" + relative
             scenarios = FileManager.default.contents(atPath: path).flatMap { try? CanonicalJSON.parse($0) }
         }

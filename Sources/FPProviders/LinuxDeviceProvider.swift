@@ -124,11 +124,9 @@ public struct LinuxDeviceProvider: DeviceInfoProvider {
         }
         let id = UUID().uuidString.lowercased()
         do {
-            let directory = (installIdPath as NSString).deletingLastPathComponent
-            if !directory.isEmpty {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            }
+            // URL, not NSString: Foundation's deletingLastPathComponent traps on one-character names.
+            try FileManager.default.createDirectory(at: URL(fileURLWithPath: installIdPath).deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             // Write a temporary file, then link it into place: readers never see a
             // half-written id, and of two first runs racing, the loser adopts the winner's id.
             let temporary = "\(installIdPath).\(getpid()).tmp"

@@ -210,6 +210,23 @@ func documentSet(_ path: String) throws -> [String: String] {
         #expect(wrong.status == 77)
     }
 
+    /// One-letter relative paths (Foundation's NSString path code traps on them):
+    /// the secret file is made in the working directory and the gateway serves a
+    /// relative `--config`.
+    @Test func oneLetterRelativePathsWork() throws {
+        var runner = try FprintRunner()
+        let issued = try runner.run(["gateway", "token", "--user", "alice", "--secret-file", "s"])
+        #expect(issued.status == 0, "\(issued.stderr)")
+        #expect(FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("s").path))
+        let config = try String(contentsOf: FprintRunner.repositoryRoot.appendingPathComponent("Config/app-config.json"), encoding: .utf8)
+        try config.write(to: runner.home.appendingPathComponent("c"), atomically: true, encoding: .utf8)
+        runner.environment["FPRINT_CONFIG"] = "c"
+        let gateway = try GatewayProcess(runner: runner, db: "g", secret: "s")
+        defer { gateway.kill9() }
+        #expect(gateway.process.isRunning, "\(gateway.stderrLog.text)")
+        #expect(FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("g").path))
+    }
+
     func runWithStdin(_ runner: FprintRunner, _ arguments: [String], stdin: String) throws -> FprintRunner.Result {
         let p = Process()
         p.executableURL = try FprintRunner.executable()
