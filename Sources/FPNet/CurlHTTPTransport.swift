@@ -127,6 +127,11 @@ public final class CurlHTTPTransport: HTTPTransport, @unchecked Sendable {
         _ = fp_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
 
         guard code == CURLE_OK else { throw Self.error(code, url: shownURL, detail: errorText(code)) }
+        // libcurl (seen with 7.88) reports success when the connection closes
+        // inside the header block, with the headers so far and an empty body.
+        guard sink.headersComplete else {
+            throw .unreachable(url: shownURL, reason: "the connection closed in the middle of the response headers")
+        }
         var status = 0
         _ = fp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         return HTTPResponse(status: status, headers: sink.headers, body: sink.body)
@@ -183,14 +188,19 @@ public final class CurlHTTPTransport: HTTPTransport, @unchecked Sendable {
 }
 
 /// Collects one transfer's body and headers from libcurl's callbacks.
-private final class ResponseSink {
+final class ResponseSink {
     var body = Data()
     var headers = HTTPHeaders()
+    /// The last response's header block ended with its blank line.
+    private(set) var headersComplete = false
 
     func headerLine(_ line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("HTTP/") {
             headers = HTTPHeaders()  // a new response starts (redirect, 100 Continue): keep only the last
+            headersComplete = false
+        } else if trimmed.isEmpty {
+            headersComplete = true
         } else if let colon = trimmed.firstIndex(of: ":") {
             let name = String(trimmed[..<colon])
             let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)

@@ -170,15 +170,22 @@ public struct Replicator: Sendable {
         var history = (previous?.history ?? []).filter { $0["session_id"]?.stringValue != session }
         history.insert(entry, at: 0)
         let checkpoint = Checkpoint(sessionID: session, lastSeq: seq, history: Array(history.prefix(50)))
-        var remoteDoc = checkpoint.json
-        // CouchDB needs the current `_rev` of a `_local` doc to update it.
+        // CouchDB needs the current `_rev` of a `_local` doc to update it. A
+        // PUT whose answer was lost (cut connection) is retried with the old
+        // `_rev` and gets 409 although it was applied: read the rev again once.
+        var put = try putRemoteCheckpoint(repID, checkpoint.json)
+        if put.status == 409 { put = try putRemoteCheckpoint(repID, checkpoint.json) }
+        try RemoteDatabase.require(put, .put, ["_local", repID])
+        try storeCall { try store.putLocalDocument(id: repID, body: checkpoint.json) }
+    }
+
+    private func putRemoteCheckpoint(_ repID: String, _ body: JSONValue) throws(SyncError) -> HTTPResponse {
+        var remoteDoc = body
         let current = try remote.send(.get, ["_local", repID])
         if current.status == 200, let rev = (try? CanonicalJSON.parse(current.body))?["_rev"] {
             remoteDoc["_rev"] = rev
         }
-        let put = try remote.send(.put, ["_local", repID], json: remoteDoc)
-        try RemoteDatabase.require(put, .put, ["_local", repID])
-        try storeCall { try store.putLocalDocument(id: repID, body: checkpoint.json) }
+        return try remote.send(.put, ["_local", repID], json: remoteDoc)
     }
 
     static func newSessionID() -> String {

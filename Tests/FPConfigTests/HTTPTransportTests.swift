@@ -114,6 +114,30 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
+    /// A connection closed inside the header block is a connection error (so
+    /// sync retries it), never a 200 with an empty body; a complete header
+    /// block with a short body is one too.
+    @Test func responsesCutShortAreErrorsNotAnswers() throws {
+        for partial in ["HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n",
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"results\":["] {
+            let server = try LocalServer.cutting(after: partial)
+            defer { server.stop() }
+            do {
+                let response = try CurlHTTPTransport().send(HTTPRequest(url: server.baseURL.appendingPathComponent("db")))
+                Issue.record("a cut response was accepted: status \(response.status), \(response.body.count) bytes")
+            } catch let error as HTTPError {
+                switch error {
+                case .unreachable, .failed: break
+                default: Issue.record("unexpected \(error)")
+                }
+            }
+        }
+        // The complete answer still works
+        let whole = try LocalServer.cutting(after: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+        defer { whole.stop() }
+        #expect(try CurlHTTPTransport().send(HTTPRequest(url: whole.baseURL.appendingPathComponent("db"))).body == Data("{}".utf8))
+    }
+
     /// Certificates are verified unless the transport is `insecure`.
     @Test func tlsIsVerifiedByDefault() throws {
         let directory = try Support.temporaryDirectory()

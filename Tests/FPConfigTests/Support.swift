@@ -59,6 +59,11 @@ final class LocalServer: @unchecked Sendable {
         try LocalServer(script: silentScript, arguments: [], scheme: "http")
     }
 
+    /// Reads a request, answers `partial` (raw bytes of a response cut short) and closes.
+    static func cutting(after partial: String) throws -> LocalServer {
+        try LocalServer(script: cuttingScript, arguments: [partial], scheme: "http")
+    }
+
     private init(script: String, arguments: [String], scheme: String) throws {
         // Requests to 127.0.0.1 must not go to a proxy a developer's
         // environment may name (libcurl honours these variables).
@@ -161,5 +166,23 @@ held = []
 while True:
     connection, _ = listener.accept()
     held.append(connection)
+"""#
+
+    private static let cuttingScript = #"""
+import socket, sys
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(16)
+print(listener.getsockname()[1], flush=True)
+while True:
+    connection, _ = listener.accept()
+    request = b""
+    while b"\r\n\r\n" not in request:
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        request += chunk
+    connection.sendall(sys.argv[1].encode())
+    connection.close()
 """#
 }

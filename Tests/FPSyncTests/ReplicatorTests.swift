@@ -185,6 +185,40 @@ import Testing
         #expect(throws: SyncError.authRejected("http://x.test/db answered 401: the token has expired")) { try denied.json(.get, []) }
     }
 
+    /// CouchDB checks a `_local` doc's `_rev`: a checkpoint PUT that was
+    /// applied but whose answer was lost is retried with the old `_rev`,
+    /// gets 409, and the replicator reads the rev again instead of failing.
+    @Test func aCheckpointWhoseAnswerWasLostIsWrittenAgain() throws {
+        let peer = LocalRevisionPeer()
+        let transport = ScriptedTransport { request in
+            switch (request.method, request.url.path) {
+            case (.post, "/db/_revs_diff"):
+                let asked = (try? CanonicalJSON.parse(request.body ?? Data()))?.objectValue ?? [:]
+                return jsonResponse(200, .object(asked.mapValues { ["missing": $0] }))
+            case (.post, "/db/_bulk_docs"):
+                return jsonResponse(201, [])
+            case (.get, let p) where p.hasPrefix("/db/_local/"):
+                return peer.get()
+            case (.put, let p) where p.hasPrefix("/db/_local/"):
+                return try peer.put(request.body ?? Data())
+            default:
+                return jsonResponse(404, ["error": "not_found"])
+            }
+        }
+        let store = try SQLiteDocumentStore.inMemory()
+        try store.insert((0..<4).map { NewDocument(id: "d\($0)", body: body(owner: "alice")) })
+        let remote = RemoteDatabase(url: URL(string: "http://couch.test/db")!, transport: transport, credentials: .none, sleep: { _ in })
+        let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: 2), userID: "alice")
+        peer.loseAnswerOfPut(number: 2)
+        let report = try replicator.push()
+        #expect(report.written == 4)
+        #expect(peer.conflicts == 1)
+        // The remote checkpoint holds the last batch, and both sides agree
+        let local = try store.localDocument(id: try replicator.replicationID(.push))
+        #expect(peer.body?["source_last_seq"] == 4)
+        #expect(local?["session_id"] == peer.body?["session_id"])
+    }
+
     @Test func checkpointsResumeFromTheCommonSession() {
         typealias C = Replicator
         let a: JSONValue = ["session_id": "s2", "source_last_seq": 9, "history": [["session_id": "s2", "recorded_seq": 9], ["session_id": "s1", "recorded_seq": 5]]]
@@ -211,5 +245,44 @@ final class FlakyOnce: @unchecked Sendable {
         if failed { return false }
         failed = true
         return true
+    }
+}
+
+/// One `_local` document with CouchDB's revision check (`0-N`, 409 on a stale
+/// `_rev`); `loseAnswerOfPut` applies that PUT but throws as a cut connection would.
+final class LocalRevisionPeer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: JSONValue?
+    private var revision = 0
+    private var puts = 0
+    private var lose = 0
+    private(set) var conflicts = 0
+
+    var body: JSONValue? { lock.lock(); defer { lock.unlock() }; return stored }
+    func loseAnswerOfPut(number: Int) { lock.lock(); lose = number; lock.unlock() }
+
+    func get() -> HTTPResponse {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var doc = stored else { return jsonResponse(404, ["error": "not_found", "reason": "missing"]) }
+        doc["_rev"] = .string("0-\(revision)")
+        return jsonResponse(200, doc)
+    }
+
+    func put(_ data: Data) throws -> HTTPResponse {
+        lock.lock()
+        defer { lock.unlock() }
+        var doc = try CanonicalJSON.parse(data)
+        let sent = doc["_rev"]?.stringValue
+        guard sent == (revision == 0 ? nil : "0-\(revision)") else {
+            conflicts += 1
+            return jsonResponse(409, ["error": "conflict", "reason": "Document update conflict."])
+        }
+        doc["_rev"] = nil
+        stored = doc
+        revision += 1
+        puts += 1
+        if puts == lose { throw HTTPError.unreachable(url: "http://couch.test/db", reason: "Connection reset by peer") }
+        return jsonResponse(201, ["ok": true, "rev": .string("0-\(revision)")])
     }
 }
