@@ -42,7 +42,9 @@ public enum CanonicalJSON {
     private static let trueBytes: [UInt8] = Array("true".utf8)
     private static let falseBytes: [UInt8] = Array("false".utf8)
 
-    static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    /// Appends the canonical form of `value` to `out` (for writers that
+    /// assemble larger JSON texts around stored ones).
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: nullBytes)
         case .bool(let b): out.append(contentsOf: b ? trueBytes : falseBytes)

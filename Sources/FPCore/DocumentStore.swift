@@ -87,6 +87,18 @@ public struct NewDocument: Sendable, Equatable {
     }
 }
 
+/// A new body for an existing document, valid while `expected` is its revision.
+public struct DocumentUpdate: Sendable, Equatable {
+    public var id: String
+    public var body: JSONValue
+    public var expected: Revision
+    public init(id: String, body: JSONValue, expected: Revision) {
+        self.id = id
+        self.body = body
+        self.expected = expected
+    }
+}
+
 public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notFound(id: String)
     case conflict(id: String)
@@ -116,6 +128,11 @@ public protocol DocumentStore: Sendable {
     /// Replaces a document's body; `expected` must be its current revision.
     @discardableResult
     func update(id: String, body: JSONValue, expected: Revision) throws -> StoredDocument
+    /// Several updates in one transaction (one commit, one fsync). An update
+    /// whose `expected` revision is no longer current, or whose document is
+    /// gone, is skipped and left out of the result; the others are applied.
+    @discardableResult
+    func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [StoredDocument]
     /// Deletes an unsynced document, leaving a tombstone revision.
     func delete(id: String) throws
     /// Summaries, newest first.

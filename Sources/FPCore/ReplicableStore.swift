@@ -43,9 +43,10 @@ public struct RevisionContent: Sendable, Equatable {
     }
 
     /// CouchDB's `_revisions` object: `{"start": N, "ids": [hash…]}`.
-    public var revisionsJSON: JSONValue {
-        ["start": .int(Int64(history.first?.generation ?? rev.generation)),
-         "ids": .array(history.map { .string($0.hash) })]
+    public var revisionsJSON: JSONValue { Self.revisionsJSON(history, rev: rev) }
+
+    static func revisionsJSON(_ history: [Revision], rev: Revision) -> JSONValue {
+        ["start": .int(Int64(history.first?.generation ?? rev.generation)), "ids": .array(history.map { .string($0.hash) })]
     }
 
     /// Reads `_revisions`; nil if absent or malformed. Consecutive generations
@@ -59,6 +60,50 @@ public struct RevisionContent: Sendable, Equatable {
             revs.append(Revision(generation: start - offset, hash: hash))
         }
         return revs
+    }
+}
+
+/// A stored revision as text: its canonical body exactly as stored, never
+/// parsed. Replication moves revisions as text (push, `_bulk_get`), so a
+/// revision read from the store goes onto the wire without a parse and a
+/// re-serialisation.
+public struct RevisionText: Sendable, Equatable {
+    public var id: String
+    public var rev: Revision
+    public var deleted: Bool
+    /// Ancestry newest first, starting with `rev` (as in `RevisionContent`).
+    public var history: [Revision]
+    /// The body's canonical JSON object text (`{}` for tombstones).
+    public var canonicalBody: String
+
+    public init(id: String, rev: Revision, deleted: Bool, history: [Revision], canonicalBody: String) {
+        self.id = id
+        self.rev = rev
+        self.deleted = deleted
+        self.history = history
+        self.canonicalBody = canonicalBody
+    }
+
+    /// The revision as a CouchDB document: `_id`, `_rev`, `_deleted` when
+    /// deleted and `_revisions` when asked, spliced in front of the body's own
+    /// members. The body never holds `_` keys (the store refuses them), so
+    /// the result has no duplicate keys.
+    public func documentJSON(revisions: Bool) -> String {
+        var head: [String: JSONValue] = ["_id": .string(id), "_rev": .string(rev.description)]
+        if deleted { head["_deleted"] = true }
+        if revisions { head["_revisions"] = RevisionContent.revisionsJSON(history, rev: rev) }
+        var text = CanonicalJSON.string(.object(head))
+        let members = canonicalBody.utf8.dropFirst()  // after the body's "{"
+        guard members.first != UInt8(ascii: "}") else { return text }
+        text.removeLast()  // the head's "}"
+        text += ","
+        text += Substring(members)
+        return text
+    }
+
+    /// The parsed form.
+    public func content() throws(JSONParseError) -> RevisionContent {
+        RevisionContent(id: id, rev: rev, deleted: deleted, body: try CanonicalJSON.parse(canonicalBody), history: history)
     }
 }
 
@@ -98,6 +143,8 @@ public protocol ReplicableStore: DocumentStore {
     /// One revision with its ancestry; nil if unknown or its body was
     /// discarded (it is no longer a leaf).
     func revision(id: String, rev: Revision) throws -> RevisionContent?
+    /// The same, with the body as the stored canonical text (unparsed).
+    func revisionText(id: String, rev: Revision) throws -> RevisionText?
     /// All leaves of a document, winner first; empty if unknown.
     func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)]
     /// Non-winning, non-deleted leaves: the conflicts `fprint show` lists.

@@ -77,7 +77,7 @@ struct CouchHandler: Sendable {
             return .json(.created, try bulkDocs(request.json(), user: user))
         case "_bulk_get":
             guard method == .post else { throw CouchError.methodNotAllowed }
-            return .json(.ok, try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest")))
+            return .jsonText(.ok, try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest")))
         case "_all_docs":
             guard method == .get || method == .post else { throw CouchError.methodNotAllowed }
             return .json(.ok, try allDocs(request))
@@ -303,10 +303,15 @@ struct CouchHandler: Sendable {
         return .object(object)
     }
 
-    func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool) throws -> JSONValue {
+    /// `{"results":[{"id","docs":[{"ok":doc}|{"error":…}]}]}`, written as
+    /// text: each revision goes out as stored, never parsed.
+    func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool) throws -> [UInt8] {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
-        var results: [JSONValue] = []
-        for item in docs {
+        func missing(_ id: String, _ rev: String) -> JSONValue {
+            ["error": ["id": .string(id), "rev": .string(rev), "error": "not_found", "reason": "missing"]]
+        }
+        var out = Array(#"{"results":["#.utf8)
+        for (index, item) in docs.enumerated() {
             guard let id = item["id"]?.stringValue else { throw CouchError.badRequest("every _bulk_get entry needs an id") }
             var wanted: [Revision] = []
             var missingText: String?
@@ -320,20 +325,25 @@ struct CouchHandler: Sendable {
             } else if let winner = try store.leaves(id: id).first {
                 wanted = [winner.rev]
             }
-            var entries: [JSONValue] = []
-            for rev in wanted {
-                if let content = try store.revision(id: id, rev: rev) {
-                    entries.append(["ok": Self.documentJSON(content, revs: revs)])
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += Array(#"{"id":"#.utf8)
+            CanonicalJSON.write(.string(id), into: &out)
+            out += Array(#","docs":["#.utf8)
+            for (n, rev) in wanted.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                if let text = try store.revisionText(id: id, rev: rev) {
+                    out += Array(#"{"ok":"#.utf8)
+                    out += Array(text.documentJSON(revisions: revs).utf8)
+                    out.append(UInt8(ascii: "}"))
                 } else {
-                    entries.append(["error": ["id": .string(id), "rev": .string(rev.description), "error": "not_found", "reason": "missing"]])
+                    CanonicalJSON.write(missing(id, rev.description), into: &out)
                 }
             }
-            if wanted.isEmpty {
-                entries.append(["error": ["id": .string(id), "rev": .string(missingText ?? "undefined"), "error": "not_found", "reason": "missing"]])
-            }
-            results.append(["id": .string(id), "docs": .array(entries)])
+            if wanted.isEmpty { CanonicalJSON.write(missing(id, missingText ?? "undefined"), into: &out) }
+            out += Array("]}".utf8)
         }
-        return ["results": .array(results)]
+        out += Array("]}".utf8)
+        return out
     }
 
     func allDocs(_ request: CouchRequest) throws -> JSONValue {

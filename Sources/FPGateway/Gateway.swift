@@ -56,6 +56,8 @@ public func buildGateway(
 /// What a handler answers.
 enum Reply: Sendable {
     case json(HTTPResponse.Status, JSONValue)
+    /// JSON already written as text (revisions spliced from stored text).
+    case jsonText(HTTPResponse.Status, [UInt8])
     case file(Data, contentType: String)
 }
 
@@ -154,7 +156,11 @@ struct GatewayResponder: HTTPResponder {
                                      body: collected, user: nil)
             switch try await handler.handle(couch) {
             case .json(let status, let value):
-                return Self.response(status, value, head: isHead)
+                var text = [UInt8]()
+                CanonicalJSON.write(value, into: &text)
+                return Self.response(status, text, head: isHead)
+            case .jsonText(let status, let text):
+                return Self.response(status, text, head: isHead)
             case .file(let data, let contentType):
                 var headers = HTTPFields()
                 headers[.contentType] = contentType
@@ -163,8 +169,8 @@ struct GatewayResponder: HTTPResponder {
                                 body: isHead ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
             }
         } catch let error as CouchError {
-            var response = Self.response(error.status, ["error": .string(error.error), "reason": .string(error.reason)],
-                                         head: isHead)
+            let body = CanonicalJSON.string(["error": .string(error.error), "reason": .string(error.reason)])
+            var response = Self.response(error.status, Array(body.utf8), head: isHead)
             if error.status == .unauthorized {
                 response.headers[.wwwAuthenticate] = "Bearer realm=\"fprint\""
             }
@@ -172,8 +178,8 @@ struct GatewayResponder: HTTPResponder {
         }
     }
 
-    static func response(_ status: HTTPResponse.Status, _ value: JSONValue, head: Bool) -> Response {
-        var data = CanonicalJSON.data(value)
+    static func response(_ status: HTTPResponse.Status, _ text: [UInt8], head: Bool) -> Response {
+        var data = text
         data.append(0x0A)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"

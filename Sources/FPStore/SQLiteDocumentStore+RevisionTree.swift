@@ -98,20 +98,22 @@ extension SQLiteDocumentStore: ReplicableStore {
     }
 
     public func revision(id: String, rev: Revision) throws -> RevisionContent? {
-        let raw: (deleted: Bool, body: String?, history: [Revision])? = try read { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?
-                """), arguments: [id, rev.description]) else { return nil }
-            return (row[0], row[1], try Self.ancestry(db, id: id, from: rev))
-        }
-        guard let raw, let text = raw.body else { return nil }
-        let body: JSONValue
+        guard let text = try revisionText(id: id, rev: rev) else { return nil }
         do {
-            body = try CanonicalJSON.parse(text)
+            return try text.content()
         } catch {
             throw StoreError.io("the stored body of \(id) \(rev) is not valid JSON: \(error)")
         }
-        return RevisionContent(id: id, rev: rev, deleted: raw.deleted, body: body, history: raw.history)
+    }
+
+    public func revisionText(id: String, rev: Revision) throws -> RevisionText? {
+        try read { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?
+                """), arguments: [id, rev.description]), let body: String = row[1] else { return nil }
+            return RevisionText(id: id, rev: rev, deleted: row[0], history: try Self.ancestry(db, id: id, from: rev),
+                                canonicalBody: body)
+        }
     }
 
     public func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)] {

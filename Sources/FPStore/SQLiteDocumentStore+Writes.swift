@@ -71,22 +71,42 @@ extension SQLiteDocumentStore {
             let current = try Self.currentState(db, id: id)
             guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
             guard current.rev == expected else { throw StoreError.conflict(id: id) }
-            let seq = try Self.appendChange(db, p)
-            try Self.appendRevision(db, p)
-            // The new revision is not on the gateway yet, so `synced` resets.
-            try db.cachedStatement(sql: """
-                UPDATE documents
-                SET rev = ?, deleted = 0, seq = ?, created_at_ms = ?, created_at = ?, level = ?, mode = ?,
-                    x = ?, y = ?, session_id = ?, walk_seq = ?, ble_count = ?, wifi_count = ?, cell_count = ?,
-                    geo_count = ?, synced = 0
-                WHERE id = ?
-                """).execute(arguments: [
-                    p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt, p.summary.level,
-                    p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId, p.summary.walkSeq,
-                    p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount, p.summary.geoCount, id,
-                ])
-            return StoredDocument(id: id, rev: p.rev, body: body, deleted: false, seq: seq)
+            return try Self.replaceWinner(db, p)
         }
+    }
+
+    @discardableResult
+    public func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [StoredDocument] {
+        guard !updates.isEmpty else { return [] }
+        for update in updates { try Self.validate(body: update.body, of: update.id) }
+        let pending = updates.map { PendingRevision(id: $0.id, body: $0.body, parent: $0.expected) }
+        return try write { db in
+            try pending.compactMap { p in
+                guard let current = try Self.currentState(db, id: p.id), !current.deleted, current.rev == p.parent else {
+                    return nil
+                }
+                return try Self.replaceWinner(db, p)
+            }
+        }
+    }
+
+    /// Makes `p` (a child of the current winner) the document's winner.
+    private static func replaceWinner(_ db: Database, _ p: PendingRevision) throws -> StoredDocument {
+        let seq = try appendChange(db, p)
+        try appendRevision(db, p)
+        // The new revision is not on the gateway yet, so `synced` resets.
+        try db.cachedStatement(sql: """
+            UPDATE documents
+            SET rev = ?, deleted = 0, seq = ?, created_at_ms = ?, created_at = ?, level = ?, mode = ?,
+                x = ?, y = ?, session_id = ?, walk_seq = ?, ble_count = ?, wifi_count = ?, cell_count = ?,
+                geo_count = ?, synced = 0
+            WHERE id = ?
+            """).execute(arguments: [
+                p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt, p.summary.level,
+                p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId, p.summary.walkSeq,
+                p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount, p.summary.geoCount, p.id,
+            ])
+        return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
     }
 
     public func delete(id: String) throws {

@@ -12,18 +12,24 @@ extension Replicator {
         guard let userID, !dryRun else { return 0 }
         var signed = 0
         var since = start
-        while true {
-            let batch = try storeCall { try store.changeFeed(since: since, limit: 1000) }
+        // Signing appends changes; those need no second look.
+        let end = try storeCall { try store.lastSequence() }
+        while since < end {
+            let batch = try storeCall { try store.changeFeed(since: since, limit: 1000) }.filter { $0.seq <= end }
             guard let last = batch.last else { break }
             since = last.seq
+            var updates: [DocumentUpdate] = []
             for entry in batch where !entry.deleted {
                 guard let doc = try storeCall({ try store.document(id: entry.id, includeDeleted: false) }),
                       doc.body[Self.ownerKey]?.stringValue == Self.unsigned else { continue }
                 var body = doc.body
                 body[Self.ownerKey] = .string(userID)
-                _ = try storeCall { try store.update(id: doc.id, body: body, expected: doc.rev) }
-                signed += 1
+                updates.append(DocumentUpdate(id: doc.id, body: body, expected: doc.rev))
             }
+            // One transaction per batch. A document edited meanwhile is
+            // skipped: it stays unsigned, the gateway refuses it, and the
+            // next sync signs it.
+            signed += try storeCall { try store.updateWhereCurrent(updates) }.count
         }
         return signed
     }
@@ -52,12 +58,12 @@ extension Replicator {
             let diff = try remote.json(.post, ["_revs_diff"], body: .object(asked))
             guard let diffObject = diff.objectValue else { throw SyncError.protocolError("_revs_diff: not an object") }
 
-            var outgoing: [RevisionContent] = []
+            var outgoing: [RevisionText] = []
             for change in changes {
                 guard let missing = diffObject[change.id]?["missing"]?.arrayValue else { continue }
                 for text in missing.compactMap(\.stringValue) {
                     guard let rev = Revision(text),
-                          let content = try storeCall({ try store.revision(id: change.id, rev: rev) }) else { continue }
+                          let content = try storeCall({ try store.revisionText(id: change.id, rev: rev) }) else { continue }
                     outgoing.append(content)
                 }
             }
@@ -89,35 +95,30 @@ extension Replicator {
     }
 
     /// `_bulk_docs` with `new_edits:false` and `_revisions` on every document,
-    /// in batches bounded by count and bytes. A 413 halves the batch.
-    func upload(_ revisions: [RevisionContent]) throws(SyncError) -> [Rejection] {
+    /// in batches bounded by count and bytes. A 413 halves the batch. Bodies
+    /// go out as stored (canonical text with the `_` members spliced in).
+    func upload(_ revisions: [RevisionText]) throws(SyncError) -> [Rejection] {
         var rejected: [Rejection] = []
-        var queue = ArraySlice(revisions.map { content -> (doc: JSONValue, size: Int) in
-            var doc = content.body.objectValue ?? [:]
-            doc["_id"] = .string(content.id)
-            doc["_rev"] = .string(content.rev.description)
-            doc["_revisions"] = content.revisionsJSON
-            if content.deleted { doc["_deleted"] = true }
-            let json = JSONValue.object(doc)
-            return (json, CanonicalJSON.data(json).count)
-        })
+        var queue = ArraySlice(revisions.map { (id: $0.id, doc: Array($0.documentJSON(revisions: true).utf8)) })
         var maxCount = limits.count
         while !queue.isEmpty {
-            var batch: [JSONValue] = []
-            var bytes = 0
+            var body = Array(#"{"new_edits":false,"docs":["#.utf8)
+            var count = 0
             for item in queue.prefix(maxCount) {
-                if !batch.isEmpty && bytes + item.size > limits.bytes { break }
-                batch.append(item.doc)
-                bytes += item.size
+                if count > 0 && body.count + item.doc.count > limits.bytes { break }
+                if count > 0 { body.append(UInt8(ascii: ",")) }
+                body += item.doc
+                count += 1
             }
-            let response = try remote.send(.post, ["_bulk_docs"], json: ["docs": .array(batch), "new_edits": false])
+            body += Array("]}".utf8)
+            let response = try remote.send(.post, ["_bulk_docs"], jsonText: Data(body))
             if response.status == 413 {
-                guard batch.count > 1 else {
-                    rejected.append(Rejection(id: batch[0]["_id"]?.stringValue ?? "?", reason: "too large for the gateway"))
+                guard count > 1 else {
+                    rejected.append(Rejection(id: queue.first?.id ?? "?", reason: "too large for the gateway"))
                     queue = queue.dropFirst()
                     continue
                 }
-                maxCount = max(1, batch.count / 2)
+                maxCount = max(1, count / 2)
                 continue
             }
             try RemoteDatabase.require(response, .post, ["_bulk_docs"])
@@ -129,7 +130,7 @@ extension Replicator {
                 rejected.append(Rejection(id: entry["id"]?.stringValue ?? "?",
                                           reason: entry["reason"]?.stringValue ?? entry["error"]?.stringValue ?? "error"))
             }
-            queue = queue.dropFirst(batch.count)
+            queue = queue.dropFirst(count)
         }
         return rejected
     }

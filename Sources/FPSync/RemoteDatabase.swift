@@ -114,13 +114,16 @@ public struct RemoteDatabase: Sendable {
     /// retryable failure; 401 and 403 on the whole request become `authRejected`.
     public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], json: JSONValue? = nil,
                      accept: String = "application/json") throws(SyncError) -> HTTPResponse {
+        try send(method, path, query: query, jsonText: json.map { CanonicalJSON.data($0) }, accept: accept)
+    }
+
+    /// The same with a body that is already JSON text (pushed revisions are
+    /// spliced from stored text, never parsed and re-serialised).
+    public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], jsonText body: Data?,
+                     accept: String = "application/json") throws(SyncError) -> HTTPResponse {
         var headers: HTTPHeaders = ["Accept": accept]
         credentials.apply(to: &headers)
-        var body: Data?
-        if let json {
-            body = CanonicalJSON.data(json)
-            headers["Content-Type"] = "application/json"
-        }
+        if body != nil { headers["Content-Type"] = "application/json" }
         let request = HTTPRequest(method: method, url: makeURL(path, query: query), headers: headers, body: body,
                                   timeouts: timeouts)
         var delay = retry.initialDelay

@@ -15,6 +15,8 @@ struct BenchError: Error, CustomStringConvertible {
 /// A child process whose peak RSS (VmHWM) is sampled until it exits.
 struct Measured {
     var seconds: Double
+    /// User + system CPU seconds of the child.
+    var cpuSeconds: Double
     var status: Int32
     var peakKB: Int
     var stdout: String
@@ -31,6 +33,7 @@ func runMeasured(_ exe: String, _ arguments: [String], environment: [String: Str
     p.standardError = err
     let outData = DataBox(), errData = DataBox()
     let start = Date()
+    let childrenBefore = childrenCPUSeconds()
     try p.run()
     let pid = p.processIdentifier
     outData.drain(out.fileHandleForReading)
@@ -46,7 +49,25 @@ func runMeasured(_ exe: String, _ arguments: [String], environment: [String: Str
     }
     p.waitUntilExit()
     let seconds = Date().timeIntervalSince(start)
-    return Measured(seconds: seconds, status: p.terminationStatus, peakKB: peak, stdout: outData.text, stderr: errData.text)
+    return Measured(seconds: seconds, cpuSeconds: childrenCPUSeconds() - childrenBefore, status: p.terminationStatus,
+                    peakKB: peak, stdout: outData.text, stderr: errData.text)
+}
+
+/// CPU seconds of every child reaped so far (getrusage RUSAGE_CHILDREN).
+func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// CPU seconds a running process has used so far (utime + stime of /proc/PID/stat).
+func processCPUSeconds(_ pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return 0 }
+    // Fields after the command name: state is field 3, utime 14, stime 15.
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 final class DataBox: @unchecked Sendable {
@@ -121,14 +142,20 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         let token = try runMeasured(fprint, ["gateway", "token", "--user", "bench", "--secret-file", secret], environment: env)
         env["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
+        var gatewayCPU = processCPUSeconds(gateway.processIdentifier)
         let push = try runMeasured(fprint, ["sync", "--push-only", "--quiet", "--gateway", url, "--db", source], environment: env)
         guard push.status == 0 else { throw BenchError("push failed: \(push.stderr)") }
-        print(String(format: "sync: push %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB (target ≥ 1,000 docs/s)",
-                     count, push.seconds, Double(count) / push.seconds, Double(push.peakKB) / 1024))
+        var gatewayUsed = processCPUSeconds(gateway.processIdentifier) - gatewayCPU
+        print(String(format: "sync: push %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB (target ≥ 1,000 docs/s); "
+                     + "CPU client %.2f s, gateway %.2f s", count, push.seconds, Double(count) / push.seconds,
+                     Double(push.peakKB) / 1024, push.cpuSeconds, gatewayUsed))
+        gatewayCPU = processCPUSeconds(gateway.processIdentifier)
         let pull = try runMeasured(fprint, ["sync", "--pull-only", "--quiet", "--gateway", url, "--db", target], environment: env)
         guard pull.status == 0 else { throw BenchError("pull failed: \(pull.stderr)") }
-        print(String(format: "sync: pull %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB",
-                     count, pull.seconds, Double(count) / pull.seconds, Double(pull.peakKB) / 1024))
+        gatewayUsed = processCPUSeconds(gateway.processIdentifier) - gatewayCPU
+        print(String(format: "sync: pull %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB (target ≥ 1,000 docs/s); "
+                     + "CPU client %.2f s, gateway %.2f s", count, pull.seconds, Double(count) / pull.seconds,
+                     Double(pull.peakKB) / 1024, pull.cpuSeconds, gatewayUsed))
         guard try SQLiteDocumentStore(path: target).count() == count else { throw BenchError("pull lost documents") }
         var noop: [Double] = []
         for _ in 0..<5 {

@@ -76,3 +76,29 @@ import Testing
         #expect(!ISOTime.isCanonical("2017-05-12 12:34:10"))
     }
 }
+
+/// Revisions travel as stored text with the `_` members spliced in front.
+@Suite struct RevisionTextTests {
+    let history = [Revision(generation: 3, hash: "c3"), Revision(generation: 2, hash: "b2")]
+
+    @Test func splicedDocumentEqualsTheParsedOne() throws {
+        let body: JSONValue = ["x": 363, "note": "tab\there \"quoted\"", "bleScans": [["address": "AA", "rssi": -60]]]
+        let text = RevisionText(id: "id/with \"quote\"", rev: history[0], deleted: false, history: history,
+                                canonicalBody: CanonicalJSON.string(body))
+        var expected = body
+        expected["_id"] = "id/with \"quote\""
+        expected["_rev"] = "3-c3"
+        #expect(try CanonicalJSON.parse(text.documentJSON(revisions: false)) == expected)
+        expected["_revisions"] = ["start": 3, "ids": ["c3", "b2"]]
+        #expect(try CanonicalJSON.parse(text.documentJSON(revisions: true)) == expected)
+        #expect(try text.content() == RevisionContent(id: text.id, rev: text.rev, deleted: false, body: body, history: history))
+    }
+
+    @Test func emptyBodiesAndTombstones() throws {
+        let tombstone = RevisionText(id: "gone", rev: history[0], deleted: true, history: history, canonicalBody: "{}")
+        #expect(tombstone.documentJSON(revisions: false) == #"{"_deleted":true,"_id":"gone","_rev":"3-c3"}"#)
+        let parsed = try CanonicalJSON.parse(tombstone.documentJSON(revisions: true))
+        #expect(parsed["_revisions"]?["ids"] == ["c3", "b2"])
+        #expect(parsed.objectValue?.count == 4)
+    }
+}

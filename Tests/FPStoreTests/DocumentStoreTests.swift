@@ -143,6 +143,30 @@ import Testing
         #expect(try store.list(ListQuery(unsyncedOnly: true)).map(\.id) == ["a"])
     }
 
+    @Test func batchUpdateAppliesCurrentOnesAndSkipsStaleOrMissing() throws {
+        // Given three documents, one of which changes after the caller read it, and one deleted
+        let stored = try store.insert(["a", "b", "c", "d"].map { NewDocument(id: $0, body: measurementBody(note: $0)) })
+        try store.update(id: "b", body: measurementBody(note: "changed meanwhile"), expected: stored[1].rev)
+        try store.delete(id: "d")
+        // When all four are updated from the revisions first read (plus an unknown id)
+        let updates = stored.map { DocumentUpdate(id: $0.id, body: measurementBody(note: "signed"), expected: $0.rev) }
+            + [DocumentUpdate(id: "zz", body: measurementBody(), expected: stored[0].rev)]
+        let applied = try store.updateWhereCurrent(updates)
+        // Then a and c are updated, b keeps its concurrent edit, d stays deleted
+        #expect(applied.map(\.id) == ["a", "c"])
+        #expect(try store.document(id: "a", includeDeleted: false)?.body["note"] == "signed")
+        #expect(try store.document(id: "a", includeDeleted: false)?.rev.generation == 2)
+        #expect(try store.document(id: "b", includeDeleted: false)?.body["note"] == "changed meanwhile")
+        #expect(try store.document(id: "d", includeDeleted: false) == nil)
+        #expect(try store.document(id: "zz", includeDeleted: true) == nil)
+        // And a body with a reserved key refuses the whole batch
+        let fresh = try #require(try store.document(id: "c", includeDeleted: false))
+        expectStoreError(.invalid("the body of document c must not contain the reserved key _rev")) {
+            try store.updateWhereCurrent([DocumentUpdate(id: "c", body: ["_rev": "1-x"], expected: fresh.rev)])
+        }
+        #expect(try store.document(id: "c", includeDeleted: false)?.rev == fresh.rev)
+    }
+
     // MARK: delete
 
     @Test func deleteLeavesHiddenTombstone() throws {
