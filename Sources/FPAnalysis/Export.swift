@@ -103,7 +103,7 @@ public enum Export {
         for d in docs {
             guard let f = fix(d.body) else { missing += 1; continue }
             let b = d.body
-            var properties: [String: JSONValue] = [
+            var properties: JSONObject = [
                 "id": .string(d.id), "level": b["level"] ?? .null, "x": b["x"] ?? .null, "y": b["y"] ?? .null,
                 "createdAt": b["createdAt"] ?? .null, "mode": b["mode"] ?? .null,
                 "ble": .int(Int64(b["bleScans"]?.arrayValue?.count ?? 0)),

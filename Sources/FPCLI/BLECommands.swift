@@ -69,7 +69,7 @@ struct TransmitterStats {
     }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "address": .string(address), "count": .int(Int64(count)),
             "lastRssi": last.rssi.map { JSONValue.int(Int64($0)) } ?? .null,
             "medianRssi": medianRSSI.map { JSONValue.double($0) } ?? .null,

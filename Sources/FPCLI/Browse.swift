@@ -166,7 +166,7 @@ struct Import: AsyncParsableCommand {
         try await reportingFailures {
             let store = try Workspace(storeOptions: storeOptions).openStore()
             let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
-            var summary: [[String: JSONValue]] = []
+            var summary: [JSONObject] = []
             for file in files {
                 guard let data = FileManager.default.contents(atPath: file) else {
                     throw Failure("\(file): cannot read the file", .dataError)

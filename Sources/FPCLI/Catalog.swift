@@ -127,7 +127,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 } else {
                     keys = Settings.keys
                 }
-                var object: [String: JSONValue] = [:]
+                var object: JSONObject = [:]
                 for k in keys {
                     let value = settings.value(of: k)
                     object[k.name] = .string(value)

@@ -31,7 +31,7 @@ struct LocateReport {
     static func num(_ d: Double?) -> JSONValue { d.map { .double($0) } ?? .null }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = ["id": .string(fingerprint.id), "level": .string(fingerprint.level)]
+        var o: JSONObject = ["id": .string(fingerprint.id), "level": .string(fingerprint.level)]
         o["truth"] = truth ? ["x": .int(Int64(fingerprint.x)), "y": .int(Int64(fingerprint.y))] : .null
         if let seq { o["seq"] = .int(Int64(seq)) }
         o["wknn"] = wknn.map { e in

@@ -40,7 +40,7 @@ struct JSONReader {
         }
     }
 
-    func object(_ value: JSONValue, at path: String) throws(ConfigError) -> [String: JSONValue] {
+    func object(_ value: JSONValue, at path: String) throws(ConfigError) -> JSONObject {
         guard case .object(let o) = value else { throw error(path, "expected an object, found \(Self.typeName(value))") }
         return o
     }
@@ -51,7 +51,7 @@ struct JSONReader {
     }
 
     /// The value of a required key, or an error that says what was expected.
-    func required(_ object: [String: JSONValue], _ key: String, at path: String, expected: String) throws(ConfigError) -> JSONValue {
+    func required(_ object: JSONObject, _ key: String, at path: String, expected: String) throws(ConfigError) -> JSONValue {
         if let value = object[key] { return value }
         // Keys are case-sensitive; point out the near miss ("x" for "X").
         if let near = object.keys.first(where: { $0.lowercased() == key.lowercased() }) {
@@ -60,7 +60,7 @@ struct JSONReader {
         throw error(Self.child(path, key), "missing (expected \(expected))")
     }
 
-    func string(_ object: [String: JSONValue], _ key: String, at path: String, nonEmpty: Bool = false) throws(ConfigError) -> String {
+    func string(_ object: JSONObject, _ key: String, at path: String, nonEmpty: Bool = false) throws(ConfigError) -> String {
         let value = try required(object, key, at: path, expected: "a string")
         guard case .string(let s) = value else {
             throw error(Self.child(path, key), "expected a string, found \(Self.typeName(value))")
@@ -72,7 +72,7 @@ struct JSONReader {
     }
 
     /// A required http(s) URL (gateway and auth endpoints).
-    func httpURL(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConfigError) -> String {
+    func httpURL(_ object: JSONObject, _ key: String, at path: String) throws(ConfigError) -> String {
         let value = try required(object, key, at: path, expected: "an http(s) URL")
         guard case .string(let s) = value else {
             throw error(Self.child(path, key), "expected an http(s) URL, found \(Self.typeName(value))")
@@ -84,7 +84,7 @@ struct JSONReader {
     }
 
     /// A required finite number; ints and floats alike.
-    func number(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConfigError) -> Double {
+    func number(_ object: JSONObject, _ key: String, at path: String) throws(ConfigError) -> Double {
         let value = try required(object, key, at: path, expected: "a number")
         guard let d = value.doubleValue else {
             throw error(Self.child(path, key), "expected a number, found \(Self.typeName(value))")
@@ -93,7 +93,7 @@ struct JSONReader {
         return d
     }
 
-    func positiveNumber(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConfigError) -> Double {
+    func positiveNumber(_ object: JSONObject, _ key: String, at path: String) throws(ConfigError) -> Double {
         let d = try number(object, key, at: path)
         guard d > 0 else { throw error(Self.child(path, key), "expected a positive number, found \(Self.shown(object[key] ?? .null))") }
         return d

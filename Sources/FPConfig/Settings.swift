@@ -112,7 +112,7 @@ public struct Settings: Sendable, Equatable {
     }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "radios": .array(radios.map { .string($0.rawValue) }),
             "measurementSeconds": .int(Int64(measurementSeconds)),
             "speedCorrection": .int(Int64(speedCorrection)),

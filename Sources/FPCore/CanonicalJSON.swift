@@ -62,10 +62,8 @@ public enum CanonicalJSON {
             out.append(UInt8(ascii: "]"))
         case .object(let o):
             out.append(UInt8(ascii: "{"))
-            // Sorting the pairs, not the keys, saves a dictionary lookup per member.
-            let members = o.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             var first = true
-            for (k, v) in members {
+            for (k, v) in o.members {  // already in canonical order
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 writeString(k, into: &out)

@@ -7,18 +7,19 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     case double(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     public subscript(key: String) -> JSONValue? {
         get { if case .object(let o) = self { return o[key] } else { return nil } }
         set {
             guard case .object(var o) = self else { return }
+            self = .null  // drop this reference so `o` is unique and changes in place
             o[key] = newValue
             self = .object(o)
         }
     }
 
-    public var objectValue: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
+    public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
@@ -52,7 +53,7 @@ extension JSONValue: Codable {
         if let d = try? c.decode(Double.self) { self = .double(d); return }
         if let s = try? c.decode(String.self) { self = .string(s); return }
         if let a = try? c.decode([JSONValue].self) { self = .array(a); return }
-        if let o = try? c.decode([String: JSONValue].self) { self = .object(o); return }
+        if let o = try? c.decode(JSONObject.self) { self = .object(o); return }
         throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a JSON value")
     }
 
@@ -79,7 +80,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .object(JSONObject(members: elements.map { (key: $0.0, value: $0.1) }))
     }
     public init(nilLiteral: ()) { self = .null }
 }

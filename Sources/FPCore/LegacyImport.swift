@@ -76,7 +76,7 @@ public enum LegacyImport {
             var id = doc["_id"]?.stringValue ?? entry.id
             if id?.hasPrefix("_design/") == true { skipped += 1; continue }
             if id == nil || id?.isEmpty == true { id = UUID().uuidString.lowercased() }
-            var legacy: [String: JSONValue] = doc["legacy"]?.objectValue ?? [:]
+            var legacy: JSONObject = doc["legacy"]?.objectValue ?? [:]
             if let rev = doc["_rev"] { legacy["_rev"] = rev }
             for key in ["_id", "_rev", "_revisions", "_conflicts", "_deleted_conflicts", "_local_seq"] { doc[key] = nil }
             // Documents already in fprint's contract (written by fprint, schemaVersion ≥ 1, or
@@ -105,7 +105,7 @@ public enum LegacyImport {
     ]
     static let timeKeys = ["startTime", "endTime", "createdAt"]
 
-    static func normalize(_ doc: inout [String: JSONValue], legacy: inout [String: JSONValue], timeZone: TimeZone,
+    static func normalize(_ doc: inout JSONObject, legacy: inout JSONObject, timeZone: TimeZone,
                           path: String) throws(ImportError) {
         for key in topNumbers { if let v = doc[key], let n = number(v) { doc[key] = n } }
         for key in timeKeys {

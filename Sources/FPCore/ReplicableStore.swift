@@ -89,7 +89,7 @@ public struct RevisionText: Sendable, Equatable {
     /// members. The body never holds `_` keys (the store refuses them), so
     /// the result has no duplicate keys.
     public func documentJSON(revisions: Bool) -> String {
-        var head: [String: JSONValue] = ["_id": .string(id), "_rev": .string(rev.description)]
+        var head: JSONObject = ["_id": .string(id), "_rev": .string(rev.description)]
         if deleted { head["_deleted"] = true }
         if revisions { head["_revisions"] = RevisionContent.revisionsJSON(history, rev: rev) }
         var text = CanonicalJSON.string(.object(head))
@@ -97,7 +97,7 @@ public struct RevisionText: Sendable, Equatable {
         guard members.first != UInt8(ascii: "}") else { return text }
         text.removeLast()  // the head's "}"
         text += ","
-        text += Substring(members)
+        text.append(contentsOf: Substring(members))
         return text
     }
 

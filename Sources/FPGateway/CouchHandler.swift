@@ -221,7 +221,7 @@ struct CouchHandler: Sendable {
             }
         }
         let missing = try store.revsDiff(asked)
-        return .object(missing.mapValues { ["missing": .array($0.map { .string($0.description) })] })
+        return .object(JSONObject(missing.mapValues { ["missing": .array($0.map { .string($0.description) })] }))
     }
 
     // MARK: - Writes

@@ -357,7 +357,7 @@ private struct EnvironmentParser {
 private struct Fields {
     let file: String
     let node: Node
-    let members: [String: JSONValue]
+    let members: JSONObject
 
     func required(_ key: String) throws -> Node {
         guard let v = members[key] else {

@@ -53,7 +53,7 @@ extension Replicator {
             report.examined += changes.count
 
             // Ask the target which leaves it lacks.
-            var asked: [String: JSONValue] = [:]
+            var asked: JSONObject = [:]
             for change in changes { asked[change.id] = .array(change.leaves.map { .string($0.description) }) }
             let diff = try remote.json(.post, ["_revs_diff"], body: .object(asked))
             guard let diffObject = diff.objectValue else { throw SyncError.protocolError("_revs_diff: not an object") }

@@ -25,6 +25,7 @@ struct Args {
     var evalTransmitters = 300
     var sync = false
     var syncDocs = 10_000
+    var jsonOnly = false
 
     init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -39,6 +40,7 @@ struct Args {
             case "--eval-transmitters": evalTransmitters = Int(it.next() ?? "") ?? evalTransmitters
             case "--sync": sync = true
             case "--sync-docs": syncDocs = Int(it.next() ?? "") ?? syncDocs
+            case "--json-only": jsonOnly = true
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
                 exit(64)
@@ -112,8 +114,29 @@ func median(_ xs: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+/// Parse and canonical-write speed on one walk document (every stored,
+/// synced and replayed revision goes through both).
+func jsonBench() throws {
+    var rng = SeededRandom(seed: 7)
+    let body = try JSONValueEncoder().encode(walkDocument(seq: 1, session: "json", rng: &rng))
+    let text = CanonicalJSON.data(body)
+    if let path = ProcessInfo.processInfo.environment["FPRINT_BENCH_SAVE_DOC"] { try text.write(to: URL(fileURLWithPath: path)) }
+    let rounds = 200
+    let megabytes = Double(text.count * rounds) / 1_000_000
+    var writes: [Double] = [], parses: [Double] = [], hashes: [Double] = []
+    for _ in 0..<3 {
+        writes.append(seconds { for _ in 0..<rounds { _ = CanonicalJSON.data(body) } })
+        parses.append(try seconds { for _ in 0..<rounds { _ = try CanonicalJSON.parse(text) } })
+        hashes.append(seconds { for _ in 0..<rounds { _ = Revision.next(after: nil, canonicalBody: text) } })
+    }
+    print(String(format: "json: %.1f KB document: canonical write %.0f MB/s, parse %.0f MB/s, revision hash %.0f MB/s",
+                 Double(text.count) / 1024, megabytes / median(writes), megabytes / median(parses), megabytes / median(hashes)))
+}
+
 func run() throws {
     let args = Args()
+    try jsonBench()
+    if args.jsonOnly { return }
     evalBench(fingerprints: args.evalFingerprints, transmitters: args.evalTransmitters)
     if args.evalOnly { return }
     try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)

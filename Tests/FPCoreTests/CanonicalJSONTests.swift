@@ -102,3 +102,54 @@ import Testing
         #expect(parsed.objectValue?.count == 4)
     }
 }
+
+/// Objects keep their members in canonical order whatever built them.
+@Suite struct JSONObjectTests {
+    @Test func membersAreInUTF8ByteOrder() throws {
+        // "Z" (0x5A) < "a" (0x61) < "ab" < "é" (0xC3 0xA9) < "😀" (0xF0 …)
+        let object: JSONObject = ["é": 3, "a": 1, "😀": 5, "Z": 0, "ab": 2]
+        #expect(object.keys == ["Z", "a", "ab", "é", "😀"])
+        #expect(CanonicalJSON.string(.object(object)) == #"{"Z":0,"a":1,"ab":2,"é":3,"😀":5}"#)
+        // Parsing unsorted text gives the same object; a repeated key: the last wins
+        let parsed = try CanonicalJSON.parse(#"{"😀":5,"é":3,"a":9,"ab":2,"Z":0,"a":1}"#)
+        #expect(parsed == .object(object))
+    }
+
+    @Test func setRemoveAndLookUpAcrossSizes() {
+        var object = JSONObject()
+        for n in (0..<40).reversed() { object["k\(n)"] = .int(Int64(n)) }  // beyond the linear-scan size
+        #expect(object.count == 40)
+        #expect(object.keys == object.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        #expect(object["k7"] == 7 && object["k39"] == 39)
+        #expect(object["nope"] == Optional.none && JSONObject()["x"] == Optional.none)  // absent, not a present null
+        object["k7"] = "seven"
+        #expect(object["k7"] == "seven" && object.count == 40)
+        #expect(object.removeValue(forKey: "k7") == "seven")
+        object["k8"] = nil
+        #expect(object.count == 38 && object["k7"] == nil && object["k8"] == nil)
+        var small: JSONObject = ["b": 1]
+        small["a"] = 0
+        small["c"] = 2
+        #expect(small.keys == ["a", "b", "c"])
+    }
+
+    @Test func equalityAndHashIgnoreHowTheObjectWasBuilt() {
+        var built = JSONObject()
+        built["y"] = 2
+        built["x"] = 1
+        let literal: JSONObject = ["x": 1, "y": 2]
+        #expect(built == literal)
+        #expect(built.hashValue == literal.hashValue)
+        #expect(JSONObject(["y": 2, "x": 1]) == literal)
+        #expect(literal.dictionary == ["x": 1, "y": 2])
+        #expect(literal.mapValues { _ in .null }.keys == ["x", "y"])
+        #expect(literal.filter { $0.key == "y" } == ["y": 2])
+    }
+
+    @Test func settingAKeyOfAValueChangesItInPlace() {
+        var value: JSONValue = ["a": 1]
+        value["b"] = 2
+        value["a"] = nil
+        #expect(value == ["b": 2])
+    }
+}

@@ -48,8 +48,8 @@ extension TestClientProtocol {
     }
 }
 
-func doc(_ id: String, owner: String, note: String = "", extra: [String: JSONValue] = [:]) -> JSONValue {
-    var object: [String: JSONValue] = ["_id": .string(id), "couchbase_sync_gateway_id": .string(owner), "note": .string(note),
+func doc(_ id: String, owner: String, note: String = "", extra: JSONObject = [:]) -> JSONValue {
+    var object: JSONObject = ["_id": .string(id), "couchbase_sync_gateway_id": .string(owner), "note": .string(note),
                                        "type": "scan", "level": "J1NP"]
     for (k, v) in extra { object[k] = v }
     return .object(object)
