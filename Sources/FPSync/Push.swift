@@ -3,88 +3,109 @@ import FPNet
 import Foundation
 
 extension Replicator {
-    /// Signs unsigned local documents (`couchbase_sync_gateway_id` = "-")
-    /// with the user's id, each as a new local revision, as the iOS app did
-    /// before uploading. Returns how many were signed. Only documents changed
-    /// after `since` (the push checkpoint) can be unsigned: older ones were
-    /// pushed, hence signed, so a no-op sync does not read every body.
-    public func signUnsignedDocuments(since start: Int64 = 0) throws(SyncError) -> Int {
-        guard let userID, !dryRun else { return 0 }
-        var signed = 0
-        var since = start
-        // Signing appends changes; those need no second look.
-        let end = try storeCall { try store.lastSequence() }
-        while since < end {
-            let batch = try storeCall { try store.changeFeed(since: since, limit: 1000) }.filter { $0.seq <= end }
-            guard let last = batch.last else { break }
-            since = last.seq
-            var updates: [DocumentUpdate] = []
-            for entry in batch where !entry.deleted {
-                guard let doc = try storeCall({ try store.document(id: entry.id, includeDeleted: false) }),
-                      doc.body[Self.ownerKey]?.stringValue == Self.unsigned else { continue }
-                var body = doc.body
-                body[Self.ownerKey] = .string(userID)
-                updates.append(DocumentUpdate(id: doc.id, body: body, expected: doc.rev))
-            }
-            // One transaction per batch. A document edited meanwhile is
-            // skipped: it stays unsigned, the gateway refuses it, and the
-            // next sync signs it.
-            signed += try storeCall { try store.updateWhereCurrent(updates) }.count
+    /// Signs the unsigned documents (`couchbase_sync_gateway_id` = "-") among
+    /// `changes` with the user's id, as new local revisions in one
+    /// transaction, as the iOS app did before uploading. Returns the new
+    /// revision of each document it signed. A document edited meanwhile is
+    /// skipped: it stays unsigned, the gateway refuses it, and the next sync
+    /// signs it.
+    func signUnsigned(_ changes: [ChangeEntry]) throws(SyncError) -> [String: Revision] {
+        guard let userID, !dryRun else { return [:] }
+        var updates: [DocumentUpdate] = []
+        for entry in changes where !entry.deleted {
+            guard let doc = try storeCall({ try store.document(id: entry.id, includeDeleted: false) }),
+                  doc.body[Self.ownerKey]?.stringValue == Self.unsigned else { continue }
+            var body = doc.body
+            body[Self.ownerKey] = .string(userID)
+            updates.append(DocumentUpdate(id: doc.id, body: body, expected: doc.rev))
         }
-        return signed
+        guard !updates.isEmpty else { return [:] }
+        let stored = try storeCall { try store.updateWhereCurrent(updates) }
+        return Dictionary(stored.map { ($0.id, $0.rev) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// Local → remote.
+    /// Local → remote, as a two-stage pipeline: this thread reads a batch of
+    /// changes, signs what is unsigned, asks `_revs_diff` and reads the
+    /// missing revisions, while an upload thread sends the previous batch,
+    /// marks it synced and writes its checkpoint. One batch is in flight at a
+    /// time, so checkpoints are written in order and never pass a batch the
+    /// gateway has not stored.
     public func push() throws(SyncError) -> SyncReport {
         var report = SyncReport(direction: .push)
         let repID = try replicationID(.push)
         let (localCheckpoint, remoteCheckpoint) = try readCheckpoints(repID)
         let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
         var since = startValue?.intValue ?? 0
-        report.signed = try signUnsignedDocuments(since: since)
         let session = Self.newSessionID()
+        // Each changed document once; a signed one is counted when its signed revision goes.
         let total = try storeCall { try store.changeCount(since: since) }
-        var done = 0
         progress(SyncProgress(direction: .push, done: 0, total: total))
+        let uploads = UploadPipeline()
+        defer { uploads.drain() }
+        let tally = PushTally()
         var previous = localCheckpoint
+        // Signing gives a document a new revision at the end of the feed. It
+        // goes in the batch that signed it; met again there, it is skipped.
+        var sentSigned: [String: Revision] = [:]
         while true {
-            let changes = try storeCall { try store.changeFeed(since: since, limit: limits.count) }
-            guard let last = changes.last else { break }
+            let feed = try storeCall { try store.changeFeed(since: since, limit: limits.count) }
+            guard let last = feed.last else { break }
+            let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
+            let signed = try signUnsigned(unsent)
+            report.signed += signed.count
+            let changes = unsent.map { entry in
+                guard let rev = signed[entry.id] else { return entry }
+                sentSigned[entry.id] = rev
+                return ChangeEntry(seq: entry.seq, id: entry.id, rev: rev, deleted: false,
+                                   leaves: [rev] + entry.leaves.filter { $0 != entry.rev })
+            }
             report.examined += changes.count
 
             // Ask the target which leaves it lacks.
-            var asked: JSONObject = [:]
-            for change in changes { asked[change.id] = .array(change.leaves.map { .string($0.description) }) }
-            let diff = try remote.json(.post, ["_revs_diff"], body: .object(asked))
-            guard let diffObject = diff.objectValue else { throw SyncError.protocolError("_revs_diff: not an object") }
-
             var outgoing: [RevisionText] = []
-            for change in changes {
-                guard let missing = diffObject[change.id]?["missing"]?.arrayValue else { continue }
-                for text in missing.compactMap(\.stringValue) {
-                    guard let rev = Revision(text),
-                          let content = try storeCall({ try store.revisionText(id: change.id, rev: rev) }) else { continue }
-                    outgoing.append(content)
+            if !changes.isEmpty {
+                var asked: JSONObject = [:]
+                for change in changes { asked[change.id] = .array(change.leaves.map { .string($0.description) }) }
+                let diff = try remote.json(.post, ["_revs_diff"], body: .object(asked))
+                guard let diffObject = diff.objectValue else { throw SyncError.protocolError("_revs_diff: not an object") }
+                for change in changes {
+                    guard let missing = diffObject[change.id]?["missing"]?.arrayValue else { continue }
+                    for text in missing.compactMap(\.stringValue) {
+                        guard let rev = Revision(text),
+                              let content = try storeCall({ try store.revisionText(id: change.id, rev: rev) }) else { continue }
+                        outgoing.append(content)
+                    }
                 }
             }
-            var rejectedIDs = Set<String>()
-            if !dryRun {
-                let rejected = try upload(outgoing)
-                report.rejected += rejected.map { "\($0.id): \($0.reason)" }
-                rejectedIDs = Set(rejected.map(\.id))
-                // A document is synced once the gateway has its winner.
-                let synced = changes.filter { !rejectedIDs.contains($0.id) }.map(\.id)
-                try storeCall { try store.markSynced(ids: synced) }
-            }
-            report.written += outgoing.filter { !rejectedIDs.contains($0.id) }.count
-            done += changes.count
-            progress(SyncProgress(direction: .push, done: done, total: max(total, done)))
             since = last.seq
             let seq = JSONValue.int(since)
-            try writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: seq, previous: previous,
-                                report: report)
+            let checkpointBase = previous
+            let examined = report.examined
+            let sending = outgoing
+            try uploads.submit { () throws(SyncError) in
+                var rejectedIDs = Set<String>()
+                if !dryRun {
+                    let rejected = try upload(sending)
+                    tally.rejected += rejected.map { "\($0.id): \($0.reason)" }
+                    rejectedIDs = Set(rejected.map(\.id))
+                    // A document is synced once the gateway has its winner.
+                    let synced = changes.filter { !rejectedIDs.contains($0.id) }.map(\.id)
+                    try storeCall { try store.markSynced(ids: synced) }
+                }
+                tally.written += sending.filter { !rejectedIDs.contains($0.id) }.count
+                tally.done += changes.count
+                progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done)))
+                var counts = SyncReport(direction: .push)
+                counts.examined = examined
+                counts.written = tally.written
+                try writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: seq, previous: checkpointBase,
+                                    report: counts)
+            }
             previous = Checkpoint(sessionID: session, lastSeq: seq, history: previous?.history ?? [])
         }
+        try uploads.wait()
+        report.written = tally.written
+        report.rejected = tally.rejected
         report.checkpoint = String(since)
         return report
     }
@@ -133,5 +154,54 @@ extension Replicator {
             queue = queue.dropFirst(count)
         }
         return rejected
+    }
+}
+
+/// What the upload thread counts; read by the pushing thread only after
+/// `UploadPipeline.wait`, which orders the two.
+final class PushTally: @unchecked Sendable {
+    var written = 0
+    var done = 0
+    var rejected: [String] = []
+}
+
+/// Runs one upload at a time on a thread of its own (libcurl blocks), so
+/// the next batch is prepared while the gateway stores this one.
+final class UploadPipeline: @unchecked Sendable {
+    // Touched by the submitting thread only; `failure` is written by the
+    // worker before it leaves the group and read after `wait()` returns.
+    private var inFlight: DispatchGroup?
+    private var failure: SyncError?
+
+    /// Waits for the upload in flight (rethrowing its error), then starts `work`.
+    func submit(_ work: @escaping @Sendable () throws(SyncError) -> Void) throws(SyncError) {
+        try wait()
+        let group = DispatchGroup()
+        group.enter()
+        inFlight = group
+        Thread.detachNewThread { [self] in
+            do throws(SyncError) {
+                try work()
+            } catch {
+                failure = error
+            }
+            group.leave()
+        }
+    }
+
+    /// Waits for the upload in flight and rethrows its error.
+    func wait() throws(SyncError) {
+        inFlight?.wait()
+        inFlight = nil
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
+    }
+
+    /// Waits without rethrowing: nothing may outlive the push that started it.
+    func drain() {
+        inFlight?.wait()
+        inFlight = nil
     }
 }
