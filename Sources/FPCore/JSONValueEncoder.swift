@@ -11,6 +11,13 @@ public struct JSONValueEncoder: Sendable {
     }
 }
 
+/// A type that builds its `JSONValue` itself, bypassing the Codable machinery
+/// (several allocations per value). Only for values that come by the
+/// thousand — one per BLE report — and a test pins each to its Codable form.
+public protocol DirectJSONEncodable: Encodable {
+    var jsonValue: JSONValue { get }
+}
+
 /// Holds the value one encoder level produces; nested containers write back into it.
 private class Box {
     var value: JSONValue?
@@ -40,6 +47,7 @@ private struct ValueEncoder: Encoder {
 /// Encodes one nested value and returns what it produced.
 private func encodeNested<T: Encodable>(_ value: T, path: [any CodingKey]) throws -> JSONValue {
     if let v = value as? JSONValue { return v }
+    if let direct = value as? any DirectJSONEncodable { return direct.jsonValue }
     let box = Box()
     try value.encode(to: ValueEncoder(box: box, codingPath: path))
     return box.value ?? .object([:])

@@ -119,14 +119,31 @@ public enum UUIDText {
     /// A little-endian (on-air) UUID as text: 16/32-bit as 4/8 hex digits,
     /// 128-bit in the canonical 8-4-4-4-12 form, upper case.
     public static func littleEndian(_ bytes: ArraySlice<UInt8>) -> String {
-        let big = Array(bytes.reversed())
-        return big.count == 16 ? canonical(big[...]) : big.map(Hex.byte).joined()
+        text(bytes.reversed(), dashed: bytes.count == 16)
     }
 
     /// 16 big-endian bytes as `FB0B57A2-8228-44CD-913A-94A122BA1206`.
     public static func canonical(_ b: ArraySlice<UInt8>) -> String {
-        let h = b.map(Hex.byte)
-        return h[0..<4].joined() + "-" + h[4..<6].joined() + "-" + h[6..<8].joined() + "-"
-            + h[8..<10].joined() + "-" + h[10..<16].joined()
+        text(b, dashed: true)
+    }
+
+    /// Upper-case hex written straight into the string's storage (one
+    /// allocation; this runs for every service UUID of every report).
+    static func text<C: Collection<UInt8>>(_ bytes: C, dashed: Bool) -> String {
+        let count = bytes.count
+        let dashes = dashed && count == 16 ? 4 : 0
+        return String(unsafeUninitializedCapacity: count * 2 + dashes) { out in
+            var i = 0
+            for (k, b) in bytes.enumerated() {
+                if dashes > 0 && (k == 4 || k == 6 || k == 8 || k == 10) {
+                    out[i] = UInt8(ascii: "-")
+                    i += 1
+                }
+                out[i] = Hex.upper[Int(b >> 4)]
+                out[i + 1] = Hex.upper[Int(b & 0x0F)]
+                i += 2
+            }
+            return i
+        }
     }
 }

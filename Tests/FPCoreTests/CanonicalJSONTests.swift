@@ -153,3 +153,59 @@ import Testing
         #expect(value == ["b": 2])
     }
 }
+
+/// The hand-written BLE encodings equal what Codable produces.
+@Suite struct DirectJSONTests {
+    /// Every stored property set, so both encodings must show every key.
+    static var fullBeacon: Beacon {
+        var b = Beacon(type: "eddystone-tlm", uuid: "FB0B57A2-8228-44CD-913A-94A122BA1206", major: 1, minor: 53, measuredPower: -66,
+                       namespace: "00112233445566778899", instance: "aabbccddeeff", url: "https://x.test")
+        b.companyId = 280
+        b.batteryMilliVolts = 3000
+        b.temperature = 21.5
+        b.advertisingCount = 12
+        b.uptimeTenths = 345
+        return b
+    }
+
+    static var fullScan: BLEScan {
+        var s = BLEScan(address: "C4:7C:8D:00:00:01", addressType: "random", rssi: -60, time: 1500, name: "Tag \"7\"",
+                        eventType: "ADV_IND", txPower: -9, beacon: fullBeacon)
+        s.companyId = 76
+        s.serviceUuids = ["FEAA", "CBBFE0E1-F7F3-4206-84E0-84CBB3D09DFC"]
+        s.data = "0201061aff"
+        s.controller = 1
+        return s
+    }
+
+    /// Names of the stored properties Mirror sees that are nil: a property added
+    /// to the type but not to `fullScan`/`fullBeacon` (or to `jsonValue`) shows up here.
+    static func unsetProperties(_ value: Any) -> [String] {
+        Mirror(reflecting: value).children.compactMap { child in
+            guard let label = child.label else { return nil }
+            let mirror = Mirror(reflecting: child.value)
+            return mirror.displayStyle == .optional && mirror.children.isEmpty ? label : nil
+        }
+    }
+
+    @Test func fullySetValuesEncodeAsCodableDoes() throws {
+        #expect(Self.unsetProperties(Self.fullScan).isEmpty)
+        #expect(Self.unsetProperties(Self.fullBeacon).isEmpty)
+        #expect(Self.fullBeacon.jsonValue == (try CanonicalJSON.value(of: Self.fullBeacon)))
+        #expect(Self.fullScan.jsonValue == (try CanonicalJSON.value(of: Self.fullScan)))
+        let keys = Self.fullScan.jsonValue.objectValue?.keys ?? []
+        #expect(keys.count == Mirror(reflecting: Self.fullScan).children.count)
+    }
+
+    @Test func sparseValuesOmitWhatIsNil() throws {
+        let bare = BLEScan(address: "AA:BB:CC:DD:EE:FF", rssi: nil, time: 0)
+        #expect(bare.jsonValue == (try CanonicalJSON.value(of: bare)))
+        #expect(bare.jsonValue == ["address": "AA:BB:CC:DD:EE:FF", "time": 0])
+        // Inside a document the direct form is what the encoder uses
+        var doc = MeasurementDocument()
+        doc.bleScans = [Self.fullScan, bare]
+        let encoded = try JSONValueEncoder().encode(doc)
+        #expect(encoded["bleScans"] == .array([Self.fullScan.jsonValue, bare.jsonValue]))
+        #expect(encoded == (try CanonicalJSON.value(of: doc)))
+    }
+}
