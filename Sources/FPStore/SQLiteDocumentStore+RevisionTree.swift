@@ -45,9 +45,6 @@ extension SQLiteDocumentStore: ReplicableStore {
 
     public func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws {
         guard !revisions.isEmpty else { return }
-        // Texts and summaries are computed before the write lock is taken.
-        var prepared: [(content: RevisionContent, text: String, summary: Summary)] = []
-        prepared.reserveCapacity(revisions.count)
         for content in revisions {
             try Self.validate(id: content.id)
             try Self.validate(body: content.body, of: content.id)
@@ -58,8 +55,9 @@ extension SQLiteDocumentStore: ReplicableStore {
             where older.generation != newer.generation - 1 {
                 throw StoreError.invalid("the history of \(content.id) \(content.rev) skips a generation")
             }
-            prepared.append((content, CanonicalJSON.string(content.body), Summary(body: content.body)))
         }
+        // Texts and summaries are computed (on every core) before the write lock is taken.
+        let prepared = concurrentMap(revisions) { ($0, CanonicalJSON.string($0.body), Summary(body: $0.body)) }
         try write { db in
             for (content, text, summary) in prepared {
                 try Self.insertReplicated(db, content, text: text, summary: summary, markSynced: markSynced)

@@ -1,3 +1,4 @@
+import Foundation
 import FPCore
 import GRDB
 
@@ -25,17 +26,44 @@ struct PendingRevision {
     }
 }
 
+/// `transform` of each element, computed on every core; order is kept. The
+/// canonical form and revision hash of a batch's documents (a millisecond or
+/// more each for a busy walk window) are independent, and the write lock is
+/// taken only after them.
+func concurrentMap<T: Sendable, U: Sendable>(_ items: [T], _ transform: @Sendable (T) -> U) -> [U] {
+    guard items.count > 1 else { return items.map(transform) }
+    return [U](unsafeUninitializedCapacity: items.count) { buffer, initialized in
+        let base = UnsafeSendablePointer(buffer.baseAddress!)
+        items.withUnsafeBufferPointer { input in
+            let source = UnsafeSendableBuffer(input)
+            DispatchQueue.concurrentPerform(iterations: items.count) { i in
+                (base.pointer + i).initialize(to: transform(source.buffer[i]))
+            }
+        }
+        initialized = items.count
+    }
+}
+
+/// Each iteration of `concurrentMap` writes only its own slot.
+private struct UnsafeSendablePointer<U>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<U>
+    init(_ pointer: UnsafeMutablePointer<U>) { self.pointer = pointer }
+}
+
+private struct UnsafeSendableBuffer<T>: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<T>
+    init(_ buffer: UnsafeBufferPointer<T>) { self.buffer = buffer }
+}
+
 extension SQLiteDocumentStore {
     @discardableResult
     public func insert(_ documents: [NewDocument]) throws -> [StoredDocument] {
         guard !documents.isEmpty else { return [] }
-        var pending: [PendingRevision] = []
-        pending.reserveCapacity(documents.count)
         for document in documents {
             try Self.validate(id: document.id)
             try Self.validate(body: document.body, of: document.id)
-            pending.append(PendingRevision(id: document.id, body: document.body, parent: nil))
         }
+        let pending = concurrentMap(documents) { PendingRevision(id: $0.id, body: $0.body, parent: nil) }
         return try write { db in
             try pending.map { p in
                 let seq = try Self.appendChange(db, p)
@@ -79,7 +107,7 @@ extension SQLiteDocumentStore {
     public func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [StoredDocument] {
         guard !updates.isEmpty else { return [] }
         for update in updates { try Self.validate(body: update.body, of: update.id) }
-        let pending = updates.map { PendingRevision(id: $0.id, body: $0.body, parent: $0.expected) }
+        let pending = concurrentMap(updates) { PendingRevision(id: $0.id, body: $0.body, parent: $0.expected) }
         return try write { db in
             try pending.compactMap { p in
                 guard let current = try Self.currentState(db, id: p.id), !current.deleted, current.rev == p.parent else {
