@@ -39,6 +39,7 @@ clean:
 	rm -rf .build .demo
 
 # The real-kernel BLE test: qemu VM with btvirt controllers (DESIGN.md §6), ~2–3 min (software emulation).
+# Needs linux-image-amd64 qemu-system-x86 bluez bluez-test-tools busybox-static (apt) and virtme-ng (pip).
 test-vm:
 	bash Tests/vm/run.sh
 
@@ -53,7 +54,7 @@ bench-ble:
 	$(SWIFT) build -c release --product fprint-ble-bench
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-ble-bench Tests/FPHCITests/Fixtures/captures/*.btsnoop
 # Real Wi-Fi in a qemu VM (mac80211_hwsim + hostapd; DESIGN.md §6). Needs the packages
-# linux-image-amd64 qemu-system-x86 hostapd iw and virtme-ng (pip); about a minute.
+# linux-image-amd64 qemu-system-x86 hostapd busybox-static (apt) and virtme-ng (pip); ~2 min.
 .PHONY: test-vm-wifi
 test-vm-wifi: build
 	bash Tests/vm/wifi/run.sh

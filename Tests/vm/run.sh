@@ -2,10 +2,12 @@
 # `make test-vm`: the real-kernel end-to-end BLE test (DESIGN.md §6).
 # Boots Debian's kernel under qemu (software emulation) with virtme-ng, runs
 # guest.sh there and checks what it stored. Needs: linux-image-amd64,
-# qemu-system-x86, bluez, bluez-test-tools (apt) and virtme-ng (pip).
+# qemu-system-x86, bluez, bluez-test-tools, busybox-static (apt) and virtme-ng (pip).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
+. Tests/vm/preflight.sh
+vm_preflight btvirt:bluez-test-tools btmon:bluez hciconfig:bluez hcitool:bluez
 start=$(date +%s)
 swift build --product fprint >/dev/null
 BIN=$(swift build --show-bin-path)/fprint
