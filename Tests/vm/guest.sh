@@ -8,6 +8,7 @@ BIN=$1 OUT=$2 ROOT=$3
 exec > "$OUT/guest.log" 2>&1
 set -x
 cd "$ROOT"
+export PATH="$PATH:/usr/sbin:/sbin"
 export XDG_DATA_HOME=$OUT/data XDG_CONFIG_HOME=$OUT/config XDG_CACHE_HOME=$OUT/cache FPRINT_DB=/dev/shm/fprint-vm.sqlite  # SQLite WAL needs mmap, which the 9p rwdir lacks
 modprobe -a bluetooth hci_vhci af_alg algif_hash algif_skcipher
 btvirt -l2 -L &
@@ -33,6 +34,18 @@ echo $? > "$OUT/measure.rc"
 "$BIN" measure --map J1NP --x 1 --y 1 --duration 5 --ble-source hci:hci0 --no-wifi --no-cell --no-location \
     > "$OUT/measure2.id" 2> "$OUT/measure2.err"
 echo $? > "$OUT/measure2.rc"
+# One document with both real radios: BLE from btvirt's hci1 through hci0, and
+# Wi-Fi from a hostapd access point on mac80211_hwsim's wlan1, scanned on wlan0.
+modprobe mac80211_hwsim radios=2
+for _ in $(seq 50); do [ -e /sys/class/net/wlan1 ] && break; sleep 0.2; done
+ip link set wlan0 up
+printf 'interface=wlan1\ndriver=nl80211\nssid=fprint-combined\nhw_mode=g\nchannel=6\n' > "$OUT/hostapd.conf"
+hostapd -B -P "$OUT/hostapd.pid" "$OUT/hostapd.conf" > "$OUT/hostapd.log" 2>&1
+sleep 2
+"$BIN" measure --map J1NP --x 5 --y 5 --duration 6 --ble-source hci:hci0 --wifi-iface wlan0 --no-cell --no-location --json \
+    > "$OUT/combined.json" 2> "$OUT/combined.err"
+echo $? > "$OUT/combined.rc"
+kill "$(cat "$OUT/hostapd.pid")"
 # fprint scan on the real socket, piped: JSON lines.
 "$BIN" scan --ble-source hci:hci0 --duration 3 > "$OUT/scan.jsonl" 2> "$OUT/scan.err"; echo $? > "$OUT/scan.rc"
 sleep 1

@@ -2,12 +2,12 @@
 # `make test-vm`: the real-kernel end-to-end BLE test (DESIGN.md §6).
 # Boots Debian's kernel under qemu (software emulation) with virtme-ng, runs
 # guest.sh there and checks what it stored. Needs: linux-image-amd64,
-# qemu-system-x86, bluez, bluez-test-tools, busybox-static (apt) and virtme-ng (pip).
+# qemu-system-x86, bluez, bluez-test-tools, hostapd, busybox-static (apt) and virtme-ng (pip).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 . Tests/vm/preflight.sh
-vm_preflight btvirt:bluez-test-tools btmon:bluez hciconfig:bluez hcitool:bluez
+vm_preflight btvirt:bluez-test-tools btmon:bluez hciconfig:bluez hcitool:bluez hostapd:hostapd
 start=$(date +%s)
 swift build --product fprint >/dev/null
 BIN=$(swift build --show-bin-path)/fprint
@@ -20,6 +20,7 @@ fail() { echo "test-vm: FAIL: $*" >&2; echo "--- guest log:" >&2; tail -40 "$OUT
 [ "$(cat "$OUT/measure.rc")" = 0 ] || fail "measure on hci0 exited $(cat "$OUT/measure.rc"): $(cat "$OUT/measure.err")"
 [ "$(cat "$OUT/measure2.rc")" = 0 ] || fail "second measure exited $(cat "$OUT/measure2.rc") (adapter left scanning?): $(cat "$OUT/measure2.err")"
 [ "$(cat "$OUT/replay.rc")" = 0 ] || fail "replay of the btmon capture exited $(cat "$OUT/replay.rc"): $(cat "$OUT/replay.err")"
+[ "$(cat "$OUT/combined.rc")" = 0 ] || fail "the BLE + Wi-Fi measure exited $(cat "$OUT/combined.rc"): $(cat "$OUT/combined.err")"
 [ "$(cat "$OUT/scan.rc")" = 0 ] || fail "scan on hci0 exited $(cat "$OUT/scan.rc"): $(cat "$OUT/scan.err")"
 [ "$(cat "$OUT/exclusive-up.rc")" = 82 ] || fail "--exclusive on an up adapter should exit 82, got $(cat "$OUT/exclusive-up.rc"): $(cat "$OUT/exclusive-up.err")"
 [ "$(cat "$OUT/exclusive.rc")" = 0 ] || fail "--exclusive measure exited $(cat "$OUT/exclusive.rc"): $(cat "$OUT/exclusive.err")"
@@ -43,6 +44,13 @@ def check(label, path, live):
     print(f"test-vm: {label}: {len(hits)} iBeacon report(s) from {addr}, {len(doc['bleScans'])} reports in all", file=sys.stderr)
 check("live hci0", f"{out}/measure.json", True)
 check("btmon replay", f"{out}/replay.json", False)
+doc = json.loads(open(f"{out}/combined.json").read().splitlines()[0])
+assert doc["providers"]["ble"]["status"] == "ok" and doc["providers"]["ble"]["source"] == "hci:hci0", doc["providers"]["ble"]
+assert doc["providers"]["wifi"]["status"] == "ok" and doc["providers"]["wifi"]["source"] == "nl80211:wlan0", doc["providers"]["wifi"]
+assert any(s["address"] == addr and s.get("beacon", {}).get("minor") == 53 for s in doc["bleScans"]), doc["bleScans"]
+aps = [w for w in doc["wifiScans"] if w["ssid"] == "fprint-combined"]
+assert aps and aps[0]["channel"] == 6 and -100 < aps[0]["rssi"] < 0, doc["wifiScans"]
+print(f"test-vm: one document, both radios: iBeacon from {addr} and fprint-combined at {aps[0]['rssi']} dBm", file=sys.stderr)
 doc = json.loads(open(f"{out}/exclusive.json").read().splitlines()[0])
 assert doc["providers"]["ble"]["source"] == "hci:hci0:exclusive", doc["providers"]["ble"]
 assert any(s["address"] == addr and s.get("beacon", {}).get("minor") == 53 for s in doc["bleScans"]), doc["bleScans"]

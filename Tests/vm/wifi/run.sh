@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 . Tests/vm/preflight.sh
 vm_preflight hostapd:hostapd
-KERNEL="${KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -1)}"
+KERNEL="${FPRINT_VM_KERNEL:-${KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -1)}}"
 BIN="$(swift build --show-bin-path)/fprint"
 [ -x "$BIN" ] || { echo "build fprint first (swift build)"; exit 2; }
 OUT="$(mktemp -d /tmp/fprint-vm-wifi.XXXXXX)"
