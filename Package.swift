@@ -26,7 +26,8 @@ let package = Package(
         // App config, scenarios, maps, persisted settings, XDG paths.
         .target(name: "FPConfig", dependencies: ["FPCore", "FPNet"]),
         // SQLite document store with revisions, sequences and _local docs.
-        .target(name: "FPStore", dependencies: ["FPCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .target(name: "FPStore", dependencies: ["FPCore", "CZstd", .product(name: "GRDB", package: "GRDB.swift")]),
         // Radio and device providers: simulated radios, the real device provider.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
         // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies at all.

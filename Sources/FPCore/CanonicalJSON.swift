@@ -12,10 +12,15 @@ public enum CanonicalJSON {
     }
 
     public static func data(_ value: JSONValue) -> Data {
+        Data(bytes(value))
+    }
+
+    /// The canonical form as UTF-8 bytes (what the store hashes and compresses).
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(1024)
         write(value, into: &out)
-        return Data(out)
+        return out
     }
 
     /// Parses JSON text into a value; numbers without fraction or exponent stay integers.

@@ -30,7 +30,7 @@ public struct Revision: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// The same, for a caller that already holds the canonical bytes (the store
     /// writes them too, and serialising an 80 KB body twice doubles the cost).
-    public static func next(after parent: Revision?, canonicalBody: Data, deleted: Bool = false) -> Revision {
+    public static func next(after parent: Revision?, canonicalBody: some DataProtocol, deleted: Bool = false) -> Revision {
         var md5 = Insecure.MD5()
         md5.update(data: Data((parent?.description ?? "").utf8))
         md5.update(data: Data([deleted ? 1 : 0]))

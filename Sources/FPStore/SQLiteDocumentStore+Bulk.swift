@@ -35,7 +35,7 @@ extension SQLiteDocumentStore {
             var out: [DocumentText] = []
             while let row = try rows.next() {
                 let id: String = row[0]
-                guard let body: String = row[3] else {
+                guard let body = try StoredBody.text(row[3], of: id) else {
                     throw StoreError.io("document \(id) has lost the body of its winning revision")
                 }
                 out.append(DocumentText(id: id, rev: row[1], createdAtMs: row[2], body: body))

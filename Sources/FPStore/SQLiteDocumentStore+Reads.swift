@@ -162,7 +162,8 @@ struct RawDocument {
     var rev: String
     var deleted: Bool
     var seq: Int64
-    var body: String?
+    /// As stored: compressed, or plain text from before v4 (`StoredBody`).
+    var body: DatabaseValue
 
     init(row: Row) {
         id = row[0]
@@ -177,7 +178,9 @@ struct RawDocument {
             throw StoreError.io("document \(id) has a malformed stored revision \(rev)")
         }
         // The winning revision is a leaf, and leaves always keep their body.
-        guard let body else { throw StoreError.io("document \(id) has lost the body of its revision \(rev)") }
+        guard let body = try StoredBody.text(body, of: id) else {
+            throw StoreError.io("document \(id) has lost the body of its revision \(rev)")
+        }
         let value: JSONValue
         do {
             value = try CanonicalJSON.parse(body)

@@ -1,3 +1,4 @@
+import Foundation
 import FPCore
 import GRDB
 
@@ -57,10 +58,10 @@ extension SQLiteDocumentStore: ReplicableStore {
             }
         }
         // Texts and summaries are computed (on every core) before the write lock is taken.
-        let prepared = concurrentMap(revisions) { ($0, CanonicalJSON.string($0.body), Summary(body: $0.body)) }
+        let prepared = concurrentMap(revisions) { ($0, StoredBody.compress(CanonicalJSON.bytes($0.body)), Summary(body: $0.body)) }
         try write { db in
-            for (content, text, summary) in prepared {
-                try Self.insertReplicated(db, content, text: text, summary: summary, markSynced: markSynced)
+            for (content, stored, summary) in prepared {
+                try Self.insertReplicated(db, content, stored: stored, summary: summary, markSynced: markSynced)
             }
         }
     }
@@ -89,7 +90,7 @@ extension SQLiteDocumentStore: ReplicableStore {
             let rev = Revision.next(after: base, body: stored, deleted: deleted)
             let history = [rev] + (try base.map { try Self.ancestry(db, id: id, from: $0) } ?? [])
             let content = RevisionContent(id: id, rev: rev, deleted: deleted, body: stored, history: history)
-            try Self.insertReplicated(db, content, text: CanonicalJSON.string(stored),
+            try Self.insertReplicated(db, content, stored: StoredBody.compress(CanonicalJSON.bytes(stored)),
                                       summary: Summary(body: stored), markSynced: false)
             return rev
         }
@@ -108,7 +109,7 @@ extension SQLiteDocumentStore: ReplicableStore {
         try read { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?
-                """), arguments: [id, rev.description]), let body: String = row[1] else { return nil }
+                """), arguments: [id, rev.description]), let body = try StoredBody.text(row[1], of: id) else { return nil }
             return RevisionText(id: id, rev: rev, deleted: row[0], history: try Self.ancestry(db, id: id, from: rev),
                                 canonicalBody: body)
         }
@@ -159,7 +160,7 @@ extension SQLiteDocumentStore: ReplicableStore {
     // MARK: - Inside a write transaction
 
     /// Adds one revision and its ancestry to the tree, then re-elects the winner.
-    static func insertReplicated(_ db: Database, _ content: RevisionContent, text: String, summary: Summary,
+    static func insertReplicated(_ db: Database, _ content: RevisionContent, stored: Data, summary: Summary,
                                  markSynced: Bool) throws {
         let id = content.id
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM revisions WHERE doc_id = ? AND rev = ?")
@@ -192,7 +193,7 @@ extension SQLiteDocumentStore: ReplicableStore {
             let parent = index + 1 < history.count ? history[index + 1].description : nil
             let isLeaf = index == 0
             try insert.execute(arguments: [
-                id, rev.description, parent, rev.generation, isLeaf && content.deleted, isLeaf ? text : nil,
+                id, rev.description, parent, rev.generation, isLeaf && content.deleted, isLeaf ? stored : nil,
             ])
         }
         // The parent is no longer a leaf: drop its body (leaves keep bodies).

@@ -11,17 +11,18 @@ struct PendingRevision {
     let parent: Revision?
     let deleted: Bool
     let body: JSONValue
-    let text: String
+    /// The canonical JSON as stored: compressed (`StoredBody`).
+    let stored: Data
     let summary: Summary
 
     init(id: String, body: JSONValue, parent: Revision?, deleted: Bool = false) {
         self.id = id
-        let canonical = CanonicalJSON.data(body)  // serialised once: hashed and stored
+        let canonical = CanonicalJSON.bytes(body)  // serialised once: hashed and stored
         self.rev = Revision.next(after: parent, canonicalBody: canonical, deleted: deleted)
         self.parent = parent
         self.deleted = deleted
         self.body = body
-        self.text = String(decoding: canonical, as: UTF8.self)
+        self.stored = StoredBody.compress(canonical)
         self.summary = Summary(body: body)
     }
 }
@@ -199,7 +200,7 @@ extension SQLiteDocumentStore {
             INSERT INTO revisions (doc_id, rev, parent_rev, generation, deleted, body)
             VALUES (?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                p.id, p.rev.description, p.parent?.description, p.rev.generation, p.deleted, p.text,
+                p.id, p.rev.description, p.parent?.description, p.rev.generation, p.deleted, p.stored,
             ])
         if let parent = p.parent {
             try db.cachedStatement(sql: "UPDATE revisions SET body = NULL WHERE doc_id = ? AND rev = ?")

@@ -120,8 +120,17 @@ enum Schema {
                 """)
         }
 
-        // Later migrations go here ("v4", …). v3: the revision tree index of replication.
+        // v3: the revision tree index of replication.
         RevisionTreeSchema.register(&migrator)
+
+        migrator.registerMigration("v4") { _ in
+            // No table changes: from v4 on, `revisions.body` holds zstd frames
+            // (BLOBs) of the canonical JSON (`StoredBody`); older rows keep
+            // their text and stay readable. The migration exists so that an
+            // older fprint, which would read the frames as text, refuses the
+            // file ("created by a newer version of fprint") instead.
+        }
+        // Later migrations go here ("v5", …).
         return migrator
     }
 }

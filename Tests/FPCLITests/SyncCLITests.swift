@@ -188,6 +188,13 @@ func documentSet(_ path: String) throws -> [String: String] {
             #expect(data.range(of: Data(s.token.utf8)) == nil, "token found in \(file)")
             #expect(data.range(of: Data(s.token.split(separator: ".")[2].utf8)) == nil, "token signature found in \(file)")
         }
+        // Bodies are stored compressed, so the byte scan above cannot see into them: read them back
+        for path in [s.runner.db, other.environment["FPRINT_DB"]!, s.gatewayDB] {
+            let store = try SQLiteDocumentStore(path: path)
+            let bodies = try store.changes(since: 0, limit: Int.max).map { CanonicalJSON.string($0.body) }
+            #expect(!bodies.isEmpty)
+            #expect(bodies.allSatisfy { !$0.contains(s.token) && !$0.contains(String(s.token.split(separator: ".")[2])) }, "token in a body of \(path)")
+        }
     }
 
     @Test func loginStoresAPrivateTokenFromStdin() throws {

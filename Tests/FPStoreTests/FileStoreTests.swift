@@ -38,8 +38,8 @@ import Testing
         // When it is opened again
         let reopened = try SQLiteDocumentStore(path: path)
         // Then the schema is the latest, each migration ran once, and the data is intact
-        #expect(try reopened.schemaVersion() == "v3")
-        #expect(try reopened.rawSQL("SELECT identifier FROM grdb_migrations ORDER BY identifier") == [["v1"], ["v2"], ["v3"]])
+        #expect(try reopened.schemaVersion() == "v4")
+        #expect(try reopened.rawSQL("SELECT identifier FROM grdb_migrations ORDER BY identifier") == [["v1"], ["v2"], ["v3"], ["v4"]])
         #expect(try reopened.document(id: "a", includeDeleted: false) == stored)
         #expect(try reopened.localDocument(id: "cp") == ["seq": 1])
         #expect(try reopened.databaseUUID() == uuid)
@@ -66,11 +66,15 @@ import Testing
             try old.delete(id: "gone")
             try old.putLocalDocument(id: "cp", body: ["seq": 3])
             uuid = try old.databaseUUID()
+            // Bodies as fprint wrote them before v4: plain canonical text
+            let text = CanonicalJSON.string(stored.body).replacingOccurrences(of: "'", with: "''")
+            _ = try old.rawSQL("UPDATE revisions SET body = '\(text)' WHERE doc_id = 'keep'")
+            #expect(try old.rawSQL("SELECT typeof(body) FROM revisions WHERE doc_id = 'keep'") == [["text"]])
         }
         // When the current fprint opens it
         let store = try SQLiteDocumentStore(path: path)
         // Then it is migrated to the latest schema with everything kept
-        #expect(try store.schemaVersion() == "v3")
+        #expect(try store.schemaVersion() == "v4")
         #expect(try store.document(id: "keep", includeDeleted: false) == stored)
         #expect(try store.document(id: "gone", includeDeleted: true)?.deleted == true)
         #expect(try store.list(ListQuery()).map(\.id) == ["keep"])
@@ -155,6 +159,47 @@ import Testing
             [r2.description, r1.description, "2", "0", "0"],
             [r3.description, r2.description, "3", "1", "1"],
         ])
+    }
+
+    @Test func bodiesAreStoredCompressedAndReadBack() throws {
+        // Given a walk-like body: many BLE reports repeating addresses and beacon ids
+        var body = measurementBody()
+        var reports: [JSONValue] = []
+        for i in 0..<400 {
+            var beacon: JSONObject = ["type": "ibeacon", "uuid": "FB0B57A2-8228-44CD-913A-94A122BA1206", "major": 1]
+            beacon["minor"] = .int(Int64(i % 20))
+            var report: JSONObject = ["address": .string("C4:7C:8D:00:00:\(i % 20)"), "beacon": .object(beacon)]
+            report["rssi"] = .int(Int64(-50 - i % 40))
+            report["time"] = .int(Int64(i * 10))
+            reports.append(.object(report))
+        }
+        body["bleScans"] = .array(reports)
+        let stored = try #require(try store.insert([NewDocument(id: "w", body: body)]).first)
+        // Then the row holds a zstd frame many times smaller than the text
+        let row = try store.rawSQL("SELECT typeof(body), length(body) FROM revisions WHERE doc_id = 'w'")
+        let canonicalSize = CanonicalJSON.bytes(body).count
+        #expect(row.first?.first == "blob")
+        #expect((row.first?[1]).flatMap { $0.flatMap(Int.init) }.map { $0 * 5 < canonicalSize } == true)
+        // And every reader gets the canonical text or body back
+        #expect(try store.document(id: "w", includeDeleted: false) == stored)
+        #expect(try store.revisionText(id: "w", rev: stored.rev)?.canonicalBody == CanonicalJSON.string(body))
+        #expect(try store.documentTexts(ListQuery()).first?.body == CanonicalJSON.string(body))
+    }
+
+    @Test func aDamagedBodyIsAnErrorNotACrash() throws {
+        let stored = try #require(try store.insert([NewDocument(id: "d", body: measurementBody())]).first)
+        let frame = try #require(try store.rawSQL("SELECT hex(body) FROM revisions WHERE doc_id = 'd'").first?.first ?? nil)
+        // One byte flipped in the middle (zstd's checksum catches it), then garbage with a zstd magic number
+        var bytes = Array(frame)
+        let middle = bytes.count / 2 & ~1
+        bytes[middle] = bytes[middle] == "0" ? "1" : "0"
+        for damaged in [String(bytes), "28B52FFD00", "00"] {
+            _ = try store.rawSQL("UPDATE revisions SET body = X'\(damaged)' WHERE doc_id = 'd'")
+            expectStoreError(.io("the stored body of d is damaged (it does not decompress)")) {
+                _ = try store.document(id: "d", includeDeleted: false)
+            }
+            #expect(throws: StoreError.self) { _ = try store.revisionText(id: "d", rev: stored.rev) }
+        }
     }
 
     @Test func changesTableKeepsOneRowPerDocument() throws {

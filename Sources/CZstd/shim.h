@@ -1,0 +1,2 @@
+/* zstd (Debian libzstd-dev): FPStore compresses stored document bodies. */
+#include <zstd.h>
