@@ -30,11 +30,21 @@ public struct Revision: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// The same, for a caller that already holds the canonical bytes (the store
     /// writes them too, and serialising an 80 KB body twice doubles the cost).
-    public static func next(after parent: Revision?, canonicalBody: some DataProtocol, deleted: Bool = false) -> Revision {
+    public static func next(after parent: Revision?, canonicalBody: Data, deleted: Bool = false) -> Revision {
+        canonicalBody.withUnsafeBytes { next(after: parent, canonicalBytes: $0, deleted: deleted) }
+    }
+
+    /// The same over bytes (what the store has); concrete types, because a
+    /// generic called from another module runs unspecialised, per byte.
+    public static func next(after parent: Revision?, canonicalBody: [UInt8], deleted: Bool = false) -> Revision {
+        canonicalBody.withUnsafeBytes { next(after: parent, canonicalBytes: $0, deleted: deleted) }
+    }
+
+    static func next(after parent: Revision?, canonicalBytes: UnsafeRawBufferPointer, deleted: Bool) -> Revision {
         var md5 = Insecure.MD5()
         md5.update(data: Data((parent?.description ?? "").utf8))
         md5.update(data: Data([deleted ? 1 : 0]))
-        md5.update(data: canonicalBody)
+        md5.update(bufferPointer: canonicalBytes)
         let digits = Array("0123456789abcdef".utf8)
         var hex = [UInt8]()
         hex.reserveCapacity(32)

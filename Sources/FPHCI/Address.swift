@@ -71,14 +71,21 @@ public enum Hex {
 
     /// Lower-case hex of a byte sequence, no separators.
     public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        // Every report's raw data goes through here: work on plain buffers.
+        bytes.withContiguousStorageIfAvailable(lowerHex) ?? Array(bytes).withUnsafeBufferPointer(lowerHex)
+    }
+
+    private static func lowerHex(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            var i = 0
-            for b in bytes {
-                out[i] = lower[Int(b >> 4)]
-                out[i + 1] = lower[Int(b & 0x0F)]
-                i += 2
+            lower.withUnsafeBufferPointer { digits in
+                var i = 0
+                for b in bytes {
+                    out[i] = digits[Int(b >> 4)]
+                    out[i + 1] = digits[Int(b & 0x0F)]
+                    i += 2
+                }
+                return i
             }
-            return i
         }
     }
 
