@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "FPHCIFuzz", dependencies: ["FPHCI"]),
         .executableTarget(name: "fprint-fuzz", dependencies: ["FPHCI", "FPHCIFuzz"]),
         // `make bench`, BLE part: parse and end-to-end reports/s.
-        .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore"]),
+        .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore", "FPTransport"]),
 
         .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore"]),

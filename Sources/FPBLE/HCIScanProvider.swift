@@ -18,9 +18,7 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     var controller: ScanController?
     var running = false
     var previous: HCISocket.SavedFilter?
-    var reader: Thread?
-    var decoder = EventDecoder()
-    let done = DispatchSemaphore(value: 0)
+    var reader: HCIEventReader?
 
     /// `socket`: one already opened by `preflight`, used instead of opening again
     /// (closing a user-channel socket powers the adapter down and back, and an
@@ -52,9 +50,9 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
             // Filter before enabling: the controller may report at enable time.
             let previous = socket.currentFilter()
             try socket.setFilter()
+            let reader = HCIEventReader(clock: context.clock, sink: sink)
             var engine = CommandEngine(transport: socket, deviceName: "hci\(device)")
-            let clock = context.clock
-            engine.onEvent = { [weak self] event in self?.deliver(event, at: clock.elapsedMs(), to: sink) }
+            engine.onEvent = { event in reader.deliver(event) }
             var controller = ScanController(engine: engine)
             do { try controller.start(parameters) } catch {
                 if let previous { socket.restoreFilter(previous) }
@@ -64,49 +62,86 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
                 self.previous = previous
                 self.socket = socket
                 self.controller = controller
+                self.reader = reader
                 running = true
             }
-            let thread = Thread { [self] in readLoop(socket: socket, clock: clock, sink: sink) }
-            thread.name = "fprint-hci\(device)"
-            thread.start()
-            reader = thread
+            reader.start(reading: socket, threadName: "fprint-hci\(device)")
             return ProviderStatus(status: .ok, source: source)
         } catch {
             return ProviderStatus(status: .unavailable, source: source, reason: "\(error)")
         }
     }
 
-    func deliver(_ event: HCIEvent, at ms: Int, to sink: SampleSink) {
-        let packet = [event.code, UInt8(event.parameters.count)] + Array(event.parameters)
-        let scans = lock.withLock { decoder.scans(event: packet[...], time: ms) }
-        if !scans.isEmpty { sink.emit(contentsOf: scans.map(Sample.ble)) }
-    }
-
-    func readLoop(socket: HCISocket, clock: any MeasurementClock, sink: SampleSink) {
-        while lock.withLock({ running }) {
-            guard let frame = try? socket.read(timeoutMs: 200) else { continue }
-            guard frame.first == H4Type.event.rawValue else { continue }
-            let ms = clock.elapsedMs()
-            let scans = lock.withLock { decoder.scans(event: frame[1...], time: ms) }
-            if !scans.isEmpty { sink.emit(contentsOf: scans.map(Sample.ble)) }
-        }
-        done.signal()
-    }
-
     /// Real radios deliver from their own thread; the tick is not needed.
     public func advance(toMs ms: Int) async {}
 
     public func stop() async {
-        let (wasRunning, controller, socket, previous) = lock.withLock {
+        let (wasRunning, controller, socket, previous, reader) = lock.withLock {
             let r = running
             running = false
-            return (r, self.controller, self.socket, self.previous)
+            return (r, self.controller, self.socket, self.previous, self.reader)
         }
         guard wasRunning else { return }
-        done.wait()
+        reader?.stop()
         // Never leave the adapter scanning; then give the socket its old filter back.
         try? controller?.stop()
         if let previous { socket?.restoreFilter(previous) }
+    }
+
+    /// Malformed events skipped so far.
+    public var malformedEvents: Int { lock.withLock { reader }?.malformedEvents ?? 0 }
+}
+
+/// Reads H4 frames from an HCI socket on a thread of its own and turns every
+/// LE advertising report into a BLE sample timed on the measurement clock.
+/// Events the command engine caught first (reports arriving before the scan
+/// enable's Command Complete) come in through `deliver`. A thread, not a
+/// task: a blocked read must not hold one of the cooperative pool's threads.
+public final class HCIEventReader: @unchecked Sendable {
+    private let clock: any MeasurementClock
+    private let sink: SampleSink
+    private let lock = NSLock()
+    private var decoder = EventDecoder()  // guarded by `lock`
+    private var running = false  // guarded by `lock`
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(clock: any MeasurementClock, sink: SampleSink) {
+        self.clock = clock
+        self.sink = sink
+    }
+
+    /// Starts reading `socket` until `stop`.
+    public func start(reading socket: HCISocket, threadName: String) {
+        lock.withLock { running = true }
+        let thread = Thread { [self] in
+            while lock.withLock({ running }) {
+                guard let frame = try? socket.read(timeoutMs: 200) else { continue }
+                guard frame.first == H4Type.event.rawValue else { continue }
+                decode(frame[1...], at: clock.elapsedMs())
+            }
+            done.signal()
+        }
+        thread.name = threadName
+        thread.start()
+    }
+
+    /// Stops reading and waits for the thread to finish (at most one poll timeout).
+    public func stop() {
+        let wasRunning = lock.withLock {
+            defer { running = false }
+            return running
+        }
+        if wasRunning { done.wait() }
+    }
+
+    /// An event that reached the command engine instead of the read loop.
+    public func deliver(_ event: HCIEvent) {
+        decode([event.code, UInt8(event.parameters.count)] + Array(event.parameters), at: clock.elapsedMs())
+    }
+
+    private func decode(_ packet: ArraySlice<UInt8>, at ms: Int) {
+        let scans = lock.withLock { decoder.scans(event: packet, time: ms) }
+        if !scans.isEmpty { sink.emit(contentsOf: scans.map(Sample.ble)) }
     }
 
     /// Malformed events skipped so far.
