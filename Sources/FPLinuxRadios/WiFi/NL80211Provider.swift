@@ -114,8 +114,8 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
                                                       attributes: ifattr)
                     if !recorded, let recordPath, !entries.isEmpty {
                         let hex = entries.map { $0.map { NL80211.hex2($0) }.joined() }.joined(separator: "\n") + "\n"
-                        FileManager.default.createFile(atPath: recordPath, contents: Data(hex.utf8))
-                        recorded = true
+                        // A debugging aid (FPRINT_NL80211_RECORD): a failed write only means no recording.
+                        recorded = FileManager.default.createFile(atPath: recordPath, contents: Data(hex.utf8))
                     }
                     let readAt = clock.elapsedMs()
                     let bootNow = Self.boottimeNs()
