@@ -14,8 +14,16 @@ BIN=$(swift build --show-bin-path)/fprint
 KERNEL=${FPRINT_VM_KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -1)}
 OUT=$(mktemp -d /tmp/fprint-vm.XXXXXX)
 echo "test-vm: kernel $KERNEL, results in $OUT" >&2
-timeout 600 vng --disable-kvm --rwdir "$OUT" -r "$KERNEL" --exec "bash $ROOT/Tests/vm/guest.sh $BIN $OUT $ROOT" >&2 || true
-fail() { echo "test-vm: FAIL: $*" >&2; echo "--- guest log:" >&2; tail -40 "$OUT/guest.log" >&2 || true; exit 1; }
+# vng's console goes to a file of its own: qemu reopens its output path with O_TRUNC,
+# which would wipe a log file our caller redirected stdout into (CI's).
+timeout 600 vng --disable-kvm --rwdir "$OUT" -r "$KERNEL" --exec "bash $ROOT/Tests/vm/guest.sh $BIN $OUT $ROOT" \
+    > "$OUT/vng.log" 2>&1 < /dev/null || true
+fail() {
+    echo "test-vm: FAIL: $*" >&2
+    echo "--- guest log:" >&2; tail -40 "$OUT/guest.log" >&2 || true
+    echo "--- vng:" >&2; tail -20 "$OUT/vng.log" >&2 || true
+    exit 1
+}
 [ -e "$OUT/guest.done" ] || fail "the guest script did not finish"
 [ "$(cat "$OUT/measure.rc")" = 0 ] || fail "measure on hci0 exited $(cat "$OUT/measure.rc"): $(cat "$OUT/measure.err")"
 [ "$(cat "$OUT/measure2.rc")" = 0 ] || fail "second measure exited $(cat "$OUT/measure2.rc") (adapter left scanning?): $(cat "$OUT/measure2.err")"

@@ -11,7 +11,11 @@ BIN="$(swift build --show-bin-path)/fprint"
 [ -x "$BIN" ] || { echo "build fprint first (swift build)"; exit 2; }
 OUT="$(mktemp -d /tmp/fprint-vm-wifi.XXXXXX)"
 start=$(date +%s)
-vng --disable-kvm -r "$KERNEL" --rwdir "$OUT" --exec "bash $PWD/Tests/vm/wifi/guest.sh $BIN $OUT" || true
+# vng's console goes to a file of its own (qemu reopens its output path with O_TRUNC,
+# which would wipe a log file our caller redirected stdout into), then is shown.
+vng --disable-kvm -r "$KERNEL" --rwdir "$OUT" --exec "bash $PWD/Tests/vm/wifi/guest.sh $BIN $OUT" \
+    > "$OUT/vng.log" 2>&1 < /dev/null || true
+cat "$OUT/vng.log"
 echo "VM run took $(( $(date +%s) - start )) s; output in $OUT" >&2
 for id in $(cat "$OUT/walk.ids" 2>/dev/null); do "$BIN" show "$id" --json --db "$OUT/fprint.sqlite"; done > "$OUT/walk-docs.jsonl"
 python3 Tests/vm/wifi/check.py "$OUT"
