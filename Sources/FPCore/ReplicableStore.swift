@@ -87,18 +87,19 @@ public struct RevisionText: Sendable, Equatable {
     /// The revision as a CouchDB document: `_id`, `_rev`, `_deleted` when
     /// deleted and `_revisions` when asked, spliced in front of the body's own
     /// members. The body never holds `_` keys (the store refuses them), so
-    /// the result has no duplicate keys.
-    public func documentJSON(revisions: Bool) -> String {
+    /// the result has no duplicate keys. Bytes, because that is what both
+    /// callers (the push, `_bulk_get`) put on the wire.
+    public func documentJSON(revisions: Bool) -> [UInt8] {
         var head: JSONObject = ["_id": .string(id), "_rev": .string(rev.description)]
         if deleted { head["_deleted"] = true }
         if revisions { head["_revisions"] = RevisionContent.revisionsJSON(history, rev: rev) }
-        var text = CanonicalJSON.string(.object(head))
+        var out = CanonicalJSON.bytes(.object(head))
         let members = canonicalBody.utf8.dropFirst()  // after the body's "{"
-        guard members.first != UInt8(ascii: "}") else { return text }
-        text.removeLast()  // the head's "}"
-        text += ","
-        text.append(contentsOf: Substring(members))
-        return text
+        guard members.first != UInt8(ascii: "}") else { return out }
+        out.removeLast()  // the head's "}"
+        out.append(UInt8(ascii: ","))
+        out.append(contentsOf: members)
+        return out
     }
 
     /// The parsed form.

@@ -333,7 +333,7 @@ struct CouchHandler: Sendable {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
                 if let text = try store.revisionText(id: id, rev: rev) {
                     out += Array(#"{"ok":"#.utf8)
-                    out += Array(text.documentJSON(revisions: revs).utf8)
+                    out += text.documentJSON(revisions: revs)
                     out.append(UInt8(ascii: "}"))
                 } else {
                     CanonicalJSON.write(missing(id, rev.description), into: &out)

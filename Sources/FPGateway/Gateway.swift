@@ -156,9 +156,7 @@ struct GatewayResponder: HTTPResponder {
                                      body: collected, user: nil)
             switch try await handler.handle(couch) {
             case .json(let status, let value):
-                var text = [UInt8]()
-                CanonicalJSON.write(value, into: &text)
-                return Self.response(status, text, head: isHead)
+                return Self.response(status, CanonicalJSON.bytes(value), head: isHead)
             case .jsonText(let status, let text):
                 return Self.response(status, text, head: isHead)
             case .file(let data, let contentType):
@@ -169,8 +167,8 @@ struct GatewayResponder: HTTPResponder {
                                 body: isHead ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
             }
         } catch let error as CouchError {
-            let body = CanonicalJSON.string(["error": .string(error.error), "reason": .string(error.reason)])
-            var response = Self.response(error.status, Array(body.utf8), head: isHead)
+            let body = CanonicalJSON.bytes(["error": .string(error.error), "reason": .string(error.reason)])
+            var response = Self.response(error.status, body, head: isHead)
             if error.status == .unauthorized {
                 response.headers[.wwwAuthenticate] = "Bearer realm=\"fprint\""
             }

@@ -120,7 +120,7 @@ extension Replicator {
     /// go out as stored (canonical text with the `_` members spliced in).
     func upload(_ revisions: [RevisionText]) throws(SyncError) -> [Rejection] {
         var rejected: [Rejection] = []
-        var queue = ArraySlice(revisions.map { (id: $0.id, doc: Array($0.documentJSON(revisions: true).utf8)) })
+        var queue = ArraySlice(revisions.map { (id: $0.id, doc: $0.documentJSON(revisions: true)) })
         var maxCount = limits.count
         while !queue.isEmpty {
             var body = Array(#"{"new_edits":false,"docs":["#.utf8)

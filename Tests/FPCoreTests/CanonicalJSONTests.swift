@@ -88,16 +88,16 @@ import Testing
         var expected = body
         expected["_id"] = "id/with \"quote\""
         expected["_rev"] = "3-c3"
-        #expect(try CanonicalJSON.parse(text.documentJSON(revisions: false)) == expected)
+        #expect(try JSONParser.parse(text.documentJSON(revisions: false)) == expected)
         expected["_revisions"] = ["start": 3, "ids": ["c3", "b2"]]
-        #expect(try CanonicalJSON.parse(text.documentJSON(revisions: true)) == expected)
+        #expect(try JSONParser.parse(text.documentJSON(revisions: true)) == expected)
         #expect(try text.content() == RevisionContent(id: text.id, rev: text.rev, deleted: false, body: body, history: history))
     }
 
     @Test func emptyBodiesAndTombstones() throws {
         let tombstone = RevisionText(id: "gone", rev: history[0], deleted: true, history: history, canonicalBody: "{}")
-        #expect(tombstone.documentJSON(revisions: false) == #"{"_deleted":true,"_id":"gone","_rev":"3-c3"}"#)
-        let parsed = try CanonicalJSON.parse(tombstone.documentJSON(revisions: true))
+        #expect(tombstone.documentJSON(revisions: false) == Array(#"{"_deleted":true,"_id":"gone","_rev":"3-c3"}"#.utf8))
+        let parsed = try JSONParser.parse(tombstone.documentJSON(revisions: true))
         #expect(parsed["_revisions"]?["ids"] == ["c3", "b2"])
         #expect(parsed.objectValue?.count == 4)
     }
