@@ -14,6 +14,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
         // Value types, the data contract and the protocols every other module meets at.
@@ -42,11 +45,19 @@ let package = Package(
         .target(name: "FPLinuxRadios", dependencies: ["FPCore"]),
         // CouchDB replication client (push, pull, checkpoints) over FPNet's HTTPTransport.
         .target(name: "FPSync", dependencies: ["FPCore", "FPNet"]),
+        // glibc's malloc.h: the gateway returns large buffers to the kernel.
+        .systemLibrary(name: "CMalloc"),
         // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
         .target(name: "FPGateway", dependencies: [
-            "FPCore",
+            "FPCore", "CMalloc",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),

@@ -14,6 +14,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case gatewayUnreachable = 75  // sync: no answer from the gateway (EX_TEMPFAIL: try again later)
     case protocolError = 76  // sync: the peer broke the replication protocol (EX_PROTOCOL)
     case authRejected = 77  // sync/login: token or credentials refused (EX_NOPERM)
+    case portInUse = 78  // gateway: the address is taken by another server (EX_CONFIG: choose --port)
     case noBluetooth = 80  // the kernel has no AF_BLUETOOTH (EAFNOSUPPORT)
     case blePermission = 81  // raw HCI without CAP_NET_RAW/CAP_NET_ADMIN
     case adapterUnavailable = 82  // no such adapter, adapter down, or busy (--exclusive on an up adapter)
@@ -33,6 +34,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .gatewayUnreachable: "gateway unreachable (after retries)"
         case .protocolError: "the gateway broke the replication protocol"
         case .authRejected: "token or credentials rejected by the gateway"
+        case .portInUse: "gateway: the port is in use by another server"
         case .noBluetooth: "the kernel has no Bluetooth sockets (AF_BLUETOOTH)"
         case .blePermission: "no permission for raw HCI (CAP_NET_RAW, CAP_NET_ADMIN)"
         case .adapterUnavailable: "Bluetooth adapter absent, down, or busy"

@@ -49,11 +49,13 @@ struct GatewayServe: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the measurement database over the CouchDB replication protocol.",
         discussion: """
-            Every request needs a bearer token (`fprint gateway token`) or Basic credentials of a --users entry. Users read every measurement but write only documents signed with their own id (couchbase_sync_gateway_id); admins write any. It also serves the app config and scenarios at /config/app-config.json and /config/scenarios.json, pointing at itself.
+            Every request needs a bearer token (`fprint gateway token`), the AuthSession cookie of a `POST /_session`, or Basic credentials of a --users entry. Viewers read; users also write documents signed with their own id (couchbase_sync_gateway_id); admins write any. It also serves the app config and scenarios at /config/app-config.json and /config/scenarios.json, pointing at --public-url.
+
+            Credentials are checked on the headers before any body is read. Bodies share one memory budget (--body-budget; over it: 503 with Retry-After), connections that send nothing for --idle-timeout are closed, and past --max-connections the connection idle the longest is closed. Failed logins slow down per user and per client address.
 
             Examples:
               fprint gateway --port 5984
-              fprint gateway --host 0.0.0.0 --users users.txt --db /srv/fprint/gateway.sqlite
+              fprint gateway --host 0.0.0.0 --public-url https://fprint.example.org --users users.txt --access-log /var/log/fprint-gateway.jsonl
             """)
 
     @Option(help: "Address to listen on (default: loopback only).") var host = "127.0.0.1"
@@ -61,16 +63,29 @@ struct GatewayServe: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The gateway's own SQLite file (default: <data dir>/gateway.sqlite).", valueName: "path"))
     var db: String?
     @Option(help: "Database name served.") var name = "fprint"
-    @Option(help: ArgumentHelp("Basic users, one `name:password[:admin]` per line (file must be 0600).", valueName: "path"))
+    @Option(help: ArgumentHelp("Basic users, one `name:password[:viewer|user|admin]` per line (file must be 0600).", valueName: "path"))
     var users: String?
+    @Option(help: ArgumentHelp("The URL clients reach the gateway at, written into the served app config (default: http://127.0.0.1:<port>).", valueName: "url"))
+    var publicURL: String?
+    @Option(help: ArgumentHelp("Append one JSON line per request to this file (created 0600); - for stderr.", valueName: "path"))
+    var accessLog: String?
     @Option(help: "Largest request body in bytes (larger ones get 413).") var bodyLimit = 32 << 20
+    @Option(help: "Memory in MB for all request bodies held at once (over it: 503).") var bodyBudget = 96
+    @Option(help: "Seconds a connection may send nothing (headers, body, keep-alive) before it is closed.") var idleTimeout = 10
+    @Option(help: "Most open connections (default: the open-file limit less 64).") var maxConnections: Int?
     @OptionGroup var files: GatewayFiles
     @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0…65535") }
         if bodyLimit < 1024 { throw ValidationError("--body-limit must be at least 1024") }
+        if bodyBudget < 1 { throw ValidationError("--body-budget must be at least 1 (MB)") }
+        if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1 (second)") }
+        if let maxConnections, maxConnections < 2 { throw ValidationError("--max-connections must be at least 2") }
         if name.isEmpty || name.hasPrefix("_") || name.contains("/") { throw ValidationError("--name: invalid database name") }
+        if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) || URL(string: publicURL)?.host == nil {
+            throw ValidationError("--public-url must be an http(s) URL with a host, e.g. https://fprint.example.org")
+        }
     }
 
     func run() async throws {
@@ -83,29 +98,42 @@ struct GatewayServe: AsyncParsableCommand {
                 throw Failure("\(dbPath): \(e.description)", .ioError)
             }
             let secret = try files.loadSecret(paths)
-            var basic = BasicUsers()
-            if let users {
-                var info = stat()
-                if stat(users, &info) == 0, info.st_mode & 0o077 != 0 {
-                    throw Failure("\(users): the users file must be readable by its owner only (chmod 600)", .usage)
-                }
-                guard let data = FileManager.default.contents(atPath: users) else {
-                    throw Failure("\(users): cannot read the users file", .dataError)
-                }
-                do { basic = try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch {
-                    throw Failure("\(users): \(error)", .dataError)
-                }
-            }
+            let basic = try loadUsers()
             let (appConfig, scenarios) = servedConfig(workspace)
-            let config = GatewayConfig(databaseName: name, tokens: TokenAuthority(secret: secret), users: basic,
-                                       bodyLimit: bodyLimit, appConfig: appConfig, scenarios: scenarios)
+            let config = GatewayConfig(
+                databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
+                bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios, publicURL: publicURL,
+                idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
             var logger = Logger(label: "fprint.gateway")
             logger.logLevel = .warning
             let name = self.name, host = self.host
-            try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
-                // Tests and scripts read the port from this line (useful with --port 0).
-                Terminal.err("fprint gateway: listening on http://\(host):\(bound)/\(name)")
+            do {
+                try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
+                    // Tests and scripts read the port from this line (useful with --port 0).
+                    Terminal.err("fprint gateway: listening on http://\(host):\(bound)/\(name)")
+                }
+            } catch let error as GatewayStartError {
+                switch error {
+                case .addressInUse:
+                    throw Failure("port \(port) on \(host) is in use (by another gateway or CouchDB?): choose --port", .portInUse)
+                case .setup(let why):
+                    throw Failure(why, .usage)
+                }
             }
+        }
+    }
+
+    func loadUsers() throws -> BasicUsers {
+        guard let users else { return BasicUsers() }
+        var info = stat()
+        if stat(users, &info) == 0, info.st_mode & 0o077 != 0 {
+            throw Failure("\(users): the users file must be readable by its owner only (chmod 600)", .usage)
+        }
+        guard let data = FileManager.default.contents(atPath: users) else {
+            throw Failure("\(users): cannot read the users file", .dataError)
+        }
+        do { return try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch {
+            throw Failure("\(users): \(error)", .dataError)
         }
     }
 
@@ -137,13 +165,13 @@ struct GatewayToken: AsyncParsableCommand {
             """)
 
     @Option(help: "User id (the token's sub; documents are signed with it).") var user: String
-    @Option(help: "Role: user or admin.") var role = "user"
+    @Option(help: "Role: viewer (reads only), user or admin.") var role = "user"
     @Option(help: "Lifetime: seconds or 30m / 12h / 30d.") var ttl = "30d"
     @OptionGroup var files: GatewayFiles
 
     func validate() throws {
         if user.isEmpty || user == "-" { throw ValidationError("--user must be a real user id") }
-        if !["user", "admin"].contains(role) { throw ValidationError("--role must be user or admin") }
+        if GatewayRole(rawValue: role) == nil { throw ValidationError("--role must be viewer, user or admin") }
         if Self.seconds(ttl) == nil { throw ValidationError("--ttl: use seconds or 30m / 12h / 30d") }
     }
 
@@ -162,7 +190,8 @@ struct GatewayToken: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let secret = try files.loadSecret(Workspace().paths)
-            let token = TokenAuthority(secret: secret).issue(user: user, admin: role == "admin", ttlSeconds: Self.seconds(ttl)!)
+            let token = TokenAuthority(secret: secret).issue(user: user, role: GatewayRole(rawValue: role) ?? .user,
+                                                             ttlSeconds: Self.seconds(ttl)!)
             Terminal.out(token)
         }
     }

@@ -1,10 +1,13 @@
 import FPCore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import ServiceLifecycle
+import UnixSignals
 
-/// What the gateway serves and how it authenticates.
+/// What the gateway serves, how it authenticates and what it allows a client.
 public struct GatewayConfig: Sendable {
     /// The one database name it serves (`/fprint`).
     public var databaseName: String
@@ -12,11 +15,12 @@ public struct GatewayConfig: Sendable {
     public var users: BasicUsers
     /// Largest request body accepted; larger ones get 413.
     public var bodyLimit: Int
+    /// Memory for all request bodies held at once; a body that does not fit gets 503.
+    public var bodyBudget: Int
     /// Lifetime of tokens issued by `POST /_session`.
     public var sessionTTL: Int64
     /// The app config served at `/config/app-config.json`; its gatewayURL,
-    /// authURL and scenariosURL are rewritten to this gateway per request
-    /// (from the Host the client used), so a team needs one server.
+    /// authURL and scenariosURL are rewritten to `publicURL`, so a team needs one server.
     public var appConfig: JSONValue?
     /// The scenarios served at `/config/scenarios.json`.
     public var scenarios: JSONValue?
@@ -24,178 +28,138 @@ public struct GatewayConfig: Sendable {
     public var files: [String: Data]
     /// Longest a longpoll `_changes` waits.
     public var maxLongpoll: Duration
+    /// The URL clients reach this gateway at (behind a proxy: the proxy's);
+    /// nil: http://127.0.0.1:<port>.
+    public var publicURL: String?
+    /// A connection is closed when it sends nothing for this long: unfinished
+    /// headers, a stalled body, or an idle keep-alive connection.
+    public var idleTimeout: Duration
+    /// Most connections open at once (nil: from the open-file limit); past
+    /// it the connection idle the longest is closed.
+    public var maxConnections: Int?
+    /// Where the access log goes (nil: none).
+    public var accessLogPath: String?
+    /// How long open requests may finish after SIGTERM before they are cut.
+    public var shutdownGrace: Duration
 
     public init(databaseName: String = "fprint", tokens: TokenAuthority, users: BasicUsers = BasicUsers(),
-                bodyLimit: Int = 32 << 20, sessionTTL: Int64 = 30 * 24 * 3600, appConfig: JSONValue? = nil,
-                scenarios: JSONValue? = nil, files: [String: Data] = [:],
-                maxLongpoll: Duration = .seconds(60)) {
+                bodyLimit: Int = 32 << 20, bodyBudget: Int = 96 << 20, sessionTTL: Int64 = 30 * 24 * 3600,
+                appConfig: JSONValue? = nil, scenarios: JSONValue? = nil, files: [String: Data] = [:],
+                maxLongpoll: Duration = .seconds(60), publicURL: String? = nil, idleTimeout: Duration = .seconds(10),
+                maxConnections: Int? = nil, accessLogPath: String? = nil, shutdownGrace: Duration = .milliseconds(1500)) {
         self.databaseName = databaseName
         self.tokens = tokens
         self.users = users
         self.bodyLimit = bodyLimit
+        self.bodyBudget = max(bodyBudget, bodyLimit)
         self.sessionTTL = sessionTTL
         self.appConfig = appConfig
         self.scenarios = scenarios
         self.files = files
         self.maxLongpoll = maxLongpoll
+        self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
+        self.accessLogPath = accessLogPath
+        self.shutdownGrace = shutdownGrace
     }
 }
 
-/// Builds the gateway application over any replicable store.
+/// A gateway put together: the application plus the services beside it.
+public struct GatewayAssembly {
+    let app: any Service
+    let notifierService: ChangeNotifierService
+    let logger: Logger
+    let shutdownGrace: Duration
+
+    /// Runs until the given signals (or task cancellation) stop it; open
+    /// requests get `shutdownGrace` to finish, then they are cut.
+    public func run(signals: [UnixSignal]) async throws {
+        // A parent may hand down a blocked SIGTERM (the signal mask survives
+        // exec); this thread takes the stop signals so they always arrive.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGINT)
+        if !signals.isEmpty { pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil) }
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: app), .init(service: notifierService)],
+            gracefulShutdownSignals: signals, logger: logger)
+        configuration.maximumGracefulShutdownDuration = shutdownGrace
+        configuration.maximumCancellationDuration = Duration.milliseconds(500)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+}
+
+/// Builds the gateway over any replicable store.
 public func buildGateway(
     store: any ReplicableStore, config: GatewayConfig, host: String = "127.0.0.1", port: Int = 5984,
     logger: Logger? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) -> some ApplicationProtocol {
-    Application(
-        responder: GatewayResponder(handler: CouchHandler(store: store, config: config)),
+) throws -> GatewayAssembly {
+    let logger = logger ?? Logger(label: "fprint.gateway")
+    let (app, notifier) = try makeApplication(store: store, config: config, host: host, port: port, logger: logger,
+                                              onServerRunning: onServerRunning)
+    return GatewayAssembly(app: app, notifierService: ChangeNotifierService(notifier: notifier), logger: logger,
+                           shutdownGrace: config.shutdownGrace)
+}
+
+/// The Hummingbird application alone (tests drive it with HummingbirdTesting).
+public func buildGatewayApplication(store: any ReplicableStore, config: GatewayConfig, port: Int = 0,
+                                    logger: Logger? = nil) throws -> some ApplicationProtocol {
+    try makeApplication(store: store, config: config, host: "127.0.0.1", port: port,
+                        logger: logger ?? Logger(label: "fprint.gateway"), onServerRunning: { _ in }).0
+}
+
+private func makeApplication(
+    store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void
+) throws -> (Application<GatewayResponder>, ChangeNotifier) {
+    let openFiles = ProcessLimits.raiseOpenFiles()
+    ProcessLimits.returnLargeBuffersToTheKernel()
+    // Leave descriptors for the database, the listener and accept() itself.
+    let registry = ConnectionRegistry(cap: config.maxConnections ?? max(openFiles - 64, 16))
+    let notifier = ChangeNotifier(lastSequence: { try store.lastSequence() })
+    let authenticator = Authenticator(tokens: config.tokens, users: config.users, throttle: GuessThrottle(), logger: logger)
+    let handler = CouchHandler(store: store, config: config, notifier: notifier, authenticator: authenticator)
+    let accessLog: AccessLog? = try config.accessLogPath.map { path in
+        path == "-" ? AccessLog(handle: .standardError) : try AccessLog(path: path)
+    }
+    let responder = GatewayResponder(handler: handler, budget: BodyBudget(capacity: config.bodyBudget), accessLog: accessLog)
+    let idle = config.idleTimeout.components
+    let http = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ConnectionGuardHandler(registry: registry)],
+        idleTimeout: TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
+    let app = Application(
+        responder: responder, server: .http1(configuration: http),
         configuration: .init(address: .hostname(host, port: port), serverName: "fprint-gateway"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
-        logger: logger ?? Logger(label: "fprint.gateway"))
+        logger: logger)
+    return (app, notifier)
 }
 
-/// What a handler answers.
-enum Reply: Sendable {
-    case json(HTTPResponse.Status, JSONValue)
-    /// JSON already written as text (revisions spliced from stored text).
-    case jsonText(HTTPResponse.Status, [UInt8])
-    case file(Data, contentType: String)
-}
-
-/// A CouchDB-style error: `{"error": …, "reason": …}` with a status.
-struct CouchError: Error {
-    var status: HTTPResponse.Status
-    var error: String
-    var reason: String
-
-    static func badRequest(_ reason: String) -> CouchError { .init(status: .badRequest, error: "bad_request", reason: reason) }
-    static func notFound(_ reason: String = "missing") -> CouchError { .init(status: .notFound, error: "not_found", reason: reason) }
-    static func forbidden(_ reason: String) -> CouchError { .init(status: .forbidden, error: "forbidden", reason: reason) }
-    static let unauthorized = CouchError(status: .unauthorized, error: "unauthorized",
-                                         reason: "a valid bearer token or Basic credentials are required")
-    static let conflict = CouchError(status: .conflict, error: "conflict", reason: "Document update conflict.")
-    static let methodNotAllowed = CouchError(status: .methodNotAllowed, error: "method_not_allowed",
-                                             reason: "method not allowed here")
-
-    static func from(_ error: StoreError) -> CouchError {
-        switch error {
-        case .notFound: .notFound()
-        case .conflict: .conflict
-        case .alreadySynced(let id): .forbidden("document \(id) cannot be changed")
-        case .invalid(let why): .badRequest(why)
-        case .io(let why): .init(status: .internalServerError, error: "internal_server_error", reason: why)
-        }
-    }
-}
-
-/// A request reduced to what the CouchDB handlers need: the body is
-/// collected (and always drained) before any handler runs.
-struct CouchRequest: Sendable {
-    var method: HTTPRequest.Method
-    /// Path segments, percent-decoded one by one (so `%2F` inside an id stays in the id).
-    var segments: [String]
-    var query: [String: String]
-    var headers: HTTPFields
-    /// `host:port` the client addressed (for URLs that point back here).
-    var authority: String?
-    var body: Data
-    var user: GatewayUser?
-
-    func json() throws -> JSONValue {
-        guard !body.isEmpty else { throw CouchError.badRequest("a JSON request body is required") }
-        do {
-            return try CanonicalJSON.parse(body)
-        } catch {
-            throw CouchError.badRequest("invalid UTF-8 JSON")
-        }
-    }
-
-    func flag(_ name: String) -> Bool { query[name] == "true" }
-}
-
-struct GatewayResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
-    let handler: CouchHandler
-
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
-        // Drain the whole body even when it is too large, so the connection
-        // stays usable and the client gets its 413 instead of a reset.
-        var collected = Data()
-        var tooLarge = false
-        for try await chunk in request.body {
-            if tooLarge { continue }
-            if collected.count + chunk.readableBytes > handler.config.bodyLimit {
-                tooLarge = true
-                collected = Data()
-            } else {
-                collected.append(contentsOf: chunk.readableBytesView)
-            }
-        }
-        let isHead = request.method == .head
-        do {
-            if tooLarge {
-                throw CouchError(status: .contentTooLarge, error: "too_large",
-                                 reason: "the request body is larger than \(handler.config.bodyLimit) bytes")
-            }
-            let raw = request.uri.path
-            let segments = raw.split(separator: "/", omittingEmptySubsequences: true).map {
-                String($0).removingPercentEncoding ?? String($0)
-            }
-            // Decoded here, once: Hummingbird's queryParameters already
-            // percent-decode values, and decoding twice would corrupt `%25`.
-            var query: [String: String] = [:]
-            for pair in (request.uri.query ?? "").split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                func decode(_ s: Substring) -> String {
-                    let spaced = s.replacingOccurrences(of: "+", with: " ")
-                    return spaced.removingPercentEncoding ?? spaced
-                }
-                query[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-            }
-            let couch = CouchRequest(method: isHead ? .get : request.method, segments: segments, query: query,
-                                     headers: request.headers, authority: request.head.authority,
-                                     body: collected, user: nil)
-            switch try await handler.handle(couch) {
-            case .json(let status, let value):
-                return Self.response(status, CanonicalJSON.bytes(value), head: isHead)
-            case .jsonText(let status, let text):
-                return Self.response(status, text, head: isHead)
-            case .file(let data, let contentType):
-                var headers = HTTPFields()
-                headers[.contentType] = contentType
-                headers[.contentLength] = String(data.count)
-                return Response(status: .ok, headers: headers,
-                                body: isHead ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
-            }
-        } catch let error as CouchError {
-            let body = CanonicalJSON.bytes(["error": .string(error.error), "reason": .string(error.reason)])
-            var response = Self.response(error.status, body, head: isHead)
-            if error.status == .unauthorized {
-                response.headers[.wwwAuthenticate] = "Bearer realm=\"fprint\""
-            }
-            return response
-        }
-    }
-
-    static func response(_ status: HTTPResponse.Status, _ text: [UInt8], head: Bool) -> Response {
-        var data = text
-        data.append(0x0A)
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        headers[.cacheControl] = "must-revalidate"
-        if head {
-            headers[.contentLength] = String(data.count)
-            return Response(status: status, headers: headers)
-        }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
+/// Why `fprint gateway` could not start serving.
+public enum GatewayStartError: Error {
+    /// Another server listens on the address.
+    case addressInUse
+    /// A setting could not be used (the access log, …).
+    case setup(String)
 }
 
 /// Runs the gateway until SIGTERM/SIGINT (`fprint gateway`).
 public func runGateway(store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger,
                        onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
-    let app = buildGateway(store: store, config: config, host: host, port: port, logger: logger,
-                           onServerRunning: onServerRunning)
-    try await app.runService()
+    let gateway: GatewayAssembly
+    do {
+        gateway = try buildGateway(store: store, config: config, host: host, port: port, logger: logger,
+                                   onServerRunning: onServerRunning)
+    } catch let error as GatewaySetupError {
+        throw GatewayStartError.setup(error.description)
+    }
+    do {
+        try await gateway.run(signals: [.sigterm, .sigint])
+    } catch let error as IOError where error.errnoCode == EADDRINUSE {
+        throw GatewayStartError.addressInUse
+    }
 }
 
 /// A gateway running in this process (tests, benchmarks).
@@ -216,13 +180,13 @@ public func startGateway(store: any ReplicableStore, config: GatewayConfig, host
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     var logger = Logger(label: "fprint.gateway")
     logger.logLevel = .warning
-    let app = buildGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
+    let gateway = try buildGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
         continuation.yield(bound)
         continuation.finish()
     }
     let task = Task {
         defer { continuation.finish() }
-        try await app.runService(gracefulShutdownSignals: [])
+        try await gateway.run(signals: [])
     }
     for await bound in ports { return RunningGateway(port: bound, task: task) }
     _ = await task.result

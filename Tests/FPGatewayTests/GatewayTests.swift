@@ -3,6 +3,7 @@ import FPGateway
 import FPStore
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import Testing
 
@@ -19,7 +20,7 @@ struct GatewayFixture {
                                appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []])
     }
 
-    var app: some ApplicationProtocol { buildGateway(store: store, config: config, port: 0) }
+    var app: some ApplicationProtocol { get throws { try buildGatewayApplication(store: store, config: config) } }
     func token(_ user: String, admin: Bool = false, ttl: Int64 = 3600) -> String {
         authority.issue(user: user, admin: admin, ttlSeconds: ttl)
     }
@@ -236,7 +237,8 @@ let hashC = String(repeating: "c", count: 32)
             // Checkpoint ids arrive URL-encoded and may hold '.', '_', '=' and '/'
             let put = try await client.call(.put, "/fprint/_local/xF0bX2.53MUHWQdDpYnOrw%3D%3D", token: alice, body: ["session_id": "s1"])
             #expect(put.status == .created)
-            #expect(try f.store.localDocument(id: "xF0bX2.53MUHWQdDpYnOrw==")?["session_id"] == "s1")
+            // Kept in alice's own namespace.
+            #expect(try f.store.localDocument(id: "alice\u{1F}xF0bX2.53MUHWQdDpYnOrw==")?["session_id"] == "s1")
             let get = try await client.call(.get, "/fprint/_local/xF0bX2.53MUHWQdDpYnOrw%3D%3D", token: alice)
             #expect(get.json["_id"] == "_local/xF0bX2.53MUHWQdDpYnOrw==")
             #expect(try await client.call(.get, "/fprint/_local/missing", token: alice).status == .notFound)
@@ -252,10 +254,13 @@ let hashC = String(repeating: "c", count: 32)
             let limited = try await client.call(.get, "/fprint/_all_docs?limit=1", token: alice)
             #expect(limited.json["rows"]?.arrayValue?.count == 1)
 
-            let app = try await client.call(.get, "/config/app-config.json", token: alice)
+            let app = try await client.call(.get, "/config/app-config.json", token: alice,
+                                            headers: [HTTPField.Name("Host")!: "attacker.example"])
             #expect(app.status == .ok)
+            // No public URL configured: loopback, never the client's Host.
+            #expect(app.json["gatewayURL"]?.stringValue?.hasPrefix("http://127.0.0.1:") == true)
             #expect(app.json["gatewayURL"]?.stringValue?.hasSuffix("/fprint") == true)
-            #expect(app.json["gatewayURL"]?.stringValue?.hasPrefix("http://old") == false)
+            #expect(!CanonicalJSON.string(app.json).contains("attacker"))
             #expect(try await client.call(.get, "/config/scenarios.json", token: alice).json["scenarios"] == [])
         }
     }

@@ -1,0 +1,2 @@
+/* glibc malloc tuning (mallopt, malloc_trim): the gateway gives large buffers back to the kernel. */
+#include <malloc.h>

@@ -1,0 +1,51 @@
+import FPCore
+import Foundation
+
+/// One JSON line per request: time, client, user, method, path, status,
+/// bytes, ms. The path is logged without its query, and nothing from the
+/// headers or body, so tokens and passwords never reach the log.
+final class AccessLog: @unchecked Sendable {
+    struct Entry {
+        var client: String
+        var user: String?
+        var method: String
+        var path: String
+        var status = 0
+        var bytes = 0
+    }
+
+    private let handle: FileHandle
+    private let lock = NSLock()
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    /// Appends to `path`, created 0600 if missing.
+    convenience init(path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw GatewaySetupError("\(path): cannot create the access log")
+            }
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw GatewaySetupError("\(path): cannot open the access log for writing")
+        }
+        handle.seekToEndOfFile()
+        self.init(handle: handle)
+    }
+
+    func write(_ entry: Entry, started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        var line: JSONValue = [
+            "time": .string(ISO8601DateFormatter().string(from: Date())), "client": .string(entry.client),
+            "method": .string(entry.method), "path": .string(entry.path), "status": .int(Int64(entry.status)),
+            "bytes": .int(Int64(entry.bytes)), "ms": .double((ms * 10).rounded() / 10),
+        ]
+        line["user"] = entry.user.map(JSONValue.string) ?? .null
+        var bytes = CanonicalJSON.bytes(line)
+        bytes.append(0x0A)
+        lock.lock()
+        handle.write(Data(bytes))
+        lock.unlock()
+    }
+}

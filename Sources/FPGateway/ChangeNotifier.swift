@@ -1,0 +1,97 @@
+import FPCore
+import Foundation
+import ServiceLifecycle
+
+/// Wakes `_changes` waiters (longpoll, continuous) when the sequence moves.
+/// Writes through the gateway wake them at once (`poke`); one shared poll,
+/// running only while someone waits, catches writes by other processes. So
+/// 100 idle longpolls cost one cheap query per `pollInterval`, not 100.
+actor ChangeNotifier {
+    private struct Waiter {
+        var since: Int64
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    static let pollInterval: Duration = .milliseconds(500)
+    private let lastSequence: @Sendable () throws -> Int64
+    private var waiters: [UInt64: Waiter] = [:]
+    private var nextID: UInt64 = 0
+    private var poller: Task<Void, Never>?
+    private(set) var isShuttingDown = false
+
+    init(lastSequence: @escaping @Sendable () throws -> Int64) {
+        self.lastSequence = lastSequence
+    }
+
+    /// Returns once the sequence is past `since`, after `timeout`, on
+    /// shutdown or on cancellation, whichever comes first.
+    func waitForChange(after since: Int64, timeout: Duration) async {
+        if isShuttingDown || ((try? lastSequence()) ?? since) > since { return }
+        let id = nextID
+        nextID += 1
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.wake(id)
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiters[id] = Waiter(since: since, continuation: continuation)
+                startPolling()
+            }
+        } onCancel: {
+            Task { await self.wake(id) }
+        }
+        timer.cancel()
+    }
+
+    /// A write committed: wake whoever waits for it.
+    func poke() { check() }
+
+    /// Wakes every waiter and answers later waits at once.
+    func shutdown() {
+        isShuttingDown = true
+        for id in Array(waiters.keys) { wake(id) }
+    }
+
+    var waiting: Int { waiters.count }
+
+    private func wake(_ id: UInt64) {
+        waiters.removeValue(forKey: id)?.continuation.resume()
+    }
+
+    private func check() {
+        guard !waiters.isEmpty, let last = try? lastSequence() else { return }
+        for (id, waiter) in waiters where waiter.since < last { wake(id) }
+    }
+
+    private func startPolling() {
+        guard poller == nil else { return }
+        poller = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.pollInterval)
+                if self.pollOnce() { break }
+            }
+        }
+    }
+
+    /// One poll; true when nobody waits any more (the poller then stops).
+    private func pollOnce() -> Bool {
+        check()
+        if waiters.isEmpty {
+            poller = nil
+            return true
+        }
+        return false
+    }
+}
+
+/// Runs beside the server: on graceful shutdown it wakes every waiting
+/// feed, so open longpolls answer at once instead of holding SIGTERM up.
+struct ChangeNotifierService: Service {
+    let notifier: ChangeNotifier
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await notifier.shutdown()
+    }
+}

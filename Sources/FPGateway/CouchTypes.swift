@@ -1,0 +1,127 @@
+import FPCore
+import Foundation
+import Hummingbird
+
+/// What a handler answers.
+indirect enum Reply: Sendable {
+    case json(HTTPResponse.Status, JSONValue)
+    /// JSON already written as text (revisions spliced from stored text).
+    case jsonText(HTTPResponse.Status, [UInt8])
+    case file(Data, contentType: String)
+    /// JSON written piece by piece while it is produced: big `include_docs`
+    /// answers cost one chunk of memory, not the whole answer.
+    case stream(HTTPResponse.Status, @Sendable (inout JSONChunkWriter) async throws -> Void)
+    /// Another reply with extra headers (`Set-Cookie`).
+    case withHeaders(HTTPFields, Reply)
+}
+
+/// Buffers answer bytes and hands them to the connection in chunks.
+struct JSONChunkWriter {
+    static let chunkSize = 64 << 10
+    var writer: any ResponseBodyWriter
+    var buffer: [UInt8] = []
+    /// Bytes handed to the connection so far (for the access log).
+    private(set) var written = 0
+
+    init(_ writer: any ResponseBodyWriter) {
+        self.writer = writer
+        buffer.reserveCapacity(Self.chunkSize)
+    }
+
+    mutating func append(_ bytes: some Sequence<UInt8>) async throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.chunkSize { try await flush() }
+    }
+
+    mutating func append(_ text: String) async throws { try await append(text.utf8) }
+
+    mutating func flush() async throws {
+        guard !buffer.isEmpty else { return }
+        try await writer.write(ByteBuffer(bytes: buffer))
+        written += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// A CouchDB-style error: `{"error": …, "reason": …}` with a status.
+struct CouchError: Error {
+    var status: HTTPResponse.Status
+    var error: String
+    var reason: String
+    /// Seconds the client should wait before trying again (503, 429).
+    var retryAfter: Int?
+
+    init(status: HTTPResponse.Status, error: String, reason: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.error = error
+        self.reason = reason
+        self.retryAfter = retryAfter
+    }
+
+    static func badRequest(_ reason: String) -> CouchError { .init(status: .badRequest, error: "bad_request", reason: reason) }
+    static func notFound(_ reason: String = "missing") -> CouchError { .init(status: .notFound, error: "not_found", reason: reason) }
+    static func forbidden(_ reason: String) -> CouchError { .init(status: .forbidden, error: "forbidden", reason: reason) }
+    static let unauthorized = CouchError(status: .unauthorized, error: "unauthorized",
+                                         reason: "a valid bearer token, session cookie or Basic credentials are required")
+    static let badCredentials = CouchError(status: .unauthorized, error: "unauthorized",
+                                           reason: "Name or password is incorrect.")
+    static let conflict = CouchError(status: .conflict, error: "conflict", reason: "Document update conflict.")
+    static let methodNotAllowed = CouchError(status: .methodNotAllowed, error: "method_not_allowed",
+                                             reason: "method not allowed here")
+    static let readOnly = CouchError.forbidden("viewers may read but not write")
+
+    static func from(_ error: StoreError) -> CouchError {
+        switch error {
+        case .notFound: .notFound()
+        case .conflict: .conflict
+        case .alreadySynced(let id): .forbidden("document \(id) cannot be changed")
+        case .invalid(let why): .badRequest(why)
+        case .io(let why): .init(status: .internalServerError, error: "internal_server_error", reason: why)
+        }
+    }
+}
+
+/// A request reduced to what the CouchDB handlers need. The user is known
+/// before the body is read; the body is read only for authenticated users
+/// (and, bounded small, for `POST /_session`).
+struct CouchRequest: Sendable {
+    var method: HTTPRequest.Method
+    /// Path segments, percent-decoded one by one (so `%2F` inside an id stays in the id).
+    var segments: [String]
+    var query: [String: String]
+    var headers: HTTPFields
+    /// The client's address (rate limits, access log).
+    var client: String
+    /// The port the client connected to (URLs that point back here).
+    var localPort: Int
+    /// How the user was established, as CouchDB's `/_session` names it.
+    var authenticatedBy = "default"
+    var body: Data
+    var user: GatewayUser?
+
+    init(method: HTTPRequest.Method, segments: [String], query: [String: String] = [:], headers: HTTPFields = [:],
+         client: String = "", localPort: Int = 0, body: Data = Data(), user: GatewayUser? = nil) {
+        self.method = method
+        self.segments = segments
+        self.query = query
+        self.headers = headers
+        self.client = client
+        self.localPort = localPort
+        self.body = body
+        self.user = user
+    }
+
+    func json() throws -> JSONValue {
+        guard !body.isEmpty else { throw CouchError.badRequest("a JSON request body is required") }
+        do {
+            return try CanonicalJSON.parse(body)
+        } catch {
+            throw CouchError.badRequest("invalid UTF-8 JSON")
+        }
+    }
+
+    func flag(_ name: String) -> Bool { query[name] == "true" }
+
+    /// Reads (GET/HEAD, and POSTs that only query) are open to viewers.
+    var isWrite: Bool { method == .put || method == .delete || method == .post || method == .patch }
+}

@@ -1,0 +1,112 @@
+import FPCore
+import Foundation
+
+/// `_revs_diff`, `_bulk_docs` and `_bulk_get`: what replicators move
+/// documents with.
+extension CouchHandler {
+    func revsDiff(_ body: JSONValue) throws -> JSONValue {
+        guard let object = body.objectValue else { throw CouchError.badRequest("_revs_diff needs an object of id → revisions") }
+        var asked: [String: [Revision]] = [:]
+        for (id, list) in object {
+            guard let array = list.arrayValue else { throw CouchError.badRequest("revisions of \(id) must be an array") }
+            asked[id] = try array.map { value in
+                guard let text = value.stringValue, let rev = Revision(text) else {
+                    throw CouchError.badRequest("invalid revision for \(id)")
+                }
+                return rev
+            }
+        }
+        let missing = try store.revsDiff(asked)
+        return .object(JSONObject(missing.mapValues { ["missing": .array($0.map { .string($0.description) })] }))
+    }
+
+    func bulkDocs(_ body: JSONValue, user: GatewayUser) async throws -> JSONValue {
+        guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
+        let newEdits = body["new_edits"]?.boolValue ?? true
+        var results: [JSONValue] = []
+        var accepted: [RevisionContent] = []
+        for doc in docs {
+            let parts = try Self.split(doc)
+            guard let id = parts.id, !id.isEmpty else {
+                if newEdits { results.append(["error": "bad_request", "reason": "a document id is required"]); continue }
+                throw CouchError.badRequest("every document needs an _id with new_edits:false")
+            }
+            do {
+                try authorize(user, id: id, body: parts.body, deleted: parts.deleted)
+                if newEdits {
+                    let rev = try store.edit(id: id, body: parts.body, parent: parts.rev, deleted: parts.deleted)
+                    results.append(["ok": true, "id": .string(id), "rev": .string(rev.description)])
+                } else {
+                    guard let rev = parts.rev else { throw CouchError.badRequest("new_edits:false needs _rev") }
+                    var history = parts.history ?? [rev]
+                    if history.first != rev { history = [rev] }
+                    accepted.append(RevisionContent(id: id, rev: rev, deleted: parts.deleted,
+                                                    body: parts.deleted ? .object([:]) : parts.body, history: history))
+                }
+            } catch let error as CouchError {
+                results.append(["id": .string(id), "error": .string(error.error), "reason": .string(error.reason)])
+            } catch let error as StoreError {
+                let couch = CouchError.from(error)
+                results.append(["id": .string(id), "error": .string(couch.error), "reason": .string(couch.reason)])
+            }
+        }
+        // Replicated revisions are stored in one transaction.
+        if !accepted.isEmpty { try store.putReplicated(accepted, markSynced: false) }
+        await notifier.poke()
+        return .array(results)
+    }
+
+    /// `{"results":[{"id","docs":[{"ok":doc}|{"error":…}]}]}`, streamed: each
+    /// revision goes out as stored text, never parsed, one at a time.
+    func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool) throws -> Reply {
+        guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
+        let items: [(id: String, rev: String?)] = try docs.map { item in
+            guard let id = item["id"]?.stringValue else { throw CouchError.badRequest("every _bulk_get entry needs an id") }
+            return (id, item["rev"]?.stringValue)
+        }
+        let store = self.store
+        return .stream(.ok) { out in
+            try await out.append(#"{"results":["#)
+            for (index, item) in items.enumerated() {
+                if index > 0 { try await out.append(",") }
+                try await out.append(try Self.bulkGetEntry(store, id: item.id, rev: item.rev, revs: revs, latest: latest))
+            }
+            try await out.append("]}")
+        }
+    }
+
+    private static func bulkGetEntry(_ store: any ReplicableStore, id: String, rev text: String?, revs: Bool,
+                                     latest: Bool) throws -> [UInt8] {
+        func missing(_ rev: String) -> JSONValue {
+            ["error": ["id": .string(id), "rev": .string(rev), "error": "not_found", "reason": "missing"]]
+        }
+        var wanted: [Revision] = []
+        var missingText: String?
+        if let text {
+            if let rev = Revision(text) {
+                wanted = latest ? try store.latestLeaves(id: id, from: rev) : [rev]
+                if wanted.isEmpty { missingText = text }
+            } else {
+                missingText = text
+            }
+        } else if let winner = try store.leaves(id: id).first {
+            wanted = [winner.rev]
+        }
+        var out = Array(#"{"id":"#.utf8)
+        CanonicalJSON.write(.string(id), into: &out)
+        out += Array(#","docs":["#.utf8)
+        for (n, rev) in wanted.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            if let stored = try store.revisionText(id: id, rev: rev) {
+                out += Array(#"{"ok":"#.utf8)
+                out += stored.documentJSON(revisions: revs)
+                out.append(UInt8(ascii: "}"))
+            } else {
+                CanonicalJSON.write(missing(rev.description), into: &out)
+            }
+        }
+        if wanted.isEmpty { CanonicalJSON.write(missing(missingText ?? "undefined"), into: &out) }
+        out += Array("]}".utf8)
+        return out
+    }
+}

@@ -1,0 +1,140 @@
+import FPCore
+import Foundation
+
+/// `/db/{id}`: one document read, written or deleted, and the rules on who
+/// may write what.
+extension CouchHandler {
+    func document(_ request: CouchRequest, id: String, user: GatewayUser) async throws -> Reply {
+        switch request.method {
+        case .get:
+            return .json(.ok, try getDocument(request, id: id))
+        case .put:
+            let parts = try Self.split(try request.json())
+            if let bodyID = parts.id, bodyID != id { throw CouchError.badRequest("the _id in the body does not match the URL") }
+            try authorize(user, id: id, body: parts.body, deleted: parts.deleted)
+            let rev: Revision
+            if request.query["new_edits"] == "false" {
+                guard let given = parts.rev else { throw CouchError.badRequest("new_edits=false needs _rev") }
+                let history = parts.history.flatMap { $0.first == given ? $0 : nil } ?? [given]
+                try store.putReplicated([RevisionContent(id: id, rev: given, deleted: parts.deleted,
+                                                         body: parts.deleted ? .object([:]) : parts.body, history: history)],
+                                        markSynced: false)
+                rev = given
+            } else {
+                let parent = parts.rev ?? request.query["rev"].flatMap(Revision.init)
+                rev = try store.edit(id: id, body: parts.body, parent: parent, deleted: parts.deleted)
+            }
+            await notifier.poke()
+            return .json(.created, ["ok": true, "id": .string(id), "rev": .string(rev.description)])
+        case .delete:
+            guard let text = request.query["rev"], let rev = Revision(text) else {
+                throw CouchError.conflict
+            }
+            try authorize(user, id: id, body: .object([:]), deleted: true)
+            let newRev = try store.edit(id: id, body: .object([:]), parent: rev, deleted: true)
+            await notifier.poke()
+            return .json(.ok, ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
+        default:
+            throw CouchError.methodNotAllowed
+        }
+    }
+
+    /// Viewers write nothing; users only documents signed with their own id
+    /// (admins: any), and may not change or delete a document someone else owns.
+    func authorize(_ user: GatewayUser, id: String, body: JSONValue, deleted: Bool) throws {
+        switch user.role {
+        case .admin: return
+        case .viewer: throw CouchError.readOnly
+        case .user: break
+        }
+        if !deleted {
+            guard body[Self.ownerKey]?.stringValue == user.name else {
+                throw CouchError.forbidden("document \(id) must be signed with your id (\(Self.ownerKey) = \(user.name))")
+            }
+        }
+        if let current = try store.document(id: id, includeDeleted: true),
+           let owner = current.body[Self.ownerKey]?.stringValue, owner != user.name {
+            throw CouchError.forbidden("document \(id) belongs to another user")
+        }
+    }
+
+    /// Splits a posted document into id, revision, flags and the plain body.
+    static func split(_ doc: JSONValue) throws -> (id: String?, rev: Revision?, deleted: Bool, history: [Revision]?, body: JSONValue) {
+        guard var object = doc.objectValue else { throw CouchError.badRequest("Document must be a JSON object") }
+        let id = object["_id"]?.stringValue
+        var rev: Revision?
+        if let text = object["_rev"]?.stringValue {
+            guard let parsed = Revision(text) else { throw CouchError.badRequest("Invalid rev format") }
+            rev = parsed
+        }
+        let deleted = object["_deleted"]?.boolValue ?? false
+        let history = RevisionContent.history(fromRevisions: object["_revisions"])
+        if object["_revisions"] != nil, history == nil { throw CouchError.badRequest("invalid _revisions") }
+        for key in object.keys where key.hasPrefix("_") { object[key] = nil }
+        return (id, rev, deleted, history, .object(object))
+    }
+
+    static func documentJSON(_ content: RevisionContent, revs: Bool) -> JSONValue {
+        var object = content.body.objectValue ?? [:]
+        object["_id"] = .string(content.id)
+        object["_rev"] = .string(content.rev.description)
+        if content.deleted { object["_deleted"] = true }
+        if revs { object["_revisions"] = content.revisionsJSON }
+        return .object(object)
+    }
+
+    func getDocument(_ request: CouchRequest, id: String) throws -> JSONValue {
+        let revs = request.flag("revs")
+        let latest = request.flag("latest")
+        if let openRevs = request.query["open_revs"] {
+            return try openRevisions(openRevs, id: id, revs: revs, latest: latest)
+        }
+        let content: RevisionContent?
+        if let text = request.query["rev"] {
+            guard let rev = Revision(text) else { throw CouchError.badRequest("Invalid rev format") }
+            let target = latest ? (try store.latestLeaves(id: id, from: rev).first ?? rev) : rev
+            content = try store.revision(id: id, rev: target)
+        } else {
+            guard let winner = try store.leaves(id: id).first else { throw CouchError.notFound() }
+            if winner.deleted { throw CouchError.notFound("deleted") }
+            content = try store.revision(id: id, rev: winner.rev)
+        }
+        guard let content else { throw CouchError.notFound() }
+        var json = Self.documentJSON(content, revs: revs)
+        if request.flag("conflicts") {
+            let conflicts = try store.conflicts(id: id)
+            if !conflicts.isEmpty { json["_conflicts"] = .array(conflicts.map { .string($0.description) }) }
+        }
+        return json
+    }
+
+    /// `?open_revs=all|[…]`: the `_bulk_get` fallback peers use.
+    func openRevisions(_ openRevs: String, id: String, revs: Bool, latest: Bool) throws -> JSONValue {
+        var wanted: [Revision] = []
+        var unknown: [String] = []
+        if openRevs == "all" {
+            wanted = try store.leaves(id: id).map(\.rev)
+        } else {
+            guard let list = (try? CanonicalJSON.parse(openRevs))?.arrayValue else {
+                throw CouchError.badRequest("open_revs must be \"all\" or a JSON array of revisions")
+            }
+            for item in list {
+                guard let text = item.stringValue else { throw CouchError.badRequest("open_revs must list revisions") }
+                guard let rev = Revision(text) else { unknown.append(text); continue }
+                let found = latest ? try store.latestLeaves(id: id, from: rev) : [rev]
+                if found.isEmpty { unknown.append(text) }
+                wanted += found
+            }
+        }
+        var answer: [JSONValue] = []
+        for rev in wanted {
+            if let content = try store.revision(id: id, rev: rev) {
+                answer.append(["ok": Self.documentJSON(content, revs: revs)])
+            } else {
+                answer.append(["missing": .string(rev.description)])
+            }
+        }
+        answer += unknown.map { ["missing": .string($0)] }
+        return .array(answer)
+    }
+}

@@ -1,0 +1,183 @@
+import FPCore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A request context that keeps the connection (client address, local port).
+struct GatewayContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// HTTP in, CouchDB out. In this order: the path, the user (from the headers
+/// alone), the viewer rule, then the body (bounded by the per-request limit
+/// and the shared `BodyBudget`), the handler, and one access-log line.
+struct GatewayResponder: HTTPResponder {
+    typealias Context = GatewayContext
+    let handler: CouchHandler
+    let budget: BodyBudget
+    let accessLog: AccessLog?
+
+    var config: GatewayConfig { handler.config }
+
+    func respond(to request: Request, context: GatewayContext) async throws -> Response {
+        let started = ContinuousClock.now
+        let isHead = request.method == .head
+        let couch = CouchRequest(
+            method: isHead ? .get : request.method, segments: Self.segments(request.uri.path),
+            query: FormBody.parse(request.uri.query ?? ""), headers: request.headers,
+            client: Self.clientAddress(context.channel), localPort: context.channel.localAddress?.port ?? 0)
+        var entry = AccessLog.Entry(client: couch.client, method: request.method.rawValue, path: request.uri.path)
+        let response: Response
+        do {
+            let (reply, user) = try await answer(couch, body: request.body)
+            entry.user = user?.name
+            response = try Self.response(reply, head: isHead, log: accessLog, entry: entry, started: started)
+            if case .stream = reply.base { return response }
+        } catch let error as CouchError {
+            response = Self.errorResponse(error, head: isHead, sessionPath: couch.segments == ["_session"])
+        }
+        entry.status = response.status.code
+        entry.bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
+        accessLog?.write(entry, started: started)
+        return response
+    }
+
+    /// The handler's reply and the user it acted for.
+    private func answer(_ incoming: CouchRequest, body: RequestBody) async throws -> (Reply, GatewayUser?) {
+        var request = incoming
+        if request.segments == ["_session"], request.method == .post {
+            request.body = try await collect(body, limit: CouchHandler.sessionBodyLimit, contentLength: request.headers)
+            return (try await handler.createSession(request), nil)
+        }
+        if request.segments == ["_session"], request.method == .delete { return (handler.endSession(), nil) }
+        let user = try await handler.authenticator.user(request.headers, client: request.client)
+        request.user = user
+        request.authenticatedBy = Authenticator.method(request.headers)
+        if user.role == .viewer, handler.isDataWrite(request) { throw CouchError.readOnly }
+        request.body = try await collect(body, limit: config.bodyLimit, contentLength: request.headers)
+        do {
+            return (try await handler.handle(request), user)
+        } catch let error as StoreError {
+            throw CouchError.from(error)
+        }
+    }
+
+    /// Reads a body within `limit` and the shared budget. A declared length
+    /// is checked before a byte is read; a chunked body as it arrives.
+    private func collect(_ body: RequestBody, limit: Int, contentLength headers: HTTPFields) async throws -> Data {
+        let declared = headers[.contentLength].flatMap(Int.init)
+        if let declared, declared > limit { throw Self.tooLarge(limit) }
+        var reserved = 0
+        defer {
+            budget.release(reserved)
+            if reserved >= Self.trimThreshold { ProcessLimits.trimHeap() }
+        }
+        func reserve(_ bytes: Int) throws {
+            guard budget.reserve(bytes) else {
+                throw CouchError(status: .serviceUnavailable, error: "service_unavailable",
+                                 reason: "the gateway is busy with other large requests; try again shortly",
+                                 retryAfter: 2)
+            }
+            reserved += bytes
+        }
+        if let declared, declared > 0 { try reserve(declared) }
+        var collected = Data()
+        if let declared { collected.reserveCapacity(declared) }
+        for try await chunk in body {
+            let size = collected.count + chunk.readableBytes
+            guard size <= limit else { throw Self.tooLarge(limit) }
+            if size > reserved { try reserve(size - reserved) }
+            collected.append(contentsOf: chunk.readableBytesView)
+        }
+        return collected
+    }
+
+    /// Bodies this large leave enough freed heap behind to be worth trimming.
+    static let trimThreshold = 4 << 20
+
+    static func tooLarge(_ limit: Int) -> CouchError {
+        CouchError(status: .contentTooLarge, error: "too_large", reason: "the request body is larger than \(limit) bytes")
+    }
+
+    /// Path segments percent-decoded one by one (so `%2F` inside an id stays in the id).
+    static func segments(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map { String($0).removingPercentEncoding ?? String($0) }
+    }
+
+    static func clientAddress(_ channel: any Channel) -> String {
+        channel.remoteAddress?.ipAddress ?? "local"
+    }
+
+    static func response(_ reply: Reply, head: Bool, log: AccessLog?, entry: AccessLog.Entry,
+                         started: ContinuousClock.Instant) throws -> Response {
+        switch reply {
+        case .json(let status, let value):
+            return jsonResponse(status, CanonicalJSON.bytes(value), head: head)
+        case .jsonText(let status, let text):
+            return jsonResponse(status, text, head: head)
+        case .file(let data, let contentType):
+            var headers = HTTPFields()
+            headers[.contentType] = contentType
+            headers[.contentLength] = String(data.count)
+            return Response(status: .ok, headers: headers, body: head ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
+        case .stream(let status, let produce):
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            headers[.cacheControl] = "must-revalidate"
+            if head { return Response(status: status, headers: headers) }
+            return Response(status: status, headers: headers, body: ResponseBody { writer in
+                var out = JSONChunkWriter(writer)
+                var logged = entry
+                logged.status = status.code
+                defer { log?.write(logged, started: started) }
+                try await produce(&out)
+                try await out.append("\n")
+                try await out.flush()
+                logged.bytes = out.written
+                try await writer.finish(nil)
+            })
+        case .withHeaders(let extra, let inner):
+            var response = try Self.response(inner, head: head, log: log, entry: entry, started: started)
+            for field in extra { response.headers[field.name] = field.value }
+            return response
+        }
+    }
+
+    static func jsonResponse(_ status: HTTPResponse.Status, _ text: [UInt8], head: Bool) -> Response {
+        var data = text
+        data.append(0x0A)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "must-revalidate"
+        headers[.contentLength] = String(data.count)
+        if head { return Response(status: status, headers: headers) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func errorResponse(_ error: CouchError, head: Bool, sessionPath: Bool) -> Response {
+        let body = CanonicalJSON.bytes(["error": .string(error.error), "reason": .string(error.reason)])
+        var response = jsonResponse(error.status, body, head: head)
+        if error.status == .unauthorized {
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"fprint\""
+            // CouchDB clears the session cookie on a failed login.
+            if sessionPath { response.headers[.setCookie] = CouchHandler.sessionCookie("", maxAge: 0) }
+        }
+        if let seconds = error.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        return response
+    }
+}
+
+extension Reply {
+    /// The reply under any added headers.
+    var base: Reply {
+        if case .withHeaders(_, let inner) = self { return inner.base }
+        return self
+    }
+}

@@ -1,0 +1,246 @@
+import FPCore
+import Foundation
+import Testing
+
+/// `fprint gateway` as an attacker on the same network meets it: the real
+/// binary on loopback, driven by raw sockets, bounded in count and time.
+@Suite(.serialized) struct GatewayOpenNetworkTests {
+    /// A gateway child process, optionally under a lower open-file limit.
+    final class Gateway: @unchecked Sendable {
+        let process = Process()
+        let port: Int
+        let log: StderrCollector
+        let runner: FprintRunner
+        let token: String
+
+        init(openFiles: Int? = nil, extra: [String] = []) throws {
+            runner = try FprintRunner()
+            let secret = runner.home.appendingPathComponent("secret").path
+            let issued = try runner.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+            token = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let arguments = ["gateway", "--port", "0", "--db", runner.home.appendingPathComponent("gw.sqlite").path,
+                             "--secret-file", secret] + extra
+            if let openFiles {
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", try FprintRunner.executable().path] + arguments
+            } else {
+                process.executableURL = try FprintRunner.executable()
+                process.arguments = arguments
+            }
+            process.environment = runner.environment
+            process.currentDirectoryURL = runner.home
+            let err = Pipe()
+            process.standardError = err
+            process.standardOutput = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            log = StderrCollector(err.fileHandleForReading)
+            let deadline = Date().addingTimeInterval(30)
+            var found: Int?
+            while found == nil, Date() < deadline, process.isRunning {
+                if let match = log.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//) {
+                    found = Int(match.1)
+                } else {
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+            guard let found else {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                Issue.record("the gateway did not start: \(log.text)")
+                throw CancellationError()
+            }
+            port = found
+        }
+
+        var pid: Int32 { process.processIdentifier }
+
+        func request(_ method: String, _ path: String, headers: [String] = [], body: String = "") throws -> String {
+            let connection = try RawConnection(port: port)
+            defer { connection.close() }
+            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            for header in headers { head += header + "\r\n" }
+            head += "Content-Length: \(body.utf8.count)\r\n\r\n"
+            connection.send(head + body)
+            return connection.readAll(timeout: 15)
+        }
+
+        deinit {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    /// Sends `count` bodies of `size` bytes at once; returns each answer.
+    func flood(_ gateway: Gateway, count: Int, size: Int, headers: [String], body: @escaping @Sendable (Int) -> [UInt8]) -> [String] {
+        let answers = LockedList()
+        DispatchQueue.concurrentPerform(iterations: count) { n in
+            guard let connection = try? RawConnection(port: gateway.port) else { answers.append("connect failed"); return }
+            defer { connection.close() }
+            let bytes = body(n)
+            var head = "POST /fprint/_bulk_docs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            for header in headers { head += header + "\r\n" }
+            head += "Content-Length: \(bytes.count)\r\n\r\n"
+            connection.send(head)
+            bytes.withUnsafeBytes { _ = connection.send($0) }
+            answers.append(connection.readAll(timeout: 120, stopAfterHeaders: true))
+        }
+        return answers.items
+    }
+
+    @Test func unauthenticatedBodiesAreNeverHeld() throws {
+        let gateway = try Gateway()
+        let size = 31 << 20
+        let junk = [UInt8](repeating: UInt8(ascii: " "), count: size)
+        let answers = flood(gateway, count: 40, size: size, headers: []) { _ in junk }
+        #expect(answers.count == 40)
+        #expect(answers.allSatisfy { RawConnection.status($0) == 401 }, "\(answers.map { $0.prefix(40) })")
+        let peak = try #require(ProcStatus.peakRSSMB(gateway.pid))
+        print("gateway peak RSS after 40 unauthenticated 31 MB bodies: \(Int(peak)) MB")
+        #expect(peak < 300)
+    }
+
+    @Test func authenticatedBodiesShareOneBudget() throws {
+        let gateway = try Gateway()
+        let answers = flood(gateway, count: 10, size: 31 << 20, headers: ["Authorization: Bearer \(gateway.token)"]) { n in
+            Self.bulkBody(prefix: "t\(n)-", owner: "alice", bytes: 31 << 20)
+        }
+        let statuses = answers.map { RawConnection.status($0) }
+        #expect(statuses.allSatisfy { $0 == 201 || $0 == 503 }, "\(statuses)")
+        #expect(statuses.contains(201))
+        for answer in answers where RawConnection.status(answer) == 503 { #expect(answer.contains("Retry-After: ")) }
+        let peak = try #require(ProcStatus.peakRSSMB(gateway.pid))
+        let after = try #require(ProcStatus.rssMB(gateway.pid))
+        print("gateway peak RSS with 10 authenticated 31 MB bodies: \(Int(peak)) MB (\(statuses.filter { $0 == 201 }.count) stored, the rest 503); \(Int(after)) MB after")
+        #expect(peak < 400)
+    }
+
+    /// `{"docs":[…]}` of about `bytes`, shaped like measurement documents.
+    static func bulkBody(prefix: String, owner: String, bytes: Int) -> [UInt8] {
+        var out = Array(#"{"docs":["#.utf8)
+        var n = 0
+        while out.count < bytes - 120_000 {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            out += Array(#"{"_id":"\#(prefix)\#(n)","couchbase_sync_gateway_id":"\#(owner)","bleScans":["#.utf8)
+            for i in 0..<1000 {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out += Array(#"{"address":"c0:ff:ee:00:\#(String(format: "%02x", i % 256)):01","rssi":-\#(40 + i % 60),"time":\#(i * 7)}"#.utf8)
+            }
+            out += Array("]}".utf8)
+            n += 1
+        }
+        out += Array("]}".utf8)
+        return out
+    }
+
+    @Test func idleConnectionsNeverLockOutARealUser() throws {
+        ProcStatus.raiseOpenFiles()
+        let gateway = try Gateway(openFiles: 1024)
+        var idle: [RawConnection] = []
+        defer { for c in idle { c.close() } }
+        for _ in 0..<1100 {
+            let connection = try RawConnection(port: gateway.port)
+            connection.send("GET /")
+            idle.append(connection)
+        }
+        let started = Date()
+        let answer = try gateway.request("GET", "/fprint", headers: ["Authorization: Bearer \(gateway.token)"])
+        let waited = Date().timeIntervalSince(started)
+        print("a real user behind 1,100 idle connections (ulimit -n 1024) was served in \(String(format: "%.2f", waited)) s")
+        #expect(RawConnection.status(answer) == 200, "\(answer.prefix(200)) \(gateway.log.text.suffix(500))")
+        #expect(waited < 15)
+        #expect(gateway.process.isRunning)
+    }
+
+    @Test func sigtermStopsWithinTwoSecondsDespiteAnOpenLongpoll() throws {
+        let gateway = try Gateway()
+        let longpoll = try RawConnection(port: gateway.port)
+        defer { longpoll.close() }
+        longpoll.send("GET /fprint/_changes?feed=longpoll&since=0&timeout=60000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(gateway.token)\r\n\r\n")
+        let keepAlive = try RawConnection(port: gateway.port)
+        defer { keepAlive.close() }
+        Thread.sleep(forTimeInterval: 0.5)
+        let started = Date()
+        kill(gateway.pid, SIGTERM)
+        gateway.process.waitUntilExit()
+        let took = Date().timeIntervalSince(started)
+        print("gateway stopped \(String(format: "%.2f", took)) s after SIGTERM with an open longpoll")
+        #expect(took < 2)
+        // The longpoll was answered, not cut.
+        let answer = longpoll.readAll(timeout: 2)
+        #expect(RawConnection.status(answer) == 200, "\(answer)")
+        #expect(answer.contains("\"last_seq\""))
+    }
+
+    @Test func aBusyPortIsNamedWithItsOwnExitCode() throws {
+        let gateway = try Gateway()
+        let second = try gateway.runner.run(["gateway", "--port", String(gateway.port), "--db",
+                                             gateway.runner.home.appendingPathComponent("other.sqlite").path,
+                                             "--secret-file", gateway.runner.home.appendingPathComponent("secret").path])
+        #expect(second.status == 78, "\(second.stderr)")
+        #expect(second.stderr.contains("port \(gateway.port) on 127.0.0.1 is in use"), "\(second.stderr)")
+        #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)")
+    }
+
+    @Test func accessLogLinesCarryNoSecrets() throws {
+        let probe = try FprintRunner()
+        let logPath = probe.home.appendingPathComponent("access.jsonl").path
+        let usersPath = probe.home.appendingPathComponent("users").path
+        _ = FileManager.default.createFile(atPath: usersPath, contents: Data("carol:hunter2-secret\n".utf8),
+                                       attributes: [.posixPermissions: 0o600])
+        let gateway = try Gateway(extra: ["--access-log", logPath, "--users", usersPath])
+        let basic = "Basic " + Data("carol:hunter2-secret".utf8).base64EncodedString()
+        #expect(RawConnection.status(try gateway.request("GET", "/fprint?token=\(gateway.token)",
+                                                         headers: ["Authorization: Bearer \(gateway.token)"])) == 200)
+        #expect(RawConnection.status(try gateway.request("GET", "/fprint/_all_docs", headers: ["Authorization: \(basic)"])) == 200)
+        #expect(RawConnection.status(try gateway.request("POST", "/_session", headers: ["Content-Type: application/x-www-form-urlencoded"],
+                                                         body: "name=carol&password=hunter2-secret")) == 200)
+        #expect(RawConnection.status(try gateway.request("GET", "/fprint")) == 401)
+        Thread.sleep(forTimeInterval: 0.3)
+        let text = try String(contentsOfFile: logPath, encoding: .utf8)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 4, "\(text)")
+        for line in lines {
+            let entry = try CanonicalJSON.parse(Data(line.utf8))
+            for key in ["time", "client", "user", "method", "path", "status", "bytes", "ms"] {
+                #expect(entry[key] != nil, "\(key) missing in \(line)")
+            }
+        }
+        #expect(try CanonicalJSON.parse(Data(lines[1].utf8))["user"] == "carol")
+        #expect(try CanonicalJSON.parse(Data(lines[3].utf8))["status"] == 401)
+        #expect(!text.contains(gateway.token) && !text.contains("hunter2") && !text.contains("token="))
+        let mode = try FileManager.default.attributesOfItem(atPath: logPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func idleLongpollsCostAlmostNoCPU() throws {
+        let gateway = try Gateway()
+        var polls: [RawConnection] = []
+        defer { for c in polls { c.close() } }
+        for _ in 0..<100 {
+            let c = try RawConnection(port: gateway.port)
+            c.send("GET /fprint/_changes?feed=longpoll&since=0&timeout=60000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(gateway.token)\r\n\r\n")
+            polls.append(c)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let before = try #require(ProcStatus.cpuSeconds(gateway.pid))
+        Thread.sleep(forTimeInterval: 4)
+        let used = try #require(ProcStatus.cpuSeconds(gateway.pid)) - before
+        print("100 idle longpolls: \(String(format: "%.1f", used / 4 * 100)) % of a core")
+        #expect(used / 4 < 0.10)
+    }
+}
+
+final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func append(_ item: String) {
+        lock.lock()
+        list.append(item)
+        lock.unlock()
+    }
+    var items: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
+    }
+}
