@@ -53,7 +53,10 @@ struct GatewayResponder: HTTPResponder {
     private func answer(_ incoming: CouchRequest, body: RequestBody) async throws -> (Reply, GatewayUser?) {
         var request = incoming
         if request.segments == ["_session"], request.method == .post {
-            request.body = try await collect(body, limit: CouchHandler.sessionBodyLimit, contentLength: request.headers)
+            let reservation = BodyReservation(budget: budget, weight: 1)
+            defer { reservation.release() }
+            request.body = try await collect(body, limit: CouchHandler.sessionBodyLimit, contentLength: request.headers,
+                                             into: reservation)
             return (try await handler.createSession(request), nil)
         }
         if request.segments == ["_session"], request.method == .delete { return (handler.endSession(), nil) }
@@ -61,7 +64,11 @@ struct GatewayResponder: HTTPResponder {
         request.user = user
         request.authenticatedBy = Authenticator.method(request.headers)
         if user.role == .viewer, handler.isDataWrite(request) { throw CouchError.readOnly }
-        request.body = try await collect(body, limit: config.bodyLimit, contentLength: request.headers)
+        // The reservation lasts until the handler is done with the body: a
+        // parsed body costs several times its text while it is stored.
+        let reservation = BodyReservation(budget: budget, weight: Self.workingSetFactor)
+        defer { reservation.release() }
+        request.body = try await collect(body, limit: config.bodyLimit, contentLength: request.headers, into: reservation)
         do {
             return (try await handler.handle(request), user)
         } catch let error as StoreError {
@@ -71,36 +78,25 @@ struct GatewayResponder: HTTPResponder {
 
     /// Reads a body within `limit` and the shared budget. A declared length
     /// is checked before a byte is read; a chunked body as it arrives.
-    private func collect(_ body: RequestBody, limit: Int, contentLength headers: HTTPFields) async throws -> Data {
+    private func collect(_ body: RequestBody, limit: Int, contentLength headers: HTTPFields,
+                         into reservation: BodyReservation) async throws -> Data {
         let declared = headers[.contentLength].flatMap(Int.init)
         if let declared, declared > limit { throw Self.tooLarge(limit) }
-        var reserved = 0
-        defer {
-            budget.release(reserved)
-            if reserved >= Self.trimThreshold { ProcessLimits.trimHeap() }
-        }
-        func reserve(_ bytes: Int) throws {
-            guard budget.reserve(bytes) else {
-                throw CouchError(status: .serviceUnavailable, error: "service_unavailable",
-                                 reason: "the gateway is busy with other large requests; try again shortly",
-                                 retryAfter: 2)
-            }
-            reserved += bytes
-        }
-        if let declared, declared > 0 { try reserve(declared) }
+        if let declared, declared > 0 { try reservation.grow(to: declared) }
         var collected = Data()
         if let declared { collected.reserveCapacity(declared) }
         for try await chunk in body {
             let size = collected.count + chunk.readableBytes
             guard size <= limit else { throw Self.tooLarge(limit) }
-            if size > reserved { try reserve(size - reserved) }
+            try reservation.grow(to: size)
             collected.append(contentsOf: chunk.readableBytesView)
         }
         return collected
     }
 
-    /// Bodies this large leave enough freed heap behind to be worth trimming.
-    static let trimThreshold = 4 << 20
+    /// Memory a body costs while it is handled, per byte of its text: the
+    /// text, its parsed tree and the canonical text written to the store.
+    static let workingSetFactor = 3
 
     static func tooLarge(_ limit: Int) -> CouchError {
         CouchError(status: .contentTooLarge, error: "too_large", reason: "the request body is larger than \(limit) bytes")

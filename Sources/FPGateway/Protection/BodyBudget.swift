@@ -31,3 +31,39 @@ final class BodyBudget: @unchecked Sendable {
         return used
     }
 }
+
+/// One request's share of the budget: it grows with the body and is given
+/// back, with the freed heap, when the request is done.
+final class BodyReservation: @unchecked Sendable {
+    /// Bodies this large leave enough freed heap behind to be worth trimming.
+    static let trimThreshold = 4 << 20
+
+    let budget: BodyBudget
+    /// Budget bytes per body byte (a body is parsed and written while held).
+    let weight: Int
+    private var held = 0
+
+    init(budget: BodyBudget, weight: Int) {
+        self.budget = budget
+        self.weight = weight
+    }
+
+    /// Holds enough for a body of `bytes`. One body alone always fits (the
+    /// budget is at least the body limit), so a large body is never refused forever.
+    func grow(to bytes: Int) throws {
+        let wanted = min(bytes * weight, budget.capacity)
+        guard wanted > held else { return }
+        guard budget.reserve(wanted - held) else {
+            throw CouchError(status: .serviceUnavailable, error: "service_unavailable",
+                             reason: "the gateway is busy with other large requests; try again shortly", retryAfter: 2)
+        }
+        held = wanted
+    }
+
+    func release() {
+        guard held > 0 else { return }
+        budget.release(held)
+        if held >= Self.trimThreshold { ProcessLimits.trimHeap() }
+        held = 0
+    }
+}
