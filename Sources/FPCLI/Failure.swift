@@ -56,7 +56,10 @@ struct Failure: Error, CustomStringConvertible {
 /// Runs a command body, printing any failure as one `error:` line and exiting with its code.
 func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
     do {
-        return try await body()
+        let result = try await body()
+        // Damaged documents were skipped and named; the exit says so last.
+        if let damaged = DamageLog.shared.failure() { throw damaged }
+        return result
     } catch let f as Failure {
         Terminal.err("error: \(f.description)")
         throw ExitCode(f.status.rawValue)
@@ -69,6 +72,9 @@ func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
             case .io: .ioError
             }
         throw ExitCode(status.rawValue)
+    } catch let d as DamagedDocument {
+        Terminal.err("error: \(d.description); `fprint repair` mends or quarantines it")
+        throw ExitCode(ExitStatus.ioError.rawValue)
     } catch is CancellationError {
         Terminal.err("interrupted: nothing stored")
         throw ExitCode(ExitStatus.interrupted.rawValue)

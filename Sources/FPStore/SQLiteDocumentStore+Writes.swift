@@ -65,7 +65,11 @@ extension SQLiteDocumentStore {
             try Self.validate(body: document.body, of: document.id)
         }
         let pending = concurrentMap(documents) { PendingRevision(id: $0.id, body: $0.body, parent: nil) }
-        return try write { db in
+        return try write { db in try Self.insertPending(db, pending) }
+    }
+
+    /// The rows of new documents, inside the caller's transaction.
+    static func insertPending(_ db: Database, _ pending: [PendingRevision]) throws -> [StoredDocument] {
             try pending.map { p in
                 let seq = try Self.appendChange(db, p)
                 do {
@@ -87,7 +91,6 @@ extension SQLiteDocumentStore {
                 try Self.appendRevision(db, p)
                 return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
             }
-        }
     }
 
     @discardableResult
