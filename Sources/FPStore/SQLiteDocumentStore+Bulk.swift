@@ -45,8 +45,16 @@ extension SQLiteDocumentStore {
             sql += " LIMIT ?"
             arguments += [limit]
         }
-        return try read { db in
-            let heads = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        // The listing index covers every column asked for, so a damaged page
+        // of the table itself does not stop the listing; the table is the fallback.
+        let indexed = sql.replacingOccurrences(of: "FROM documents d WHERE", with: "FROM documents d INDEXED BY documents_list WHERE")
+        return try readPastDamage { db in
+            let heads: [Row]
+            do {
+                heads = try Row.fetchAll(db, sql: indexed, arguments: arguments)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_ERROR {
+                heads = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+            }
             let bodies = try db.cachedStatement(sql: "SELECT body FROM revisions WHERE doc_id = ? AND rev = ?")
             var out = DocumentTexts(documents: [], damaged: [])
             out.documents.reserveCapacity(heads.count)

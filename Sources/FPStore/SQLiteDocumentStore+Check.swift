@@ -20,8 +20,13 @@ extension SQLiteDocumentStore {
     /// is called every few hundred bodies.
     public func check(progress: (Int, Int) -> Void = { _, _ in }) throws -> StoreCheckReport {
         var report = StoreCheckReport()
-        report.sqlite = try integrityCheck()
-        try read { db in
+        do {
+            report.sqlite = try integrityCheck()
+        } catch let error as StoreError {
+            // A badly damaged page can stop SQLite's own check; ours goes on.
+            report.sqlite = ["SQLite's integrity check stopped: \(error.description)"]
+        }
+        try readPastDamage { db in
             report.documents = try Int.fetchOne(db, sql: "SELECT count(*) FROM documents") ?? 0
             report.damaged += try Self.treeProblems(db)
             // Keys first (the primary-key index), then each body by key: a
@@ -108,9 +113,10 @@ extension SQLiteDocumentStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [id, rev, row[1], row[2], row[3], raw ?? .null, reasons[id] ?? "damaged", now])
                 }
+                // Revisions before their document (their key points at it).
+                try db.execute(sql: "DELETE FROM revisions WHERE doc_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM changes WHERE doc_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM documents WHERE id = ?", arguments: [id])
-                try db.execute(sql: "DELETE FROM revisions WHERE doc_id = ?", arguments: [id])
             }
             moved.append(id)
         }

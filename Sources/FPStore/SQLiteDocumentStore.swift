@@ -54,8 +54,7 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
             // code could misread it or break its invariants.
             let version = try writer.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
             if version > Schema.formatVersion {
-                throw StoreError.invalid(
-                    "the database is in format \(version), written by a newer fprint; this fprint reads formats up to \(Schema.formatVersion): update fprint to open it")
+                throw Self.newerFormat(version)
             }
             if try writer.read(migrator.hasBeenSuperseded) {
                 throw StoreError.invalid(
@@ -121,6 +120,23 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
     /// One write transaction: committed when `updates` returns, rolled back when it throws.
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
         try guarded { try writer.write(updates) }
+    }
+
+    /// One read that goes on past damaged pages: the snapshot is ended with
+    /// a rollback, since SQLite refuses to commit a transaction in which a
+    /// statement met a damaged page, even a read-only one.
+    func readPastDamage<T>(_ value: (Database) throws -> T) throws -> T {
+        try guarded {
+            try writer.unsafeRead { db in
+                var result: T?
+                try db.inTransaction(.deferred) {
+                    result = try value(db)
+                    return .rollback
+                }
+                guard let result else { throw StoreError.io("a read ended without its result") }
+                return result
+            }
+        }
     }
 
     /// One read, isolated from concurrent writes.

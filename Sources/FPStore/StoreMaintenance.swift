@@ -81,8 +81,18 @@ extension SQLiteDocumentStore {
         return done
     }
 
+    /// Closes every connection after moving the write-ahead log into the
+    /// file: a pool's last connection to close is a reader, which may not
+    /// checkpoint, so the file alone would miss the latest commits.
     func close() throws {
-        try guarded { try writer.close() }
+        try guarded {
+            if !(writer.configuration.readonly) {
+                try writer.writeWithoutTransaction { db in
+                    if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" { try db.checkpoint(.truncate) }
+                }
+            }
+            try writer.close()
+        }
     }
 
     static func fileBytes(_ path: String) -> Int64 {

@@ -31,6 +31,9 @@ extension SQLiteDocumentStore {
     /// `walOpener` lets a test make WAL fail the way 9p does.
     init(path: String, access: StoreAccess, walOpener: (String) throws -> any DatabaseWriter) throws {
         let exists = FileManager.default.fileExists(atPath: path)
+        if exists, let version = Self.headerFormatVersion(path), version > Schema.formatVersion {
+            throw Self.newerFormat(version)
+        }
         switch access {
         case .readOnly:
             guard exists else { throw StoreError.notFound(id: path) }
@@ -43,20 +46,25 @@ extension SQLiteDocumentStore {
         }
     }
 
+    static func newerFormat(_ version: Int) -> StoreError {
+        .invalid("the database is in format \(version), written by a newer fprint; this fprint reads formats up to \(Schema.formatVersion): update fprint to open it")
+    }
+
     // MARK: - Read-only
 
     static func openReadOnly(_ path: String) throws -> (DatabaseQueue, StoreOpenNote?) {
         var config = makeConfiguration()
         config.readonly = true
-        // On read-only media a WAL database cannot get its shared-memory file:
-        // open it immutable straight away.
-        if !FileSystemInfo.isMountedReadOnly(path) {
+        // SQLite reads a WAL database read-only when its -shm can be made or
+        // already exists; otherwise (read-only media, a folder we may not
+        // write) the file is opened immutable: no locks, the -wal unread.
+        do {
             do {
                 let queue = try DatabaseQueue(path: path, configuration: config)
                 try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
                 return (queue, nil)
             } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_IOERR].contains(error.resultCode) {
-                // A 0444 WAL file, or a folder we may not create `-shm` in: immutable below.
+                // Immutable below.
             } catch {
                 throw StoreError.io("cannot open the database \(path): \(translate(error))")
             }
@@ -125,7 +133,9 @@ extension SQLiteDocumentStore {
         } else {
             do {
                 return (try walOpener(path), nil)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR || error.resultCode == .SQLITE_CANTOPEN {
+            } catch let error as DatabaseError
+                where [.SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode)
+            {
                 reason = "SQLite's write-ahead log failed here (\(error.message ?? "disk I/O error"))"
             } catch {
                 throw StoreError.io("cannot open the database \(path): \(translate(error))")
@@ -142,18 +152,27 @@ extension SQLiteDocumentStore {
     /// converted under an exclusive lock, for which SQLite keeps the WAL
     /// index in process memory instead of the shared-memory file.
     static func openRollbackJournal(_ path: String) throws -> DatabaseQueue {
-        var config = makeConfiguration()
-        config.prepareDatabase { db in
-            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? ""
-            if mode.lowercased() == "wal" {
-                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
-                try db.execute(sql: "PRAGMA journal_mode = DELETE")
-                try db.execute(sql: "PRAGMA locking_mode = NORMAL")
-                // The lock is released at the next access in NORMAL mode.
-                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
-            }
+        var first = Configuration()
+        // Before anything reads the file: a WAL header would otherwise send
+        // SQLite to the shared-memory file that fails here.
+        first.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: "PRAGMA locking_mode = NORMAL")
+            // NORMAL takes effect (the exclusive lock goes) at the next access.
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
         }
-        return try DatabaseQueue(path: path, configuration: config)
+        return try DatabaseQueue(path: path, configuration: makeConfiguration(first))
+    }
+
+    /// `PRAGMA user_version` straight from the file header (bytes 60–63), so
+    /// a newer file is refused before any connection could touch it.
+    static func headerFormatVersion(_ path: String) -> Int? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 100), header.count == 100,
+              header.starts(with: Array("SQLite format 3".utf8) + [0]) else { return nil }
+        return header[60..<64].reduce(0) { $0 << 8 | Int($1) }
     }
 }
 

@@ -44,6 +44,15 @@ enum Damage {
         return range.lowerBound
     }
 
+    /// Overwrites up to 2 KB around `offset`, inside its page and past the
+    /// page's first 4 bytes (an overflow page's next-page pointer): the body's
+    /// bytes change, the file's structure does not.
+    static func scribbleBody(_ path: String, at offset: Int) throws {
+        let page = offset - offset % Schema.newPageSize
+        let start = max(page + 4, offset - 1024)
+        try overwrite(path, at: start, count: min(page + Schema.newPageSize, start + 2048) - start)
+    }
+
     static func overwrite(_ path: String, at offset: Int, count: Int, byte: UInt8 = 0x5A) throws {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seek(toOffset: UInt64(offset))

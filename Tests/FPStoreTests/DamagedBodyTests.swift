@@ -11,8 +11,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let (path, ids) = try Damage.database(in: folder)
         let expected = try SQLiteDocumentStore(path: path).documentTexts(ListQuery())
-        // 4 KB of the 8th document's frame overwritten on disk.
-        try Damage.overwrite(path, at: Damage.offsetOfBody(ids[7], in: path) - 2048, count: 4096)
+        // 2 KB of the 8th document's frame overwritten on disk.
+        try Damage.scribbleBody(path, at: Damage.offsetOfBody(ids[7], in: path))
 
         let store = try SQLiteDocumentStore(path: path, access: .readOnly)
         let read = try store.readDocumentTexts(ListQuery())
@@ -68,7 +68,7 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (path, ids) = try Damage.database(in: folder)
-        try Damage.overwrite(path, at: Damage.offsetOfBody(ids[5], in: path), count: 512)
+        try Damage.scribbleBody(path, at: Damage.offsetOfBody(ids[5], in: path))
         let store = try SQLiteDocumentStore(path: path)
         let report = try store.check()
         #expect(try store.quarantine(report.damaged) == [ids[5]])
@@ -87,7 +87,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let (path, ids) = try Damage.database(in: folder)
         let good = try #require(try SQLiteDocumentStore(path: path).document(id: ids[2], includeDeleted: false))
-        try Damage.overwrite(path, at: Damage.offsetOfBody(ids[2], in: path), count: 512)
+        try Damage.scribbleBody(path, at: Damage.offsetOfBody(ids[2], in: path))
         let store = try SQLiteDocumentStore(path: path)
         #expect(!(try store.check().isSound))
         try store.restoreBody(RevisionContent(id: ids[2], rev: good.rev, deleted: false, body: good.body, history: [good.rev]))

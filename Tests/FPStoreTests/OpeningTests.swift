@@ -36,6 +36,8 @@ import Testing
         #expect(try Damage.shell(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount.path]) == 0)
         defer { _ = try? Damage.shell(["umount", mount.path]) }
         let path = try storeWithOneDocument(mount)
+        // As a copied database arrives: the file alone, no -shm to read through.
+        for suffix in ["-shm", "-wal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         #expect(try Damage.shell(["mount", "-o", "remount,ro", mount.path]) == 0)
         #expect(FileSystemInfo.isMountedReadOnly(path))
         let store = try SQLiteDocumentStore(path: path, access: .readOnly)
@@ -104,6 +106,7 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try storeWithOneDocument(folder)
+        try? FileManager.default.removeItem(atPath: path + "-shm")
         try FileManager.default.createDirectory(atPath: path + "-shm", withIntermediateDirectories: false)
         let store = try SQLiteDocumentStore(path: path, access: .readWrite(createFolders: false))
         #expect(store.openNote != nil)
