@@ -59,15 +59,13 @@ extension SQLiteDocumentStore {
         // already exists; otherwise (read-only media, a folder we may not
         // write) the file is opened immutable: no locks, the -wal unread.
         do {
-            do {
-                let queue = try DatabaseQueue(path: path, configuration: config)
-                try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-                return (queue, nil)
-            } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_IOERR].contains(error.resultCode) {
-                // Immutable below.
-            } catch {
-                throw StoreError.io("cannot open the database \(path): \(translate(error))")
-            }
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return (queue, nil)
+        } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_IOERR].contains(error.resultCode) {
+            // Immutable below.
+        } catch {
+            throw StoreError.io("cannot open the database \(path): \(translate(error))")
         }
         do {
             let queue = try DatabaseQueue(path: immutableURI(path), configuration: config)
