@@ -64,5 +64,5 @@ P9DB="$OUT/on-9p.sqlite"
 "$BIN" measure --db "$P9DB" --map J1NP --x 7 --y 7 --duration 5 --fast --simulate > "$OUT/9p-measure.out" 2> "$OUT/9p-measure.err"
 echo $? > "$OUT/9p-measure.rc"
 "$BIN" list --db "$P9DB" --json > "$OUT/9p-list.json" 2> "$OUT/9p-list.err"; echo $? > "$OUT/9p-list.rc"
-stat -f -c %T "$OUT" > "$OUT/9p-fstype" 2>&1
+awk -v d="$OUT" '$2 == d { print $3 }' /proc/mounts > "$OUT/9p-fstype"
 echo done > "$OUT/guest.done"
