@@ -85,7 +85,7 @@ let package = Package(
         .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore", "FPTransport"]),
 
         .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore"]),
+        .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),

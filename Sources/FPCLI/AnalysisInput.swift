@@ -27,8 +27,15 @@ struct FilterOptions: ParsableArguments {
 
 enum AnalysisInput {
     /// Stored documents matching the filters, in file order (createdAt, then id).
+    /// Damaged ones are named on stderr and left out (`DamageLog`).
     static func documents(_ store: SQLiteDocumentStore, _ filters: FilterOptions) throws -> [DocumentText] {
-        try store.documentTexts(filters.query)
+        try texts(store, filters.query)
+    }
+
+    static func texts(_ store: SQLiteDocumentStore, _ query: ListQuery) throws -> [DocumentText] {
+        let read = try store.readDocumentTexts(query)
+        DamageLog.shared.record(read.damaged)
+        return read.documents
     }
 
     /// The documents as fingerprints; a document eval cannot read is a data error naming it.

@@ -51,7 +51,7 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let store = try Workspace(storeOptions: storeOptions).openStore(.read)
             // A table stops at the newest 100 unless asked: a surveyor wants today's work, fast.
             let shown = limit ?? (json || all ? nil : Self.defaultTableRows)
             let query = ListQuery(
@@ -91,7 +91,7 @@ struct Show: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let store = try Workspace(storeOptions: storeOptions).openStore(.read)
             let fullID = try store.resolve(idPrefix: id)
             guard let stored = try store.document(id: fullID, includeDeleted: false) else {
                 throw StoreError.notFound(id: id)
@@ -131,7 +131,7 @@ struct Delete: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let store = try Workspace(storeOptions: storeOptions).openStore(.write)
             let fullID = try store.resolve(idPrefix: id)
             try store.delete(id: fullID)
             Terminal.err("deleted \(fullID)")
@@ -164,7 +164,7 @@ struct Import: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore()
+            let store = try Workspace(storeOptions: storeOptions).openStore(.write)
             let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
             var summary: [JSONObject] = []
             for file in files {

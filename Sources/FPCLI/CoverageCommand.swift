@@ -32,7 +32,7 @@ struct CoverageCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore()
+            let store = try ws.openStore(.read)
             let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
             guard !fps.isEmpty else { throw Failure("no measurements match the filters", .notFound) }
             let loaded = try ws.loadConfig()

@@ -95,7 +95,7 @@ struct Eval: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore()
+            let store = try ws.openStore(.read)
             let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
             guard fps.count >= 2 else {
                 throw Failure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)

@@ -42,12 +42,13 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore()
+            let store = try ws.openStore(.read)
             let texts = try AnalysisInput.documents(store, filters)
             var docs: [Export.Document] = []
             for t in texts {
                 guard let body = try? CanonicalJSON.parse(t.body) else {
-                    throw Failure("the stored body of document \(t.id) is not valid JSON", .ioError)
+                    DamageLog.shared.record([DamagedDocument(id: t.id, rev: t.rev, reason: "it is not valid JSON")])
+                    continue
                 }
                 docs.append(Export.Document(id: t.id, body: body))
             }

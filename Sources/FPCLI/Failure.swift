@@ -28,9 +28,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .failure: "other failure"
         case .usage: "invalid arguments or settings"
         case .dataError: "invalid input data (config, scenario, environment, import file)"
-        case .notFound: "document, map or scenario not found"
+        case .notFound: "document, map or scenario not found, or no database at the path"
         case .unavailable: "no radio available to record"
-        case .ioError: "database or file could not be read or written"
+        case .ioError: "database or file could not be read or written, or damaged documents were skipped"
         case .gatewayUnreachable: "gateway unreachable (after retries)"
         case .protocolError: "the gateway broke the replication protocol"
         case .authRejected: "token or credentials rejected by the gateway"
@@ -58,7 +58,10 @@ struct Failure: Error, CustomStringConvertible {
 /// Runs a command body, printing any failure as one `error:` line and exiting with its code.
 func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
     do {
-        return try await body()
+        let result = try await body()
+        // Damaged documents were skipped and named; the exit says so last.
+        if let damaged = DamageLog.shared.failure() { throw damaged }
+        return result
     } catch let f as Failure {
         Terminal.err("error: \(f.description)")
         throw ExitCode(f.status.rawValue)
@@ -71,6 +74,9 @@ func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
             case .io: .ioError
             }
         throw ExitCode(status.rawValue)
+    } catch let d as DamagedDocument {
+        Terminal.err("error: \(d.description); `fprint repair` mends or quarantines it")
+        throw ExitCode(ExitStatus.ioError.rawValue)
     } catch is CancellationError {
         Terminal.err("interrupted: nothing stored")
         throw ExitCode(ExitStatus.interrupted.rawValue)

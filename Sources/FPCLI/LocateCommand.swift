@@ -54,7 +54,7 @@ struct Locate: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore()
+            let store = try ws.openStore(.read)
             // The query documents, with their true position when known.
             var queries: [(fp: Fingerprint, truth: Bool, seq: Int?)] = []
             var exclude = Set<String>()
@@ -77,7 +77,7 @@ struct Locate: AsyncParsableCommand {
                 queries.append((fp, true, nil))
                 exclude.insert(fp.id)
             } else if let session {
-                let texts = try store.documentTexts(ListQuery(sessionId: session))
+                let texts = try AnalysisInput.texts(store, ListQuery(sessionId: session))
                 guard !texts.isEmpty else { throw Failure("no documents of walk session \(session)", .notFound) }
                 let seqs = texts.map { (try? CanonicalJSON.parse($0.body))?["seq"]?.intValue.map(Int.init) }
                 let fps = try AnalysisInput.fingerprints(texts)
@@ -89,7 +89,7 @@ struct Locate: AsyncParsableCommand {
             let scale = loaded.appConfig.map(id: level)?.scale ?? .jBuilding
             // The radiomap: the map's other documents, in file order.
             let mapFPs = try AnalysisInput.fingerprints(
-                store.documentTexts(ListQuery(level: level.isEmpty ? nil : level)).filter { !exclude.contains($0.id) })
+                AnalysisInput.texts(store, ListQuery(level: level.isEmpty ? nil : level)).filter { !exclude.contains($0.id) })
             let space = SignalSpace(mapFPs, set: set, options: SignalOptions())
             let locator = try beaconLocator(ws: ws, loaded: loaded, level: level, metersPerUnit: scale.metersPerUnit)
 

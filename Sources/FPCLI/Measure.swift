@@ -64,7 +64,8 @@ struct Measure: AsyncParsableCommand {
             let mapInfo = try ws.map(map, in: loaded)
             let radios = try capture.radios(enabled: settings.radios)
             let seconds = duration ?? settings.measurementSeconds
-            let store = try ws.openStore()  // fail before measuring, not after
+            let store = try ws.openStore(.write)  // fail before measuring, not after
+            try Rescue.preflight(store, ws)
             let plan = StaticMeasurement(level: mapInfo.id, point: MapPoint(x: x, y: y), durationMs: seconds * 1000)
             if let every, let interval = PeriodicSchedule.seconds(every) {
                 guard interval >= seconds else {
@@ -82,7 +83,7 @@ struct Measure: AsyncParsableCommand {
                             let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
                             let doc = try await plan.run(setup) { printer.update($0) }
                             printer.finish()
-                            try Self.store(doc, in: store, json: json)
+                            try Self.store(doc, in: store, ws, json: json)
                             stored.increment()
                         }
                     }
@@ -99,13 +100,13 @@ struct Measure: AsyncParsableCommand {
                 try await plan.run(setup) { printer.update($0) }
             }
             printer.finish()
-            try Self.store(doc, in: store, json: json)
+            try Self.store(doc, in: store, ws, json: json)
         }
     }
 
-    static func store(_ doc: MeasurementDocument, in store: SQLiteDocumentStore, json: Bool) throws {
+    static func store(_ doc: MeasurementDocument, in store: SQLiteDocumentStore, _ ws: Workspace, json: Bool) throws {
             let id = Workspace.newDocumentID()
-            let stored = try store.insert([NewDocument(id: id, body: try JSONValueEncoder().encode(doc))])
+            let stored = try Rescue.insert([NewDocument(id: id, body: try JSONValueEncoder().encode(doc))], into: store, ws)
             if json {
                 for s in stored { Terminal.out(Workspace.documentJSON(s)) }
             } else {

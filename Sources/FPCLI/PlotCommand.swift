@@ -54,7 +54,7 @@ struct Plot: AsyncParsableCommand {
         func run() async throws {
             try await reportingFailures {
                 let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-                let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(), filters))
+                let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
                 guard !fps.isEmpty else { throw Failure("no measurements match the filters", .notFound) }
                 let ids: [String] = transmitter.hasPrefix("BLE:") || transmitter.hasPrefix("WIFI:") ? [transmitter]
                     : [Fingerprint.bleID(transmitter), Fingerprint.wifiID(transmitter), Fingerprint.wifiID(transmitter.uppercased()),
@@ -99,7 +99,7 @@ struct Plot: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingFailures {
-                let store = try Workspace(storeOptions: storeOptions).openStore()
+                let store = try Workspace(storeOptions: storeOptions).openStore(.read)
                 let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
                 let full = fp.id
                 let samples = (radio == "wifi" ? [] : fp.ble) + (radio == "ble" ? [] : fp.wifi)
@@ -145,7 +145,7 @@ struct Plot: AsyncParsableCommand {
         func run() async throws {
             try await reportingFailures {
                 let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-                let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(), filters))
+                let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
                 guard fps.count >= 2 else { throw Failure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
                 let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
                 let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }

@@ -76,7 +76,7 @@ struct Sync: AsyncParsableCommand {
         try await reportingFailures {
             let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
             let url = try client.gatewayURL(workspace)
-            let store = try workspace.openStore()
+            let store = try workspace.openStore(.write)
             let source = TokenSource(paths: workspace.paths, environment: workspace.environment)
             let found = try source.token(explicit: token)
             let credentials: SyncCredentials = found.map { .bearer($0.token) } ?? .none
@@ -104,6 +104,7 @@ struct Sync: AsyncParsableCommand {
             }
             if let pulled { parts.append("\(dryRun ? "would receive" : "received") \(pulled.written) of \(pulled.examined) changed") }
             Terminal.out("\(dryRun ? "dry run: " : "")\(parts.joined(separator: ", ")) — \(remote.displayURL)")
+            DamageLog.shared.record(reports.flatMap(\.damaged))
             let rejected = reports.flatMap(\.rejected)
             for line in rejected.prefix(10) { Terminal.err("refused by the gateway: \(line)") }
             if !dryRun {
@@ -232,7 +233,7 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try workspace.openStore()
+            let store = try workspace.openStore(.read)
             let pending = try store.list(ListQuery(unsyncedOnly: true)).count
             Terminal.out("documents:  \(try store.count())")
             Terminal.out("pending:    \(pending) not yet synced")

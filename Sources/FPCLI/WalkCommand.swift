@@ -41,7 +41,8 @@ struct WalkCommand: AsyncParsableCommand {
                 throw Failure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
             }
             let radios = try capture.radios(enabled: settings.radios)
-            let store = try ws.openStore()
+            let store = try ws.openStore(.write)
+            try Rescue.preflight(store, ws)  // a walk's route is not lost to a store that cannot write
             let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
             let walk = Walk(
                 level: mapInfo.id, scenarioId: scenario.scenarioID, route: route,
@@ -58,7 +59,7 @@ struct WalkCommand: AsyncParsableCommand {
             printer.finish()
             let encoder = JSONValueEncoder()
             let news = try docs.map { NewDocument(id: Workspace.newDocumentID(), body: try encoder.encode($0)) }
-            let stored = try store.insert(news)
+            let stored = try Rescue.insert(news, into: store, ws)
             if json {
                 for s in stored { Terminal.out(Workspace.documentJSON(s)) }
             } else {

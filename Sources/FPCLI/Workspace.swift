@@ -26,12 +26,39 @@ struct Workspace {
     /// `--db`, else `FPRINT_DB`, else the XDG data directory.
     var databasePath: String { storeOptions?.db ?? paths.databasePath }
 
-    func openStore() throws -> SQLiteDocumentStore {
+    enum StoreUse { case read, write }
+
+    /// Whether the database path was chosen (`--db`, `FPRINT_DB`) rather than
+    /// the XDG default: only the default location's folders are created.
+    var databasePathIsExplicit: Bool { storeOptions?.db != nil || environment["FPRINT_DB"].map { !$0.isEmpty } == true }
+
+    /// Opens the store read-only for commands that only read (a read-only
+    /// file or mount works, a mistyped path creates nothing: exit 66), or
+    /// read-write for those that store.
+    func openStore(_ use: StoreUse) throws -> SQLiteDocumentStore {
+        let path = databasePath
+        let store: SQLiteDocumentStore
         do {
-            return try SQLiteDocumentStore(path: databasePath)
+            switch use {
+            case .read:
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw Failure("no database at \(path)" + (databasePathIsExplicit ? "" : " yet: `fprint measure` or `fprint walk` creates it"), .notFound)
+                }
+                store = try SQLiteDocumentStore(path: path, access: .readOnly)
+            case .write:
+                store = try SQLiteDocumentStore(path: path, access: .readWrite(createFolders: !databasePathIsExplicit))
+            }
         } catch let e as StoreError {
-            throw Failure("\(databasePath): \(e.description)", .ioError)
+            switch e {
+            case .notFound: throw Failure("no database at \(path)", .notFound)
+            case .invalid(let why): throw Failure("\(path): \(why)", .ioError)
+            default: throw Failure("\(path): \(e.description)", .ioError)
+            }
         }
+        if case .rollbackJournal(let reason)? = store.openNote {
+            Terminal.err("warning: \(path): \(reason); using a rollback journal instead (one fprint at a time; readers wait while a walk is stored)")
+        }
+        return store
     }
 
     func settingsStore() -> SettingsStore { SettingsStore(path: paths.settingsPath) }

@@ -11,17 +11,32 @@ public struct DocumentText: Sendable, Equatable {
     public var body: String
 }
 
+/// What a bulk read found: every intact document, and the damaged ones by name.
+public struct DocumentTexts: Sendable, Equatable {
+    public var documents: [DocumentText]
+    public var damaged: [DamagedDocument]
+}
+
 extension SQLiteDocumentStore {
     /// Every live document matching `query` (its `limit` included), in fprint's
     /// "file order": oldest `createdAt` first, then id. This is the order
     /// eval breaks neighbour ties in, so it is fixed and documented.
+    /// Throws the first damaged document; `readDocumentTexts` carries on past them.
     public func documentTexts(_ query: ListQuery) throws -> [DocumentText] {
+        let read = try readDocumentTexts(query)
+        if let first = read.damaged.first { throw first }
+        return read.documents
+    }
+
+    /// As `documentTexts`, but a damaged body (bad frame, bad JSON, or a
+    /// damaged database page under it) is listed in `damaged` and skipped:
+    /// one bad document must not cost the user every other one.
+    public func readDocumentTexts(_ query: ListQuery) throws -> DocumentTexts {
         if let limit = query.limit, limit < 0 { throw StoreError.invalid("a limit must not be negative") }
-        var sql = """
-            SELECT d.id, d.rev, d.created_at_ms, r.body
-            FROM documents d JOIN revisions r ON r.doc_id = d.id AND r.rev = d.rev
-            WHERE d.deleted = 0
-            """
+        // Ids first from `documents` and its index, then each body by key: a
+        // damaged page under one body then fails that lookup only, where one
+        // scan of the join would stop at it.
+        var sql = "SELECT id, rev, created_at_ms FROM documents d WHERE d.deleted = 0"
         let filter = Self.listFilter(query, table: "d")
         sql += filter.sql
         var arguments = filter.arguments
@@ -30,17 +45,46 @@ extension SQLiteDocumentStore {
             sql += " LIMIT ?"
             arguments += [limit]
         }
-        return try read { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-            var out: [DocumentText] = []
-            while let row = try rows.next() {
-                let id: String = row[0]
-                guard let body = try StoredBody.text(row[3], of: id) else {
-                    throw StoreError.io("document \(id) has lost the body of its winning revision")
+        // The listing index covers every column asked for, so a damaged page
+        // of the table itself does not stop the listing; the table is the fallback.
+        let indexed = sql.replacingOccurrences(of: "FROM documents d WHERE", with: "FROM documents d INDEXED BY documents_list WHERE")
+        return try readPastDamage { db in
+            let heads: [Row]
+            do {
+                heads = try Row.fetchAll(db, sql: indexed, arguments: arguments)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_ERROR {
+                heads = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+            }
+            let bodies = try db.cachedStatement(sql: "SELECT body FROM revisions WHERE doc_id = ? AND rev = ?")
+            var out = DocumentTexts(documents: [], damaged: [])
+            out.documents.reserveCapacity(heads.count)
+            for head in heads {
+                let id: String = head[0]
+                let rev: String = head[1]
+                do {
+                    let text = try Self.readingDamage(id: id, rev: rev) {
+                        try StoredBody.text(DatabaseValue.fetchOne(bodies, arguments: [id, rev]) ?? .null,
+                                            id: id, rev: rev)
+                    }
+                    guard let text else {
+                        throw DamagedDocument(id: id, rev: rev, reason: "the body of its winning revision is missing")
+                    }
+                    out.documents.append(DocumentText(id: id, rev: rev, createdAtMs: head[2], body: text))
+                } catch let damaged as DamagedDocument {
+                    out.damaged.append(damaged)
                 }
-                out.append(DocumentText(id: id, rev: row[1], createdAtMs: row[2], body: body))
             }
             return out
+        }
+    }
+
+    /// Runs a read of one revision, turning SQLite's "damaged page" errors
+    /// into `DamagedDocument` so that callers can skip this one document.
+    static func readingDamage<T>(id: String, rev: String?, _ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+            throw DamagedDocument(id: id, rev: rev, reason: "a database page under it is damaged (\(error.message ?? "SQLITE_CORRUPT"))")
         }
     }
 }

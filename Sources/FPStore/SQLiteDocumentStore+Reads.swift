@@ -9,7 +9,9 @@ extension SQLiteDocumentStore {
                 FROM documents d JOIN revisions r ON r.doc_id = d.id AND r.rev = d.rev
                 WHERE d.id = ?
                 """)
-            return try Row.fetchOne(statement, arguments: [id]).map(RawDocument.init(row:))
+            return try Self.readingDamage(id: id, rev: nil) {
+                try Row.fetchOne(statement, arguments: [id]).map(RawDocument.init(row:))
+            }
         }
         guard let raw, includeDeleted || !raw.deleted else { return nil }
         // Bodies are parsed outside the read, so the connection is free sooner.
@@ -178,14 +180,14 @@ struct RawDocument {
             throw StoreError.io("document \(id) has a malformed stored revision \(rev)")
         }
         // The winning revision is a leaf, and leaves always keep their body.
-        guard let body = try StoredBody.text(body, of: id) else {
-            throw StoreError.io("document \(id) has lost the body of its revision \(rev)")
+        guard let body = try StoredBody.text(body, id: id, rev: self.rev) else {
+            throw DamagedDocument(id: id, rev: self.rev, reason: "the body of its winning revision is missing")
         }
         let value: JSONValue
         do {
             value = try CanonicalJSON.parse(body)
         } catch {
-            throw StoreError.io("the stored body of document \(id) is not valid JSON: \(error)")
+            throw DamagedDocument(id: id, rev: self.rev, reason: "it is not valid JSON (\(error))")
         }
         return StoredDocument(id: id, rev: rev, body: value, deleted: deleted, seq: seq)
     }

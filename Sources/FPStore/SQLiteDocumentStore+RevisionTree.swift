@@ -101,15 +101,16 @@ extension SQLiteDocumentStore: ReplicableStore {
         do {
             return try text.content()
         } catch {
-            throw StoreError.io("the stored body of \(id) \(rev) is not valid JSON: \(error)")
+            throw DamagedDocument(id: id, rev: rev.description, reason: "it is not valid JSON (\(error))")
         }
     }
 
     public func revisionText(id: String, rev: Revision) throws -> RevisionText? {
         try read { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?
-                """), arguments: [id, rev.description]), let body = try StoredBody.text(row[1], of: id) else { return nil }
+            let statement = try db.cachedStatement(sql: "SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?")
+            guard let row = try Self.readingDamage(id: id, rev: rev.description, {
+                try Row.fetchOne(statement, arguments: [id, rev.description])
+            }), let body = try StoredBody.text(row[1], id: id, rev: rev.description) else { return nil }
             return RevisionText(id: id, rev: rev, deleted: row[0], history: try Self.ancestry(db, id: id, from: rev),
                                 canonicalBody: body)
         }

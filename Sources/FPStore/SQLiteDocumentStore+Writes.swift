@@ -65,28 +65,31 @@ extension SQLiteDocumentStore {
             try Self.validate(body: document.body, of: document.id)
         }
         let pending = concurrentMap(documents) { PendingRevision(id: $0.id, body: $0.body, parent: nil) }
-        return try write { db in
-            try pending.map { p in
-                let seq = try Self.appendChange(db, p)
-                do {
-                    try db.cachedStatement(sql: """
-                        INSERT INTO documents (id, rev, deleted, seq, created_at_ms, created_at, level, mode, x, y,
-                                               session_id, walk_seq, ble_count, wifi_count, cell_count, geo_count)
-                        VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """).execute(arguments: [
-                            p.id, p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt,
-                            p.summary.level, p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId,
-                            p.summary.walkSeq, p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount,
-                            p.summary.geoCount,
-                        ])
-                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
-                    // The id exists (live or deleted), or appears twice in the
-                    // batch: throwing rolls the whole batch back.
-                    throw StoreError.conflict(id: p.id)
-                }
-                try Self.appendRevision(db, p)
-                return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
+        return try write { db in try Self.insertPending(db, pending) }
+    }
+
+    /// The rows of new documents, inside the caller's transaction.
+    static func insertPending(_ db: Database, _ pending: [PendingRevision]) throws -> [StoredDocument] {
+        try pending.map { p in
+            let seq = try Self.appendChange(db, p)
+            do {
+                try db.cachedStatement(sql: """
+                    INSERT INTO documents (id, rev, deleted, seq, created_at_ms, created_at, level, mode, x, y,
+                                           session_id, walk_seq, ble_count, wifi_count, cell_count, geo_count)
+                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [
+                        p.id, p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt,
+                        p.summary.level, p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId,
+                        p.summary.walkSeq, p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount,
+                        p.summary.geoCount,
+                    ])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+                // The id exists (live or deleted), or appears twice in the
+                // batch: throwing rolls the whole batch back.
+                throw StoreError.conflict(id: p.id)
             }
+            try Self.appendRevision(db, p)
+            return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
         }
     }
 

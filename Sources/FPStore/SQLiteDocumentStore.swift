@@ -7,39 +7,30 @@ import GRDB
 /// replication needs.
 ///
 /// A facade in the GRDB "AppDatabase" shape: it owns one `DatabaseWriter`
-/// (a WAL `DatabasePool` for files, an in-memory `DatabaseQueue` for tests),
+/// (a WAL `DatabasePool` for files, a `DatabaseQueue` for read-only opens,
+/// filesystems without shared memory and in-memory tests; `StoreOpening`),
 /// migrates the schema when opened, and runs every public write as one
 /// transaction, so a batch is stored whole or not at all, even when the
 /// process is killed mid-write. GRDB types never leave this module: every
 /// method throws `StoreError` only (database errors become `.io`).
 public struct SQLiteDocumentStore: DocumentStore, Sendable {
     let writer: any DatabaseWriter
+    /// What opening had to settle for (rollback journal, immutable), nil when nothing.
+    public let openNote: StoreOpenNote?
 
-    /// Opens (or creates) the database file at `path` in WAL mode, creating
-    /// missing parent folders. A new file is created readable by its owner only
-    /// (0600): measurements carry device ids and locations.
+    /// Opens (or creates) the database file at `path` for reading and
+    /// writing, creating missing parent folders (the gateway's default).
+    /// Commands choose with `init(path:access:)`.
     public init(path: String) throws {
-        try self.init(path: path, migratingUpTo: nil)
+        try self.init(path: path, access: .readWrite(createFolders: true))
     }
 
     /// `migratingUpTo` stops at an older migration than the latest: tests
     /// build an old-schema database with it and then upgrade it.
     init(path: String, migratingUpTo target: String?) throws {
-        let url = URL(fileURLWithPath: path)
-        do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-            throw StoreError.io("cannot create the folder for the database \(path): \(error.localizedDescription)")
-        }
-        try Self.createPrivateFile(atPath: path)
-        let pool: DatabasePool
-        do {
-            pool = try DatabasePool(path: path, configuration: Self.makeConfiguration())
-        } catch {
-            throw StoreError.io("cannot open the database \(path): \(Self.translate(error))")
-        }
-        try self.init(writer: pool, migratingUpTo: target)
+        try Self.prepareNewFile(path, createFolders: true)
+        let (writer, note) = try Self.openWritable(path, walOpener: Self.openWAL)
+        try self.init(writer: writer, migratingUpTo: target, note: note)
     }
 
     /// A fresh in-memory store with the production configuration and schema.
@@ -51,17 +42,25 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
         }
     }
 
-    /// Wraps an open database and brings its schema up to date.
-    init(writer: any DatabaseWriter, migratingUpTo target: String? = nil) throws {
+    /// Wraps an open database and brings its schema up to date (read-only:
+    /// only checks that this fprint can read it).
+    init(writer: any DatabaseWriter, migratingUpTo target: String? = nil, readOnly: Bool = false,
+         note: StoreOpenNote? = nil) throws {
         self.writer = writer
+        self.openNote = note
         let migrator = Schema.migrator
         try guarded {
-            // A migration this build does not know means a newer fprint wrote
-            // the file; writing with the old code could break its invariants.
+            // A newer fprint wrote the file; reading or writing it with the old
+            // code could misread it or break its invariants.
+            let version = try writer.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
+            if version > Schema.formatVersion {
+                throw Self.newerFormat(version)
+            }
             if try writer.read(migrator.hasBeenSuperseded) {
                 throw StoreError.invalid(
                     "the database was created by a newer version of fprint; update fprint to open it")
             }
+            if readOnly { return }
             if let target {
                 try migrator.migrate(writer, upTo: target)
             } else if try !writer.read(migrator.hasCompletedMigrations) {
@@ -81,12 +80,11 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
         // for the lock instead of failing at once.
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
-            // 64 KB pages instead of 4 KB: bodies are tens to hundreds of
-            // kilobytes, and short overflow-page chains halve SQLite's share of
-            // storing a 223 KB walk document (measured in `make bench`). SQLite
-            // applies it only while the file is still empty (new databases);
-            // older databases keep their page size.
-            try db.execute(sql: "PRAGMA page_size = 65536")
+            // 8 KB pages for new databases (SQLite applies it only to an empty
+            // file). 64 KB pages paid off for plain-text bodies of hundreds of
+            // KB; zstd bodies are ~16 KB, and with 64 KB an empty database took
+            // 1.2 MB (one page per table and index), too much for small media.
+            try db.execute(sql: "PRAGMA page_size = \(Schema.newPageSize)")
             // FULL: every commit is fsynced to the WAL before it returns, so a
             // measurement reported as stored survives even a power loss (a
             // surveyor's laptop running flat mid-walk). NORMAL would already
@@ -105,23 +103,15 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
         return config
     }
 
-    /// Creates the database file empty with mode 0600 unless it exists.
-    /// SQLite gives its -wal and -shm files the mode of the database file.
-    private static func createPrivateFile(atPath path: String) throws {
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            close(fd)
-        } else if errno != EEXIST {
-            throw StoreError.io("cannot create the database \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-
     // MARK: - Error boundary
 
-    /// Runs `work`, turning every error into a `StoreError`.
+    /// Runs `work`, turning every error into a `StoreError`, except a
+    /// `DamagedDocument`, which readers of many documents skip and name.
     func guarded<T>(_ work: () throws -> T) throws -> T {
         do {
             return try work()
+        } catch let damaged as DamagedDocument {
+            throw damaged
         } catch {
             throw Self.translate(error)
         }
@@ -130,6 +120,23 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
     /// One write transaction: committed when `updates` returns, rolled back when it throws.
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
         try guarded { try writer.write(updates) }
+    }
+
+    /// One read that goes on past damaged pages: the snapshot is ended with
+    /// a rollback, since SQLite refuses to commit a transaction in which a
+    /// statement met a damaged page, even a read-only one.
+    func readPastDamage<T>(_ value: (Database) throws -> T) throws -> T {
+        try guarded {
+            try writer.unsafeRead { db in
+                var result: T?
+                try db.inTransaction(.deferred) {
+                    result = try value(db)
+                    return .rollback
+                }
+                guard let result else { throw StoreError.io("a read ended without its result") }
+                return result
+            }
+        }
     }
 
     /// One read, isolated from concurrent writes.

@@ -8,6 +8,11 @@ import GRDB
 /// migrations use literal table and column names, never Swift types, so a
 /// later rename in code cannot change what an old migration does.
 enum Schema {
+    /// `PRAGMA user_version` of the newest format this fprint reads and writes.
+    static let formatVersion = 5
+    /// Page size of new databases; `fprint maintenance` moves smaller ones to it.
+    static let newPageSize = 8192
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         // No `eraseDatabaseOnSchemaChange`, not even in DEBUG: the databases
@@ -130,7 +135,29 @@ enum Schema {
             // older fprint, which would read the frames as text, refuses the
             // file ("created by a newer version of fprint") instead.
         }
-        // Later migrations go here ("v5", …).
+        migrator.registerMigration("v5") { db in
+            // No table changes: `user_version` names the file format, so a
+            // newer file is refused by a check that needs no table of ours.
+            try db.execute(sql: "PRAGMA user_version = 5")
+            // Documents `fprint repair` took out of the live tables because a
+            // revision could not be read and no peer had it: one row per
+            // revision, its raw bytes kept as stored (NULL when even they
+            // could not be read), so nothing is ever thrown away.
+            try db.execute(sql: """
+                CREATE TABLE quarantine (
+                    id             INTEGER PRIMARY KEY,
+                    doc_id         TEXT NOT NULL,
+                    rev            TEXT NOT NULL,
+                    parent_rev     TEXT,
+                    generation     INTEGER,
+                    deleted        INTEGER,
+                    raw_body       BLOB,
+                    reason         TEXT NOT NULL,
+                    quarantined_at TEXT NOT NULL
+                )
+                """)
+        }
+        // Later migrations go here ("v6", …), each raising `formatVersion`.
         return migrator
     }
 }

@@ -33,17 +33,18 @@ enum StoredBody {
     }
 
     /// The canonical text of a stored body; nil for NULL (a superseded revision).
-    static func text(_ value: DatabaseValue, of id: String) throws -> String? {
+    /// A body that cannot be read back throws `DamagedDocument`.
+    static func text(_ value: DatabaseValue, id: String, rev: String?) throws(DamagedDocument) -> String? {
         switch value.storage {
         case .null: return nil
         case .string(let text): return text  // written before v4
-        case .blob(let frame): return try decompress(frame, of: id)
-        case .int64, .double: throw StoreError.io("the stored body of \(id) is not a document")
+        case .blob(let frame): return try decompress(frame, id: id, rev: rev)
+        case .int64, .double: throw DamagedDocument(id: id, rev: rev, reason: "it is a number, not a document")
         }
     }
 
-    static func decompress(_ frame: Data, of id: String) throws -> String {
-        let damaged = StoreError.io("the stored body of \(id) is damaged (it does not decompress)")
+    static func decompress(_ frame: Data, id: String, rev: String?) throws(DamagedDocument) -> String {
+        let damaged = DamagedDocument(id: id, rev: rev, reason: "it does not decompress")
         let declared = frame.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
         // Frames written here always declare their size; the bound guards against a forged one.
         guard declared != ZSTD_CONTENTSIZE_ERROR, declared != ZSTD_CONTENTSIZE_UNKNOWN, declared < 1 << 31 else {

@@ -9,11 +9,11 @@ extension Replicator {
     /// revision of each document it signed. A document edited meanwhile is
     /// skipped: it stays unsigned, the gateway refuses it, and the next sync
     /// signs it.
-    func signUnsigned(_ changes: [ChangeEntry]) throws(SyncError) -> [String: Revision] {
+    func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws(SyncError) -> [String: Revision] {
         guard let userID, !dryRun else { return [:] }
         var updates: [DocumentUpdate] = []
         for entry in changes where !entry.deleted {
-            guard let doc = try storeCall({ try store.document(id: entry.id, includeDeleted: false) }),
+            guard let doc = try storeRead(&damaged, { try store.document(id: entry.id, includeDeleted: false) }),
                   doc.body[Self.ownerKey]?.stringValue == Self.unsigned else { continue }
             var body = doc.body
             body[Self.ownerKey] = .string(userID)
@@ -47,11 +47,16 @@ extension Replicator {
         // Signing gives a document a new revision at the end of the feed. It
         // goes in the batch that signed it; met again there, it is skipped.
         var sentSigned: [String: Revision] = [:]
+        // A damaged document is skipped, named and left unsynced; the
+        // checkpoint stops before it, so every later sync offers it again.
+        var damaged: [DamagedDocument] = []
+        var holdAt: Int64?
         while true {
             let feed = try storeCall { try store.changeFeed(since: since, limit: limits.count) }
             guard let last = feed.last else { break }
             let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
-            let signed = try signUnsigned(unsent)
+            let damagedBefore = damaged.count
+            let signed = try signUnsigned(unsent, damaged: &damaged)
             report.signed += signed.count
             let changes = unsent.map { entry in
                 guard let rev = signed[entry.id] else { return entry }
@@ -72,13 +77,19 @@ extension Replicator {
                     guard let missing = diffObject[change.id]?["missing"]?.arrayValue else { continue }
                     for text in missing.compactMap(\.stringValue) {
                         guard let rev = Revision(text),
-                              let content = try storeCall({ try store.revisionText(id: change.id, rev: rev) }) else { continue }
+                              let content = try storeRead(&damaged, { try store.revisionText(id: change.id, rev: rev) })
+                        else { continue }
                         outgoing.append(content)
                     }
                 }
             }
+            let damagedIDs = Set(damaged[damagedBefore...].map(\.id))
+            if let first = feed.first(where: { damagedIDs.contains($0.id) }), holdAt == nil {
+                holdAt = first.seq - 1
+            }
+            outgoing.removeAll { damagedIDs.contains($0.id) }
             since = last.seq
-            let seq = JSONValue.int(since)
+            let seq = JSONValue.int(holdAt ?? since)
             let checkpointBase = previous
             let examined = report.examined
             let sending = outgoing
@@ -89,7 +100,7 @@ extension Replicator {
                     tally.rejected += rejected.map { "\($0.id): \($0.reason)" }
                     rejectedIDs = Set(rejected.map(\.id))
                     // A document is synced once the gateway has its winner.
-                    let synced = changes.filter { !rejectedIDs.contains($0.id) }.map(\.id)
+                    let synced = changes.filter { !rejectedIDs.contains($0.id) && !damagedIDs.contains($0.id) }.map(\.id)
                     try storeCall { try store.markSynced(ids: synced) }
                 }
                 tally.written += sending.filter { !rejectedIDs.contains($0.id) }.count
@@ -106,8 +117,23 @@ extension Replicator {
         try uploads.wait()
         report.written = tally.written
         report.rejected = tally.rejected
-        report.checkpoint = String(since)
+        report.damaged = damaged
+        report.checkpoint = String(holdAt ?? since)
         return report
+    }
+
+    /// A store read of one document: a damaged one is noted and gives nil.
+    func storeRead<T>(_ damaged: inout [DamagedDocument], _ body: () throws -> T?) throws(SyncError) -> T? {
+        do {
+            return try body()
+        } catch let error as DamagedDocument {
+            if !damaged.contains(error) { damaged.append(error) }
+            return nil
+        } catch let error as StoreError {
+            throw SyncError.store(error.description)
+        } catch {
+            throw SyncError.store("\(error)")
+        }
     }
 
     struct Rejection {

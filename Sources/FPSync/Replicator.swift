@@ -35,6 +35,8 @@ public struct SyncReport: Sendable, Equatable {
     public var rejected: [String] = []
     /// Documents signed with the user's id before the push.
     public var signed: Int = 0
+    /// Push: local documents whose stored body is damaged; skipped, left unsynced.
+    public var damaged: [DamagedDocument] = []
     public var checkpoint: String = ""
 }
 

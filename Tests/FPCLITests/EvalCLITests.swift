@@ -121,6 +121,7 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
     ])
     func badInput(args: [String], status: Int32, message: String) throws {
         let fp = try FprintRunner()
+        try fp.createEmptyDatabase()
         let r = try fp.run(args)
         #expect(r.status == status, "\(r.stderr)")
         #expect(r.stderr.contains(message), "\(r.stderr)")

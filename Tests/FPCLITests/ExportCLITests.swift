@@ -86,6 +86,7 @@ import Testing
 
     @Test func badArguments() throws {
         let fp = try FprintRunner()
+        try fp.createEmptyDatabase()
         let r = try fp.run(["export", "comford"])
         #expect(r.status == 64 && r.stderr.contains("comford writes three files: give --output DIR"))
         let bad = try fp.run(["export", "kml"])

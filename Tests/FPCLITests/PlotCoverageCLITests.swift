@@ -59,6 +59,7 @@ import Testing
     ])
     func badInput(args: [String], status: Int32, message: String) throws {
         let fp = try FprintRunner()
+        try fp.createEmptyDatabase()
         let r = try fp.run(args)
         #expect(r.status == status, "\(r.stderr)")
         #expect(r.stderr.contains(message), "\(r.stderr)")

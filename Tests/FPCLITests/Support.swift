@@ -1,3 +1,4 @@
+import FPStore
 import Foundation
 import Testing
 
@@ -29,6 +30,12 @@ struct FprintRunner {
     }
 
     var db: String { home.appendingPathComponent("test.sqlite").path }
+
+    /// Read commands refuse a database that does not exist (exit 66): tests
+    /// of their other errors start from an empty one.
+    func createEmptyDatabase() throws {
+        _ = try SQLiteDocumentStore(path: db)
+    }
 
     /// The `fprint` executable beside this test bundle (same build folder).
     static func executable() throws -> URL {

@@ -211,6 +211,7 @@ func documentSet(_ path: String) throws -> [String: String] {
         let tokenPath = s.runner.home.appendingPathComponent("config/fprint/token").path
         let mode = try FileManager.default.attributesOfItem(atPath: tokenPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        try s.runner.createEmptyDatabase()
         let status = try s.runner.run(["status"])
         #expect(status.stdout.contains("user carol from the token file"), "\(status.stdout)")
         let wrong = try runWithStdin(s.runner, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "nope\n")

@@ -58,4 +58,11 @@ hciconfig hci0 down
 "$BIN" measure --map J1NP --x 363 --y 701 --duration 20 --fast --ble-source "btsnoop:$OUT/vm.btsnoop" \
     --no-wifi --no-cell --no-location --json > "$OUT/replay.json" 2> "$OUT/replay.err"
 echo $? > "$OUT/replay.rc"
+# Store safety (issue 17): a database on the 9p share itself, where WAL's shared
+# memory fails: fprint must fall back to a rollback journal with one warning.
+P9DB="$OUT/on-9p.sqlite"
+"$BIN" measure --db "$P9DB" --map J1NP --x 7 --y 7 --duration 5 --fast --simulate > "$OUT/9p-measure.out" 2> "$OUT/9p-measure.err"
+echo $? > "$OUT/9p-measure.rc"
+"$BIN" list --db "$P9DB" --json > "$OUT/9p-list.json" 2> "$OUT/9p-list.err"; echo $? > "$OUT/9p-list.rc"
+awk -v d="$OUT" '$2 == d { print $3 }' /proc/mounts > "$OUT/9p-fstype"
 echo done > "$OUT/guest.done"

@@ -32,6 +32,12 @@ fail() {
 [ "$(cat "$OUT/scan.rc")" = 0 ] || fail "scan on hci0 exited $(cat "$OUT/scan.rc"): $(cat "$OUT/scan.err")"
 [ "$(cat "$OUT/exclusive-up.rc")" = 82 ] || fail "--exclusive on an up adapter should exit 82, got $(cat "$OUT/exclusive-up.rc"): $(cat "$OUT/exclusive-up.err")"
 [ "$(cat "$OUT/exclusive.rc")" = 0 ] || fail "--exclusive measure exited $(cat "$OUT/exclusive.rc"): $(cat "$OUT/exclusive.err")"
+[ "$(cat "$OUT/9p-measure.rc")" = 0 ] || fail "measure into a database on the 9p share exited $(cat "$OUT/9p-measure.rc"): $(cat "$OUT/9p-measure.err")"
+[ "$(grep -c '^warning:' "$OUT/9p-measure.err")" = 1 ] && grep -q 'rollback journal' "$OUT/9p-measure.err" \
+    || fail "no single rollback-journal warning on 9p ($(cat "$OUT/9p-fstype")): $(cat "$OUT/9p-measure.err")"
+[ "$(cat "$OUT/9p-list.rc")" = 0 ] && [ "$(grep -c '"id"' "$OUT/9p-list.json")" = 1 ] \
+    || fail "list on the 9p database exited $(cat "$OUT/9p-list.rc"): $(cat "$OUT/9p-list.err")"
+echo "test-vm: 9p share ($(cat "$OUT/9p-fstype")): $(cat "$OUT/9p-measure.err" | grep '^warning:')" >&2
 python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]

@@ -1,0 +1,87 @@
+import FPCore
+import FPStore
+import Foundation
+
+/// A measurement that was recorded but could not be stored is never thrown
+/// away: its documents go to a rescue file that `fprint import` reads back.
+enum Rescue {
+    /// Stores `documents`, or writes them to a rescue file and fails with its
+    /// path and the import line. Before recording, `preflight` has already
+    /// proved the store writable; this covers what still goes wrong (a disk
+    /// that filled during the walk, a file damaged meanwhile).
+    static func insert(_ documents: [NewDocument], into store: SQLiteDocumentStore, _ ws: Workspace) throws
+        -> [StoredDocument]
+    {
+        do {
+            return try store.insert(documents)
+        } catch {
+            let why = (error as? StoreError)?.description ?? "\(error)"
+            let lines = documents.map { doc -> String in
+                var body = doc.body
+                body["_id"] = .string(doc.id)
+                return CanonicalJSON.string(body)
+            }
+            let text = lines.joined(separator: "\n") + "\n"
+            let name = "fprint-rescue-\(ISOTime.fileStamp())-\(getpid()).jsonl"
+            let folders = [ws.paths.dataDirectory, FileManager.default.currentDirectoryPath]
+            for folder in folders {
+                let path = (folder as NSString).appendingPathComponent(name)
+                if writePrivate(path, Data(text.utf8)) {
+                    throw Failure("""
+                        \(ws.databasePath): could not store the measurement (\(why)); \
+                        its \(documents.count) document(s) are saved in \(path). Bring them back with: \
+                        fprint import --db \(shellQuoted(ws.databasePath)) \(shellQuoted(path))
+                        """, .ioError)
+                }
+            }
+            throw Failure("\(ws.databasePath): could not store the measurement (\(why)), and no rescue file could be written in \(folders.joined(separator: " or ")): the measurement is lost", .ioError)
+        }
+    }
+
+    /// Proves the store takes writes before anything is recorded.
+    static func preflight(_ store: SQLiteDocumentStore, _ ws: Workspace) throws {
+        do {
+            try store.checkWritable()
+        } catch let e as StoreError {
+            throw Failure("\(ws.databasePath): the database cannot take a measurement (\(e.description)); nothing was recorded. `fprint check` tells what is wrong", .ioError)
+        }
+    }
+
+    /// A new file with mode 0600 (documents carry device ids and places), fsynced.
+    static func writePrivate(_ path: String, _ data: Data) -> Bool {
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+        guard written, fsync(fd) == 0 else {
+            unlink(path)
+            return false
+        }
+        return true
+    }
+
+    static func shellQuoted(_ text: String) -> String {
+        let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:=@".contains($0) }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+extension ISOTime {
+    /// UTC time for file names: 20261123T114512Z.
+    static func fileStamp(_ date: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+}

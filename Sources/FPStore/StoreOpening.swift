@@ -1,0 +1,211 @@
+import FPCore
+import Foundation
+import GRDB
+
+/// How a database file is opened: read-only for commands that only read
+/// (so a 0444 file or a read-only mount still opens, and a typo never
+/// creates a file), read-write for those that store.
+public enum StoreAccess: Sendable {
+    case readOnly
+    /// `createFolders`: make missing parent folders (the default XDG location
+    /// only: an explicit path in a folder that does not exist is a typo).
+    case readWrite(createFolders: Bool)
+}
+
+/// What opening had to settle for, for the command to say in one line.
+public enum StoreOpenNote: Sendable, Equatable {
+    /// WAL needs shared memory the filesystem lacks (9p, some NFS): a rollback journal is used.
+    case rollbackJournal(reason: String)
+    /// Read-only media: opened immutable (SQLite takes no locks and trusts nobody writes).
+    case immutable
+}
+
+extension SQLiteDocumentStore {
+    /// Opens the database at `path` for `access`. A read-only open never
+    /// creates or changes anything; a missing file is `StoreError.notFound`
+    /// with the path as id.
+    public init(path: String, access: StoreAccess) throws {
+        try self.init(path: path, access: access, walOpener: Self.openWAL)
+    }
+
+    /// `walOpener` lets a test make WAL fail the way 9p does.
+    init(path: String, access: StoreAccess, walOpener: (String) throws -> any DatabaseWriter) throws {
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists, let version = Self.headerFormatVersion(path), version > Schema.formatVersion {
+            throw Self.newerFormat(version)
+        }
+        switch access {
+        case .readOnly:
+            guard exists else { throw StoreError.notFound(id: path) }
+            let (queue, note) = try Self.openReadOnly(path)
+            try self.init(writer: queue, readOnly: true, note: note)
+        case .readWrite(let createFolders):
+            if !exists { try Self.prepareNewFile(path, createFolders: createFolders) }
+            let (writer, note) = try Self.openWritable(path, walOpener: walOpener)
+            try self.init(writer: writer, readOnly: false, note: note)
+        }
+    }
+
+    static func newerFormat(_ version: Int) -> StoreError {
+        .invalid("the database is in format \(version), written by a newer fprint; this fprint reads formats up to \(Schema.formatVersion): update fprint to open it")
+    }
+
+    // MARK: - Read-only
+
+    static func openReadOnly(_ path: String) throws -> (DatabaseQueue, StoreOpenNote?) {
+        var config = makeConfiguration()
+        config.readonly = true
+        // SQLite reads a WAL database read-only when its -shm can be made or
+        // already exists; otherwise (read-only media, a folder we may not
+        // write) the file is opened immutable: no locks, the -wal unread.
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return (queue, nil)
+        } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_IOERR].contains(error.resultCode) {
+            // Immutable below.
+        } catch {
+            throw StoreError.io("cannot open the database \(path): \(translate(error))")
+        }
+        do {
+            let queue = try DatabaseQueue(path: immutableURI(path), configuration: config)
+            try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return (queue, .immutable)
+        } catch {
+            throw StoreError.io("cannot open the database \(path) read-only: \(translate(error))")
+        }
+    }
+
+    /// `file:` URI with `immutable=1` (Debian's SQLite accepts URIs in open).
+    static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let escaped = absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute
+        return "file:\(escaped)?immutable=1"
+    }
+
+    // MARK: - Read-write
+
+    /// A missing file: its folder must exist unless we may create it; the
+    /// file is made empty with mode 0600 (measurements carry device ids and
+    /// locations; SQLite gives `-wal`/`-shm` the mode of the database).
+    static func prepareNewFile(_ path: String, createFolders: Bool) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+            guard createFolders else {
+                throw StoreError.invalid("no folder \(folder.path) for the database \(path): create it first, or check the path")
+            }
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.io("cannot create the folder for the database \(path): \(error.localizedDescription)")
+            }
+        } else if !isDirectory.boolValue {
+            throw StoreError.invalid("\(folder.path) is not a folder, so it cannot hold the database \(path)")
+        }
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            Glibc.close(fd)
+        } else if errno != EEXIST {
+            throw StoreError.io("cannot create the database \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func openWAL(_ path: String) throws -> any DatabaseWriter {
+        let pool = try DatabasePool(path: path, configuration: makeConfiguration())
+        // 9p maps the shared memory only at the first access: touch it now.
+        try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        return pool
+    }
+
+    /// WAL (readers never wait for a walk being stored) where the filesystem
+    /// gives SQLite shared memory; a rollback journal where it does not.
+    static func openWritable(_ path: String, walOpener: (String) throws -> any DatabaseWriter) throws
+        -> (any DatabaseWriter, StoreOpenNote?)
+    {
+        var reason: String
+        if let kind = FileSystemInfo.withoutSharedMemory(path) {
+            reason = "\(kind) gives SQLite no shared memory for its write-ahead log"
+        } else {
+            do {
+                return (try walOpener(path), nil)
+            } catch let error as DatabaseError
+                where [.SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode)
+            {
+                reason = "SQLite's write-ahead log failed here (\(error.message ?? "disk I/O error"))"
+            } catch {
+                throw StoreError.io("cannot open the database \(path): \(translate(error))")
+            }
+        }
+        do {
+            return (try openRollbackJournal(path), .rollbackJournal(reason: reason))
+        } catch {
+            throw StoreError.io("cannot open the database \(path) (\(reason), and a rollback journal failed too): \(translate(error))")
+        }
+    }
+
+    /// One connection with a rollback journal. A file already in WAL mode is
+    /// converted under an exclusive lock, for which SQLite keeps the WAL
+    /// index in process memory instead of the shared-memory file.
+    static func openRollbackJournal(_ path: String) throws -> DatabaseQueue {
+        var first = Configuration()
+        // Before anything reads the file: a WAL header would otherwise send
+        // SQLite to the shared-memory file that fails here.
+        first.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: "PRAGMA locking_mode = NORMAL")
+            // NORMAL takes effect (the exclusive lock goes) at the next access.
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+        }
+        return try DatabaseQueue(path: path, configuration: makeConfiguration(first))
+    }
+
+    /// `PRAGMA user_version` straight from the file header (bytes 60–63), so
+    /// a newer file is refused before any connection could touch it.
+    static func headerFormatVersion(_ path: String) -> Int? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 100), header.count == 100,
+              header.starts(with: Array("SQLite format 3".utf8) + [0]) else { return nil }
+        return header[60..<64].reduce(0) { $0 << 8 | Int($1) }
+    }
+}
+
+/// Facts about the filesystem under a path, from /proc/self/mounts and statvfs(3).
+enum FileSystemInfo {
+    /// Filesystems whose shared memory SQLite's WAL cannot use, by name; nil otherwise.
+    static func withoutSharedMemory(_ path: String) -> String? {
+        switch fileSystemType(URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path) {
+        case "9p": return "this 9p filesystem (a VM's shared folder)"
+        case "nfs", "nfs4": return "this NFS filesystem"
+        case "cifs", "smb3": return "this SMB/CIFS filesystem"
+        default: return nil
+        }
+    }
+
+    /// The type of the mount holding `folder` (longest mount point that is a
+    /// prefix of it), or nil when /proc is not there.
+    static func fileSystemType(_ folder: String) -> String? {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+        let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: folder)) ?? folder
+        var best: (point: String, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3 else { continue }
+            // Spaces in mount points are written as \040.
+            let point = fields[1].replacingOccurrences(of: "\\040", with: " ")
+            let inside = point == "/" || real == point || real.hasPrefix(point + "/")
+            if inside, point.count >= (best?.point.count ?? -1) { best = (point, String(fields[2])) }
+        }
+        return best?.type
+    }
+
+    static func isMountedReadOnly(_ path: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
+    }
+}

@@ -1,0 +1,195 @@
+import FPCore
+import Foundation
+import Testing
+
+@testable import FPStore
+
+/// Overwrites 512 bytes in the middle of `id`'s stored frame on disk.
+func damageBody(of id: String, in path: String) throws {
+    let store = try SQLiteDocumentStore(path: path)
+    let hex = try #require(try store.rawSQL("SELECT hex(body) FROM revisions WHERE doc_id = '\(id)' AND body IS NOT NULL").first?[0] ?? nil)
+    try store.close()
+    var frame: [UInt8] = []
+    var i = hex.startIndex
+    while i < hex.endIndex {
+        let j = hex.index(i, offsetBy: 2)
+        frame.append(UInt8(hex[i..<j], radix: 16)!)
+        i = j
+    }
+    let file = try Data(contentsOf: URL(fileURLWithPath: path))
+    let probe = Data(frame[frame.count / 2..<min(frame.count, frame.count / 2 + 48)])
+    let at = try #require(file.range(of: probe)).lowerBound
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.seek(toOffset: UInt64(at))
+    try handle.write(contentsOf: Data(repeating: 0x5A, count: 512))
+    try handle.close()
+}
+
+/// The binary on damaged, read-only, missing and odd databases (issue 17).
+@Suite(.serialized) struct StoreSafetyCLITests {
+    /// A walk of 47 documents with the 10th damaged; returns its id and every id.
+    func damagedWalk(_ fp: FprintRunner) throws -> (damaged: String, all: [String]) {
+        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "3"])
+        #expect(walk.status == 0, "\(walk.stderr)")
+        #expect(walk.lines.count == 47)
+        try damageBody(of: walk.lines[9], in: fp.db)
+        return (walk.lines[9], walk.lines)
+    }
+
+    @Test func exportAndEvalCarryEveryIntactDocument() throws {
+        let fp = try FprintRunner()
+        let (bad, all) = try damagedWalk(fp)
+        let e = try fp.run(["export", "jsonl"])
+        #expect(e.status == 74)
+        #expect(e.lines.count == 46)
+        let exported = Set(try e.lines.map { try #require(fp.json($0)["_id"] as? String) })
+        #expect(exported == Set(all).subtracting([bad]))
+        #expect(e.stderr.contains("warning: skipped \(bad)"))
+        #expect(e.stderr.contains("1 damaged document(s) left out (\(bad))"))
+
+        let ev = try fp.run(["eval", "--json"])
+        #expect(ev.status == 74, "\(ev.stderr)")
+        let report = try fp.json(ev.stdout)
+        #expect(report["measurements"] as? Int == 46, "\(ev.stdout.prefix(300))")
+        #expect(ev.stderr.contains(bad))
+
+        let check = try fp.run(["check"])
+        #expect(check.status == 74)
+        #expect(check.lines.count == 1 && check.stdout.contains("damaged: \(bad)"))
+        #expect(check.stderr.contains("47 documents"))
+    }
+
+    @Test func syncPushesEveryIntactDocumentAndKeepsTheDamagedOnePending() throws {
+        var fp = try FprintRunner()
+        let gatewayDB = fp.home.appendingPathComponent("gateway.sqlite").path
+        let secret = fp.home.appendingPathComponent("gw-secret").path
+        let token = try fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+        fp.environment["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let gateway = try GatewayProcess(runner: fp, db: gatewayDB, secret: secret)
+        defer { gateway.kill9() }
+        let (bad, all) = try damagedWalk(fp)
+
+        for _ in 0..<2 {  // the second sync offers it again and still refuses to pretend
+            let sync = try fp.run(["sync", "--gateway", gateway.url, "--push-only"])
+            #expect(sync.status == 74, "\(sync.stderr)")
+            #expect(sync.stderr.contains("skipped \(bad)"))
+            #expect(Set(try documentSet(gatewayDB).keys) == Set(all).subtracting([bad]))
+        }
+        let pending = try fp.run(["list", "--unsynced", "--json"])
+        #expect(pending.lines.count == 1 && pending.stdout.contains(bad))
+
+        // Repair cannot fetch what the gateway never had: quarantined; then sync is clean.
+        let repair = try fp.run(["repair", "--gateway", gateway.url])
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stdout.contains("quarantined: \(bad)"))
+        #expect(try fp.run(["check"]).status == 0)
+        let again = try fp.run(["sync", "--gateway", gateway.url])
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
+    @Test func repairFetchesADamagedRevisionTheGatewayHas() throws {
+        var fp = try FprintRunner()
+        let gatewayDB = fp.home.appendingPathComponent("gateway.sqlite").path
+        let secret = fp.home.appendingPathComponent("gw-secret").path
+        let token = try fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+        fp.environment["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let gateway = try GatewayProcess(runner: fp, db: gatewayDB, secret: secret)
+        defer { gateway.kill9() }
+        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "4"])
+        #expect(walk.status == 0)
+        #expect(try fp.run(["sync", "--gateway", gateway.url]).status == 0)
+        let intact = try fp.run(["export", "jsonl"]).stdout
+        try damageBody(of: walk.lines[20], in: fp.db)
+        #expect(try fp.run(["export", "jsonl"]).status == 74)
+
+        let repair = try fp.run(["repair", "--gateway", gateway.url])
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stdout.contains("restored from the gateway: \(walk.lines[20])"))
+        let after = try fp.run(["export", "jsonl"])
+        #expect(after.status == 0)
+        #expect(after.stdout == intact)
+    }
+
+    @Test func readCommandsNeverCreateADatabase() throws {
+        var fp = try FprintRunner()
+        let typo = fp.home.appendingPathComponent("typo.sqlite").path
+        for args in [["list"], ["show", "abc"], ["export", "jsonl"], ["eval"], ["status"], ["check"]] {
+            let r = try fp.run(args + ["--db", typo])
+            #expect(r.status == 66, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("no database at \(typo)"), "\(args): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: typo))
+        // A write command with --db in a folder that does not exist: refused, nothing made.
+        let deep = fp.home.appendingPathComponent("nope/db.sqlite").path
+        let m = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5", "--db", deep])
+        #expect(m.status != 0 && m.stderr.contains("no folder"), "\(m.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fp.home.appendingPathComponent("nope").path))
+        // The default XDG location is made by the first write.
+        fp.environment["FPRINT_DB"] = nil
+        #expect(try fp.run(["list"]).status == 66)
+        let first = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: fp.home.appendingPathComponent("data/fprint/fprint.sqlite").path))
+    }
+
+    @Test func aReadOnlyFileIsReadAndANewerOneRefused() throws {
+        let fp = try FprintRunner()
+        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
+        chmod(fp.db, 0o444)
+        let list = try fp.run(["list", "--json"])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.lines.count == 1)
+        #expect(try fp.run(["export", "jsonl"]).status == 0)
+        chmod(fp.db, 0o644)
+
+        let store = try SQLiteDocumentStore(path: fp.db)
+        _ = try store.rawSQL("PRAGMA user_version = 99")
+        try store.close()
+        for args in [["list"], ["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]] {
+            let r = try fp.run(args)
+            #expect(r.status == 74)
+            #expect(r.stderr.contains("format 99") && r.stderr.contains("up to 5"), "\(r.stderr)")
+        }
+    }
+
+    @Test func aMeasurementThatCannotBeStoredGoesToARescueFile() throws {
+        let fp = try FprintRunner()
+        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
+        // Every insert fails from now on, except the write check's probe (a
+        // disk that fills while the walk is recorded behaves the same).
+        let store = try SQLiteDocumentStore(path: fp.db)
+        _ = try store.rawSQL("""
+            CREATE TRIGGER full BEFORE INSERT ON documents WHEN NEW.id != 'fprint-write-check'
+            BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
+            """)
+        try store.close()
+        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "5"])
+        #expect(walk.status == 74)
+        let match = try #require(walk.stderr.firstMatch(of: /saved in (\S+\.jsonl)\. Bring them back with: (fprint import .+)/))
+        let rescue = String(match.1)
+        #expect(rescue.hasPrefix(fp.home.appendingPathComponent("data/fprint").path))
+        let mode = try FileManager.default.attributesOfItem(atPath: rescue)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try String(contentsOfFile: rescue, encoding: .utf8).split(separator: "\n").count == 47)
+
+        let fixed = try SQLiteDocumentStore(path: fp.db)
+        _ = try fixed.rawSQL("DROP TRIGGER full")
+        try fixed.close()
+        let line = String(match.2).split(separator: " ").map(String.init)
+        let imported = try fp.run(Array(line.dropFirst()))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try fp.run(["list", "--json"]).lines.count == 48)
+    }
+
+    @Test func withoutSharedMemoryOneWarningAndEverythingWorks() throws {
+        let fp = try FprintRunner()
+        // A folder where `-shm` goes: SQLite cannot map it, as on a 9p share.
+        try FileManager.default.createDirectory(atPath: fp.db + "-shm", withIntermediateDirectories: false)
+        let m = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"])
+        #expect(m.status == 0, "\(m.stderr)")
+        let warnings = m.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1 && warnings[0].contains("rollback journal"), "\(m.stderr)")
+        let list = try fp.run(["list", "--json"])
+        #expect(list.status == 0 && list.lines.count == 1)
+    }
+}
