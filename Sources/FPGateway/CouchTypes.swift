@@ -70,6 +70,17 @@ struct CouchError: Error {
                                              reason: "method not allowed here")
     static let readOnly = CouchError.forbidden("viewers may read but not write")
 
+    /// A stored body that cannot be read back (`fprint check`, `fprint repair`).
+    static func damaged(_ damage: DamagedDocument) -> CouchError {
+        .init(status: .internalServerError, error: "damaged", reason: damage.description)
+    }
+
+    /// The error member of a bulk answer's entry for a damaged revision.
+    static func damagedEntry(_ damage: DamagedDocument) -> JSONValue {
+        ["id": .string(damage.id), "rev": damage.rev.map(JSONValue.string) ?? .null, "error": "damaged",
+         "reason": .string(damage.reason)]
+    }
+
     static func from(_ error: StoreError) -> CouchError {
         switch error {
         case .notFound: .notFound()

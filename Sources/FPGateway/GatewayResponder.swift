@@ -73,6 +73,9 @@ struct GatewayResponder: HTTPResponder {
             return (try await handler.handle(request), user)
         } catch let error as StoreError {
             throw CouchError.from(error)
+        } catch let damage as DamagedDocument {
+            handler.authenticator.logger.error("damaged document", metadata: ["detail": .string(damage.description)])
+            throw CouchError.damaged(damage)
         }
     }
 

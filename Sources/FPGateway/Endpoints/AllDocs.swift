@@ -56,10 +56,16 @@ extension CouchHandler {
                 if includeDocs {
                     bytes.removeLast()
                     bytes += Array(#","doc":"#.utf8)
-                    if !row.deleted, let stored = try store.revisionText(id: row.id, rev: row.rev) {
-                        bytes += stored.documentJSON(revisions: false)
-                    } else {
-                        bytes += Array("null".utf8)
+                    do {
+                        if !row.deleted, let stored = try store.revisionText(id: row.id, rev: row.rev) {
+                            bytes += stored.documentJSON(revisions: false)
+                        } else {
+                            bytes += Array("null".utf8)
+                        }
+                    } catch let damage as DamagedDocument {
+                        // Every intact document still goes out; this one says why it cannot.
+                        bytes += Array(#"null,"error":"#.utf8)
+                        CanonicalJSON.write(CouchError.damagedEntry(damage), into: &bytes)
                     }
                     bytes.append(UInt8(ascii: "}"))
                 }

@@ -97,7 +97,15 @@ extension CouchHandler {
         out += Array(#","docs":["#.utf8)
         for (n, rev) in wanted.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            if let stored = try store.revisionText(id: id, rev: rev) {
+            let stored: RevisionText?
+            do {
+                stored = try store.revisionText(id: id, rev: rev)
+            } catch let damage as DamagedDocument {
+                // One unreadable revision costs its own entry, not the answer.
+                CanonicalJSON.write(["error": CouchError.damagedEntry(damage)], into: &out)
+                continue
+            }
+            if let stored {
                 out += Array(#"{"ok":"#.utf8)
                 out += stored.documentJSON(revisions: revs)
                 out.append(UInt8(ascii: "}"))

@@ -101,8 +101,19 @@ extension CouchHandler {
         var row: JSONValue = ["seq": .string(String(entry.seq)), "id": .string(entry.id),
                               "changes": .array(revs.map { ["rev": .string($0.description)] })]
         if entry.deleted { row["deleted"] = true }
+        var stored: RevisionText?
+        if options.includeDocs {
+            do {
+                stored = try store.revisionText(id: entry.id, rev: entry.rev)
+            } catch let damage as DamagedDocument {
+                // The change is still reported; only its body is missing, with why.
+                row["doc"] = .null
+                row["error"] = CouchError.damagedEntry(damage)
+                return CanonicalJSON.bytes(row)
+            }
+        }
         var bytes = CanonicalJSON.bytes(row)
-        if options.includeDocs, let stored = try store.revisionText(id: entry.id, rev: entry.rev) {
+        if let stored {
             // Splice the stored text in as "doc", before the closing brace.
             bytes.removeLast()
             bytes += Array(#","doc":"#.utf8)
