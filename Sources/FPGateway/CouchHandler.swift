@@ -84,6 +84,13 @@ struct CouchHandler: Sendable {
             let id = rest.dropFirst().joined(separator: "/")
             guard !id.isEmpty else { throw CouchError.badRequest("a _local document needs an id") }
             return try local(request, id: id, user: user)
+        case "_design":
+            // CouchDB refuses a member's design document with 403, which
+            // replicators skip; a 404 would end their job.
+            guard method == .get || method == .head else {
+                throw CouchError.forbidden("design documents are not stored by this gateway")
+            }
+            throw CouchError.notFound()
         case let id? where id.hasPrefix("_"):
             throw CouchError.notFound("unknown endpoint \(id)")
         case _:

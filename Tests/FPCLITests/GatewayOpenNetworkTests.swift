@@ -5,11 +5,9 @@ import Testing
 /// `fprint gateway` as an attacker on the same network meets it: the real
 /// binary on loopback, driven by raw sockets, bounded in count and time.
 @Suite(.serialized) struct GatewayOpenNetworkTests {
-    /// A gateway child process, optionally under a lower open-file limit.
+    /// A gateway child process with a token for alice.
     final class Gateway: @unchecked Sendable {
-        let process = Process()
-        let port: Int
-        let log: StderrCollector
+        let server: GatewayProcess
         let runner: FprintRunner
         let token: String
 
@@ -18,40 +16,13 @@ import Testing
             let secret = runner.home.appendingPathComponent("secret").path
             let issued = try runner.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
             token = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            let arguments = ["gateway", "--port", "0", "--db", runner.home.appendingPathComponent("gw.sqlite").path,
-                             "--secret-file", secret] + extra
-            if let openFiles {
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", try FprintRunner.executable().path] + arguments
-            } else {
-                process.executableURL = try FprintRunner.executable()
-                process.arguments = arguments
-            }
-            process.environment = runner.environment
-            process.currentDirectoryURL = runner.home
-            let err = Pipe()
-            process.standardError = err
-            process.standardOutput = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            log = StderrCollector(err.fileHandleForReading)
-            let deadline = Date().addingTimeInterval(30)
-            var found: Int?
-            while found == nil, Date() < deadline, process.isRunning {
-                if let match = log.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//) {
-                    found = Int(match.1)
-                } else {
-                    Thread.sleep(forTimeInterval: 0.05)
-                }
-            }
-            guard let found else {
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                Issue.record("the gateway did not start: \(log.text)")
-                throw CancellationError()
-            }
-            port = found
+            server = try GatewayProcess(runner: runner, db: runner.home.appendingPathComponent("gw.sqlite").path,
+                                        secret: secret, extra: extra, openFiles: openFiles)
         }
 
+        var port: Int { server.port }
+        var process: Process { server.process }
+        var log: StderrCollector { server.stderrLog }
         var pid: Int32 { process.processIdentifier }
 
         func request(_ method: String, _ path: String, headers: [String] = [], body: String = "") throws -> String {
@@ -64,10 +35,6 @@ import Testing
             return connection.readAll(timeout: 15)
         }
 
-        deinit {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
     }
 
     /// Sends `count` bodies of `size` bytes at once; returns each answer.

@@ -61,11 +61,7 @@ func damageBody(of id: String, in path: String) throws {
 
     @Test func syncPushesEveryIntactDocumentAndKeepsTheDamagedOnePending() throws {
         var fp = try FprintRunner()
-        let gatewayDB = fp.home.appendingPathComponent("gateway.sqlite").path
-        let secret = fp.home.appendingPathComponent("gw-secret").path
-        let token = try fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
-        fp.environment["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let gateway = try GatewayProcess(runner: fp, db: gatewayDB, secret: secret)
+        let (gateway, gatewayDB) = try startGatewayForAlice(&fp)
         defer { gateway.kill9() }
         let (bad, all) = try damagedWalk(fp)
 
@@ -89,11 +85,7 @@ func damageBody(of id: String, in path: String) throws {
 
     @Test func repairFetchesADamagedRevisionTheGatewayHas() throws {
         var fp = try FprintRunner()
-        let gatewayDB = fp.home.appendingPathComponent("gateway.sqlite").path
-        let secret = fp.home.appendingPathComponent("gw-secret").path
-        let token = try fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
-        fp.environment["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let gateway = try GatewayProcess(runner: fp, db: gatewayDB, secret: secret)
+        let (gateway, _) = try startGatewayForAlice(&fp)
         defer { gateway.kill9() }
         let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "4"])
         #expect(walk.status == 0)
@@ -192,4 +184,13 @@ func damageBody(of id: String, in path: String) throws {
         let list = try fp.run(["list", "--json"])
         #expect(list.status == 0 && list.lines.count == 1)
     }
+}
+
+/// A gateway child process, with alice's token in the runner's environment.
+private func startGatewayForAlice(_ fp: inout FprintRunner) throws -> (GatewayProcess, String) {
+    let gatewayDB = fp.home.appendingPathComponent("gateway.sqlite").path
+    let secret = fp.home.appendingPathComponent("gw-secret").path
+    let token = try fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+    fp.environment["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    return (try GatewayProcess(runner: fp, db: gatewayDB, secret: secret), gatewayDB)
 }

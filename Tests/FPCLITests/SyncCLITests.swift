@@ -3,8 +3,9 @@ import FPStore
 import Foundation
 import Testing
 
-/// `fprint gateway` as a child process on a free loopback port. Stopped
-/// with SIGKILL: children of the test process inherit a blocked SIGTERM.
+/// `fprint gateway` as a child process on a free loopback port, optionally
+/// under a lower open-file limit. Stopped with SIGKILL (the gateway itself
+/// unblocks SIGTERM, which children of the test process inherit blocked).
 final class GatewayProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
@@ -12,9 +13,15 @@ final class GatewayProcess: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)/fprint" }
 
-    init(runner: FprintRunner, db: String, secret: String, extra: [String] = []) throws {
-        process.executableURL = try FprintRunner.executable()
-        process.arguments = ["gateway", "--port", "0", "--db", db, "--secret-file", secret] + extra
+    init(runner: FprintRunner, db: String, secret: String, extra: [String] = [], openFiles: Int? = nil) throws {
+        let arguments = ["gateway", "--port", "0", "--db", db, "--secret-file", secret] + extra
+        if let openFiles {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", try FprintRunner.executable().path] + arguments
+        } else {
+            process.executableURL = try FprintRunner.executable()
+            process.arguments = arguments
+        }
         process.environment = runner.environment
         process.currentDirectoryURL = runner.home
         let err = Pipe()

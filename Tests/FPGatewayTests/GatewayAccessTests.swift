@@ -127,6 +127,18 @@ import Testing
         }
     }
 
+    /// CouchDB's replicator pushes design documents; a 403 is skipped, a 404 ended the job.
+    @Test func designDocumentsAreRefusedAsCouchDBRefusesAMember() async throws {
+        let f = try GatewayFixture()
+        try await f.app.test(.router) { client in
+            let put = try await client.call(.put, "/fprint/_design/v?new_edits=false", token: f.token("root", admin: true),
+                                            raw: #"{"_rev":"1-cc","views":{},"_revisions":{"start":1,"ids":["cc"]}}"#)
+            #expect(put.status == .forbidden)
+            #expect(put.json["error"] == "forbidden")
+            #expect(try f.store.lastSequence() == 0)
+        }
+    }
+
     @Test func servedConfigPointsAtThePublicURL() async throws {
         let store = try SQLiteDocumentStore.inMemory()
         let authority = TokenAuthority(secret: Data("test-secret-test-secret-test-secret!".utf8))
