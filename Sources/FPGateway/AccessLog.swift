@@ -37,7 +37,7 @@ final class AccessLog: @unchecked Sendable {
         let elapsed = ContinuousClock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var line: JSONValue = [
-            "time": .string(ISO8601DateFormatter().string(from: Date())), "client": .string(entry.client),
+            "time": .string(ISOTime.string(Date())), "client": .string(entry.client),
             "method": .string(entry.method), "path": .string(entry.path), "status": .int(Int64(entry.status)),
             "bytes": .int(Int64(entry.bytes)), "ms": .double((ms * 10).rounded() / 10),
         ]

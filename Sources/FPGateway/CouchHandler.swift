@@ -4,7 +4,8 @@ import Hummingbird
 
 /// The CouchDB endpoints over `ReplicableStore`, one file per family under
 /// `Endpoints/`. The responder has authenticated the request (on its headers)
-/// and read its body; `handle` only dispatches on the path.
+/// and read its body, and turns store errors into CouchDB's; `handle` only
+/// dispatches on the path.
 struct CouchHandler: Sendable {
     let store: any ReplicableStore
     let config: GatewayConfig
@@ -30,11 +31,7 @@ struct CouchHandler: Sendable {
             }
             throw CouchError.notFound("Database does not exist.")
         }
-        do {
-            return try await route(request, Array(segments.dropFirst()), user)
-        } catch let error as StoreError {
-            throw CouchError.from(error)
-        }
+        return try await route(request, Array(segments.dropFirst()), user)
     }
 
     /// Requests that change data; viewers are refused before their body is

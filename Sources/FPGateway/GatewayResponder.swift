@@ -39,7 +39,8 @@ struct GatewayResponder: HTTPResponder {
             let (reply, user) = try await answer(couch, body: request.body)
             entry.user = user?.name
             response = try Self.response(reply, head: isHead, log: accessLog, entry: entry, started: started)
-            if case .stream = reply.base { return response }
+            // A streamed body logs itself once written (its size is known then).
+            if case .stream = reply.base, !isHead { return response }
         } catch let error as CouchError {
             response = Self.errorResponse(error, head: isHead, sessionPath: couch.segments == ["_session"])
         }
