@@ -47,9 +47,10 @@ let package = Package(
         .target(name: "FPSync", dependencies: ["FPCore", "FPNet"]),
         // glibc's malloc.h: the gateway returns large buffers to the kernel.
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
         .target(name: "FPGateway", dependencies: [
-            "FPCore", "CMalloc",
+            "FPCore", "CMalloc", "CZlib",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -95,7 +96,7 @@ let package = Package(
         .testTarget(name: "FPGatewayTests", dependencies: [
             "FPGateway", "FPCore", "FPStore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
-        ]),
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPSyncTests", dependencies: ["FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),

@@ -45,6 +45,7 @@ public enum Export {
         switch v {
         case .string(let s)?: s
         case .int(let i)?: String(i)
+        case .numberText(let text)?: text
         case .double(let d)?: d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d)
         case .bool(let b)?: b ? "true" : "false"
         default: ""

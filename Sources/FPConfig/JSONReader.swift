@@ -23,7 +23,7 @@ struct JSONReader {
         switch value {
         case .null: "null"
         case .bool: "boolean"
-        case .int, .double: "number"
+        case .int, .double, .numberText: "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"
@@ -34,6 +34,7 @@ struct JSONReader {
     static func shown(_ value: JSONValue) -> String {
         switch value {
         case .int(let i): String(i)
+        case .numberText(let text): text
         case .double(let d): d.isFinite ? String(d) : (d.isNaN ? "NaN" : (d > 0 ? "infinity" : "-infinity"))
         case .string(let s): "\"\(s.count > 60 ? String(s.prefix(60)) + "…" : s)\""
         default: typeName(value)

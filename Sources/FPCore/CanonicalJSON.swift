@@ -55,6 +55,7 @@ public enum CanonicalJSON {
         case .bool(let b): out.append(contentsOf: b ? trueBytes : falseBytes)
         case .int(let i): writeInteger(i, into: &out)
         case .double(let d): writeNumber(d, into: &out)
+        case .numberText(let text): out.append(contentsOf: text.utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let a):
             out.append(UInt8(ascii: "["))
@@ -97,6 +98,13 @@ public enum CanonicalJSON {
             }
             for k in stride(from: n - 1, through: 0, by: -1) { out.append(buf[k]) }
         }
+    }
+
+    /// Whether `token` is exactly the text `writeNumber` makes of `d`.
+    static func isCanonicalText(_ token: some Collection<UInt8>, of d: Double) -> Bool {
+        var written: [UInt8] = []
+        writeNumber(d, into: &written)
+        return written.elementsEqual(token)
     }
 
     static func writeNumber(_ d: Double, into out: inout [UInt8]) {

@@ -197,14 +197,19 @@ public enum JSONParser {
                         }
                         i += 5
                         var scalar = Unicode.Scalar(unit)
-                        // A high surrogate pairs with a following \uDC00–\uDFFF; lone halves become U+FFFD.
+                        // A high surrogate pairs with a following \uDC00–\uDFFF.
                         if (0xD800...0xDBFF).contains(unit), i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"),
                             bytes[i + 1] == UInt8(ascii: "u"), let low = hex4(at: i + 2), (0xDC00...0xDFFF).contains(low)
                         {
                             scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
                             i += 6
                         }
-                        out.append(contentsOf: Array(String(Character(scalar ?? "\u{FFFD}")).utf8))
+                        // A lone half has no character: refused, because replacing it
+                        // (U+FFFD) would change a peer's text under its revision id.
+                        guard let scalar else {
+                            throw Failure(offset: i - 6, reason: "\\u\(String(unit, radix: 16)) is half of a surrogate pair with no other half")
+                        }
+                        out.append(contentsOf: Array(String(Character(scalar)).utf8))
                     default:
                         throw Failure(offset: i - 1, reason: "invalid escape sequence in a string")
                     }
@@ -263,6 +268,7 @@ public enum JSONParser {
             if integral && i - digitsStart <= 18 {  // 18 digits always fit Int64
                 var v: Int64 = 0
                 for b in bytes[digitsStart..<i] { v = v * 10 + Int64(b - UInt8(ascii: "0")) }
+                if negative && v == 0 { return .numberText("-0") }  // "0" would change the text
                 return .int(negative ? -v : v)
             }
             let token = String(decoding: bytes[start..<i], as: UTF8.self)
@@ -270,7 +276,8 @@ public enum JSONParser {
             guard let d = Double(token), d.isFinite else {
                 throw Failure(offset: start, reason: "number \(token) is out of range")
             }
-            return .double(d)
+            // Keep the text when writing the value back would not reproduce it.
+            return CanonicalJSON.isCanonicalText(bytes[start..<i], of: d) ? .double(d) : .numberText(token)
         }
 
         mutating func literal(_ word: StaticString) throws(Failure) {

@@ -5,6 +5,12 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     case bool(Bool)
     case int(Int64)
     case double(Double)
+    /// A number kept as the text it arrived in, because writing its value back
+    /// would change that text (`1.0`, `-125.0`, `1.5e-7`, integers beyond
+    /// Int64). A revision received from a peer must go out as it came
+    /// (CouchDB keeps these too). Only the parser makes them; the text is
+    /// always a valid JSON number.
+    case numberText(String)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
@@ -30,6 +36,7 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         switch self {
         case .int(let i): Double(i)
         case .double(let d): d
+        case .numberText(let text): Double(text)
         default: nil
         }
     }
@@ -39,6 +46,7 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         switch self {
         case .int(let i): i
         case .double(let d) where d.rounded() == d && abs(d) < 9.0e15: Int64(d)
+        case .numberText(let text): Int64(text) ?? JSONValue.double(Double(text) ?? .nan).intValue
         default: nil
         }
     }
@@ -64,6 +72,7 @@ extension JSONValue: Codable {
         case .bool(let b): try c.encode(b)
         case .int(let i): try c.encode(i)
         case .double(let d): try c.encode(d)
+        case .numberText(let text): try c.encode(Double(text) ?? 0)  // Codable has no number text
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
         case .object(let o): try c.encode(o)

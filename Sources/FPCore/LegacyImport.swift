@@ -174,6 +174,7 @@ enum LegacyTime {
         switch v {
         case .int(let i): return i > 100_000_000_000 ? i : i * 1000  // epoch ms or epoch s
         case .double(let d): return d > 1e11 ? Int64(d) : Int64(d * 1000)
+        case .numberText: return v.doubleValue.flatMap { milliseconds(.double($0), timeZone: timeZone) }
         case .string(let s):
             if let n = LegacyImport.number(v) { return milliseconds(n, timeZone: timeZone) }
             if let ms = ISOTime.milliseconds(s) { return ms }  // ISO with an offset

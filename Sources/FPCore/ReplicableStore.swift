@@ -28,18 +28,24 @@ public struct RevisionContent: Sendable, Equatable {
     public var id: String
     public var rev: Revision
     public var deleted: Bool
-    /// The body without `_` keys. Empty for tombstones.
+    /// The body without `_` keys other than `_attachments`. A tombstone keeps
+    /// the members it was given (`{"why":…}`), as CouchDB does.
     public var body: JSONValue
     /// The revision's ancestry, newest first, starting with `rev` itself
     /// (CouchDB's `_revisions`). May be pruned: the oldest entry's parent may be unknown.
     public var history: [Revision]
+    /// Bytes of attachments new with this revision, by digest; the body
+    /// holds their stubs (`Attachments.stubbing`).
+    public var attachmentData: [String: [UInt8]]
 
-    public init(id: String, rev: Revision, deleted: Bool, body: JSONValue, history: [Revision]) {
+    public init(id: String, rev: Revision, deleted: Bool, body: JSONValue, history: [Revision],
+                attachmentData: [String: [UInt8]] = [:]) {
         self.id = id
         self.rev = rev
         self.deleted = deleted
         self.body = body
         self.history = history
+        self.attachmentData = attachmentData
     }
 
     /// CouchDB's `_revisions` object: `{"start": N, "ids": [hash…]}`.
@@ -127,6 +133,8 @@ public protocol ReplicableStore: DocumentStore {
     func changeCount(since: Int64) throws -> Int
     /// The last update sequence handed out (0 when empty).
     func lastSequence() throws -> Int64
+    /// How many documents are deleted (CouchDB's `doc_del_count`).
+    func deletedCount() throws -> Int
     /// A random id of this database, made at creation (part of the replication id).
     func databaseUUID() throws -> String
     /// For each document id, the revisions of `revs` this store does not have.
@@ -139,8 +147,13 @@ public protocol ReplicableStore: DocumentStore {
     func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws
     /// A new local edit (`new_edits:true`): `parent` must be the current
     /// winner (nil for a new or deleted document). Returns the new revision.
+    /// `attachmentData` holds the bytes of attachments new in this edit (the
+    /// body holds their stubs).
     @discardableResult
-    func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws -> Revision
+    func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
+              attachmentData: [String: [UInt8]]) throws -> Revision
+    /// The bytes of an attachment of `id` by digest; nil when unknown.
+    func attachmentBytes(id: String, digest: String) throws -> [UInt8]?
     /// One revision with its ancestry; nil if unknown or its body was
     /// discarded (it is no longer a leaf).
     func revision(id: String, rev: Revision) throws -> RevisionContent?
@@ -158,6 +171,12 @@ public protocol ReplicableStore: DocumentStore {
 }
 
 extension ReplicableStore {
+    /// A new local edit without new attachment bytes.
+    @discardableResult
+    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws -> Revision {
+        try edit(id: id, body: body, parent: parent, deleted: deleted, attachmentData: [:])
+    }
+
     /// The leaf revisions of `id` that descend from `rev` (or `rev` itself if
     /// it is a leaf): what `latest=true` asks for.
     public func latestLeaves(id: String, from rev: Revision) throws -> [Revision] {

@@ -70,7 +70,8 @@ struct CouchHandler: Sendable {
             return .json(.created, try await bulkDocs(request.json(), user: user))
         case "_bulk_get":
             guard method == .post else { throw CouchError.methodNotAllowed }
-            return try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"))
+            return try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"),
+                               attachments: request.flag("attachments"))
         case "_all_docs":
             guard method == .get || method == .post else { throw CouchError.methodNotAllowed }
             return try allDocs(request)
@@ -90,13 +91,17 @@ struct CouchHandler: Sendable {
             throw CouchError.notFound()
         case let id? where id.hasPrefix("_"):
             throw CouchError.notFound("unknown endpoint \(id)")
-        case _:
-            return try await document(request, id: rest.joined(separator: "/"), user: user)
+        case let id? where rest.count >= 2:
+            // An id holding "/" arrives as one segment (%2F): more segments name an attachment.
+            return try await attachment(request, id: id, name: rest.dropFirst().joined(separator: "/"), user: user)
+        case let id?:
+            return try await document(request, id: id, user: user)
         }
     }
 
     func databaseInfo() throws -> JSONValue {
-        ["db_name": .string(config.databaseName), "doc_count": .int(Int64(try store.count())), "doc_del_count": 0,
+        ["db_name": .string(config.databaseName), "doc_count": .int(Int64(try store.count())),
+         "doc_del_count": .int(Int64(try store.deletedCount())),
          "update_seq": .string(String(try store.lastSequence())), "purge_seq": "0", "compact_running": false,
          "disk_format_version": 8, "instance_start_time": .string(Self.instanceStartTime),
          "sizes": ["active": 0, "external": 0, "file": 0]]

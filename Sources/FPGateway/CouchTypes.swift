@@ -127,7 +127,8 @@ struct CouchRequest: Sendable {
         do {
             return try CanonicalJSON.parse(body)
         } catch {
-            throw CouchError.badRequest("invalid UTF-8 JSON")
+            // CouchDB's words, then where and what.
+            throw CouchError.badRequest("invalid UTF-8 JSON (\(error))")
         }
     }
 

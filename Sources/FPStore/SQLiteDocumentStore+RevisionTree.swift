@@ -31,6 +31,10 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
+    public func deletedCount() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM documents WHERE deleted = 1") ?? 0 }
+    }
+
     public func revsDiff(_ revs: [String: [Revision]]) throws -> [String: [Revision]] {
         try read { db in
             let statement = try db.cachedStatement(sql: "SELECT 1 FROM revisions WHERE doc_id = ? AND rev = ?")
@@ -67,9 +71,10 @@ extension SQLiteDocumentStore: ReplicableStore {
     }
 
     @discardableResult
-    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws -> Revision {
+    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
+                     attachmentData: [String: [UInt8]]) throws -> Revision {
         try Self.validate(id: id)
-        let stored = deleted ? JSONValue.object([:]) : body
+        let stored = body  // a tombstone keeps what it was given, as in CouchDB
         try Self.validate(body: stored, of: id)
         return try write { db in
             let current = try Self.currentState(db, id: id)
@@ -89,7 +94,8 @@ extension SQLiteDocumentStore: ReplicableStore {
             let base = current.map(\.rev)
             let rev = Revision.next(after: base, body: stored, deleted: deleted)
             let history = [rev] + (try base.map { try Self.ancestry(db, id: id, from: $0) } ?? [])
-            let content = RevisionContent(id: id, rev: rev, deleted: deleted, body: stored, history: history)
+            let content = RevisionContent(id: id, rev: rev, deleted: deleted, body: stored, history: history,
+                                          attachmentData: attachmentData)
             try Self.insertReplicated(db, content, stored: StoredBody.compress(CanonicalJSON.bytes(stored)),
                                       summary: Summary(body: stored), markSynced: false)
             return rev
@@ -167,6 +173,7 @@ extension SQLiteDocumentStore: ReplicableStore {
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM revisions WHERE doc_id = ? AND rev = ?")
         // Already known (a replication retried after a crash): nothing to do.
         if try Bool.fetchOne(exists, arguments: [id, content.rev.description]) != nil { return }
+        try storeAttachments(db, content)
 
         // The change row first: the document row needs its sequence number.
         try db.cachedStatement(sql: "INSERT INTO changes (doc_id, rev) VALUES (?, ?)")

@@ -238,8 +238,10 @@ extension SQLiteDocumentStore {
             throw StoreError.invalid("the body of document \(id) must be a JSON object")
         }
         // `_id`, `_rev`, `_deleted`, … belong to the store and the protocol, not the body.
-        if let key = object.keys.first(where: { $0.hasPrefix("_") }) {
+        // `_attachments` is the one exception: stubs of the bytes kept beside.
+        if let key = object.keys.first(where: { $0.hasPrefix("_") && $0 != "_attachments" }) {
             throw StoreError.invalid("the body of document \(id) must not contain the reserved key \(key)")
         }
+        if let attachments = object["_attachments"] { try validateAttachmentStubs(attachments, of: id) }
     }
 }

@@ -9,7 +9,7 @@ import GRDB
 /// later rename in code cannot change what an old migration does.
 enum Schema {
     /// `PRAGMA user_version` of the newest format this fprint reads and writes.
-    static let formatVersion = 5
+    static let formatVersion = 6
     /// Page size of new databases; `fprint maintenance` moves smaller ones to it.
     static let newPageSize = 8192
 
@@ -157,7 +157,21 @@ enum Schema {
                 )
                 """)
         }
-        // Later migrations go here ("v6", …), each raising `formatVersion`.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: "PRAGMA user_version = 6")
+            // Attachment bytes, once per document and digest: the revisions'
+            // bodies hold stubs naming them (`Attachments`). zstd frames like
+            // bodies, so a damaged one is reported, never handed on.
+            try db.execute(sql: """
+                CREATE TABLE attachments (
+                    doc_id TEXT NOT NULL,
+                    digest TEXT NOT NULL,
+                    data   BLOB NOT NULL,
+                    PRIMARY KEY (doc_id, digest)
+                )
+                """)
+        }
+        // Later migrations go here ("v7", …), each raising `formatVersion`.
         return migrator
     }
 }

@@ -65,6 +65,25 @@ enum StoredBody {
         return text
     }
 
+    /// The bytes of a frame (attachments are bytes, not text).
+    static func decompressBytes(_ frame: Data, id: String, rev: String?, what: String) throws(DamagedDocument) -> [UInt8] {
+        let damaged = DamagedDocument(id: id, rev: rev, reason: "its \(what) does not decompress")
+        let declared = frame.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
+        guard declared != ZSTD_CONTENTSIZE_ERROR, declared != ZSTD_CONTENTSIZE_UNKNOWN, declared < 1 << 31 else {
+            throw damaged
+        }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(declared)) { destination, count in
+            let size = frame.withUnsafeBytes { source in
+                ZSTD_decompress(destination.baseAddress, destination.count, source.baseAddress, source.count)
+            }
+            failed = ZSTD_isError(size) != 0 || size != destination.count
+            count = failed ? 0 : size
+        }
+        if failed { throw damaged }
+        return bytes
+    }
+
     /// Compression contexts are costly to make (hundreds of KB of tables) and
     /// used from several threads at once (`concurrentMap`): a few are kept.
     final class ContextPool: @unchecked Sendable {

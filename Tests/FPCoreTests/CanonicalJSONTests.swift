@@ -23,7 +23,7 @@ import Testing
         let once = CanonicalJSON.string(try CanonicalJSON.parse(text))
         let twice = CanonicalJSON.string(try CanonicalJSON.parse(once))
         #expect(once == twice)
-        #expect(once.contains("1e-05"))
+        #expect(once.contains("1e-5"))  // the text as given: re-encoding would change it
     }
 
     @Test func valueEncoderMatchesFoundationEncoder() throws {

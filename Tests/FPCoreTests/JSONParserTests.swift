@@ -7,15 +7,37 @@ import Testing
         let v = try JSONParser.parse(Array(#"{"i": -42, "d": 2.5, "e": 1e2, "big": 123456789012345678901, "s": "a\"b\\c\/\n\u00e9", "l": [true, false, null]}"#.utf8))
         #expect(v["i"] == .int(-42))
         #expect(v["d"] == .double(2.5))
-        #expect(v["e"] == .double(100))  // an exponent makes a double, as in the canonical form
-        #expect(v["big"] == .double(123456789012345678901))  // beyond Int64
+        // Numbers whose canonical writing would change their text keep it
+        // (a peer's revision must come back as it was sent).
+        #expect(v["e"] == .numberText("1e2"))
+        #expect(v["e"]?.doubleValue == 100)
+        #expect(v["big"] == .numberText("123456789012345678901"))  // beyond Int64
         #expect(v["s"] == .string("a\"b\\c/\né"))
         #expect(v["l"] == [true, false, nil])
     }
 
     @Test func surrogatePairsAndLoneHalves() throws {
         #expect(try JSONParser.parse(Array(#""\ud83d\udce1""#.utf8)) == .string("📡"))
-        #expect(try JSONParser.parse(Array(#""\ud83d x""#.utf8)) == .string("\u{FFFD} x"))
+        // A lone half has no character; replacing it would change the text.
+        for lone in [#""\ud83d x""#, #""\ud800""#, #""\udce1\ud83d""#] {
+            #expect(throws: JSONParseError.self, "\(lone)") { try JSONParser.parse(Array(lone.utf8)) }
+        }
+        do {
+            _ = try JSONParser.parse(Array(#"{"a":"\ud800"}"#.utf8))
+        } catch {
+            #expect(error.description.contains(#"\ud800 is half of a surrogate pair"#), "\(error)")
+        }
+    }
+
+    /// CouchDB 3.5 keeps these texts under a replicated revision
+    /// (couch-transcripts/couchdb-3.5-answers.txt): so must we, byte for byte.
+    @Test func numberTextSurvivesARoundTrip() throws {
+        let sent = #"{"E":2E+3,"big":123456789012345678901234567890,"e":1.5e-7,"f":1.0,"neg":-125.0,"z":-0.0,"zero":-0}"#
+        let value = try JSONParser.parse(Array(sent.utf8))
+        #expect(CanonicalJSON.string(value) == sent)
+        #expect(value["f"]?.doubleValue == 1 && value["neg"]?.intValue == -125 && value["e"]?.doubleValue == 1.5e-7)
+        // Numbers already in canonical form stay plain values.
+        #expect(try JSONParser.parse(Array("[1,2.5,1e-05,-3]".utf8)) == [1, 2.5, .double(1e-05), -3])
     }
 
     @Test func agreesWithFoundationOnARealDocument() throws {

@@ -66,7 +66,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try storeWithOneDocument(folder)
         let store = try SQLiteDocumentStore(path: path)
-        #expect(try store.rawSQL("PRAGMA user_version") == [["5"]])
+        #expect(try store.rawSQL("PRAGMA user_version") == [["6"]])
         _ = try store.rawSQL("PRAGMA user_version = 99")
         try store.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -75,7 +75,7 @@ import Testing
                 _ = try SQLiteDocumentStore(path: path, access: access)
                 Issue.record("a format-99 database was opened")
             } catch let StoreError.invalid(why) {
-                #expect(why.contains("format 99") && why.contains("up to 5"), "\(why)")
+                #expect(why.contains("format 99") && why.contains("up to \(Schema.formatVersion)"), "\(why)")
             }
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)

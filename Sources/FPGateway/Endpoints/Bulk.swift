@@ -34,14 +34,18 @@ extension CouchHandler {
             do {
                 try authorize(user, id: id, body: parts.body, deleted: parts.deleted)
                 if newEdits {
-                    let rev = try store.edit(id: id, body: parts.body, parent: parts.rev, deleted: parts.deleted)
+                    let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: (parts.rev?.generation ?? 0) + 1,
+                                                          replicated: false)
+                    let rev = try store.edit(id: id, body: stubbed.body, parent: parts.rev, deleted: parts.deleted,
+                                             attachmentData: stubbed.data)
                     results.append(["ok": true, "id": .string(id), "rev": .string(rev.description)])
                 } else {
                     guard let rev = parts.rev else { throw CouchError.badRequest("new_edits:false needs _rev") }
                     var history = parts.history ?? [rev]
                     if history.first != rev { history = [rev] }
-                    accepted.append(RevisionContent(id: id, rev: rev, deleted: parts.deleted,
-                                                    body: parts.deleted ? .object([:]) : parts.body, history: history))
+                    let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: rev.generation, replicated: true)
+                    accepted.append(RevisionContent(id: id, rev: rev, deleted: parts.deleted, body: stubbed.body,
+                                                    history: history, attachmentData: stubbed.data))
                 }
             } catch let error as CouchError {
                 results.append(["id": .string(id), "error": .string(error.error), "reason": .string(error.reason)])
@@ -58,7 +62,7 @@ extension CouchHandler {
 
     /// `{"results":[{"id","docs":[{"ok":doc}|{"error":…}]}]}`, streamed: each
     /// revision goes out as stored text, never parsed, one at a time.
-    func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool) throws -> Reply {
+    func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool, attachments: Bool) throws -> Reply {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         let items: [(id: String, rev: String?)] = try docs.map { item in
             guard let id = item["id"]?.stringValue else { throw CouchError.badRequest("every _bulk_get entry needs an id") }
@@ -69,14 +73,15 @@ extension CouchHandler {
             try await out.append(#"{"results":["#)
             for (index, item) in items.enumerated() {
                 if index > 0 { try await out.append(",") }
-                try await out.append(try Self.bulkGetEntry(store, id: item.id, rev: item.rev, revs: revs, latest: latest))
+                try await out.append(try Self.bulkGetEntry(store, id: item.id, rev: item.rev, revs: revs, latest: latest,
+                                                           attachments: attachments))
             }
             try await out.append("]}")
         }
     }
 
     private static func bulkGetEntry(_ store: any ReplicableStore, id: String, rev text: String?, revs: Bool,
-                                     latest: Bool) throws -> [UInt8] {
+                                     latest: Bool, attachments: Bool) throws -> [UInt8] {
         func missing(_ rev: String) -> JSONValue {
             ["error": ["id": .string(id), "rev": .string(rev), "error": "not_found", "reason": "missing"]]
         }
@@ -97,9 +102,11 @@ extension CouchHandler {
         out += Array(#","docs":["#.utf8)
         for (n, rev) in wanted.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            let stored: RevisionText?
+            let stored: [UInt8]?
             do {
-                stored = try store.revisionText(id: id, rev: rev)
+                stored = try store.revisionText(id: id, rev: rev).map {
+                    try documentBytes(store, $0, revs: revs, attachments: attachments)
+                }
             } catch let damage as DamagedDocument {
                 // One unreadable revision costs its own entry, not the answer.
                 CanonicalJSON.write(["error": CouchError.damagedEntry(damage)], into: &out)
@@ -107,7 +114,7 @@ extension CouchHandler {
             }
             if let stored {
                 out += Array(#"{"ok":"#.utf8)
-                out += stored.documentJSON(revisions: revs)
+                out += stored
                 out.append(UInt8(ascii: "}"))
             } else {
                 CanonicalJSON.write(missing(rev.description), into: &out)

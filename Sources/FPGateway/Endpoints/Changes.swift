@@ -14,8 +14,8 @@ extension CouchHandler {
         var includeDocs = false
         var timeout: Duration
         var heartbeat: Duration?
-        /// `filter=_doc_ids`: only these documents.
-        var docIDs: Set<String>?
+        /// `filter=_doc_ids` or `filter=_selector`.
+        var filter: ChangesFilter?
     }
 
     func changes(_ request: CouchRequest) async throws -> Reply {
@@ -91,9 +91,24 @@ extension CouchHandler {
         }
     }
 
+    /// The changes after `since` that pass the filter, read a page at a time
+    /// so a filtered feed never holds the whole database.
     private func changeEntries(since: Int64, _ options: ChangesOptions) throws -> [ChangeEntry] {
-        guard let ids = options.docIDs else { return try store.changeFeed(since: since, limit: options.limit) }
-        return Array(try store.changeFeed(since: since, limit: Int.max).filter { ids.contains($0.id) }.prefix(options.limit))
+        guard let filter = options.filter else { return try store.changeFeed(since: since, limit: options.limit) }
+        var found: [ChangeEntry] = []
+        var after = since
+        while found.count < options.limit {
+            let page = try store.changeFeed(since: after, limit: 500)
+            for entry in page where found.count < options.limit {
+                let admitted = try filter.admits(entry) {
+                    try store.revision(id: entry.id, rev: entry.rev)?.body
+                }
+                if admitted { found.append(entry) }
+            }
+            guard let last = page.last, page.count == 500 else { break }
+            after = last.seq
+        }
+        return found
     }
 
     private static func changeRow(_ entry: ChangeEntry, _ options: ChangesOptions, _ store: any ReplicableStore) throws -> [UInt8] {
@@ -126,11 +141,13 @@ extension CouchHandler {
     func changesOptions(_ request: CouchRequest) throws -> ChangesOptions {
         var query = request.query
         var docIDs: [String]?
+        var selector: JSONValue?
         if request.method == .post, !request.body.isEmpty, let body = try? request.json().objectValue {
             for (k, v) in body {
                 if let s = v.stringValue { query[k] = s } else if let i = v.intValue { query[k] = String(i) }
             }
             docIDs = body["doc_ids"]?.arrayValue?.compactMap(\.stringValue)
+            selector = body["selector"]
         }
         var options = ChangesOptions(timeout: config.maxLongpoll)
         if let text = query["feed"] {
@@ -158,10 +175,13 @@ extension CouchHandler {
                 docIDs = list.compactMap(\.stringValue)
             }
             guard let docIDs else { throw CouchError.badRequest("filter=_doc_ids needs doc_ids") }
-            options.docIDs = Set(docIDs)
+            options.filter = .docIDs(Set(docIDs))
+        case "_selector":
+            guard let selector else { throw CouchError.badRequest("filter=_selector needs a POST body with a selector") }
+            options.filter = .selector(try EqualitySelector(selector))
         case let other?:
             // Never a silent full feed for a filter this gateway cannot apply.
-            throw CouchError.badRequest("filter \(other) is not supported here (only _doc_ids)")
+            throw CouchError.badRequest("filter \(other) is not supported here (only _doc_ids and _selector)")
         }
         return options
     }

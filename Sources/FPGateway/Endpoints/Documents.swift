@@ -7,22 +7,29 @@ extension CouchHandler {
     func document(_ request: CouchRequest, id: String, user: GatewayUser) async throws -> Reply {
         switch request.method {
         case .get:
-            return .json(.ok, try getDocument(request, id: id))
+            return try getDocument(request, id: id)
         case .put:
-            let parts = try Self.split(try request.json())
+            let isMultipart = request.headers[.contentType]?.lowercased().hasPrefix("multipart/related") == true
+            let (doc, followed) = isMultipart ? try multipartDocument(request) : (try request.json(), [:])
+            let parts = try Self.split(doc)
             if let bodyID = parts.id, bodyID != id { throw CouchError.badRequest("the _id in the body does not match the URL") }
             try authorize(user, id: id, body: parts.body, deleted: parts.deleted)
             let rev: Revision
             if request.query["new_edits"] == "false" {
                 guard let given = parts.rev else { throw CouchError.badRequest("new_edits=false needs _rev") }
                 let history = parts.history.flatMap { $0.first == given ? $0 : nil } ?? [given]
-                try store.putReplicated([RevisionContent(id: id, rev: given, deleted: parts.deleted,
-                                                         body: parts.deleted ? .object([:]) : parts.body, history: history)],
+                let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: given.generation, replicated: true,
+                                                      followed: followed)
+                try store.putReplicated([RevisionContent(id: id, rev: given, deleted: parts.deleted, body: stubbed.body,
+                                                         history: history, attachmentData: stubbed.data)],
                                         markSynced: false)
                 rev = given
             } else {
                 let parent = parts.rev ?? request.query["rev"].flatMap(Revision.init)
-                rev = try store.edit(id: id, body: parts.body, parent: parent, deleted: parts.deleted)
+                let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: (parent?.generation ?? 0) + 1,
+                                                      replicated: false, followed: followed)
+                rev = try store.edit(id: id, body: stubbed.body, parent: parent, deleted: parts.deleted,
+                                     attachmentData: stubbed.data)
             }
             await notifier.poke()
             return .json(.created, ["ok": true, "id": .string(id), "rev": .string(rev.description)])
@@ -58,7 +65,8 @@ extension CouchHandler {
         }
     }
 
-    /// Splits a posted document into id, revision, flags and the plain body.
+    /// Splits a posted document into id, revision, flags and the plain body
+    /// (which keeps `_attachments`).
     static func split(_ doc: JSONValue) throws -> (id: String?, rev: Revision?, deleted: Bool, history: [Revision]?, body: JSONValue) {
         guard var object = doc.objectValue else { throw CouchError.badRequest("Document must be a JSON object") }
         let id = object["_id"]?.stringValue
@@ -70,7 +78,7 @@ extension CouchHandler {
         let deleted = object["_deleted"]?.boolValue ?? false
         let history = RevisionContent.history(fromRevisions: object["_revisions"])
         if object["_revisions"] != nil, history == nil { throw CouchError.badRequest("invalid _revisions") }
-        for key in object.keys where key.hasPrefix("_") { object[key] = nil }
+        for key in object.keys where key.hasPrefix("_") && key != "_attachments" { object[key] = nil }
         return (id, rev, deleted, history, .object(object))
     }
 
@@ -83,11 +91,11 @@ extension CouchHandler {
         return .object(object)
     }
 
-    func getDocument(_ request: CouchRequest, id: String) throws -> JSONValue {
+    func getDocument(_ request: CouchRequest, id: String) throws -> Reply {
         let revs = request.flag("revs")
         let latest = request.flag("latest")
         if let openRevs = request.query["open_revs"] {
-            return try openRevisions(openRevs, id: id, revs: revs, latest: latest)
+            return try openRevisions(request, openRevs, id: id, revs: revs, latest: latest)
         }
         let content: RevisionContent?
         if let text = request.query["rev"] {
@@ -99,17 +107,26 @@ extension CouchHandler {
             if winner.deleted { throw CouchError.notFound("deleted") }
             content = try store.revision(id: id, rev: winner.rev)
         }
-        guard let content else { throw CouchError.notFound() }
+        guard var content else { throw CouchError.notFound() }
+        if request.flag("attachments") {
+            content.body = try Attachments.inlined(content.body, since: Self.attachmentsSince(request)) { digest in
+                guard let bytes = try store.attachmentBytes(id: id, digest: digest) else {
+                    throw DamagedDocument(id: id, rev: content.rev.description, reason: "attachment \(digest) is missing")
+                }
+                return bytes
+            }
+        }
         var json = Self.documentJSON(content, revs: revs)
         if request.flag("conflicts") {
             let conflicts = try store.conflicts(id: id)
             if !conflicts.isEmpty { json["_conflicts"] = .array(conflicts.map { .string($0.description) }) }
         }
-        return json
+        return .json(.ok, json)
     }
 
-    /// `?open_revs=all|[…]`: the `_bulk_get` fallback peers use.
-    func openRevisions(_ openRevs: String, id: String, revs: Bool, latest: Bool) throws -> JSONValue {
+    /// `?open_revs=all|[…]`: the `_bulk_get` fallback peers use. CouchDB's
+    /// replicator asks for `multipart/mixed` (one JSON part per revision).
+    func openRevisions(_ request: CouchRequest, _ openRevs: String, id: String, revs: Bool, latest: Bool) throws -> Reply {
         var wanted: [Revision] = []
         var unknown: [String] = []
         if openRevs == "all" {
@@ -126,15 +143,30 @@ extension CouchHandler {
                 wanted += found
             }
         }
-        var answer: [JSONValue] = []
+        let attachments = request.flag("attachments")
+        let since = Self.attachmentsSince(request)
+        var entries: [(ok: Bool, json: [UInt8])] = []
         for rev in wanted {
-            if let content = try store.revision(id: id, rev: rev) {
-                answer.append(["ok": Self.documentJSON(content, revs: revs)])
+            if let stored = try store.revisionText(id: id, rev: rev) {
+                entries.append((true, try Self.documentBytes(store, stored, revs: revs, attachments: attachments, since: since)))
             } else {
-                answer.append(["missing": .string(rev.description)])
+                entries.append((false, CanonicalJSON.bytes(["missing": .string(rev.description)])))
             }
         }
-        answer += unknown.map { ["missing": .string($0)] }
-        return .array(answer)
+        entries += unknown.map { (false, CanonicalJSON.bytes(["missing": .string($0)])) }
+        if request.headers[.accept]?.contains("multipart/mixed") == true {
+            let boundary = Multipart.newBoundary()
+            var out: [UInt8] = []
+            for entry in entries { out += Multipart.jsonPart(entry.json, boundary: boundary) }
+            out += Multipart.closing(boundary)
+            return .file(Data(out), contentType: "multipart/mixed; boundary=\"\(boundary)\"")
+        }
+        var out = Array("[".utf8)
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += entry.ok ? Array(#"{"ok":"#.utf8) + entry.json + [UInt8(ascii: "}")] : entry.json
+        }
+        out.append(UInt8(ascii: "]"))
+        return .jsonText(.ok, out)
     }
 }

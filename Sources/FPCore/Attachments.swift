@@ -1,0 +1,119 @@
+import Crypto
+import Foundation
+
+/// Attachments as CouchDB carries them in a document's `_attachments`: with
+/// their bytes inline (`"data"`, base64) on the way in and, when asked, on
+/// the way out; as stubs (`"stub": true`, `digest`, `length`, `revpos`) in a
+/// stored body. The bytes are kept beside the body, once per document and
+/// digest, so a new revision that keeps an attachment costs nothing.
+public enum Attachments {
+    /// CouchDB's digest: `md5-` and the base64 of the MD5 of the bytes.
+    public static func digest(of bytes: [UInt8]) -> String {
+        "md5-" + Data(Insecure.MD5.hash(data: bytes)).base64EncodedString()
+    }
+
+    /// A body whose inline attachments became stubs, and their bytes by digest.
+    public struct Stubbed: Sendable, Equatable {
+        public var body: JSONValue
+        public var data: [String: [UInt8]]
+    }
+
+    /// Turns every inline attachment of `body` into a stub. `revpos` goes to
+    /// attachments that do not name one (new in this revision). `followed`
+    /// holds the bytes of entries marked `"follows": true` (multipart bodies)
+    /// by name. A revision made elsewhere (`keepDigests`) keeps the digests
+    /// its peer gave: CouchDB's digest of a gzip-encoded attachment is that of
+    /// the encoded bytes, and the stub must come back as it was sent. Stubs
+    /// are kept as they are; whether their bytes are known is the store's check.
+    public static func stubbing(_ body: JSONValue, revpos: Int, keepDigests: Bool,
+                                followed: [String: [UInt8]] = [:]) throws(AttachmentError) -> Stubbed {
+        guard let all = body["_attachments"] else { return Stubbed(body: body, data: [:]) }
+        guard let entries = all.objectValue else { throw AttachmentError(name: nil, "`_attachments` must be an object") }
+        var stubs = JSONObject()
+        var data: [String: [UInt8]] = [:]
+        for (name, entry) in entries {
+            guard let object = entry.objectValue else { throw AttachmentError(name: name, "must be an object") }
+            if object["stub"]?.boolValue == true {
+                guard object["digest"]?.stringValue != nil else { throw AttachmentError(name: name, "is a stub without a digest") }
+                stubs[name] = entry
+                continue
+            }
+            let bytes: [UInt8]
+            if object["follows"]?.boolValue == true {
+                guard let part = followed[name] else {
+                    throw AttachmentError(name: name, "says its bytes follow, but no part of the body carried them")
+                }
+                bytes = part
+            } else {
+                guard let base64 = object["data"]?.stringValue else {
+                    throw AttachmentError(name: name, "needs either inline `data` or `\"stub\": true`")
+                }
+                guard let decoded = Data(base64Encoded: base64) else { throw AttachmentError(name: name, "has data that is not base64") }
+                bytes = [UInt8](decoded)
+            }
+            if let declared = object["length"]?.intValue, declared != bytes.count {
+                throw AttachmentError(name: name, "declares \(declared) bytes but carries \(bytes.count)")
+            }
+            let given = keepDigests ? object["digest"]?.stringValue : nil
+            let digest = given ?? Self.digest(of: bytes)
+            data[digest] = bytes
+            stubs[name] = stub(contentType: object["content_type"]?.stringValue, digest: digest, length: bytes.count,
+                               revpos: object["revpos"]?.intValue.flatMap { $0 > 0 ? Int($0) : nil } ?? revpos)
+        }
+        var stubbed = body
+        stubbed["_attachments"] = .object(stubs)
+        return Stubbed(body: stubbed, data: data)
+    }
+
+    public static func stub(contentType: String?, digest: String, length: Int, revpos: Int) -> JSONValue {
+        ["content_type": .string(contentType ?? "application/octet-stream"), "digest": .string(digest),
+         "length": .int(Int64(length)), "revpos": .int(Int64(revpos)), "stub": true]
+    }
+
+    /// The stubs of a stored body: name, digest, content type.
+    public static func stubs(of body: JSONValue) -> [(name: String, digest: String, contentType: String)] {
+        guard let entries = body["_attachments"]?.objectValue else { return [] }
+        return entries.compactMap { member in
+            guard let digest = member.value["digest"]?.stringValue else { return nil }
+            return (member.key, digest, member.value["content_type"]?.stringValue ?? "application/octet-stream")
+        }
+    }
+
+    /// The body with the bytes of its stubs inline, as `attachments=true`
+    /// answers: `data` instead of `stub` and `length`. Stubs with a `revpos`
+    /// at or below `since` (the newest revision the asker has, `atts_since`)
+    /// stay stubs. `bytes` finds the bytes of a digest.
+    public static func inlined(_ body: JSONValue, since: Int? = nil,
+                               bytes: (String) throws -> [UInt8]) rethrows -> JSONValue {
+        guard let entries = body["_attachments"]?.objectValue else { return body }
+        var inline = JSONObject()
+        for (name, entry) in entries {
+            guard var object = entry.objectValue, let digest = object["digest"]?.stringValue else {
+                inline[name] = entry
+                continue
+            }
+            if let since, let revpos = object["revpos"]?.intValue, revpos <= since {
+                inline[name] = entry
+                continue
+            }
+            object["stub"] = nil
+            object["length"] = nil
+            object["data"] = .string(Data(try bytes(digest)).base64EncodedString())
+            inline[name] = .object(object)
+        }
+        var out = body
+        out["_attachments"] = .object(inline)
+        return out
+    }
+}
+
+/// An attachment that cannot be taken as given; the gateway answers 400.
+public struct AttachmentError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var name: String?
+    public var reason: String
+    public init(name: String?, _ reason: String) {
+        self.name = name
+        self.reason = reason
+    }
+    public var description: String { name.map { "attachment \($0) \(reason)" } ?? reason }
+}

@@ -1,0 +1,40 @@
+import FPCore
+import Foundation
+import GRDB
+
+/// Attachment bytes beside the revision bodies (table `attachments`, v6):
+/// bodies hold stubs, this table the bytes, once per document and digest.
+extension SQLiteDocumentStore {
+    public func attachmentBytes(id: String, digest: String) throws -> [UInt8]? {
+        try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT data FROM attachments WHERE doc_id = ? AND digest = ?")
+            guard let frame = try Data.fetchOne(statement, arguments: [id, digest]) else { return nil }
+            return try StoredBody.decompressBytes(frame, id: id, rev: nil, what: "attachment \(digest)")
+        }
+    }
+
+    /// Every stub of a body to be stored must be an object with a digest.
+    static func validateAttachmentStubs(_ attachments: JSONValue, of id: String) throws {
+        guard let entries = attachments.objectValue else {
+            throw StoreError.invalid("the _attachments of document \(id) must be an object")
+        }
+        for (name, entry) in entries where entry["stub"]?.boolValue != true || entry["digest"]?.stringValue == nil {
+            throw StoreError.invalid("attachment \(name) of document \(id) must be stored as a stub with a digest")
+        }
+    }
+
+    /// Stores the bytes new with `content`, then checks that every stub of its
+    /// body names bytes this store has: a revision never points at nothing.
+    static func storeAttachments(_ db: Database, _ content: RevisionContent) throws {
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attachments (doc_id, digest, data) VALUES (?, ?, ?)")
+        for (digest, bytes) in content.attachmentData {
+            try insert.execute(arguments: [content.id, digest, StoredBody.compress(bytes)])
+        }
+        let known = try db.cachedStatement(sql: "SELECT 1 FROM attachments WHERE doc_id = ? AND digest = ?")
+        for stub in Attachments.stubs(of: content.body)
+        where try Bool.fetchOne(known, arguments: [content.id, stub.digest]) == nil {
+            throw StoreError.invalid(
+                "attachment \(stub.name) of document \(content.id) is a stub of bytes this store does not have (\(stub.digest))")
+        }
+    }
+}
