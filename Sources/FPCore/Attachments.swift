@@ -117,3 +117,29 @@ public struct AttachmentError: Error, Equatable, CustomStringConvertible, Sendab
     }
     public var description: String { name.map { "attachment \($0) \(reason)" } ?? reason }
 }
+
+extension ReplicableStore {
+    /// The revision with the bytes of its attachments inline (`data` for
+    /// `stub`), for a peer that lacks them: what a push and `attachments=true`
+    /// send. Attachments up to revpos `since` stay stubs. Bytes that cannot
+    /// be found make the revision damaged, never sent without them.
+    public func inliningAttachments(_ stored: RevisionText, since: Int? = nil) throws -> RevisionText {
+        guard stored.canonicalBody.contains("\"_attachments\":") else { return stored }
+        let rev = stored.rev.description
+        let body: JSONValue
+        do {
+            body = try CanonicalJSON.parse(stored.canonicalBody)
+        } catch {
+            throw DamagedDocument(id: stored.id, rev: rev, reason: "it is not valid JSON (\(error))")
+        }
+        let inline = try Attachments.inlined(body, since: since) { digest in
+            guard let bytes = try attachmentBytes(id: stored.id, digest: digest) else {
+                throw DamagedDocument(id: stored.id, rev: rev, reason: "the bytes of attachment \(digest) are missing")
+            }
+            return bytes
+        }
+        var out = stored
+        out.canonicalBody = CanonicalJSON.string(inline)
+        return out
+    }
+}

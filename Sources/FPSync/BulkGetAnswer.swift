@@ -48,8 +48,11 @@ public enum BulkGetAnswer {
         throw SyncError.protocolError("_bulk_get: an entry that is neither ok, error nor missing")
     }
 
-    /// A document as JSON (with `_id`, `_rev`, `_revisions`, `_deleted`) → a revision with history.
-    public static func content(of doc: JSONValue) throws(SyncError) -> RevisionContent {
+    /// A document as JSON (with `_id`, `_rev`, `_revisions`, `_deleted`) → a
+    /// revision with history. Inline attachments become stubs and bytes
+    /// (`followed`: bytes of `"follows": true` entries, by name); a tombstone
+    /// keeps its members, as the peer sent them.
+    public static func content(of doc: JSONValue, followed: [String: [UInt8]] = [:]) throws(SyncError) -> RevisionContent {
         guard var object = doc.objectValue, let id = object["_id"]?.stringValue,
               let revText = object["_rev"]?.stringValue, let rev = Revision(revText)
         else { throw SyncError.protocolError("a document without a valid _id and _rev") }
@@ -61,10 +64,16 @@ public enum BulkGetAnswer {
             history = parsed
         }
         let deleted = object["_deleted"]?.boolValue ?? false
-        // `_attachments`, `_conflicts`, … are the protocol's, not the body's.
-        for key in object.keys where key.hasPrefix("_") { object[key] = nil }
-        return RevisionContent(id: id, rev: rev, deleted: deleted, body: deleted ? .object([:]) : .object(object),
-                               history: history)
+        // `_conflicts`, `_revisions`, … are the protocol's, not the body's; `_attachments` is kept as stubs.
+        for key in object.keys where key.hasPrefix("_") && key != "_attachments" { object[key] = nil }
+        let stubbed: Attachments.Stubbed
+        do {
+            stubbed = try Attachments.stubbing(.object(object), revpos: rev.generation, keepDigests: true, followed: followed)
+        } catch {
+            throw SyncError.protocolError("document \(id): \(error)")
+        }
+        return RevisionContent(id: id, rev: rev, deleted: deleted, body: stubbed.body, history: history,
+                               attachmentData: stubbed.data)
     }
 
     static func boundary(of contentType: String) -> String? {
@@ -81,6 +90,29 @@ public enum BulkGetAnswer {
     /// Splits a multipart body on its boundary; each part is headers, an
     /// empty line, then the body. Accepts CRLF and bare LF line ends.
     static func multipart(_ body: Data, boundary: String) throws(SyncError) -> [FetchedRevision] {
+        var out: [FetchedRevision] = []
+        for part in try rawParts(body, boundary: boundary) {
+            let (headers, payload) = try splitPart(part)
+            let type = headers["content-type"] ?? "application/json"
+            if type.lowercased().hasPrefix("multipart/") {
+                // A document with attachments: its JSON, then one part per attachment.
+                guard let inner = Self.boundary(of: type) else { throw SyncError.protocolError("nested multipart without boundary") }
+                out.append(.ok(try related(payload, boundary: inner)))
+                continue
+            }
+            let value = try RemoteDatabase.parse(payload, what: "a multipart part")
+            if type.lowercased().contains("error=\"true\"") || value["error"] != nil && value["_id"] == nil {
+                out.append(.missing(id: value["id"]?.stringValue, rev: value["rev"]?.stringValue,
+                                    reason: value["reason"]?.stringValue ?? value["error"]?.stringValue ?? "error"))
+            } else {
+                out.append(.ok(try Self.content(of: value)))
+            }
+        }
+        return out
+    }
+
+    /// The parts between the delimiters, each with its headers.
+    static func rawParts(_ body: Data, boundary: String) throws(SyncError) -> [Data] {
         let delimiter = Data(("--" + boundary).utf8)
         var parts: [Data] = []
         var cursor = body.startIndex
@@ -97,25 +129,28 @@ public enum BulkGetAnswer {
             cursor = next.upperBound
         }
         guard closed else { throw SyncError.protocolError("multipart answer is truncated (no closing boundary)") }
-        var out: [FetchedRevision] = []
-        for part in parts {
-            let (headers, payload) = try splitPart(part)
-            let type = headers["content-type"] ?? "application/json"
-            if type.lowercased().hasPrefix("multipart/") {
-                // A document with attachments: its JSON is the first sub-part.
-                guard let inner = Self.boundary(of: type) else { throw SyncError.protocolError("nested multipart without boundary") }
-                if let firstDoc = try multipart(payload, boundary: inner).first { out.append(firstDoc) }
-                continue
+        return parts
+    }
+
+    /// A `multipart/related` document: the JSON part, then the bytes of its
+    /// `"follows": true` attachments, named by filename or in order.
+    static func related(_ body: Data, boundary: String) throws(SyncError) -> RevisionContent {
+        let parts = try rawParts(body, boundary: boundary)
+        guard let first = parts.first else { throw SyncError.protocolError("a multipart document without parts") }
+        let doc = try RemoteDatabase.parse(try splitPart(first).body, what: "a multipart document")
+        let following = (doc["_attachments"]?.objectValue ?? [:]).filter { $0.value["follows"]?.boolValue == true }.keys
+        var followed: [String: [UInt8]] = [:]
+        for (index, part) in parts.dropFirst().enumerated() {
+            let (headers, bytes) = try splitPart(part)
+            let named = headers["content-disposition"].flatMap { disposition in
+                disposition.range(of: "filename=\"").flatMap { start in
+                    disposition[start.upperBound...].firstIndex(of: "\"").map { String(disposition[start.upperBound..<$0]) }
+                }
             }
-            let value = try RemoteDatabase.parse(payload, what: "a multipart part")
-            if type.lowercased().contains("error=\"true\"") || value["error"] != nil && value["_id"] == nil {
-                out.append(.missing(id: value["id"]?.stringValue, rev: value["rev"]?.stringValue,
-                                    reason: value["reason"]?.stringValue ?? value["error"]?.stringValue ?? "error"))
-            } else {
-                out.append(.ok(try Self.content(of: value)))
-            }
+            guard let name = named ?? (index < following.count ? following[index] : nil) else { continue }
+            followed[name] = [UInt8](bytes)
         }
-        return out
+        return try content(of: doc, followed: followed)
     }
 
     static func splitPart(_ part: Data) throws(SyncError) -> (headers: [String: String], body: Data) {

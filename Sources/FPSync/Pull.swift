@@ -85,11 +85,11 @@ extension Replicator {
         }
     }
 
-    /// `_bulk_get?revs=true&latest=true`; nil when the peer does not offer
+    /// `_bulk_get?revs=true&latest=true&attachments=true`; nil when the peer does not offer
     /// it (404/405/406/501: old CouchDB, Sync Gateway refusing JSON).
     func bulkGet(_ wanted: [(id: String, rev: Revision)]) throws(SyncError) -> [FetchedRevision]? {
         let docs = JSONValue.array(wanted.map { ["id": .string($0.id), "rev": .string($0.rev.description)] })
-        let response = try remote.send(.post, ["_bulk_get"], query: [("revs", "true"), ("latest", "true")],
+        let response = try remote.send(.post, ["_bulk_get"], query: [("revs", "true"), ("latest", "true"), ("attachments", "true")],
                                        json: ["docs": docs], accept: "application/json, multipart/mixed")
         if [400, 404, 405, 406, 415, 501].contains(response.status) { return nil }
         try RemoteDatabase.require(response, .post, ["_bulk_get"])
@@ -107,7 +107,8 @@ extension Replicator {
         var out: [FetchedRevision] = []
         for id in order {
             let list = CanonicalJSON.string(.array(byID[id]!.map { .string($0.description) }))
-            let response = try remote.send(.get, [id], query: [("revs", "true"), ("latest", "true"), ("open_revs", list)],
+            let response = try remote.send(.get, [id], query: [("revs", "true"), ("latest", "true"), ("attachments", "true"),
+                                                                    ("open_revs", list)],
                                            accept: "application/json, multipart/mixed")
             try RemoteDatabase.require(response, .get, [id])
             out += try BulkGetAnswer.parse(body: response.body, contentType: response.headers["Content-Type"])

@@ -77,7 +77,10 @@ extension Replicator {
                     guard let missing = diffObject[change.id]?["missing"]?.arrayValue else { continue }
                     for text in missing.compactMap(\.stringValue) {
                         guard let rev = Revision(text),
-                              let content = try storeRead(&damaged, { try store.revisionText(id: change.id, rev: rev) })
+                              let content = try storeRead(&damaged, {
+                                  // The target gets attachment bytes inline: it may have none of them.
+                                  try store.revisionText(id: change.id, rev: rev).map { try store.inliningAttachments($0) }
+                              })
                         else { continue }
                         outgoing.append(content)
                     }

@@ -112,16 +112,6 @@ extension CouchHandler {
     /// when asked. Only bodies with attachments are parsed for that.
     static func documentBytes(_ store: any ReplicableStore, _ stored: RevisionText, revs: Bool, attachments: Bool,
                               since: Int? = nil) throws -> [UInt8] {
-        guard attachments, stored.canonicalBody.contains("\"_attachments\":") else {
-            return stored.documentJSON(revisions: revs)
-        }
-        var content = try stored.content()
-        content.body = try Attachments.inlined(content.body, since: since) { digest in
-            guard let bytes = try store.attachmentBytes(id: stored.id, digest: digest) else {
-                throw DamagedDocument(id: stored.id, rev: stored.rev.description, reason: "attachment \(digest) is missing")
-            }
-            return bytes
-        }
-        return CanonicalJSON.bytes(Self.documentJSON(content, revs: revs))
+        (attachments ? try store.inliningAttachments(stored, since: since) : stored).documentJSON(revisions: revs)
     }
 }
