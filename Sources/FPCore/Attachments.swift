@@ -118,13 +118,39 @@ public struct AttachmentError: Error, Equatable, CustomStringConvertible, Sendab
     public var description: String { name.map { "attachment \($0) \(reason)" } ?? reason }
 }
 
+extension RevisionText {
+    /// Whether the body may hold `_attachments`: a byte search, so the many
+    /// bodies without any are never parsed (a false positive costs one parse).
+    public var mayHaveAttachments: Bool {
+        var text = canonicalBody
+        return text.withUTF8 { body in
+            let key = Attachments.key
+            guard body.count >= key.count else { return false }
+            var i = 0
+            while i <= body.count - key.count {
+                if body[i] == 0x22 && body[i + 1] == 0x5F {  // `"_`: few places in a body start so
+                    var k = 2
+                    while k < key.count && body[i + k] == key[k] { k += 1 }
+                    if k == key.count { return true }
+                }
+                i += 1
+            }
+            return false
+        }
+    }
+}
+
+extension Attachments {
+    static let key = Array(#""_attachments":"#.utf8)
+}
+
 extension ReplicableStore {
     /// The revision with the bytes of its attachments inline (`data` for
     /// `stub`), for a peer that lacks them: what a push and `attachments=true`
     /// send. Attachments up to revpos `since` stay stubs. Bytes that cannot
     /// be found make the revision damaged, never sent without them.
     public func inliningAttachments(_ stored: RevisionText, since: Int? = nil) throws -> RevisionText {
-        guard stored.canonicalBody.contains("\"_attachments\":") else { return stored }
+        guard stored.mayHaveAttachments else { return stored }
         let rev = stored.rev.description
         let body: JSONValue
         do {

@@ -3,9 +3,11 @@ import FPStore
 import Foundation
 
 // Sync benchmark (`fprint-bench --sync --fprint PATH`): the real binaries over
-// loopback. A store of N walk documents is pushed to `fprint gateway`, then
-// pulled into an empty store; docs/s each way, the client's peak RSS (read
-// from /proc while it runs), and a no-op incremental `fprint sync`.
+// loopback. A store of N documents of about 19.7 KB (the size of a static
+// measurement) is pushed to `fprint gateway`, then pulled into an empty
+// store; docs/s each way, the peak RSS of client and gateway (VmHWM from
+// /proc), and a no-op incremental `fprint sync`. Rounds of N/5 and N
+// (2,000 and 10,000 by default), side by side.
 
 struct BenchError: Error, CustomStringConvertible {
     let description: String
@@ -92,7 +94,7 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
     env["XDG_CACHE_HOME"] = dir + "/cache"
     let secret = dir + "/gw-secret"
 
-    // Realistic but moderate walk documents: 20 BLE transmitters × 5 reports, 20 Wi-Fi.
+    // 20 BLE transmitters × 5 reports and 20 Wi-Fi: ~19.7 KB of canonical JSON.
     var rng = SeededRandom(seed: 4)
     let encoder = JSONValueEncoder()
     func fill(_ path: String, count: Int) throws -> Int {
@@ -114,7 +116,8 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         return bytes / min(100, max(1, count))
     }
 
-    for count in [docs / 4, docs] where count > 0 {
+    var rows: [String] = []
+    for count in [docs / 5, docs] where count > 0 {
         let round = dir + "/n\(count)"
         try FileManager.default.createDirectory(atPath: round, withIntermediateDirectories: true)
         let source = round + "/source.sqlite", target = round + "/target.sqlite", gatewayDB = round + "/gateway.sqlite"
@@ -146,16 +149,17 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         let push = try runMeasured(fprint, ["sync", "--push-only", "--quiet", "--gateway", url, "--db", source], environment: env)
         guard push.status == 0 else { throw BenchError("push failed: \(push.stderr)") }
         var gatewayUsed = processCPUSeconds(gateway.processIdentifier) - gatewayCPU
-        print(String(format: "sync: push %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB (target ≥ 1,000 docs/s); "
+        print(String(format: "sync: push %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MiB (target ≥ 1,500 docs/s); "
                      + "CPU client %.2f s, gateway %.2f s", count, push.seconds, Double(count) / push.seconds,
                      Double(push.peakKB) / 1024, push.cpuSeconds, gatewayUsed))
         gatewayCPU = processCPUSeconds(gateway.processIdentifier)
         let pull = try runMeasured(fprint, ["sync", "--pull-only", "--quiet", "--gateway", url, "--db", target], environment: env)
         guard pull.status == 0 else { throw BenchError("pull failed: \(pull.stderr)") }
         gatewayUsed = processCPUSeconds(gateway.processIdentifier) - gatewayCPU
-        print(String(format: "sync: pull %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MB (target ≥ 1,000 docs/s); "
-                     + "CPU client %.2f s, gateway %.2f s", count, pull.seconds, Double(count) / pull.seconds,
+        print(String(format: "sync: pull %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MiB (targets ≥ 1,500 docs/s, "
+                     + "< 100 MiB); CPU client %.2f s, gateway %.2f s", count, pull.seconds, Double(count) / pull.seconds,
                      Double(pull.peakKB) / 1024, pull.cpuSeconds, gatewayUsed))
+        let gatewayPeakKB = peakRSSKB(gateway.processIdentifier)
         guard try SQLiteDocumentStore(path: target).count() == count else { throw BenchError("pull lost documents") }
         var noop: [Double] = []
         for _ in 0..<5 {
@@ -163,7 +167,20 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
             guard r.status == 0 else { throw BenchError("no-op sync failed: \(r.stderr)") }
             noop.append(r.seconds)
         }
-        print(String(format: "sync: no-op incremental `fprint sync` (push+pull, whole process) median %.0f ms (target < 100 ms)",
+        print(String(format: "sync: no-op incremental `fprint sync` (push+pull, whole process) median %.0f ms (target < 20 ms)",
                      median(noop) * 1000))
+        rows.append(String(format: "%6d × %4.1f KB | push %5.0f docs/s | pull %5.0f docs/s | client peak %5.1f / %5.1f MiB | "
+                           + "gateway peak %5.1f MiB | no-op sync %3.0f ms", count, Double(perDoc) / 1024,
+                           Double(count) / push.seconds, Double(count) / pull.seconds, Double(push.peakKB) / 1024,
+                           Double(pull.peakKB) / 1024, Double(gatewayPeakKB) / 1024, median(noop) * 1000))
     }
+    print("sync summary (client peak: push / pull; targets ≥ 1,500 docs/s each way, pull < 100 MiB, no-op < 20 ms):")
+    for row in rows { print("  " + row) }
+}
+
+/// The peak resident set (VmHWM) of a running process, in KB.
+func peakRSSKB(_ pid: Int32) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
 }
