@@ -1,5 +1,6 @@
 import ArgumentParser
 import FPCore
+import FPSync
 import Foundation
 
 struct List: AsyncParsableCommand {
@@ -60,12 +61,22 @@ struct List: AsyncParsableCommand {
             var items = try store.list(query)
             let more = shown.map { items.count > $0 } ?? false
             if let shown, more { items.removeLast(items.count - shown) }
+            // Refusals matter where pending documents are shown.
+            let refused = Dictionary(try RefusalLog(store: store).all().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                for item in items { Terminal.out(String(decoding: try encoder.encode(item), as: UTF8.self)) }
+                let severalLeaves = try store.documentsWithSeveralLeaves()
+                for var item in items {
+                    if severalLeaves.contains(item.id) { item.conflicts = try store.conflicts(id: item.id).count }
+                    Terminal.out(try ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id]).jsonLine())
+                }
             } else {
                 for line in Render.listLines(items, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
+                let shownRefused = items.compactMap { $0.synced ? nil : refused[$0.id] }
+                if !shownRefused.isEmpty {
+                    Terminal.out("")
+                    Terminal.out("refused by the gateway (offered again at each sync):")
+                    for r in shownRefused { Terminal.out("  \(r.id.prefix(8))  \(r.reason)  (\(r.gateway))") }
+                }
                 if more && limit == nil { Terminal.err("(newest \(items.count) shown; --all lists every one)") }
             }
         }
@@ -73,6 +84,28 @@ struct List: AsyncParsableCommand {
 }
 
 extension MeasurementDocument.Mode: ExpressibleByArgument {}
+
+/// One `list --json` line: the summary's keys, plus `refused` {reason,
+/// gateway, time} for a document a gateway refused.
+struct ListEntry: Encodable {
+    var summary: DocumentSummary
+    var refusal: Refusal?
+
+    enum Keys: String, CodingKey { case refused }
+
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        guard let refusal else { return }
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(["reason": refusal.reason, "gateway": refusal.gateway, "time": refusal.time], forKey: .refused)
+    }
+
+    func jsonLine() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}
 
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

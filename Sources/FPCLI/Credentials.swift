@@ -1,58 +1,118 @@
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
-import FPSync
 import Foundation
 
-/// Where the sync token comes from: `--token`, else `FPRINT_TOKEN`, else the
-/// token file `fprint login` wrote (0600 in the config directory).
-struct TokenSource {
-    var paths: FPPaths
-    var environment: [String: String]
+/// One stored credential for one gateway database.
+enum StoredCredential: Equatable {
+    /// An fprint gateway's token, sent as `Authorization: Bearer`.
+    case bearer(token: String)
+    /// A CouchDB session: the `AuthSession` cookie and, to log in again
+    /// before it expires, the name and password it was made with.
+    case session(name: String, password: String, cookie: String, expiresAtMs: Int64, lifetime: Double)
 
-    var tokenPath: String { paths.configDirectory + "/token" }
-
-    func token(explicit: String?) throws -> (token: String, origin: String)? {
-        if let explicit, !explicit.isEmpty { return (explicit, "--token") }
-        if let env = environment["FPRINT_TOKEN"], !env.isEmpty { return (env, "FPRINT_TOKEN") }
-        guard FileManager.default.fileExists(atPath: tokenPath) else { return nil }
-        guard let data = FileManager.default.contents(atPath: tokenPath) else {
-            throw Failure("\(tokenPath): cannot read the token file", .ioError)
+    var json: JSONValue {
+        switch self {
+        case .bearer(let token): ["type": "bearer", "token": .string(token)]
+        case .session(let name, let password, let cookie, let expiresAtMs, let lifetime):
+            ["type": "session", "name": .string(name), "password": .string(password), "cookie": .string(cookie),
+             "expiresAtMs": .int(expiresAtMs), "lifetime": .double(lifetime)]
         }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : (text, "the token file")
     }
 
-    /// Writes the token readable by its owner only. The file is created 0600
-    /// before the token is written, so it is never readable by others.
-    func store(_ token: String) throws {
-        try FileManager.default.createDirectory(atPath: paths.configDirectory, withIntermediateDirectories: true)
-        try Self.writePrivate(path: tokenPath, data: Data((token + "\n").utf8))
-    }
-
-    static func writePrivate(path: String, data: Data) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure("\(path): cannot write: \(String(cString: strerror(errno)))", .ioError) }
-        fchmod(fd, 0o600)
-        let ok = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) == $0.count }
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw Failure("\(path): cannot write the file", .ioError)
+    init?(_ value: JSONValue) {
+        switch value["type"]?.stringValue {
+        case "bearer":
+            guard let token = value["token"]?.stringValue, !token.isEmpty else { return nil }
+            self = .bearer(token: token)
+        case "session":
+            guard let name = value["name"]?.stringValue, let password = value["password"]?.stringValue,
+                  let cookie = value["cookie"]?.stringValue else { return nil }
+            self = .session(name: name, password: password, cookie: cookie,
+                            expiresAtMs: value["expiresAtMs"]?.intValue ?? 0,
+                            lifetime: value["lifetime"]?.doubleValue ?? 600)
+        default: return nil
         }
     }
 }
 
-extension Failure {
-    /// Exit codes per sync failure (README's table).
-    init(_ error: SyncError) {
-        switch error {
-        case .unreachable: self.init(error.description, .gatewayUnreachable)
-        case .authRejected: self.init(error.description, .authRejected)
-        case .protocolError: self.init(error.description, .protocolError)
-        case .store: self.init(error.description, .ioError)
+/// The credentials `fprint login` stored: one per gateway database (origin
+/// plus database path, `HTTPAuth.databaseKey`), in
+/// `$XDG_CONFIG_HOME/fprint/credentials.json`, mode 0600, written whole and
+/// atomically. The single `token` file of earlier versions is read as the
+/// credential of every gateway without one of its own (key `*`, as it was
+/// used), and moved into the new file the first time that is written.
+struct CredentialFile {
+    static let anyGateway = "*"
+    var paths: FPPaths
+
+    var path: String { paths.configDirectory + "/credentials.json" }
+    var legacyTokenPath: String { paths.configDirectory + "/token" }
+
+    func load() throws -> [String: StoredCredential] {
+        if let data = try Self.read(path) {
+            guard let json = try? CanonicalJSON.parse(data), let gateways = json["gateways"]?.objectValue else {
+                throw Failure("\(path): not a credentials file of fprint; remove it and run `fprint login` again", .dataError)
+            }
+            var out: [String: StoredCredential] = [:]
+            for member in gateways { if let credential = StoredCredential(member.value) { out[member.key] = credential } }
+            return out
+        }
+        guard let data = try Self.read(legacyTokenPath) else { return [:] }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return token.isEmpty ? [:] : [Self.anyGateway: .bearer(token: token)]
+    }
+
+    /// The credential for a database URL: its own, else the one for any gateway.
+    func credential(for url: URL) throws -> (credential: StoredCredential, key: String)? {
+        let all = try load()
+        if let key = HTTPAuth.databaseKey(of: url), let own = all[key] { return (own, key) }
+        return all[Self.anyGateway].map { ($0, Self.anyGateway) }
+    }
+
+    /// A credential of a database on this URL's origin (for config files the
+    /// gateway serves under `/config/`); never the any-gateway one, which
+    /// must not reach a config host that is not a gateway.
+    func credential(sameOriginAs url: URL) throws -> (credential: StoredCredential, key: String)? {
+        guard let origin = HTTPAuth.origin(of: url) else { return nil }
+        let all = try load()
+        let key = all.keys.sorted().first { $0 != Self.anyGateway && ($0 == origin || $0.hasPrefix(origin + "/")) }
+        return key.flatMap { key in all[key].map { ($0, key) } }
+    }
+
+    func save(_ credential: StoredCredential, key: String) throws {
+        var all = try load()
+        all[key] = credential
+        try FileManager.default.createDirectory(atPath: paths.configDirectory, withIntermediateDirectories: true)
+        let gateways = JSONObject(all.mapValues(\.json))
+        try PrivateFile.write(path: path, data: CanonicalJSON.data(["version": 1, "gateways": .object(gateways)]))
+        // Its token now lives in the new file (under "*" unless replaced).
+        if FileManager.default.fileExists(atPath: legacyTokenPath) { unlink(legacyTokenPath) }
+    }
+
+    static func read(_ path: String) throws -> Data? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure("\(path): cannot read the credentials file", .ioError)
+        }
+        return data
+    }
+}
+
+/// Files only their owner may read.
+enum PrivateFile {
+    /// Writes `data` to `path` atomically. The file is created 0600 before a
+    /// byte is written, so it is never readable by others.
+    static func write(path: String, data: Data) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure("\(path): cannot write: \(String(cString: strerror(errno)))", .ioError) }
+        fchmod(fd, 0o600)
+        let ok = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) == $0.count }
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw Failure("\(path): cannot write the file", .ioError)
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FPCore
+import FPSync
 import Foundation
 
 /// Exit codes, documented in the README. Close to sysexits(3) where one fits.
@@ -87,5 +88,17 @@ func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
     } catch {
         Terminal.err("error: \(error)")
         throw ExitCode(ExitStatus.failure.rawValue)
+    }
+}
+
+extension Failure {
+    /// Exit codes per sync failure (README's table).
+    init(_ error: SyncError) {
+        switch error {
+        case .unreachable: self.init(error.description, .gatewayUnreachable)
+        case .authRejected, .noSigner: self.init(error.description, .authRejected)
+        case .protocolError: self.init(error.description, .protocolError)
+        case .store: self.init(error.description, .ioError)
+        }
     }
 }

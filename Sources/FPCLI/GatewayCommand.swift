@@ -29,7 +29,7 @@ struct GatewayFiles: ParsableArguments {
             // URL, not NSString: Foundation's deletingLastPathComponent traps on one-character names.
             try FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-            try TokenSource.writePrivate(path: path, data: Data((TokenAuthority.newSecret() + "\n").utf8))
+            try PrivateFile.write(path: path, data: Data((TokenAuthority.newSecret() + "\n").utf8))
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Failure("\(path): cannot read the gateway secret", .ioError)
@@ -49,7 +49,7 @@ struct GatewayServe: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the measurement database over the CouchDB replication protocol.",
         discussion: """
-            Every request needs a bearer token (`fprint gateway token`), the AuthSession cookie of a `POST /_session`, or Basic credentials of a --users entry. Viewers read; users also write documents signed with their own id (couchbase_sync_gateway_id); admins write any. It also serves the app config and scenarios at /config/app-config.json and /config/scenarios.json, pointing at --public-url.
+            Every request needs a bearer token (`fprint gateway token`), the AuthSession cookie of a `POST /_session`, or Basic credentials of a --users entry. Viewers read; users also write documents signed with their own id (couchbase_sync_gateway_id); admins write any. It also serves the app config, scenarios and simulated radio environments at /config/app-config.json, /config/scenarios.json and /config/environments/<MAP>.json, pointing at --public-url.
 
             Credentials are checked on the headers before any body is read. Bodies share one memory budget (--body-budget; over it: 503 with Retry-After), connections that send nothing for --idle-timeout are closed, and past --max-connections the connection idle the longest is closed. Failed logins slow down per user and per client address.
 
@@ -102,7 +102,8 @@ struct GatewayServe: AsyncParsableCommand {
             let (appConfig, scenarios) = servedConfig(workspace)
             let config = GatewayConfig(
                 databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
-                bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios, publicURL: publicURL,
+                bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
+                files: ServedConfigFiles.environments(besideConfig: (try? workspace.configLocation()) ?? ""), publicURL: publicURL,
                 idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
             var logger = Logger(label: "fprint.gateway")
             logger.logLevel = .warning

@@ -95,8 +95,9 @@ struct Repair: AsyncParsableCommand {
     /// The gateway, when one is configured and a token is at hand; nil otherwise.
     func remoteDatabase(_ ws: Workspace) throws -> RemoteDatabase? {
         guard let url = try? client.gatewayURL(ws) else { return nil }
-        let found = try TokenSource(paths: ws.paths, environment: ws.environment).token(explicit: token)
-        return RemoteDatabase(url: url, transport: client.transport(), credentials: found.map { .bearer($0.token) } ?? .none,
+        let transport = client.transport()
+        let auth = try GatewayAuth.resolve(url, explicitToken: token, workspace: ws, transport: transport)
+        return RemoteDatabase(url: auth.url, transport: transport, credentials: auth.credentials,
                               retry: RetryPolicy(attempts: 2, initialDelay: 0.2, maxDelay: 1))
     }
 

@@ -82,13 +82,21 @@ struct Workspace {
     }
 
     func loadConfig() throws -> LoadedConfig {
-        let loader = ConfigLoader(cacheDirectory: paths.configCacheDirectory, transport: CurlHTTPTransport())
+        let loader = configLoader()
         let loaded: LoadedConfig
         do { loaded = try loader.load(from: try configLocation()) } catch let e as ConfigError {
             throw Failure(e.description, .dataError)
         }
         if let warning = loaded.warning { Terminal.err("warning: \(warning)") }
         return loaded
+    }
+
+    /// Remote config files get the credential stored for their gateway's origin.
+    func configLoader() -> ConfigLoader {
+        let transport = CurlHTTPTransport()
+        let authorizer = ConfigAuthorizer(paths: paths, transport: transport)
+        return ConfigLoader(cacheDirectory: paths.configCacheDirectory, transport: transport,
+                            authorize: { authorizer.headers(for: $0) })
     }
 
     func map(_ id: String, in loaded: LoadedConfig) throws -> MapInfo {
@@ -109,11 +117,39 @@ struct Workspace {
 
     func scale(of map: MapInfo) -> MapScale { map.scale }
 
-    /// `environments/<MAP>.json` beside the app config (local configs only).
+    /// `environments/<MAP>.json` beside a local app config, else in the config directory.
     func environmentPath(map: String, loaded: LoadedConfig) -> String? {
         let candidates = [loaded.baseDirectory, paths.configDirectory].compactMap { $0 }
             .map { "\($0)/environments/\(map).json" }
         return candidates.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// The simulated radio environment of a map: a local file beside a local
+    /// config, else the one served beside a remote config (fetched with its
+    /// credentials, cached), else one in the config directory.
+    func radioEnvironment(map: String, loaded: LoadedConfig) throws -> RadioEnvironment {
+        var remoteProblem = ""
+        if loaded.baseDirectory == nil, loaded.location != nil {
+            do {
+                if let env = try configLoader().loadEnvironment(map: map, of: loaded, decode: {
+                    try RadioEnvironment(data: $0, source: $1)
+                }) {
+                    return env
+                }
+                remoteProblem = "; the config's server has none"
+            } catch {
+                if let path = environmentPath(map: map, loaded: loaded) { return try Self.environment(at: path) }
+                throw Failure("\(error)", .dataError)
+            }
+        }
+        guard let path = environmentPath(map: map, loaded: loaded) else {
+            throw Failure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory)\(remoteProblem)", .dataError)
+        }
+        return try Self.environment(at: path)
+    }
+
+    static func environment(at path: String) throws -> RadioEnvironment {
+        do { return try RadioEnvironment.load(path: path) } catch { throw Failure("\(error)", .dataError) }
     }
 
     /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
@@ -131,13 +167,7 @@ struct Workspace {
         var simulated: [any RadioProvider] = []
         let clock: any MeasurementClock = capture.fast ? VirtualClock() : MonotonicClock()
         if wantsSimulation {
-            guard let path = environmentPath(map: map, loaded: loaded) else {
-                throw Failure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory)", .dataError)
-            }
-            let env: RadioEnvironment
-            do { env = try RadioEnvironment.load(path: path) } catch {
-                throw Failure("\(error)", .dataError)
-            }
+            let env = try radioEnvironment(map: map, loaded: loaded)
             // A fresh seed per run unless one is given: two measurements at one point should differ as real ones do.
             let seed = capture.seed ?? UInt64.random(in: 1...UInt64.max)
             let simRadios = capture.simulate ? radios : [.ble]

@@ -6,8 +6,13 @@
 /// `Config/app-config.json: $.maps[1].id: expected a string, found number`.
 public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
     public let description: String
+    /// The server answered 404: for optional files (environments) that means "none".
+    public var notFound = false
 
     public init(_ description: String) { self.description = description }
+
+    /// Errors are the same when they say the same.
+    public static func == (a: ConfigError, b: ConfigError) -> Bool { a.description == b.description }
 
     /// `source: path: problem`, the form of every content error.
     init(source: String, path: String, _ problem: String) {

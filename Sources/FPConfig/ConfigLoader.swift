@@ -19,6 +19,11 @@ public struct LoadedConfig: Sendable, Equatable {
     /// The directory of a local app config, for sibling files such as
     /// environments; nil for a remote one.
     public var baseDirectory: String?
+    /// Where the app config was read, without URL credentials.
+    public var location: ConfigLocation?
+    /// `user:password@` of the app config's URL, sent (as Basic) to that
+    /// origin only: scenarios and environments the same server serves.
+    var urlCredentials: URLCredentials?
 }
 
 /// Loads the app config and its scenarios from a file, `file://` or http(s) URL.
@@ -34,14 +39,19 @@ public struct ConfigLoader: Sendable {
     public let timeouts: HTTPTimeouts
     /// What relative config paths are relative to.
     public let currentDirectory: String
+    /// Headers that authenticate a fetch of this URL (a credential stored for
+    /// the gateway serving it); used unless the URL named its own credentials.
+    public let authorize: @Sendable (URL) -> HTTPHeaders
 
     public init(cacheDirectory: String, transport: any HTTPTransport,
                 timeouts: HTTPTimeouts = HTTPTimeouts(connect: 5, total: 20),
-                currentDirectory: String = FileManager.default.currentDirectoryPath) {
+                currentDirectory: String = FileManager.default.currentDirectoryPath,
+                authorize: @escaping @Sendable (URL) -> HTTPHeaders = { _ in HTTPHeaders() }) {
         self.cacheDirectory = cacheDirectory
         self.transport = transport
         self.timeouts = timeouts
         self.currentDirectory = currentDirectory
+        self.authorize = authorize
     }
 
     /// `location`: a path, `file://` URL or http(s) URL of the app config.
@@ -49,19 +59,73 @@ public struct ConfigLoader: Sendable {
         try load(from: ConfigLocation.parse(location, currentDirectory: currentDirectory))
     }
 
-    public func load(from location: ConfigLocation) throws(ConfigError) -> LoadedConfig {
-        let app = try obtain(.appConfig, at: location) { value, source throws(ConfigError) in
+    public func load(from given: ConfigLocation) throws(ConfigError) -> LoadedConfig {
+        // Credentials in the URL become a header: never cached, shown or logged.
+        var location = given
+        var credentials: URLCredentials?
+        if case .remote(let url) = given {
+            let split = URLCredentials.split(url)
+            location = .remote(split.url)
+            credentials = split.credentials
+        }
+        let auth = FetchAuth(urlCredentials: credentials, origin: location.origin, authorize: authorize)
+        let app = try obtain(.appConfig, at: location, auth: auth) { value, source throws(ConfigError) in
             try AppConfig(json: value, source: source)
         }
         let scenariosLocation = try location.resolving(app.value.scenariosURL, referencedAt: "$.scenariosURL")
-        let scenarios = try obtain(.scenarios, at: scenariosLocation) { value, source throws(ConfigError) in
+        let scenarios = try obtain(.scenarios, at: scenariosLocation, auth: auth) { value, source throws(ConfigError) in
             try ScenarioSet(json: value, source: source, appConfig: app.value)
         }
         let warnings = [app.warning, scenarios.warning].compactMap { $0 }
         return LoadedConfig(
             appConfig: app.value, scenarios: scenarios.value, source: location.description,
             scenariosSource: scenariosLocation.description, fromCache: app.fromCache || scenarios.fromCache,
-            warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), baseDirectory: location.directory)
+            warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), baseDirectory: location.directory,
+            location: location, urlCredentials: credentials)
+    }
+
+    /// `environments/<MAP>.json` beside a remote app config, fetched with the
+    /// config's credentials and cached like it. Nil when the server has none
+    /// (404) and no copy is cached; other failures without a cached copy throw.
+    public func loadEnvironment<T>(map: String, of loaded: LoadedConfig,
+                                   decode: @escaping (Data, String) throws -> T) throws(ConfigError) -> T? {
+        guard let base = loaded.location, case .remote = base else { return nil }
+        let location = try base.resolving("environments/\(Self.pathSegment(map)).json", referencedAt: "environments")
+        let auth = FetchAuth(urlCredentials: loaded.urlCredentials, origin: base.origin, authorize: authorize)
+        do {
+            return try obtain(.environment, at: location, auth: auth) { value, source throws(ConfigError) in
+                do { return try decode(CanonicalJSON.data(value), source) } catch let error as ConfigError {
+                    throw error
+                } catch {
+                    throw ConfigError(source: source, "\(error)")
+                }
+            }.value
+        } catch {
+            if error.notFound { return nil }
+            throw error
+        }
+    }
+
+    /// A map id as one URL path segment.
+    static func pathSegment(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// Which credentials a fetch carries: the app config URL's own, to its
+    /// origin only; otherwise whatever `authorize` gives for the URL.
+    struct FetchAuth {
+        var urlCredentials: URLCredentials?
+        var origin: String?
+        var authorize: @Sendable (URL) -> HTTPHeaders
+
+        func headers(for url: URL) -> HTTPHeaders {
+            if let urlCredentials, let origin, HTTPAuth.origin(of: url) == origin {
+                return ["Authorization": urlCredentials.basicHeader]
+            }
+            return authorize(url)
+        }
     }
 
     private struct Obtained<T> {
@@ -72,7 +136,7 @@ public struct ConfigLoader: Sendable {
 
     /// Reads a document and validates it with `decode`; for a remote one, falls
     /// back to the cached copy on any failure and caches a good fresh copy.
-    private func obtain<T>(_ kind: ConfigCache.Kind, at location: ConfigLocation,
+    private func obtain<T>(_ kind: ConfigCache.Kind, at location: ConfigLocation, auth: FetchAuth,
                            decode: (JSONValue, String) throws(ConfigError) -> T) throws(ConfigError) -> Obtained<T> {
         let source = location.description
         let url: URL
@@ -83,7 +147,7 @@ public struct ConfigLoader: Sendable {
         let cache = ConfigCache(directory: cacheDirectory)
         let fetched: (value: T, json: JSONValue)
         do {
-            let json = try JSONText.parse(fetch(url), source: source)
+            let json = try JSONText.parse(fetch(url, headers: auth.headers(for: url)), source: source)
             fetched = (try decode(json, source), json)
         } catch let failure {
             guard let cached = cache.read(kind, url: url) else { throw failure }
@@ -104,18 +168,25 @@ public struct ConfigLoader: Sendable {
         }
     }
 
-    private func fetch(_ url: URL) throws(ConfigError) -> Data {
+    private func fetch(_ url: URL, headers extra: HTTPHeaders) throws(ConfigError) -> Data {
         let shown = HTTPError.displayURL(url.absoluteString)
         let response: HTTPResponse
+        var headers: HTTPHeaders = ["Accept": "application/json"]
+        for field in extra { headers[field.name] = field.value }
         do {
-            response = try transport.send(HTTPRequest(url: url, headers: ["Accept": "application/json"], timeouts: timeouts))
+            response = try transport.send(HTTPRequest(url: url, headers: headers, timeouts: timeouts))
         } catch let error as HTTPError {
             throw ConfigError(error.description)
         } catch {
             throw ConfigError(source: shown, "cannot fetch: \(error)")
         }
         // The status alone: an error page's HTML would not help on one line.
-        guard response.isSuccess else { throw ConfigError(source: shown, "the server answered HTTP \(response.status)") }
+        guard response.isSuccess else {
+            var error = ConfigError(source: shown, "the server answered HTTP \(response.status)" + (response.status == 401
+                ? " (no credentials it accepts: put user:password@ in the URL or `fprint login` to its gateway)" : ""))
+            error.notFound = response.status == 404
+            throw error
+        }
         return response.body
     }
 }
@@ -124,7 +195,7 @@ public struct ConfigLoader: Sendable {
 /// `{"source", "savedAt", "content"}`, so a copy is only ever used for the
 /// URL it was fetched from.
 struct ConfigCache {
-    enum Kind: String { case appConfig = "app-config", scenarios }
+    enum Kind: String { case appConfig = "app-config", scenarios, environment }
 
     let directory: String
 

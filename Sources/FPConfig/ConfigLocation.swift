@@ -72,6 +72,12 @@ public enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// `scheme://host:port` of a remote document; nil for a file.
+    public var origin: String? {
+        guard case .remote(let url) = self else { return nil }
+        return HTTPAuth.origin(of: url)
+    }
+
     /// The directory of a local document (where sibling files such as
     /// environments live); nil for a remote one.
     public var directory: String? {

@@ -1,4 +1,5 @@
 import FPCore
+import FPNet
 import Foundation
 
 /// The user's persisted choices (DESIGN.md §4 "Settings").
@@ -27,10 +28,11 @@ public struct Settings: Sendable, Equatable {
         self.speedCorrection = speedCorrection
     }
 
-    /// The value as `fprint settings get` prints it (`""` for the default config location).
+    /// The value as `fprint settings get` prints it (`""` for the default
+    /// config location; a URL's password masked).
     public func value(of key: SettingKey) -> String {
         switch key {
-        case .configURL: configURL ?? ""
+        case .configURL: configURL.map(HTTPError.displayURL) ?? ""
         case .radios: radios.map(\.rawValue).joined(separator: ",")
         case .measurementSeconds: String(measurementSeconds)
         case .speedCorrection: String(speedCorrection)
@@ -40,7 +42,7 @@ public struct Settings: Sendable, Equatable {
     /// Sets a key from its text form, validating it.
     public mutating func set(_ key: SettingKey, to text: String) throws(ConfigError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let invalid = ConfigError("invalid value \"\(text)\" for \(key.name): expected \(key.allowed)")
+        let invalid = ConfigError("invalid value \"\(HTTPError.displayURL(text))\" for \(key.name): expected \(key.allowed)")
         switch key {
         case .configURL:
             if trimmed.isEmpty {

@@ -39,6 +39,8 @@ extension Replicator {
                 asked[id, default: []] += changes.compactMap { $0["rev"]?.stringValue.flatMap(Revision.init) }
             }
             let missing = try storeCall { try store.revsDiff(asked) }
+            // Documents whose every revision is here already (the ones this
+            // sync just pushed, say) are examined, not received.
             var wanted: [(id: String, rev: Revision)] = []
             for (id, revs) in missing.sorted(by: { $0.key < $1.key }) { wanted += revs.map { (id, $0) } }
 
@@ -62,9 +64,9 @@ extension Replicator {
                 let storable = fetched.filter { !$0.id.hasPrefix("_") }
                 try storeCall { try store.putReplicated(storable, markSynced: true) }
             }
-            report.written += fetched.count
+            report.written += Set(fetched.map(\.id)).count
             done += results.count
-            progress(SyncProgress(direction: .pull, done: done, total: max(total, done)))
+            progress(SyncProgress(direction: .pull, done: done, total: max(total, done), transferred: report.written))
             try writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: lastSeq, previous: previous,
                                 report: report)
             previous = Checkpoint(sessionID: session, lastSeq: lastSeq, history: previous?.history ?? [])
@@ -92,7 +94,7 @@ extension Replicator {
         let response = try remote.send(.post, ["_bulk_get"], query: [("revs", "true"), ("latest", "true"), ("attachments", "true")],
                                        json: ["docs": docs], accept: "application/json, multipart/mixed")
         if [400, 404, 405, 406, 415, 501].contains(response.status) { return nil }
-        try RemoteDatabase.require(response, .post, ["_bulk_get"])
+        try remote.require(response, .post, ["_bulk_get"])
         return try BulkGetAnswer.parse(body: response.body, contentType: response.headers["Content-Type"])
     }
 
@@ -110,7 +112,7 @@ extension Replicator {
             let response = try remote.send(.get, [id], query: [("revs", "true"), ("latest", "true"), ("attachments", "true"),
                                                                     ("open_revs", list)],
                                            accept: "application/json, multipart/mixed")
-            try RemoteDatabase.require(response, .get, [id])
+            try remote.require(response, .get, [id])
             out += try BulkGetAnswer.parse(body: response.body, contentType: response.headers["Content-Type"])
         }
         return out

@@ -8,20 +8,35 @@ extension Replicator {
     /// transaction, as the iOS app did before uploading. Returns the new
     /// revision of each document it signed. A document edited meanwhile is
     /// skipped: it stays unsigned, the gateway refuses it, and the next sync
-    /// signs it.
+    /// signs it. Without a user id an unsigned document stops the push:
+    /// nothing is ever pushed without a signer.
     func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws(SyncError) -> [String: Revision] {
-        guard let userID, !dryRun else { return [:] }
         var updates: [DocumentUpdate] = []
         for entry in changes where !entry.deleted {
             guard let doc = try storeRead(&damaged, { try store.document(id: entry.id, includeDeleted: false) }),
                   doc.body[Self.ownerKey]?.stringValue == Self.unsigned else { continue }
+            guard let userID, !userID.isEmpty else { throw SyncError.noSigner(entry.id) }
             var body = doc.body
             body[Self.ownerKey] = .string(userID)
             updates.append(DocumentUpdate(id: doc.id, body: body, expected: doc.rev))
         }
-        guard !updates.isEmpty else { return [:] }
+        guard !updates.isEmpty, !dryRun else { return [:] }
         let stored = try storeCall { try store.updateWhereCurrent(updates) }
         return Dictionary(stored.map { ($0.id, $0.rev) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The changes of documents this gateway refused before and whose
+    /// change the checkpoint has passed: offered again in the first batch.
+    func refusedChanges(_ ids: [String], since: Int64, damaged: inout [DamagedDocument]) throws(SyncError) -> [ChangeEntry] {
+        var entries: [ChangeEntry] = []
+        for id in ids {
+            guard let doc = try storeRead(&damaged, { try store.document(id: id, includeDeleted: true) }),
+                  doc.seq <= since else { continue }
+            let leaves = try storeCall { try store.leaves(id: id) }.map(\.rev)
+            entries.append(ChangeEntry(seq: doc.seq, id: id, rev: doc.rev, deleted: doc.deleted,
+                                       leaves: [doc.rev] + leaves.filter { $0 != doc.rev }))
+        }
+        return entries
     }
 
     /// Local → remote, as a two-stage pipeline: this thread reads a batch of
@@ -29,7 +44,9 @@ extension Replicator {
     /// missing revisions, while an upload thread sends the previous batch,
     /// marks it synced and writes its checkpoint. One batch is in flight at a
     /// time, so checkpoints are written in order and never pass a batch the
-    /// gateway has not stored.
+    /// gateway has not stored. Documents the gateway refuses stay unsynced
+    /// and are recorded (`RefusalLog`); the checkpoint moves on and every
+    /// later push offers them again first.
     public func push() throws(SyncError) -> SyncReport {
         var report = SyncReport(direction: .push)
         let repID = try replicationID(.push)
@@ -37,8 +54,13 @@ extension Replicator {
         let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
         var since = startValue?.intValue ?? 0
         let session = Self.newSessionID()
+        let book = try storeCall { try RefusalBook(log: RefusalLog(store: store), gateway: remote.displayURL) }
+        // A damaged document is skipped, named and left unsynced; the
+        // checkpoint stops before it, so every later sync offers it again.
+        var damaged: [DamagedDocument] = []
+        var retry = try refusedChanges(book.refusedIDs, since: since, damaged: &damaged)
         // Each changed document once; a signed one is counted when its signed revision goes.
-        let total = try storeCall { try store.changeCount(since: since) }
+        let total = try storeCall { try store.changeCount(since: since) } + retry.count
         progress(SyncProgress(direction: .push, done: 0, total: total))
         let uploads = UploadPipeline()
         defer { uploads.drain() }
@@ -47,13 +69,16 @@ extension Replicator {
         // Signing gives a document a new revision at the end of the feed. It
         // goes in the batch that signed it; met again there, it is skipped.
         var sentSigned: [String: Revision] = [:]
-        // A damaged document is skipped, named and left unsynced; the
-        // checkpoint stops before it, so every later sync offers it again.
-        var damaged: [DamagedDocument] = []
         var holdAt: Int64?
         while true {
-            let feed = try storeCall { try store.changeFeed(since: since, limit: limits.count) }
-            guard let last = feed.last else { break }
+            let fromFeed = try storeCall { try store.changeFeed(since: since, limit: limits.count) }
+            var feed = fromFeed
+            if !retry.isEmpty {
+                let inFeed = Set(fromFeed.map(\.id))
+                feed = retry.filter { !inFeed.contains($0.id) } + fromFeed
+                retry = []
+            }
+            guard !feed.isEmpty else { break }
             let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
             let damagedBefore = damaged.count
             let signed = try signUnsigned(unsent, damaged: &damaged)
@@ -87,15 +112,16 @@ extension Replicator {
                 }
             }
             let damagedIDs = Set(damaged[damagedBefore...].map(\.id))
-            if let first = feed.first(where: { damagedIDs.contains($0.id) }), holdAt == nil {
+            if let first = fromFeed.first(where: { damagedIDs.contains($0.id) }), holdAt == nil {
                 holdAt = first.seq - 1
             }
             outgoing.removeAll { damagedIDs.contains($0.id) }
-            since = last.seq
+            since = fromFeed.last?.seq ?? since
             let seq = JSONValue.int(holdAt ?? since)
             let checkpointBase = previous
             let examined = report.examined
             let sending = outgoing
+            let gateway = remote.displayURL
             try uploads.submit { () throws(SyncError) in
                 var rejectedIDs = Set<String>()
                 if !dryRun {
@@ -104,11 +130,17 @@ extension Replicator {
                     rejectedIDs = Set(rejected.map(\.id))
                     // A document is synced once the gateway has its winner.
                     let synced = changes.filter { !rejectedIDs.contains($0.id) && !damagedIDs.contains($0.id) }.map(\.id)
+                    let time = ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
+                    let refusals = rejected.map {
+                        Refusal(id: $0.id, rev: $0.rev, gateway: gateway, reason: $0.reason, time: time)
+                    }
+                    try storeCall { try book.update(refused: refusals, accepted: synced) }
                     try storeCall { try store.markSynced(ids: synced) }
                 }
-                tally.written += sending.filter { !rejectedIDs.contains($0.id) }.count
+                tally.written += Set(sending.map(\.id)).subtracting(rejectedIDs).count
                 tally.done += changes.count
-                progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done)))
+                progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done),
+                                      transferred: tally.written))
                 var counts = SyncReport(direction: .push)
                 counts.examined = examined
                 counts.written = tally.written
@@ -120,6 +152,7 @@ extension Replicator {
         try uploads.wait()
         report.written = tally.written
         report.rejected = tally.rejected
+        report.refusals = book.current
         report.damaged = damaged
         report.checkpoint = String(holdAt ?? since)
         return report
@@ -141,6 +174,7 @@ extension Replicator {
 
     struct Rejection {
         var id: String
+        var rev: String
         var reason: String
     }
 
@@ -149,7 +183,7 @@ extension Replicator {
     /// go out as stored (canonical text with the `_` members spliced in).
     func upload(_ revisions: [RevisionText]) throws(SyncError) -> [Rejection] {
         var rejected: [Rejection] = []
-        var queue = ArraySlice(revisions.map { (id: $0.id, doc: $0.documentJSON(revisions: true)) })
+        var queue = ArraySlice(revisions.map { (id: $0.id, rev: $0.rev.description, doc: $0.documentJSON(revisions: true)) })
         var maxCount = limits.count
         while !queue.isEmpty {
             var body = Array(#"{"new_edits":false,"docs":["#.utf8)
@@ -164,25 +198,43 @@ extension Replicator {
             let response = try remote.send(.post, ["_bulk_docs"], jsonText: Data(body))
             if response.status == 413 {
                 guard count > 1 else {
-                    rejected.append(Rejection(id: queue.first?.id ?? "?", reason: "too large for the gateway"))
+                    rejected.append(Rejection(id: queue.first?.id ?? "?", rev: queue.first?.rev ?? "",
+                                              reason: "HTTP 413 " + Self.refusalReason(response, id: queue.first?.id)))
                     queue = queue.dropFirst()
                     continue
                 }
                 maxCount = max(1, count / 2)
                 continue
             }
-            try RemoteDatabase.require(response, .post, ["_bulk_docs"])
+            try remote.require(response, .post, ["_bulk_docs"])
             // CouchDB answers [] for new_edits:false; Sync Gateway one entry
             // per document, errors (per-document 403s) among them.
             let answer = try RemoteDatabase.parse(response.body, what: "_bulk_docs")
             guard let entries = answer.arrayValue else { throw SyncError.protocolError("_bulk_docs: not an array") }
+            let sentRevs = Dictionary(queue.prefix(count).map { ($0.id, $0.rev) }, uniquingKeysWith: { first, _ in first })
             for entry in entries where entry["error"] != nil {
-                rejected.append(Rejection(id: entry["id"]?.stringValue ?? "?",
-                                          reason: entry["reason"]?.stringValue ?? entry["error"]?.stringValue ?? "error"))
+                let id = entry["id"]?.stringValue ?? "?"
+                rejected.append(Rejection(id: id, rev: entry["rev"]?.stringValue ?? sentRevs[id] ?? "",
+                                          reason: Self.refusalReason(entry)))
             }
             queue = queue.dropFirst(count)
         }
         return rejected
+    }
+}
+
+extension Replicator {
+    /// `error: reason` of a refusal, as the server put it (CouchDB's 413
+    /// gives the document id as its reason, which says nothing more).
+    static func refusalReason(_ entry: JSONValue, id: String? = nil) -> String {
+        let error = entry["error"]?.stringValue ?? "refused"
+        guard let reason = entry["reason"]?.stringValue, !reason.isEmpty, reason != id, reason != error else { return error }
+        return "\(error): \(reason)"
+    }
+
+    static func refusalReason(_ response: HTTPResponse, id: String?) -> String {
+        guard let answer = try? CanonicalJSON.parse(response.body) else { return "too large for the gateway" }
+        return refusalReason(answer, id: id)
     }
 }
 

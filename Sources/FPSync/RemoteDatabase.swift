@@ -10,6 +10,9 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case authRejected(String)
     /// The peer answered something the protocol does not allow.
     case protocolError(String)
+    /// An unsigned document would be pushed, but no user is known to sign it
+    /// with (the id of the first such document). Nothing goes unsigned.
+    case noSigner(String)
     /// The local store failed.
     case store(String)
 
@@ -18,27 +21,9 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .unreachable(let why): "gateway unreachable: \(why)"
         case .authRejected(let why): "authentication rejected: \(why)"
         case .protocolError(let why): "replication protocol error: \(why)"
+        case .noSigner(let id):
+            "cannot tell who you are: the gateway's _session names no user for these credentials, so unsigned documents (\(id) first) are not pushed; use `fprint login --user NAME`, a token, or user:password@ in the URL"
         case .store(let why): why
-        }
-    }
-}
-
-/// How requests prove who the user is. The secret never leaves this type
-/// except in the one header it makes.
-public enum SyncCredentials: Sendable {
-    case none
-    case bearer(String)
-    case basic(user: String, password: String)
-    /// Sync Gateway's session cookie (`SyncGatewaySession=…`).
-    case cookie(name: String, value: String)
-
-    func apply(to headers: inout HTTPHeaders) {
-        switch self {
-        case .none: break
-        case .bearer(let token): headers["Authorization"] = "Bearer \(token)"
-        case .basic(let user, let password):
-            headers["Authorization"] = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
-        case .cookie(let name, let value): headers["Cookie"] = "\(name)=\(value)"
         }
     }
 }
@@ -111,7 +96,9 @@ public struct RemoteDatabase: Sendable {
     }
 
     /// Sends a request with retries. Returns any response that is not a
-    /// retryable failure; 401 and 403 on the whole request become `authRejected`.
+    /// retryable failure; 401 (and CouchDB's 400s for a credential it cannot
+    /// read) become `authRejected`. A session cookie refused with 401 logs in
+    /// again once and repeats the request.
     public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], json: JSONValue? = nil,
                      accept: String = "application/json") throws(SyncError) -> HTTPResponse {
         try send(method, path, query: query, jsonText: json.map { CanonicalJSON.data($0) }, accept: accept)
@@ -121,22 +108,34 @@ public struct RemoteDatabase: Sendable {
     /// spliced from stored text, never parsed and re-serialised).
     public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], jsonText body: Data?,
                      accept: String = "application/json") throws(SyncError) -> HTTPResponse {
-        var headers: HTTPHeaders = ["Accept": accept]
-        credentials.apply(to: &headers)
-        if body != nil { headers["Content-Type"] = "application/json" }
-        let request = HTTPRequest(method: method, url: makeURL(path, query: query), headers: headers, body: body,
-                                  timeouts: timeouts)
+        let url = makeURL(path, query: query)
+        let response = try sendWithRetries(method, url, body: body, accept: accept)
+        if response.status == 401, case .session(let session) = credentials {
+            try session.renew()
+            let again = try sendWithRetries(method, url, body: body, accept: accept)
+            try rejectCredentialErrors(again, method, url)
+            return again
+        }
+        try rejectCredentialErrors(response, method, url)
+        return response
+    }
+
+    private func sendWithRetries(_ method: HTTPMethod, _ url: URL, body: Data?, accept: String) throws(SyncError)
+        -> HTTPResponse
+    {
         var delay = retry.initialDelay
         var lastFailure = ""
         for attempt in 1...max(1, retry.attempts) {
             do {
+                // Headers per attempt: a session may have been renewed meanwhile.
+                var headers: HTTPHeaders = ["Accept": accept]
+                try credentials.apply(to: &headers)
+                if body != nil { headers["Content-Type"] = "application/json" }
+                let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeouts: timeouts)
                 let response = try transport.send(request)
                 if response.status >= 500 {
-                    lastFailure = "HTTP \(response.status) from \(displayURL)"
+                    lastFailure = "\(describe(method, url)) answered HTTP \(response.status)"
                 } else {
-                    if response.status == 401 {
-                        throw SyncError.authRejected("\(displayURL) answered 401: \(Self.reason(response))")
-                    }
                     return response
                 }
             } catch let error as SyncError {
@@ -158,22 +157,52 @@ public struct RemoteDatabase: Sendable {
         throw SyncError.unreachable(lastFailure)
     }
 
+    /// 401, and the 400s CouchDB gives a bearer token or cookie it cannot
+    /// read (`Malformed token`, `Bad HMAC`, a malformed `AuthSession`), are
+    /// credential failures, not protocol ones.
+    private func rejectCredentialErrors(_ response: HTTPResponse, _ method: HTTPMethod, _ url: URL) throws(SyncError) {
+        let reason = response.status == 401 || response.status == 400 ? Self.reason(response) : ""
+        if response.status == 401 || (response.status == 400 && Self.isCredentialReason(reason)) {
+            throw SyncError.authRejected("\(describe(method, url)) answered \(response.status): \(reason)")
+        }
+    }
+
+    static func isCredentialReason(_ reason: String) -> Bool {
+        let lowered = reason.lowercased()
+        return ["malformed token", "bad hmac", "malformed authsession cookie", "invalid token"].contains {
+            lowered.contains($0)
+        }
+    }
+
+    /// `GET http://host:5984/db/_changes`: the method and the whole path,
+    /// never user info or the query.
+    func describe(_ method: HTTPMethod, _ url: URL) -> String {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "\(method) \(displayURL)" }
+        parts.user = nil
+        parts.password = nil
+        parts.query = nil
+        parts.fragment = nil
+        return "\(method) \(parts.string ?? displayURL)"
+    }
+
     /// Sends and requires 2xx; the body is parsed as JSON.
     public func json(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], body: JSONValue? = nil)
         throws(SyncError) -> JSONValue
     {
         let response = try send(method, path, query: query, json: body)
-        try Self.require(response, method, path)
-        return try Self.parse(response.body, what: "\(method) \(path.joined(separator: "/"))")
+        try require(response, method, path)
+        return try Self.parse(response.body, what: describe(method, makeURL(path)))
     }
 
-    static func require(_ response: HTTPResponse, _ method: HTTPMethod, _ path: [String]) throws(SyncError) {
+    /// 2xx, else `authRejected` for 403 and `protocolError` for the rest,
+    /// naming the method and the full path.
+    public func require(_ response: HTTPResponse, _ method: HTTPMethod, _ path: [String]) throws(SyncError) {
         guard response.isSuccess else {
-            let what = "\(method) /\(path.joined(separator: "/"))"
+            let what = describe(method, makeURL(path))
             if response.status == 403 {
-                throw SyncError.authRejected("\(what) answered 403: \(reason(response))")
+                throw SyncError.authRejected("\(what) answered 403: \(Self.reason(response))")
             }
-            throw SyncError.protocolError("\(what) answered HTTP \(response.status): \(reason(response))")
+            throw SyncError.protocolError("\(what) answered HTTP \(response.status): \(Self.reason(response))")
         }
     }
 

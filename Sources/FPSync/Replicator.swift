@@ -17,22 +17,38 @@ public enum SyncDirection: String, Sendable {
     case push, pull
 }
 
-/// Progress of one direction: documents done of the total known so far.
+/// Progress of one direction: changed documents examined of the total
+/// known so far, and how many of them actually moved (the rest the other
+/// side already had: a pull right after a push receives nothing).
 public struct SyncProgress: Sendable, Equatable {
     public var direction: SyncDirection
     public var done: Int
     public var total: Int
+    public var transferred: Int
+
+    public init(direction: SyncDirection, done: Int, total: Int, transferred: Int = 0) {
+        self.direction = direction
+        self.done = done
+        self.total = total
+        self.transferred = transferred
+    }
+
+    /// Examined documents the other side already had.
+    public var alreadyThere: Int { max(0, done - transferred) }
 }
 
 /// What one direction did.
 public struct SyncReport: Sendable, Equatable {
     public var direction: SyncDirection
-    /// Revisions written to the target.
+    /// Documents written to the target (one per document, however many leaves).
     public var written: Int = 0
     /// Changes examined on the source.
     public var examined: Int = 0
-    /// Revisions the target refused (403 per document), with reasons.
+    /// Revisions the target refused in this run, as `id: reason`.
     public var rejected: [String] = []
+    /// Push: every document this gateway refuses, after this run (older ones
+    /// retried and refused again included). They stay unsynced.
+    public var refusals: [Refusal] = []
     /// Documents signed with the user's id before the push.
     public var signed: Int = 0
     /// Push: local documents whose stored body is damaged; skipped, left unsynced.
@@ -153,7 +169,7 @@ public struct Replicator: Sendable {
         if response.status == 200 {
             remoteCheckpoint = Checkpoint(try RemoteDatabase.parse(response.body, what: "the remote checkpoint"))
         } else if response.status != 404 {
-            try RemoteDatabase.require(response, .get, ["_local", repID])
+            try remote.require(response, .get, ["_local", repID])
         }
         return (local, remoteCheckpoint)
     }
@@ -177,7 +193,7 @@ public struct Replicator: Sendable {
         // `_rev` and gets 409 although it was applied: read the rev again once.
         var put = try putRemoteCheckpoint(repID, checkpoint.json)
         if put.status == 409 { put = try putRemoteCheckpoint(repID, checkpoint.json) }
-        try RemoteDatabase.require(put, .put, ["_local", repID])
+        try remote.require(put, .put, ["_local", repID])
         try storeCall { try store.putLocalDocument(id: repID, body: checkpoint.json) }
     }
 

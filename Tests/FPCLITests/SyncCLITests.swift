@@ -173,7 +173,7 @@ func documentSet(_ path: String) throws -> [String: String] {
         let status = try s.runner.run(["status", "--gateway", gateway.url])
         outputs += [status.stdout, status.stderr]
         #expect(status.stdout.contains("pending:    0"))
-        #expect(status.stdout.contains("token:      user alice from FPRINT_TOKEN"))
+        #expect(status.stdout.contains("credential: token of user alice from FPRINT_TOKEN"), "\(status.stdout)")
         #expect(status.stdout.contains("last sync:  20"))
 
         // Bad token: exit 77 and the token never printed
@@ -215,12 +215,12 @@ func documentSet(_ path: String) throws -> [String: String] {
         let login = try runWithStdin(s.runner, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word\n")
         #expect(login.status == 0, "\(login.stderr)")
         #expect(!login.stderr.contains("pa55word"))
-        let tokenPath = s.runner.home.appendingPathComponent("config/fprint/token").path
+        let tokenPath = s.runner.home.appendingPathComponent("config/fprint/credentials.json").path
         let mode = try FileManager.default.attributesOfItem(atPath: tokenPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         try s.runner.createEmptyDatabase()
-        let status = try s.runner.run(["status"])
-        #expect(status.stdout.contains("user carol from the token file"), "\(status.stdout)")
+        let status = try s.runner.run(["status", "--gateway", gateway.url])
+        #expect(status.stdout.contains("token of user carol from the credentials file"), "\(status.stdout)")
         let wrong = try runWithStdin(s.runner, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "nope\n")
         #expect(wrong.status == 77)
     }

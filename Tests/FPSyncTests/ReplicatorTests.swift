@@ -184,7 +184,7 @@ import Testing
         let denied = RemoteDatabase(url: URL(string: "http://x.test/db")!, transport: ScriptedTransport { _ in
             jsonResponse(401, ["error": "unauthorized", "reason": "the token has expired"])
         }, credentials: .bearer("t"), sleep: { _ in })
-        #expect(throws: SyncError.authRejected("http://x.test/db answered 401: the token has expired")) { try denied.json(.get, []) }
+        #expect(throws: SyncError.authRejected("GET http://x.test/db answered 401: the token has expired")) { try denied.json(.get, []) }
     }
 
     /// CouchDB checks a `_local` doc's `_rev`: a checkpoint PUT that was

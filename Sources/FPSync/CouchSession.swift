@@ -1,0 +1,133 @@
+import FPCore
+import FPNet
+import Foundation
+
+/// A name/password session with a CouchDB-protocol server: `POST /_session`
+/// with a form body (what CouchDB's own replicator sends), answered by an
+/// `AuthSession` cookie that lives `Max-Age` seconds.
+///
+/// Renewal: once less than a tenth of the cookie's lifetime is left (60 s of
+/// CouchDB's default 600), the next request logs in again with the password
+/// first; a 401 on a request logs in again once and repeats it. Logging in
+/// again, rather than waiting for the refreshed `Set-Cookie` CouchDB sends
+/// along the way, also works after a day offline, when every cookie is long
+/// dead. The caller is told of each new cookie (`onRenew`) to store it.
+public final class CouchSession: @unchecked Sendable {
+    public static let cookieName = "AuthSession"
+    /// CouchDB's default `[chttpd_auth] timeout`, used when an answer has no `Max-Age`.
+    static let defaultLifetime: Double = 600
+
+    /// A cookie and when it stops working.
+    public struct Cookie: Sendable, Equatable {
+        public var value: String
+        public var expiresAt: Date
+        public var lifetime: Double
+        public init(value: String, expiresAt: Date, lifetime: Double) {
+            self.value = value
+            self.expiresAt = expiresAt
+            self.lifetime = lifetime
+        }
+
+        /// Less than 10 % of the lifetime left (or expired).
+        func needsRenewal(now: Date) -> Bool { expiresAt.timeIntervalSince(now) < lifetime * 0.1 }
+    }
+
+    /// What `POST /_session` answered.
+    public struct Answer: Sendable {
+        /// The user the server names (`name`, else `userCtx.name`).
+        public var name: String?
+        /// The `AuthSession` cookie, if it set one.
+        public var cookie: Cookie?
+        /// An fprint gateway's bearer token, if it gave one.
+        public var token: String?
+    }
+
+    public let sessionURL: URL
+    public let name: String
+    private let password: String
+    private let transport: any HTTPTransport
+    private let now: @Sendable () -> Date
+    private let onRenew: @Sendable (Cookie) -> Void
+    private let lock = NSLock()
+    private var cookie: Cookie
+
+    public init(sessionURL: URL, name: String, password: String, cookie: Cookie, transport: any HTTPTransport,
+                now: @escaping @Sendable () -> Date = { Date() }, onRenew: @escaping @Sendable (Cookie) -> Void = { _ in }) {
+        self.sessionURL = sessionURL
+        self.name = name
+        self.password = password
+        self.cookie = cookie
+        self.transport = transport
+        self.now = now
+        self.onRenew = onRenew
+    }
+
+    /// The cookie to send now, after logging in again when it is about to expire.
+    func currentCookie() throws(SyncError) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if cookie.needsRenewal(now: now()) { try renewLocked() }
+        return cookie.value
+    }
+
+    /// Logs in again (after a 401 on the current cookie).
+    func renew() throws(SyncError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try renewLocked()
+    }
+
+    private func renewLocked() throws(SyncError) {
+        let answer = try Self.login(sessionURL: sessionURL, name: name, password: password, transport: transport, now: now())
+        guard let fresh = answer.cookie else {
+            throw SyncError.authRejected("POST \(HTTPError.displayURL(sessionURL.absoluteString)) set no \(Self.cookieName) cookie")
+        }
+        cookie = fresh
+        onRenew(fresh)
+    }
+
+    /// `POST /_session` with `name=…&password=…` as a form. 401 is
+    /// `authRejected` with the server's reason; the password is never in a message.
+    public static func login(sessionURL: URL, name: String, password: String, transport: any HTTPTransport,
+                             now: Date = Date()) throws(SyncError) -> Answer {
+        let what = "POST \(HTTPError.displayURL(sessionURL.absoluteString))"
+        let request = HTTPRequest(
+            method: .post, url: sessionURL,
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+            body: HTTPAuth.formBody([("name", name), ("password", password)]), timeouts: HTTPTimeouts(connect: 10, total: 30))
+        let response: HTTPResponse
+        do {
+            response = try transport.send(request)
+        } catch let error as HTTPError {
+            throw SyncError.unreachable(error.description)
+        } catch {
+            throw SyncError.unreachable("\(what): \(error)")
+        }
+        if response.status == 401 || response.status == 403 {
+            throw SyncError.authRejected("\(what) answered \(response.status): \(RemoteDatabase.reason(response))")
+        }
+        guard response.isSuccess else {
+            throw SyncError.protocolError("\(what) answered HTTP \(response.status): \(RemoteDatabase.reason(response))")
+        }
+        let json = try? CanonicalJSON.parse(response.body)
+        return Answer(name: json?["name"]?.stringValue ?? json?["userCtx"]?["name"]?.stringValue,
+                      cookie: cookie(in: response.headers, now: now), token: json?["token"]?.stringValue)
+    }
+
+    /// The `AuthSession` of a `Set-Cookie` answer with its lifetime from
+    /// `Max-Age`; nil when absent or empty (CouchDB clears it on a 401).
+    static func cookie(in headers: HTTPHeaders, now: Date) -> Cookie? {
+        for header in headers.values("Set-Cookie") {
+            let attributes = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let first = attributes.first, first.hasPrefix(cookieName + "=") else { continue }
+            let value = String(first.dropFirst(cookieName.count + 1))
+            guard !value.isEmpty else { return nil }
+            var lifetime = defaultLifetime
+            for attribute in attributes.dropFirst() where attribute.lowercased().hasPrefix("max-age=") {
+                if let seconds = Double(attribute.dropFirst("max-age=".count)), seconds > 0 { lifetime = seconds }
+            }
+            return Cookie(value: value, expiresAt: now.addingTimeInterval(lifetime), lifetime: lifetime)
+        }
+        return nil
+    }
+}

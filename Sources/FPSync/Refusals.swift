@@ -1,0 +1,86 @@
+import FPCore
+import Foundation
+
+/// A document a gateway refused (a per-document error in a `_bulk_docs`
+/// answer, or 413 for the document alone), with the server's reason.
+public struct Refusal: Sendable, Equatable {
+    public var id: String
+    public var rev: String
+    /// The gateway's database URL, without credentials.
+    public var gateway: String
+    /// The server's words: `error: reason` of its answer.
+    public var reason: String
+    public var time: String
+
+    public init(id: String, rev: String, gateway: String, reason: String, time: String) {
+        self.id = id
+        self.rev = rev
+        self.gateway = gateway
+        self.reason = reason
+        self.time = time
+    }
+
+    public var json: JSONValue {
+        ["id": .string(id), "rev": .string(rev), "gateway": .string(gateway), "reason": .string(reason),
+         "time": .string(time)]
+    }
+
+    init?(_ value: JSONValue) {
+        guard let id = value["id"]?.stringValue, let gateway = value["gateway"]?.stringValue else { return nil }
+        self.init(id: id, rev: value["rev"]?.stringValue ?? "", gateway: gateway,
+                  reason: value["reason"]?.stringValue ?? "refused", time: value["time"]?.stringValue ?? "")
+    }
+}
+
+/// The refusals of every gateway, kept in the local `_local` document
+/// `fprint-refusals` (never replicated; no schema change). The push retries
+/// each refused document on every sync with that gateway, though its
+/// checkpoint has moved past it, and drops the record once it is accepted;
+/// `status` and `list --unsynced` show the reasons.
+public struct RefusalLog: Sendable {
+    public static let documentID = "fprint-refusals"
+    public let store: any DocumentStore
+
+    public init(store: any DocumentStore) { self.store = store }
+
+    public func all() throws -> [Refusal] {
+        (try store.localDocument(id: Self.documentID)?["refusals"]?.arrayValue ?? []).compactMap(Refusal.init)
+    }
+
+    public func refusals(gateway: String) throws -> [Refusal] {
+        try all().filter { $0.gateway == gateway }
+    }
+
+    func save(_ refusals: [Refusal]) throws {
+        try store.putLocalDocument(id: Self.documentID, body: ["refusals": .array(refusals.map(\.json))])
+    }
+}
+
+/// The push's view of the log: loaded once, changed per batch by the upload
+/// thread, written only when it changed.
+final class RefusalBook: @unchecked Sendable {
+    private let log: RefusalLog
+    private let gateway: String
+    private var entries: [Refusal]
+
+    init(log: RefusalLog, gateway: String) throws {
+        self.log = log
+        self.gateway = gateway
+        entries = try log.all()
+    }
+
+    /// Documents this gateway refused before.
+    var refusedIDs: [String] { entries.filter { $0.gateway == gateway }.map(\.id) }
+
+    /// Records this batch: refused documents replace their old record,
+    /// accepted ones lose theirs.
+    func update(refused: [Refusal], accepted: [String]) throws {
+        let touched = Set(accepted).union(refused.map(\.id))
+        let kept = entries.filter { $0.gateway != gateway || !touched.contains($0.id) }
+        guard kept.count != entries.count || !refused.isEmpty else { return }
+        entries = kept + refused
+        try log.save(entries)
+    }
+
+    var current: [Refusal] { entries.filter { $0.gateway == gateway } }
+}

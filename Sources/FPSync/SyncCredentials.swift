@@ -1,0 +1,37 @@
+import FPNet
+import Foundation
+
+/// How requests prove who the user is. The secret never leaves this type
+/// except in the one header it makes.
+public enum SyncCredentials: Sendable {
+    case none
+    /// An fprint gateway's token (`Authorization: Bearer`).
+    case bearer(String)
+    /// Name and password on every request (`user:password@` in the URL).
+    case basic(user: String, password: String)
+    /// A fixed session cookie (Sync Gateway's `SyncGatewaySession=…`).
+    case cookie(name: String, value: String)
+    /// A CouchDB name/password session: the `AuthSession` cookie, renewed
+    /// before it expires.
+    case session(CouchSession)
+
+    /// Sets the header of these credentials; a session close to expiry logs in again first.
+    public func apply(to headers: inout HTTPHeaders) throws(SyncError) {
+        switch self {
+        case .none: break
+        case .bearer(let token): headers["Authorization"] = "Bearer \(token)"
+        case .basic(let user, let password): headers["Authorization"] = HTTPAuth.basic(user: user, password: password)
+        case .cookie(let name, let value): headers["Cookie"] = "\(name)=\(value)"
+        case .session(let session): headers["Cookie"] = "\(CouchSession.cookieName)=\(try session.currentCookie())"
+        }
+    }
+
+    /// The user these credentials name without asking the server, if any.
+    public var userName: String? {
+        switch self {
+        case .basic(let user, _): user
+        case .session(let session): session.name
+        default: nil
+        }
+    }
+}
