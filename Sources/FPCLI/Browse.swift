@@ -140,8 +140,13 @@ struct Show: AsyncParsableCommand {
                 throw Failure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
             }
             let synced = try store.isSynced(id: fullID)
+            let attachments = (stored.body["_attachments"]?.objectValue ?? [:]).map { member in
+                "\(member.key) (\(member.value["content_type"]?.stringValue ?? "?"), "
+                    + "\(member.value["length"]?.intValue.map { "\($0) bytes" } ?? "size unknown"))"
+            }
             for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
-                                             conflicts: try store.conflicts(id: fullID).map(\.description))
+                                         conflicts: try store.conflicts(id: fullID).map(\.description),
+                                         attachments: attachments)
             {
                 Terminal.out(line)
             }

@@ -15,6 +15,7 @@ struct ExportCommand: AsyncParsableCommand {
               comford     a directory with Samples.csv, RSSI.csv and APs.csv (see README for the columns)
               wigle       WiGLE CSV 1.6 of GPS-tagged Wi-Fi and BLE (documents without a GNSS fix are left out)
               geojson     a GeoJSON FeatureCollection, one point per GPS-tagged document
+              attachments every attachment, byte for byte, as DIR/<document id>/<name> (needs --output DIR)
 
             Documents are written in file order (oldest createdAt first, then id). Output goes to stdout unless --output is given (comford needs --output DIR).
 
@@ -26,17 +27,18 @@ struct ExportCommand: AsyncParsableCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case couchView = "couch-view", jsonl, csv, comford, wigle, geojson
+        case couchView = "couch-view", jsonl, csv, comford, wigle, geojson, attachments
     }
 
-    @Argument(help: "couch-view, jsonl, csv, comford, wigle or geojson.") var format: Format
+    @Argument(help: "couch-view, jsonl, csv, comford, wigle, geojson or attachments.") var format: Format
     @OptionGroup var filters: FilterOptions
-    @Option(name: [.short, .long], help: "Output file (comford: directory).", completion: .file()) var output: String?
+    @Option(name: [.short, .long], help: "Output file (comford, attachments: directory).", completion: .file()) var output: String?
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
         if format == .comford && output == nil { throw ValidationError("comford writes three files: give --output DIR") }
+        if format == .attachments && output == nil { throw ValidationError("attachments are files: give --output DIR") }
     }
 
     func run() async throws {
@@ -66,6 +68,9 @@ struct ExportCommand: AsyncParsableCommand {
                                      device: host)
                 try write(r.text)
                 if r.withoutFix > 0 { Terminal.err("\(r.withoutFix) documents without a GNSS fix left out") }
+            case .attachments:
+                let files = try ExportAttachments.write(docs.map { ($0.id, $0.body) }, store: store, into: output!)
+                Terminal.err("wrote \(files) attachments")
             case .comford:
                 let loaded = try ws.loadConfig()
                 let files: (samples: String, rssi: String, aps: String)

@@ -35,7 +35,8 @@ enum Render {
         return lines
     }
 
-    static func showLines(id: String, rev: String, doc: MeasurementDocument, synced: Bool, conflicts: [String]) -> [String] {
+    static func showLines(id: String, rev: String, doc: MeasurementDocument, synced: Bool, conflicts: [String],
+                          attachments: [String] = []) -> [String] {
         var lines: [String] = []
         func section(_ title: String) {
             if !lines.isEmpty { lines.append("") }
@@ -75,6 +76,7 @@ enum Render {
         field("owner", doc.couchbase_sync_gateway_id)
         field("synced", synced ? "yes" : "no")
         if !conflicts.isEmpty { field("conflicts", conflicts.joined(separator: ", ")) }
+        for (n, attachment) in attachments.enumerated() { field(n == 0 ? "attachments" : "", attachment) }
         field("schema", String(doc.schemaVersion))
 
         section("Cellular (\(doc.cellScans.count))")
