@@ -99,7 +99,7 @@ let package = Package(
         ], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPSyncTests", dependencies: ["FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore"]),
+        .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore", "FPHCI"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
     ]
 )

@@ -11,6 +11,8 @@ public struct BtsnoopCapture: Sendable {
     public let scans: [BLEScan]
     public let malformedEvents: Int
     public let durationMs: Int
+    /// Every HCI packet of the file with its time (what `--keep-raw` replays into documents).
+    public let packets: [RawHCIPacket]
 
     public enum LoadError: Error, CustomStringConvertible {
         case unreadable(String, String)
@@ -37,6 +39,7 @@ public struct BtsnoopCapture: Sendable {
         let file = try BtsnoopFile(bytes: bytes)
         var decoder = EventDecoder()
         var scans: [BLEScan] = []
+        var packets: [RawHCIPacket] = []
         var it = file.makeIterator()
         var first: Int64?
         var last: Int64 = 0
@@ -44,13 +47,15 @@ public struct BtsnoopCapture: Sendable {
             let start = first ?? record.timestampMicros
             first = start
             last = record.timestampMicros
-            guard record.type == .event, record.received else { continue }
             let ms = Int((record.timestampMicros &- start) / 1000)
+            packets.append(RawHCIPacket(atMs: ms, h4: [record.type.rawValue] + record.packet, received: record.received))
+            guard record.type == .event, record.received else { continue }
             scans += decoder.scans(event: record.packet, time: ms, controller: record.index.map(Int.init))
         }
         self.path = path
         datalink = file.datalink
         self.scans = scans
+        self.packets = packets
         malformedEvents = decoder.malformed
         durationMs = Int(((last &- (first ?? 0))) / 1000)
     }
@@ -64,14 +69,16 @@ public final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
     public let capture: BtsnoopCapture
     let lock = NSLock()
     var next = 0
+    var nextPacket = 0
     var sink: SampleSink?
+    var rawLog: RawHCILog?
 
     public init(capture: BtsnoopCapture) { self.capture = capture }
 
     public var source: String { "btsnoop:\(capture.path)" }
 
     public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
-        lock.withLock { self.sink = sink; next = 0 }
+        lock.withLock { self.sink = sink; rawLog = context.rawHCI; next = 0; nextPacket = 0 }
         var status = ProviderStatus(status: .ok, source: source)
         status.replay = true
         status.malformed = capture.malformedEvents
@@ -84,6 +91,10 @@ public final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
             while next < capture.scans.count, capture.scans[next].time <= ms {
                 out.append(.ble(capture.scans[next]))
                 next += 1
+            }
+            while nextPacket < capture.packets.count, capture.packets[nextPacket].atMs <= ms {
+                rawLog?.record(capture.packets[nextPacket])
+                nextPacket += 1
             }
             return out
         }

@@ -50,7 +50,7 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
             // Filter before enabling: the controller may report at enable time.
             let previous = socket.currentFilter()
             try socket.setFilter()
-            let reader = HCIEventReader(clock: context.clock, sink: sink)
+            let reader = HCIEventReader(clock: context.clock, sink: sink, rawLog: context.rawHCI)
             var engine = CommandEngine(transport: socket, deviceName: "hci\(device)")
             engine.onEvent = { event in reader.deliver(event) }
             var controller = ScanController(engine: engine)
@@ -105,9 +105,13 @@ public final class HCIEventReader: @unchecked Sendable {
     private var running = false  // guarded by `lock`
     private let done = DispatchSemaphore(value: 0)
 
-    public init(clock: any MeasurementClock, sink: SampleSink) {
+    /// Every frame read, as read (`--keep-raw`); nil = not kept.
+    private let rawLog: RawHCILog?
+
+    public init(clock: any MeasurementClock, sink: SampleSink, rawLog: RawHCILog? = nil) {
         self.clock = clock
         self.sink = sink
+        self.rawLog = rawLog
     }
 
     /// Starts reading `socket` until `stop`.
@@ -116,8 +120,10 @@ public final class HCIEventReader: @unchecked Sendable {
         let thread = Thread { [self] in
             while lock.withLock({ running }) {
                 guard let frame = try? socket.read(timeoutMs: 200) else { continue }
+                let ms = clock.elapsedMs()
+                rawLog?.record(RawHCIPacket(atMs: ms, h4: Array(frame), received: true))
                 guard frame.first == H4Type.event.rawValue else { continue }
-                decode(frame[1...], at: clock.elapsedMs())
+                decode(frame[1...], at: ms)
             }
             done.signal()
         }
@@ -136,7 +142,10 @@ public final class HCIEventReader: @unchecked Sendable {
 
     /// An event that reached the command engine instead of the read loop.
     public func deliver(_ event: HCIEvent) {
-        decode([event.code, UInt8(event.parameters.count)] + Array(event.parameters), at: clock.elapsedMs())
+        let packet = [event.code, UInt8(event.parameters.count)] + Array(event.parameters)
+        let ms = clock.elapsedMs()
+        rawLog?.record(RawHCIPacket(atMs: ms, h4: [H4Type.event.rawValue] + packet, received: true))
+        decode(packet[...], at: ms)
     }
 
     private func decode(_ packet: ArraySlice<UInt8>, at ms: Int) {

@@ -83,7 +83,7 @@ struct Measure: AsyncParsableCommand {
                             let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
                             let doc = try await plan.run(setup) { printer.update($0) }
                             printer.finish()
-                            try Self.store(doc, in: store, ws, json: json)
+                            try Self.store(doc, setup: setup, in: store, ws, json: json)
                             stored.increment()
                         }
                     }
@@ -100,13 +100,21 @@ struct Measure: AsyncParsableCommand {
                 try await plan.run(setup) { printer.update($0) }
             }
             printer.finish()
-            try Self.store(doc, in: store, ws, json: json)
+            try Self.store(doc, setup: setup, in: store, ws, json: json)
         }
     }
 
-    static func store(_ doc: MeasurementDocument, in store: SQLiteDocumentStore, _ ws: Workspace, json: Bool) throws {
+    static func store(_ doc: MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
+                      json: Bool) throws {
             let id = Workspace.newDocumentID()
-            let stored = try Rescue.insert([NewDocument(id: id, body: try JSONValueEncoder().encode(doc))], into: store, ws)
+            let body = try JSONValueEncoder().encode(doc)
+            var new = NewDocument(id: id, body: body)
+            if let log = setup.rawHCI {
+                new = RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: 0, toMs: doc.durationMs,
+                                           lastWindow: true)
+                if let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
+            }
+            let stored = try Rescue.insert([new], into: store, ws)
             if json {
                 for s in stored { Terminal.out(Workspace.documentJSON(s)) }
             } else {

@@ -47,6 +47,8 @@ struct CaptureOptions: ParsableArguments {
         "Wi-Fi interface to scan on (default: the first nl80211 interface; see `fprint doctor`).", valueName: "name"))
     var wifiInterface: String?
 
+    @Flag(name: .customLong("keep-raw"), help: "Attach to each document the raw HCI capture (btsnoop) of its window, as evidence (needs --ble-source hci:… or btsnoop:FILE).")
+    var keepRaw = false
     @Flag(name: .customLong("no-ble"), help: "Do not record BLE.") var noBLE = false
     @Flag(name: .customLong("no-wifi"), help: "Do not record Wi-Fi.") var noWiFi = false
     @Flag(name: .customLong("no-cell"), help: "Do not record cellular cells.") var noCell = false
@@ -63,6 +65,17 @@ struct CaptureOptions: ParsableArguments {
             }
         }
         if seed != nil && !simulate { throw ValidationError("--seed needs --simulate") }
+        if keepRaw {
+            let rawSource: Bool
+            switch bleSource {
+            case .hci?, .btsnoop?: rawSource = true
+            case nil: rawSource = !simulate
+            case .sim?: rawSource = false
+            }
+            guard rawSource && !noBLE else {
+                throw ValidationError("--keep-raw keeps what the Bluetooth controller sent: it needs BLE from --ble-source hci:… or btsnoop:FILE")
+            }
+        }
         if let gpsd, GPSDEndpoint(gpsd) == nil {
             throw ValidationError("--gpsd must be host, host:port or [ipv6]:port with a port 1–65535, got '\(gpsd)'")
         }

@@ -17,7 +17,8 @@ enum Rescue {
         } catch {
             let why = (error as? StoreError)?.description ?? "\(error)"
             let lines = documents.map { doc -> String in
-                var body = doc.body
+                // Attachment bytes go inline: the file must hold the whole measurement.
+                var body = Attachments.inlined(doc.body) { doc.attachmentData[$0] ?? [] }
                 body["_id"] = .string(doc.id)
                 return CanonicalJSON.string(body)
             }

@@ -58,7 +58,14 @@ struct WalkCommand: AsyncParsableCommand {
             }
             printer.finish()
             let encoder = JSONValueEncoder()
-            let news = try docs.map { NewDocument(id: Workspace.newDocumentID(), body: try encoder.encode($0)) }
+            let lastEnd = docs.compactMap { $0.window?.endMs }.max()
+            let news = try docs.map { doc in
+                let id = Workspace.newDocumentID(), body = try encoder.encode(doc)
+                guard let log = setup.rawHCI, let window = doc.window else { return NewDocument(id: id, body: body) }
+                return RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: window.startMs,
+                                            toMs: window.endMs, lastWindow: window.endMs == lastEnd)
+            }
+            if let log = setup.rawHCI, let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
             let stored = try Rescue.insert(news, into: store, ws)
             if json {
                 for s in stored { Terminal.out(Workspace.documentJSON(s)) }

@@ -198,8 +198,10 @@ struct Workspace {
         }
         // Motion sensors are real hardware: read them only when the radios are real too.
         let sensors = capture.simulate || capture.fast ? nil : RealRadios.sensors(environment: environment)
-        return CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator,
-                            sensors: sensors)
+        var setup = CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator,
+                                 sensors: sensors)
+        if capture.keepRaw { setup.rawHCI = RawHCILog() }
+        return setup
     }
 
     /// A stored document as one line of JSON with `_id` and `_rev`.

@@ -80,10 +80,14 @@ public struct ListQuery: Sendable, Equatable {
 /// A new document to store: id and body. Its first revision is computed by the store.
 public struct NewDocument: Sendable, Equatable {
     public var id: String
+    /// Holds the stubs of its attachments, if any (`Attachments.stub`).
     public var body: JSONValue
-    public init(id: String, body: JSONValue) {
+    /// The bytes of those attachments, by digest.
+    public var attachmentData: [String: [UInt8]]
+    public init(id: String, body: JSONValue, attachmentData: [String: [UInt8]] = [:]) {
         self.id = id
         self.body = body
+        self.attachmentData = attachmentData
     }
 }
 

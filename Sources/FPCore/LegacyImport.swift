@@ -87,7 +87,14 @@ public enum LegacyImport {
             try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: "\(source): \(entry.path)")
             if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
             if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
-            documents.append(NewDocument(id: id ?? "", body: .object(doc)))
+            // Inline attachments (a rescue file, a CouchDB dump with attachments=true) become stubs and bytes.
+            let stubbed: Attachments.Stubbed
+            do {
+                stubbed = try Attachments.stubbing(.object(doc), revpos: 1, keepDigests: true)
+            } catch {
+                throw ImportError("\(source): \(entry.path): \(error)")
+            }
+            documents.append(NewDocument(id: id ?? "", body: stubbed.body, attachmentData: stubbed.data))
         }
         return Parsed(format: format, documents: documents, skipped: skipped)
     }

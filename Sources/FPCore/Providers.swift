@@ -86,10 +86,14 @@ public struct CaptureContext: Sendable {
     /// The surveyor's (or walk target's) map position at a time in ms.
     public let position: @Sendable (Int) -> MapPoint
     public let level: String
+    /// Where BLE providers keep the raw HCI packets (`--keep-raw`); nil = not kept.
+    public let rawHCI: RawHCILog?
 
-    public init(clock: any MeasurementClock, level: String, position: @escaping @Sendable (Int) -> MapPoint) {
+    public init(clock: any MeasurementClock, level: String, rawHCI: RawHCILog? = nil,
+                position: @escaping @Sendable (Int) -> MapPoint) {
         self.clock = clock
         self.level = level
+        self.rawHCI = rawHCI
         self.position = position
     }
 }

@@ -14,6 +14,8 @@ public struct CaptureSetup: Sendable {
     public var generator: String
     /// Motion sensors, read at the end of each document's window; nil = not read (recorded as unavailable).
     public var sensors: (any MotionSensorReader)?
+    /// Where BLE providers keep raw HCI packets (`--keep-raw`); nil = not kept.
+    public var rawHCI: RawHCILog?
 
     public init(providers: [any RadioProvider], device: any DeviceInfoProvider, clock: any MeasurementClock,
                 radios: Set<Radio>, tickMs: Int = 100, generator: String = "fprint",
@@ -60,7 +62,7 @@ struct Capture {
     /// (each document's end) — read live, because their value at that moment is the datum.
     func run(durationMs: Int, readSensorsAtMs: [Int] = [], onTick: (Int, SampleSink) -> Void) async throws -> Result {
         let sink = SampleSink()
-        let context = CaptureContext(clock: setup.clock, level: level, position: position)
+        let context = CaptureContext(clock: setup.clock, level: level, rawHCI: setup.rawHCI, position: position)
         var statuses: [Radio: ProviderStatus] = [:]
         var running: [any RadioProvider] = []
         for provider in setup.providers {

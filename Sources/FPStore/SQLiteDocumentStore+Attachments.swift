@@ -26,15 +26,18 @@ extension SQLiteDocumentStore {
     /// Stores the bytes new with `content`, then checks that every stub of its
     /// body names bytes this store has: a revision never points at nothing.
     static func storeAttachments(_ db: Database, _ content: RevisionContent) throws {
+        try storeAttachments(db, id: content.id, body: content.body, data: content.attachmentData)
+    }
+
+    static func storeAttachments(_ db: Database, id: String, body: JSONValue, data: [String: [UInt8]]) throws {
         let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attachments (doc_id, digest, data) VALUES (?, ?, ?)")
-        for (digest, bytes) in content.attachmentData {
-            try insert.execute(arguments: [content.id, digest, StoredBody.compress(bytes)])
+        for (digest, bytes) in data {
+            try insert.execute(arguments: [id, digest, StoredBody.compress(bytes)])
         }
         let known = try db.cachedStatement(sql: "SELECT 1 FROM attachments WHERE doc_id = ? AND digest = ?")
-        for stub in Attachments.stubs(of: content.body)
-        where try Bool.fetchOne(known, arguments: [content.id, stub.digest]) == nil {
+        for stub in Attachments.stubs(of: body) where try Bool.fetchOne(known, arguments: [id, stub.digest]) == nil {
             throw StoreError.invalid(
-                "attachment \(stub.name) of document \(content.id) is a stub of bytes this store does not have (\(stub.digest))")
+                "attachment \(stub.name) of document \(id) is a stub of bytes this store does not have (\(stub.digest))")
         }
     }
 }

@@ -65,7 +65,13 @@ extension SQLiteDocumentStore {
             try Self.validate(body: document.body, of: document.id)
         }
         let pending = concurrentMap(documents) { PendingRevision(id: $0.id, body: $0.body, parent: nil) }
-        return try write { db in try Self.insertPending(db, pending) }
+        return try write { db in
+            let stored = try Self.insertPending(db, pending)
+            for document in documents where document.body["_attachments"] != nil {
+                try Self.storeAttachments(db, id: document.id, body: document.body, data: document.attachmentData)
+            }
+            return stored
+        }
     }
 
     /// The rows of new documents, inside the caller's transaction.
