@@ -44,10 +44,12 @@ extension Replicator {
             var wanted: [(id: String, rev: Revision)] = []
             for (id, revs) in missing.sorted(by: { $0.key < $1.key }) { wanted += revs.map { (id, $0) } }
 
-            var fetched: [RevisionContent] = []
+            // Fetched and stored a slice at a time: only one slice's parsed
+            // documents are held (the checkpoint still moves per batch).
             var index = 0
+            var received = Set<String>()
             while index < wanted.count {
-                let slice = Array(wanted[index..<min(wanted.count, index + limits.count)])
+                let slice = Array(wanted[index..<min(wanted.count, index + min(limits.count, Self.fetchSlice))])
                 index += slice.count
                 var got: [FetchedRevision]?
                 if bulkGetWorks {
@@ -55,16 +57,18 @@ extension Replicator {
                     if got == nil { bulkGetWorks = false }
                 }
                 if got == nil { got = try openRevs(slice) }
+                var fetched: [RevisionContent] = []
                 for item in got ?? [] {
                     if case .ok(let content) = item { fetched.append(content) }
                 }
+                if !dryRun, !fetched.isEmpty {
+                    // Ids the protocol reserves are skipped, not fatal.
+                    let storable = fetched.filter { !$0.id.hasPrefix("_") }
+                    try storeCall { try store.putReplicated(storable, markSynced: true) }
+                }
+                received.formUnion(fetched.map(\.id))
             }
-            if !dryRun, !fetched.isEmpty {
-                // Ids the protocol reserves are skipped, not fatal.
-                let storable = fetched.filter { !$0.id.hasPrefix("_") }
-                try storeCall { try store.putReplicated(storable, markSynced: true) }
-            }
-            report.written += Set(fetched.map(\.id)).count
+            report.written += received.count
             done += results.count
             progress(SyncProgress(direction: .pull, done: done, total: max(total, done), transferred: report.written))
             try writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: lastSeq, previous: previous,
@@ -86,6 +90,10 @@ extension Replicator {
         default: CanonicalJSON.string(value)
         }
     }
+
+    /// Documents fetched and stored together: enough to amortise a request,
+    /// few enough that their parsed trees stay small next to the batch.
+    static let fetchSlice = 100
 
     /// `_bulk_get?revs=true&latest=true&attachments=true`; nil when the peer does not offer
     /// it (404/405/406/501: old CouchDB, Sync Gateway refusing JSON).

@@ -4,14 +4,22 @@ import Foundation
 
 extension Replicator {
     /// Signs the unsigned documents (`couchbase_sync_gateway_id` = "-") among
-    /// `changes` with the user's id, as new local revisions in one
-    /// transaction, as the iOS app did before uploading. Returns the new
+    /// `changes` with the user's id, as new local revisions, as the iOS app
+    /// did before uploading; a transaction per 100, so only that many parsed
+    /// bodies are held at once. Returns the new
     /// revision of each document it signed. A document edited meanwhile is
     /// skipped: it stays unsigned, the gateway refuses it, and the next sync
     /// signs it. Without a user id an unsigned document stops the push:
     /// nothing is ever pushed without a signer.
     func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws(SyncError) -> [String: Revision] {
+        var signed: [String: Revision] = [:]
         var updates: [DocumentUpdate] = []
+        func flush() throws(SyncError) {
+            defer { updates.removeAll(keepingCapacity: true) }
+            guard !updates.isEmpty, !dryRun else { return }
+            let batch = updates
+            for stored in try storeCall({ try store.updateWhereCurrent(batch) }) { signed[stored.id] = stored.rev }
+        }
         for entry in changes where !entry.deleted {
             guard let doc = try storeRead(&damaged, { try store.document(id: entry.id, includeDeleted: false) }),
                   doc.body[Self.ownerKey]?.stringValue == Self.unsigned else { continue }
@@ -19,10 +27,10 @@ extension Replicator {
             var body = doc.body
             body[Self.ownerKey] = .string(userID)
             updates.append(DocumentUpdate(id: doc.id, body: body, expected: doc.rev))
+            if updates.count == 100 { try flush() }
         }
-        guard !updates.isEmpty, !dryRun else { return [:] }
-        let stored = try storeCall { try store.updateWhereCurrent(updates) }
-        return Dictionary(stored.map { ($0.id, $0.rev) }, uniquingKeysWith: { _, last in last })
+        try flush()
+        return signed
     }
 
     /// The changes of documents this gateway refused before and whose

@@ -94,7 +94,7 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
     env["XDG_CACHE_HOME"] = dir + "/cache"
     let secret = dir + "/gw-secret"
 
-    // 20 BLE transmitters × 5 reports and 20 Wi-Fi: ~19.7 KB of canonical JSON.
+    // 15 BLE transmitters × 5 reports and 20 Wi-Fi: about 19.7 KB of canonical JSON.
     var rng = SeededRandom(seed: 4)
     let encoder = JSONValueEncoder()
     func fill(_ path: String, count: Int) throws -> Int {
@@ -104,7 +104,7 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         while i < count {
             var chunk: [NewDocument] = []
             for j in i..<min(i + 500, count) {
-                let d = walkDocument(seq: j % 50 + 1, session: "sync-\(j / 50)", rng: &rng, bleTransmitters: 20,
+                let d = walkDocument(seq: j % 50 + 1, session: "sync-\(j / 50)", rng: &rng, bleTransmitters: 15,
                                      reportsEach: 5, wifi: 20)
                 let body = try encoder.encode(d)
                 if j < 100 { bytes += CanonicalJSON.data(body).count }
