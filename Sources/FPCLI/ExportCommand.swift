@@ -54,6 +54,18 @@ struct ExportCommand: AsyncParsableCommand {
                 }
                 docs.append(Export.Document(id: t.id, body: body))
             }
+            if format == .couchView || format == .jsonl {
+                // Formats `fprint import` reads back carry attachment bytes inline, so nothing stays behind.
+                docs = try docs.map { doc in
+                    Export.Document(id: doc.id, body: try Attachments.inlined(doc.body) { digest in
+                        guard let bytes = try store.attachmentBytes(id: doc.id, digest: digest) else {
+                            throw Failure("document \(doc.id): the bytes of attachment \(digest) are missing; `fprint check` tells more",
+                                          .dataError)
+                        }
+                        return bytes
+                    })
+                }
+            }
             switch format {
             case .couchView: try write(Export.couchView(docs))
             case .jsonl: try write(Export.jsonLines(docs))

@@ -41,6 +41,19 @@ import Testing
         #expect(try [UInt8](Data(contentsOf: folder.appendingPathComponent("%2E.%2Fescape"))) == hostile)
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("escape").path))
 
+        // jsonl carries the bytes inline, so an import elsewhere has them too.
+        let file = fp.home.appendingPathComponent("with-attachments.jsonl")
+        #expect(try fp.run(["export", "jsonl", "--output", file.path]).status == 0)
+        var other = fp
+        let otherDB = fp.home.appendingPathComponent("other.sqlite").path
+        other.environment["FPRINT_DB"] = otherDB
+        let imported = try other.run(["import", file.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let copy = try SQLiteDocumentStore(path: otherDB)
+        #expect(try copy.attachmentBytes(id: id, digest: Attachments.digest(of: capture)) == capture)
+        #expect(try copy.document(id: id, includeDeleted: false)?.body["_attachments"]
+                == (try SQLiteDocumentStore(path: fp.db).document(id: id, includeDeleted: false)?.body["_attachments"]))
+
         let missing = try fp.run(["export", "attachments"])
         #expect(missing.status != 0 && missing.stderr.contains("--output DIR"))
     }
