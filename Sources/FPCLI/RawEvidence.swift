@@ -14,9 +14,11 @@ enum RawEvidence {
     /// very end (windows are half-open otherwise, so none is in two documents).
     static func document(id: String, body: JSONValue, log: RawHCILog, clock: any MeasurementClock,
                          fromMs start: Int, toMs end: Int, lastWindow: Bool) -> NewDocument {
+        // One rounded origin plus whole milliseconds: packet spacing stays exact
+        // (a per-packet Date would round some 1 µs short, a ms early on replay).
+        let origin = Int64((clock.wallTime(atMs: 0).timeIntervalSince1970 * 1e6).rounded())
         let packets = log.packets(fromMs: start, toMs: end, inclusiveEnd: lastWindow).map { packet in
-            BtsnoopWriter.Packet(timestampMicros: Int64((clock.wallTime(atMs: packet.atMs).timeIntervalSince1970 * 1e6).rounded()),
-                                 h4: packet.h4, received: packet.received)
+            BtsnoopWriter.Packet(timestampMicros: origin + Int64(packet.atMs) * 1000, h4: packet.h4, received: packet.received)
         }
         let bytes = BtsnoopWriter.h4File(packets)
         let digest = Attachments.digest(of: bytes)
