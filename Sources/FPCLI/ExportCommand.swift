@@ -56,14 +56,10 @@ struct ExportCommand: AsyncParsableCommand {
             }
             if format == .couchView || format == .jsonl {
                 // Formats `fprint import` reads back carry attachment bytes inline, so nothing stays behind.
-                docs = try docs.map { doc in
-                    Export.Document(id: doc.id, body: try Attachments.inlined(doc.body) { digest in
-                        guard let bytes = try store.attachmentBytes(id: doc.id, digest: digest) else {
-                            throw Failure("document \(doc.id): the bytes of attachment \(digest) are missing; `fprint check` tells more",
-                                          .dataError)
-                        }
-                        return bytes
-                    })
+                do {
+                    docs = try docs.map { Export.Document(id: $0.id, body: try store.inliningAttachments(of: $0.body, id: $0.id, rev: nil)) }
+                } catch let damage as DamagedDocument {
+                    throw Failure("\(damage); `fprint check` tells more", .dataError)
                 }
             }
             switch format {

@@ -79,6 +79,12 @@ public enum Attachments {
         }
     }
 
+    /// Names of the entries whose bytes follow in a multipart body (`"follows": true`),
+    /// in `_attachments` order: the parts without a filename are matched in that order.
+    public static func following(in doc: JSONValue) -> [String] {
+        (doc["_attachments"]?.objectValue ?? [:]).filter { $0.value["follows"]?.boolValue == true }.keys
+    }
+
     /// The body with the bytes of its stubs inline, as `attachments=true`
     /// answers: `data` instead of `stub` and `length`. Stubs with a `revpos`
     /// at or below `since` (the newest revision the asker has, `atts_since`)
@@ -151,21 +157,25 @@ extension ReplicableStore {
     /// be found make the revision damaged, never sent without them.
     public func inliningAttachments(_ stored: RevisionText, since: Int? = nil) throws -> RevisionText {
         guard stored.mayHaveAttachments else { return stored }
-        let rev = stored.rev.description
         let body: JSONValue
         do {
             body = try CanonicalJSON.parse(stored.canonicalBody)
         } catch {
-            throw DamagedDocument(id: stored.id, rev: rev, reason: "it is not valid JSON (\(error))")
+            throw DamagedDocument(id: stored.id, rev: stored.rev.description, reason: "it is not valid JSON (\(error))")
         }
-        let inline = try Attachments.inlined(body, since: since) { digest in
-            guard let bytes = try attachmentBytes(id: stored.id, digest: digest) else {
-                throw DamagedDocument(id: stored.id, rev: rev, reason: "the bytes of attachment \(digest) are missing")
+        var out = stored
+        out.canonicalBody = CanonicalJSON.string(try inliningAttachments(of: body, id: stored.id, rev: stored.rev.description,
+                                                                         since: since))
+        return out
+    }
+
+    /// A parsed body of document `id` with its attachments' bytes inline.
+    public func inliningAttachments(of body: JSONValue, id: String, rev: String?, since: Int? = nil) throws -> JSONValue {
+        try Attachments.inlined(body, since: since) { digest in
+            guard let bytes = try attachmentBytes(id: id, digest: digest) else {
+                throw DamagedDocument(id: id, rev: rev, reason: "the bytes of attachment \(digest) are missing")
             }
             return bytes
         }
-        var out = stored
-        out.canonicalBody = CanonicalJSON.string(inline)
-        return out
     }
 }

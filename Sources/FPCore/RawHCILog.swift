@@ -22,7 +22,7 @@ public struct RawHCIPacket: Sendable, Equatable {
 public final class RawHCILog: @unchecked Sendable {
     public static let defaultLimit = 256 << 20
     private let lock = NSLock()
-    private var packets: [RawHCIPacket] = []  // guarded by `lock`, in arrival order
+    private var packets: [RawHCIPacket] = []  // guarded by `lock`, ordered by `atMs`
     private var bytes = 0  // guarded by `lock`
     private var droppedCount = 0  // guarded by `lock`
     private let limit: Int
@@ -36,13 +36,32 @@ public final class RawHCILog: @unchecked Sendable {
                 return
             }
             bytes += packet.h4.count
-            packets.append(packet)
+            // Packets arrive in time order but for the odd one from a second
+            // thread (events the command engine caught): it moves back a few places.
+            var index = packets.endIndex
+            while index > packets.startIndex && packets[index - 1].atMs > packet.atMs { index -= 1 }
+            packets.insert(packet, at: index)
         }
     }
 
-    /// Packets with `start <= atMs < end` (the last window also takes `end`).
+    /// Packets with `start <= atMs < end` (the last window also takes `end`):
+    /// found by bisection, so cutting a long walk into windows stays linear.
     public func packets(fromMs start: Int, toMs end: Int, inclusiveEnd: Bool = false) -> [RawHCIPacket] {
-        lock.withLock { packets.filter { $0.atMs >= start && ($0.atMs < end || inclusiveEnd && $0.atMs == end) } }
+        lock.withLock {
+            let lower = firstIndex { $0.atMs >= start }
+            let upper = firstIndex { inclusiveEnd ? $0.atMs > end : $0.atMs >= end }
+            return lower < upper ? Array(packets[lower..<upper]) : []
+        }
+    }
+
+    /// The first index whose packet satisfies `isAfter` (a predicate false then true over the order).
+    private func firstIndex(where isAfter: (RawHCIPacket) -> Bool) -> Int {
+        var low = 0, high = packets.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(packets[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     /// Packets not kept because the log was full.

@@ -154,6 +154,8 @@ public protocol ReplicableStore: DocumentStore {
               attachmentData: [String: [UInt8]]) throws -> Revision
     /// The bytes of an attachment of `id` by digest; nil when unknown.
     func attachmentBytes(id: String, digest: String) throws -> [UInt8]?
+    /// Whether the store has those bytes (without reading them).
+    func hasAttachment(id: String, digest: String) throws -> Bool
     /// One revision with its ancestry; nil if unknown or its body was
     /// discarded (it is no longer a leaf).
     func revision(id: String, rev: Revision) throws -> RevisionContent?

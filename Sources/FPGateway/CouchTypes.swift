@@ -134,6 +134,13 @@ struct CouchRequest: Sendable {
 
     func flag(_ name: String) -> Bool { query[name] == "true" }
 
+    /// `?rev=`; nil when absent, 400 when it is not a revision.
+    func revisionQuery() throws -> Revision? {
+        guard let text = query["rev"] else { return nil }
+        guard let rev = Revision(text) else { throw CouchError.badRequest("Invalid rev format") }
+        return rev
+    }
+
     /// Reads (GET/HEAD, and POSTs that only query) are open to viewers.
     var isWrite: Bool { method == .put || method == .delete || method == .post || method == .patch }
 }

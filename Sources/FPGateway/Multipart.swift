@@ -12,18 +12,6 @@ enum Multipart {
         var body: [UInt8]
     }
 
-    /// The `boundary` parameter of a multipart Content-Type, unquoted.
-    static func boundary(of contentType: String) -> String? {
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
-            let value = pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2
-                ? String(pair[1].dropFirst().dropLast()) : pair[1]
-            return value.isEmpty ? nil : value
-        }
-        return nil
-    }
-
     /// The parts between the delimiters; the preamble and epilogue are ignored.
     static func parts(_ body: [UInt8], boundary: String) throws(CouchError) -> [Part] {
         let delimiter = Array("--\(boundary)".utf8)
@@ -48,11 +36,9 @@ enum Multipart {
         }
     }
 
-    /// One `multipart/mixed` part holding a JSON document (`error` marks a
-    /// per-document error, as Sync Gateway's `_bulk_get` does).
-    static func jsonPart(_ json: [UInt8], boundary: String, error: Bool = false) -> [UInt8] {
-        Array("--\(boundary)\r\nContent-Type: application/json\(error ? "; error=\"true\"" : "")\r\n\r\n".utf8) + json
-            + Array("\r\n".utf8)
+    /// One `multipart/mixed` part holding a JSON document.
+    static func jsonPart(_ json: [UInt8], boundary: String) -> [UInt8] {
+        Array("--\(boundary)\r\nContent-Type: application/json\r\n\r\n".utf8) + json + Array("\r\n".utf8)
     }
 
     static func closing(_ boundary: String) -> [UInt8] { Array("--\(boundary)--".utf8) }
@@ -81,18 +67,6 @@ enum Multipart {
             i += 1
         }
         return nil
-    }
-
-    /// The `filename` of a part's Content-Disposition (CouchDB names each attachment part).
-    static func filename(_ part: Part) -> String? {
-        guard let disposition = part.headers["content-disposition"],
-              let range = disposition.range(of: "filename=") else { return nil }
-        var name = disposition[range.upperBound...].trimmingCharacters(in: .whitespaces)
-        if let semicolon = name.firstIndex(of: ";"), !name.hasPrefix("\"") { name = String(name[..<semicolon]) }
-        if name.hasPrefix("\""), let close = name.dropFirst().firstIndex(of: "\"") {
-            name = String(name[name.index(after: name.startIndex)..<close])
-        }
-        return name
     }
 }
 

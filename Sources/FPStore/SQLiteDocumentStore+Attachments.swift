@@ -13,6 +13,15 @@ extension SQLiteDocumentStore {
         }
     }
 
+    public func hasAttachment(id: String, digest: String) throws -> Bool {
+        try read { db in try Self.hasAttachment(db, id: id, digest: digest) }
+    }
+
+    static func hasAttachment(_ db: Database, id: String, digest: String) throws -> Bool {
+        let statement = try db.cachedStatement(sql: "SELECT 1 FROM attachments WHERE doc_id = ? AND digest = ?")
+        return try Bool.fetchOne(statement, arguments: [id, digest]) != nil
+    }
+
     /// Every stub of a body to be stored must be an object with a digest.
     static func validateAttachmentStubs(_ attachments: JSONValue, of id: String) throws {
         guard let entries = attachments.objectValue else {
@@ -34,8 +43,7 @@ extension SQLiteDocumentStore {
         for (digest, bytes) in data {
             try insert.execute(arguments: [id, digest, StoredBody.compress(bytes)])
         }
-        let known = try db.cachedStatement(sql: "SELECT 1 FROM attachments WHERE doc_id = ? AND digest = ?")
-        for stub in Attachments.stubs(of: body) where try Bool.fetchOne(known, arguments: [id, stub.digest]) == nil {
+        for stub in Attachments.stubs(of: body) where try !hasAttachment(db, id: id, digest: stub.digest) {
             throw StoreError.invalid(
                 "attachment \(stub.name) of document \(id) is a stub of bytes this store does not have (\(stub.digest))")
         }

@@ -14,7 +14,7 @@ public enum BulkGetAnswer {
     public static func parse(body: Data, contentType: String?) throws(SyncError) -> [FetchedRevision] {
         let type = contentType?.lowercased() ?? "application/json"
         if type.hasPrefix("multipart/") {
-            guard let boundary = boundary(of: contentType ?? "") else {
+            guard let boundary = MultipartHeaders.boundary(of: contentType ?? "") else {
                 throw SyncError.protocolError("a multipart answer without a boundary")
             }
             return try multipart(body, boundary: boundary)
@@ -76,17 +76,6 @@ public enum BulkGetAnswer {
                                attachmentData: stubbed.data)
     }
 
-    static func boundary(of contentType: String) -> String? {
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
-            var value = pair[1].trimmingCharacters(in: .whitespaces)
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-            return value.isEmpty ? nil : value
-        }
-        return nil
-    }
-
     /// Splits a multipart body on its boundary; each part is headers, an
     /// empty line, then the body. Accepts CRLF and bare LF line ends.
     static func multipart(_ body: Data, boundary: String) throws(SyncError) -> [FetchedRevision] {
@@ -96,7 +85,7 @@ public enum BulkGetAnswer {
             let type = headers["content-type"] ?? "application/json"
             if type.lowercased().hasPrefix("multipart/") {
                 // A document with attachments: its JSON, then one part per attachment.
-                guard let inner = Self.boundary(of: type) else { throw SyncError.protocolError("nested multipart without boundary") }
+                guard let inner = MultipartHeaders.boundary(of: type) else { throw SyncError.protocolError("nested multipart without boundary") }
                 out.append(.ok(try related(payload, boundary: inner)))
                 continue
             }
@@ -138,15 +127,11 @@ public enum BulkGetAnswer {
         let parts = try rawParts(body, boundary: boundary)
         guard let first = parts.first else { throw SyncError.protocolError("a multipart document without parts") }
         let doc = try RemoteDatabase.parse(try splitPart(first).body, what: "a multipart document")
-        let following = (doc["_attachments"]?.objectValue ?? [:]).filter { $0.value["follows"]?.boolValue == true }.keys
+        let following = Attachments.following(in: doc)
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
             let (headers, bytes) = try splitPart(part)
-            let named = headers["content-disposition"].flatMap { disposition in
-                disposition.range(of: "filename=\"").flatMap { start in
-                    disposition[start.upperBound...].firstIndex(of: "\"").map { String(disposition[start.upperBound..<$0]) }
-                }
-            }
+            let named = headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))
             guard let name = named ?? (index < following.count ? following[index] : nil) else { continue }
             followed[name] = [UInt8](bytes)
         }

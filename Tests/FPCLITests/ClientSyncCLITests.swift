@@ -164,9 +164,9 @@ import Testing
         let before = try runner.run(["status", "--gateway", couchURL])
         #expect(before.stdout.contains("token from the credentials file (saved for any gateway)"), "\(before.stdout)")
 
-        let badLogin = try runWithStdin(runner, ["login", "--user", "admin", "--gateway", couchURL], stdin: "wrong\n")
+        let badLogin = try runner.run(["login", "--user", "admin", "--gateway", couchURL], stdin: "wrong\n")
         #expect(badLogin.status == 77 && badLogin.stderr.contains("Name or password is incorrect."), "\(badLogin.stderr)")
-        let login = try runWithStdin(runner, ["login", "--user", "admin", "--gateway", couchURL], stdin: "PASSWORD\n")
+        let login = try runner.run(["login", "--user", "admin", "--gateway", couchURL], stdin: "PASSWORD\n")
         #expect(login.status == 0, "\(login.stderr)")
         let credentialsPath = configDir.appendingPathComponent("credentials.json").path
         #expect(try FileManager.default.attributesOfItem(atPath: credentialsPath)[.posixPermissions] as? Int == 0o600)
@@ -243,7 +243,7 @@ import Testing
         // A stored login for the gateway's origin serves as well
         var other = try FprintRunner()
         other.environment["FPRINT_TOKEN"] = nil
-        let login = try runWithStdin(other, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word-Q\n")
+        let login = try other.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word-Q\n")
         #expect(login.status == 0, "\(login.stderr)")
         _ = try other.run(["config", "set", "config-url", "http://\(base)"])
         let measured = try other.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
@@ -287,24 +287,5 @@ import Testing
         let entry = try runner.json(try #require(list.lines.first))
         #expect(entry["id"] as? String == id)
         #expect(entry["conflicts"] as? Int == 1, "\(list.stdout)")
-    }
-
-    func runWithStdin(_ runner: FprintRunner, _ arguments: [String], stdin: String) throws -> FprintRunner.Result {
-        let p = Process()
-        p.executableURL = try FprintRunner.executable()
-        p.arguments = arguments
-        p.environment = runner.environment
-        p.currentDirectoryURL = runner.home
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        p.standardInput = input
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 }

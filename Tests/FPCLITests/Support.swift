@@ -50,19 +50,24 @@ struct FprintRunner {
         throw CancellationError()
     }
 
-    /// Runs fprint with arguments; `interruptAfter` sends SIGINT after that many seconds.
+    /// Runs fprint with arguments; `interruptAfter` sends SIGINT after that many
+    /// seconds; `stdin` is written to its standard input (a password, say).
     @discardableResult
-    func run(_ arguments: [String], interruptAfter: Double? = nil) throws -> Result {
+    func run(_ arguments: [String], interruptAfter: Double? = nil, stdin: String? = nil) throws -> Result {
         let p = Process()
         p.executableURL = try Self.executable()
         p.arguments = arguments
         p.environment = environment
         p.currentDirectoryURL = home
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
+        p.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try p.run()
+        if let stdin {
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
         if let interruptAfter {
             Thread.sleep(forTimeInterval: interruptAfter)
             kill(p.processIdentifier, SIGINT)

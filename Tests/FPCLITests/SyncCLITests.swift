@@ -212,7 +212,7 @@ func documentSet(_ path: String) throws -> [String: String] {
         let gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret, extra: ["--users", users])
         defer { gateway.kill9() }
         s.runner.environment["FPRINT_TOKEN"] = nil
-        let login = try runWithStdin(s.runner, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word\n")
+        let login = try s.runner.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word\n")
         #expect(login.status == 0, "\(login.stderr)")
         #expect(!login.stderr.contains("pa55word"))
         let tokenPath = s.runner.home.appendingPathComponent("config/fprint/credentials.json").path
@@ -221,7 +221,7 @@ func documentSet(_ path: String) throws -> [String: String] {
         try s.runner.createEmptyDatabase()
         let status = try s.runner.run(["status", "--gateway", gateway.url])
         #expect(status.stdout.contains("token of user carol from the credentials file"), "\(status.stdout)")
-        let wrong = try runWithStdin(s.runner, ["login", "--user", "carol", "--gateway", gateway.url], stdin: "nope\n")
+        let wrong = try s.runner.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "nope\n")
         #expect(wrong.status == 77)
     }
 
@@ -240,24 +240,6 @@ func documentSet(_ path: String) throws -> [String: String] {
         defer { gateway.kill9() }
         #expect(gateway.process.isRunning, "\(gateway.stderrLog.text)")
         #expect(FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("g").path))
-    }
-
-    func runWithStdin(_ runner: FprintRunner, _ arguments: [String], stdin: String) throws -> FprintRunner.Result {
-        let p = Process()
-        p.executableURL = try FprintRunner.executable()
-        p.arguments = arguments
-        p.environment = runner.environment
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        p.standardInput = input
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
     /// SIGKILL the gateway in the middle of a push and of a pull, restart it,

@@ -17,7 +17,7 @@ extension CouchHandler {
             throw CouchError.badRequest("document \(id): \(error)")
         }
         for stub in Attachments.stubs(of: stubbed.body) where stubbed.data[stub.digest] == nil {
-            guard try store.attachmentBytes(id: id, digest: stub.digest) != nil else {
+            guard try store.hasAttachment(id: id, digest: stub.digest) else {
                 throw CouchError(status: .preconditionFailed, error: "missing_stub",
                                  reason: "Invalid attachment stub in \(id) for \(stub.name)")
             }
@@ -29,7 +29,7 @@ extension CouchHandler {
     /// each attachment part by name (by its filename, else in `_attachments`
     /// order), gzip-inflated when the part says so.
     func multipartDocument(_ request: CouchRequest) throws -> (doc: JSONValue, followed: [String: [UInt8]]) {
-        guard let contentType = request.headers[.contentType], let boundary = Multipart.boundary(of: contentType) else {
+        guard let contentType = request.headers[.contentType], let boundary = MultipartHeaders.boundary(of: contentType) else {
             throw CouchError.badRequest("a multipart body needs a boundary in its Content-Type")
         }
         let parts = try Multipart.parts([UInt8](request.body), boundary: boundary)
@@ -40,10 +40,11 @@ extension CouchHandler {
         } catch {
             throw CouchError.badRequest("invalid UTF-8 JSON in the first multipart part (\(error))")
         }
-        let following = (doc["_attachments"]?.objectValue ?? [:]).filter { $0.value["follows"]?.boolValue == true }.keys
+        let following = Attachments.following(in: doc)
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
-            guard let name = Multipart.filename(part) ?? (index < following.count ? following[index] : nil) else {
+            let named = part.headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))
+            guard let name = named ?? (index < following.count ? following[index] : nil) else {
                 throw CouchError.badRequest("multipart part \(index + 2) belongs to no attachment marked follows")
             }
             let encoded = part.headers["content-encoding"]?.lowercased() == "gzip"
@@ -56,11 +57,7 @@ extension CouchHandler {
     func attachment(_ request: CouchRequest, id: String, name: String, user: GatewayUser) async throws -> Reply {
         switch request.method {
         case .get, .head:
-            let rev = try request.query["rev"].map { text in
-                guard let rev = Revision(text) else { throw CouchError.badRequest("Invalid rev format") }
-                return rev
-            }
-            guard let target = try rev ?? store.leaves(id: id).first.flatMap({ $0.deleted ? nil : $0.rev }),
+            guard let target = try request.revisionQuery() ?? store.leaves(id: id).first.flatMap({ $0.deleted ? nil : $0.rev }),
                   let content = try store.revision(id: id, rev: target),
                   let stub = Attachments.stubs(of: content.body).first(where: { $0.name == name }),
                   let bytes = try store.attachmentBytes(id: id, digest: stub.digest) else {
@@ -70,10 +67,7 @@ extension CouchHandler {
             headers[.eTag] = "\"\(stub.digest.dropFirst(4))\""
             return .withHeaders(headers, .file(Data(bytes), contentType: stub.contentType))
         case .put, .delete:
-            let parent = try request.query["rev"].map { text in
-                guard let rev = Revision(text) else { throw CouchError.badRequest("Invalid rev format") }
-                return rev
-            }
+            let parent = try request.revisionQuery()
             var body: JSONValue = ["_attachments": [:]]
             if let parent {
                 guard let current = try store.revision(id: id, rev: parent) else { throw CouchError.conflict }

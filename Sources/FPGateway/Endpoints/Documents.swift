@@ -98,8 +98,7 @@ extension CouchHandler {
             return try openRevisions(request, openRevs, id: id, revs: revs, latest: latest)
         }
         let content: RevisionContent?
-        if let text = request.query["rev"] {
-            guard let rev = Revision(text) else { throw CouchError.badRequest("Invalid rev format") }
+        if let rev = try request.revisionQuery() {
             let target = latest ? (try store.latestLeaves(id: id, from: rev).first ?? rev) : rev
             content = try store.revision(id: id, rev: target)
         } else {
@@ -109,12 +108,8 @@ extension CouchHandler {
         }
         guard var content else { throw CouchError.notFound() }
         if request.flag("attachments") {
-            content.body = try Attachments.inlined(content.body, since: Self.attachmentsSince(request)) { digest in
-                guard let bytes = try store.attachmentBytes(id: id, digest: digest) else {
-                    throw DamagedDocument(id: id, rev: content.rev.description, reason: "attachment \(digest) is missing")
-                }
-                return bytes
-            }
+            content.body = try store.inliningAttachments(of: content.body, id: id, rev: content.rev.description,
+                                                         since: Self.attachmentsSince(request))
         }
         var json = Self.documentJSON(content, revs: revs)
         if request.flag("conflicts") {
