@@ -6,6 +6,7 @@ import Foundation
 //
 //   fprint-bench [--fprint PATH] [--docs N] [--list-docs N] [--dir DIR]
 //                [--eval-only] [--eval-fingerprints N] [--eval-transmitters M]
+//                [--sync [--sync-docs N]] [--keep-dir]
 //
 // 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
 //    × 20 reports, 30 Wi-Fi BSS, a few cells and fixes) in walk-sized
@@ -26,6 +27,8 @@ struct Args {
     var sync = false
     var syncDocs = 10_000
     var jsonOnly = false
+    /// Leave the working folder (stores, gateway database) for profiling.
+    var keepDir = false
 
     init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -41,6 +44,7 @@ struct Args {
             case "--sync": sync = true
             case "--sync-docs": syncDocs = Int(it.next() ?? "") ?? syncDocs
             case "--json-only": jsonOnly = true
+            case "--keep-dir": keepDir = true
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
                 exit(64)
@@ -140,7 +144,7 @@ func run() throws {
     evalBench(fingerprints: args.evalFingerprints, transmitters: args.evalTransmitters)
     if args.evalOnly { return }
     try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: args.dir) }
+    defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
     if args.sync {
         // Sync benchmark only (see SyncBench.swift).
         guard let fprint = args.fprint else { throw BenchError("--sync needs --fprint PATH") }
