@@ -129,17 +129,28 @@ extension RevisionText {
     /// bodies without any are never parsed (a false positive costs one parse).
     public var mayHaveAttachments: Bool {
         var text = canonicalBody
-        return text.withUTF8 { body in
-            let key = Attachments.key
-            guard body.count >= key.count else { return false }
-            var i = 0
-            while i <= body.count - key.count {
-                if body[i] == 0x22 && body[i + 1] == 0x5F {  // `"_`: few places in a body start so
-                    var k = 2
-                    while k < key.count && body[i + k] == key[k] { k += 1 }
-                    if k == key.count { return true }
+        return text.withUTF8 { Attachments.mayHaveAttachments(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension Attachments {
+    /// Whether canonical body text may hold `_attachments` (a byte search).
+    public static func mayHaveAttachments(_ body: [UInt8]) -> Bool {
+        body.withUnsafeBytes { mayHaveAttachments($0) }
+    }
+
+    static func mayHaveAttachments(_ body: UnsafeRawBufferPointer) -> Bool {
+        guard let base = body.baseAddress, body.count >= key.count else { return false }
+        // `_` is rare in a body: memchr finds each, then the key is compared around it.
+        return key.withUnsafeBytes { key in
+            var from = 1
+            while from < body.count, let hit = memchr(base + from, 0x5F, body.count - from) {
+                let at = base.distance(to: hit)
+                if at + key.count - 1 <= body.count, body[at - 1] == 0x22,
+                   memcmp(hit, key.baseAddress! + 1, key.count - 1) == 0 {
+                    return true
                 }
-                i += 1
+                from = at + 1
             }
             return false
         }

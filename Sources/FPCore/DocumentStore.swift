@@ -94,12 +94,37 @@ public struct NewDocument: Sendable, Equatable {
 /// A new body for an existing document, valid while `expected` is its revision.
 public struct DocumentUpdate: Sendable, Equatable {
     public var id: String
-    public var body: JSONValue
+    /// The new body: a value, or text the store takes as it is when it is
+    /// canonical (checked there), such as a stored body with one member
+    /// changed in place (`Replicator.signUnsigned`).
+    public var body: Body
     public var expected: Revision
+
+    public enum Body: Sendable, Equatable {
+        case value(JSONValue)
+        case text([UInt8])
+    }
+
     public init(id: String, body: JSONValue, expected: Revision) {
         self.id = id
-        self.body = body
+        self.body = .value(body)
         self.expected = expected
+    }
+
+    public init(id: String, canonicalBody: [UInt8], expected: Revision) {
+        self.id = id
+        self.body = .text(canonicalBody)
+        self.expected = expected
+    }
+}
+
+/// A document `updateWhereCurrent` changed: its new winning revision.
+public struct AppliedUpdate: Sendable, Equatable {
+    public var id: String
+    public var rev: Revision
+    public init(id: String, rev: Revision) {
+        self.id = id
+        self.rev = rev
     }
 }
 
@@ -136,7 +161,7 @@ public protocol DocumentStore: Sendable {
     /// whose `expected` revision is no longer current, or whose document is
     /// gone, is skipped and left out of the result; the others are applied.
     @discardableResult
-    func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [StoredDocument]
+    func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [AppliedUpdate]
     /// Deletes an unsynced document, leaving a tombstone revision.
     func delete(id: String) throws
     /// Summaries, newest first.

@@ -29,8 +29,26 @@ public struct RevisionContent: Sendable, Equatable {
     public var rev: Revision
     public var deleted: Bool
     /// The body without `_` keys other than `_attachments`. A tombstone keeps
-    /// the members it was given (`{"why":…}`), as CouchDB does.
-    public var body: JSONValue
+    /// the members it was given (`{"why":…}`), as CouchDB does. A revision
+    /// received as canonical text is parsed only if this is read.
+    public var body: JSONValue {
+        get {
+            switch storage {
+            case .tree(let value): return value
+            case .text(let text):
+                // `JSONSkim` checked the text, and accepts nothing the parser refuses.
+                do { return try JSONParser.parse(text) } catch { preconditionFailure("checked canonical text: \(error)") }
+            }
+        }
+        set { storage = .tree(newValue) }
+    }
+    /// The body's canonical text when the revision arrived as text that
+    /// `JSONSkim` found canonical: the store keeps it as it is.
+    public var canonicalBody: [UInt8]? {
+        if case .text(let text) = storage { text } else { nil }
+    }
+    private var storage: Body
+    private enum Body: Sendable { case tree(JSONValue), text([UInt8]) }
     /// The revision's ancestry, newest first, starting with `rev` itself
     /// (CouchDB's `_revisions`). May be pruned: the oldest entry's parent may be unknown.
     public var history: [Revision]
@@ -43,9 +61,27 @@ public struct RevisionContent: Sendable, Equatable {
         self.id = id
         self.rev = rev
         self.deleted = deleted
-        self.body = body
+        self.storage = .tree(body)
         self.history = history
         self.attachmentData = attachmentData
+    }
+
+    /// A revision whose body is `canonicalBody`, text `JSONSkim` found
+    /// canonical (an object without `_` keys): stored without a parse.
+    public init(id: String, rev: Revision, deleted: Bool, canonicalBody: [UInt8], history: [Revision]) {
+        self.id = id
+        self.rev = rev
+        self.deleted = deleted
+        self.storage = .text(canonicalBody)
+        self.history = history
+        self.attachmentData = [:]
+    }
+
+    public static func == (a: RevisionContent, b: RevisionContent) -> Bool {
+        guard a.id == b.id, a.rev == b.rev, a.deleted == b.deleted, a.history == b.history,
+              a.attachmentData == b.attachmentData else { return false }
+        if let x = a.canonicalBody, let y = b.canonicalBody { return x == y }
+        return a.body == b.body
     }
 
     /// CouchDB's `_revisions` object: `{"start": N, "ids": [hash…]}`.
@@ -100,11 +136,15 @@ public struct RevisionText: Sendable, Equatable {
         if deleted { head["_deleted"] = true }
         if revisions { head["_revisions"] = RevisionContent.revisionsJSON(history, rev: rev) }
         var out = CanonicalJSON.bytes(.object(head))
-        let members = canonicalBody.utf8.dropFirst()  // after the body's "{"
-        guard members.first != UInt8(ascii: "}") else { return out }
-        out.removeLast()  // the head's "}"
-        out.append(UInt8(ascii: ","))
-        out.append(contentsOf: members)
+        var body = canonicalBody
+        body.withUTF8 { text in
+            let members = UnsafeBufferPointer(rebasing: text.dropFirst())  // after the body's "{"
+            guard members.first != UInt8(ascii: "}") else { return }
+            out.removeLast()  // the head's "}"
+            out.reserveCapacity(out.count + members.count + 1)
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: members)
+        }
         return out
     }
 

@@ -67,7 +67,7 @@ struct CouchHandler: Sendable {
             return .json(.ok, try revsDiff(request.json()))
         case "_bulk_docs":
             guard method == .post else { throw CouchError.methodNotAllowed }
-            return .json(.created, try await bulkDocs(request.json(), user: user))
+            return .json(.created, try await bulkDocs(request, user: user))
         case "_bulk_get":
             guard method == .post else { throw CouchError.methodNotAllowed }
             return try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"),

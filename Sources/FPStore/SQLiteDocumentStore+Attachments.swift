@@ -35,6 +35,10 @@ extension SQLiteDocumentStore {
     /// Stores the bytes new with `content`, then checks that every stub of its
     /// body names bytes this store has: a revision never points at nothing.
     static func storeAttachments(_ db: Database, _ content: RevisionContent) throws {
+        // A body received as text is parsed only if it may hold stubs.
+        if let text = content.canonicalBody, !Attachments.mayHaveAttachments(text) {
+            return try storeAttachments(db, id: content.id, body: [:], data: content.attachmentData)
+        }
         try storeAttachments(db, id: content.id, body: content.body, data: content.attachmentData)
     }
 

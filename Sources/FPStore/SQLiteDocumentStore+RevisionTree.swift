@@ -52,7 +52,11 @@ extension SQLiteDocumentStore: ReplicableStore {
         guard !revisions.isEmpty else { return }
         for content in revisions {
             try Self.validate(id: content.id)
-            try Self.validate(body: content.body, of: content.id)
+            if let text = content.canonicalBody {
+                try Self.validate(canonicalBody: text, of: content.id)
+            } else {
+                try Self.validate(body: content.body, of: content.id)
+            }
             guard content.history.first == content.rev else {
                 throw StoreError.invalid("the history of \(content.id) \(content.rev) must start with that revision")
             }
@@ -62,7 +66,11 @@ extension SQLiteDocumentStore: ReplicableStore {
             }
         }
         // Texts and summaries are computed (on every core) before the write lock is taken.
-        let prepared = concurrentMap(revisions) { ($0, StoredBody.compress(CanonicalJSON.bytes($0.body)), Summary(body: $0.body)) }
+        let prepared = concurrentMap(revisions) { content in
+            // Text received canonical is kept as it came: no parse, no rewrite.
+            if let text = content.canonicalBody { return (content, StoredBody.compress(text), Summary(canonicalText: text)) }
+            return (content, StoredBody.compress(CanonicalJSON.bytes(content.body)), Summary(body: content.body))
+        }
         try write { db in
             for (content, stored, summary) in prepared {
                 try Self.insertReplicated(db, content, stored: stored, summary: summary, markSynced: markSynced)

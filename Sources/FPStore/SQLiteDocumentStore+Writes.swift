@@ -25,6 +25,42 @@ struct PendingRevision {
         self.stored = StoredBody.compress(canonical)
         self.summary = Summary(body: body)
     }
+
+    /// From canonical text (checked by the caller): hashed and stored as
+    /// it is, never parsed whole. `body` stays empty: its only reader,
+    /// `insert`, does not take text.
+    init(id: String, canonicalText: [UInt8], parent: Revision?) {
+        self.id = id
+        self.rev = Revision.next(after: parent, canonicalBody: canonicalText)
+        self.parent = parent
+        self.deleted = false
+        self.body = [:]
+        self.stored = StoredBody.compress(canonicalText)
+        self.summary = Summary(canonicalText: canonicalText)
+    }
+
+    /// An update's body: text that `JSONSkim` finds canonical is kept as
+    /// it came, anything else goes through the value.
+    init(_ update: DocumentUpdate) throws {
+        switch update.body {
+        case .value(let body):
+            try SQLiteDocumentStore.validate(body: body, of: update.id)
+            self.init(id: update.id, body: body, parent: update.expected)
+        case .text(let text):
+            guard let judged = JSONSkim(text).value(in: 0..<text.count), judged.isCanonical, judged.value == 0..<text.count
+            else {
+                let body: JSONValue
+                do { body = try JSONParser.parse(text) } catch {
+                    throw StoreError.invalid("the body of document \(update.id) is not valid JSON (\(error))")
+                }
+                try SQLiteDocumentStore.validate(body: body, of: update.id)
+                self.init(id: update.id, body: body, parent: update.expected)
+                return
+            }
+            try SQLiteDocumentStore.validate(canonicalBody: text, of: update.id)
+            self.init(id: update.id, canonicalText: text, parent: update.expected)
+        }
+    }
 }
 
 /// `transform` of each element, computed on every core; order is kept. The
@@ -114,16 +150,17 @@ extension SQLiteDocumentStore {
     }
 
     @discardableResult
-    public func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [StoredDocument] {
+    public func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [AppliedUpdate] {
         guard !updates.isEmpty else { return [] }
-        for update in updates { try Self.validate(body: update.body, of: update.id) }
-        let pending = concurrentMap(updates) { PendingRevision(id: $0.id, body: $0.body, parent: $0.expected) }
+        let prepared = concurrentMap(updates) { update in Result { try PendingRevision(update) } }
+        let pending = try prepared.map { try $0.get() }
         return try write { db in
             try pending.compactMap { p in
                 guard let current = try Self.currentState(db, id: p.id), !current.deleted, current.rev == p.parent else {
                     return nil
                 }
-                return try Self.replaceWinner(db, p)
+                let stored = try Self.replaceWinner(db, p)
+                return AppliedUpdate(id: stored.id, rev: stored.rev)
             }
         }
     }
@@ -249,5 +286,21 @@ extension SQLiteDocumentStore {
             throw StoreError.invalid("the body of document \(id) must not contain the reserved key \(key)")
         }
         if let attachments = object["_attachments"] { try validateAttachmentStubs(attachments, of: id) }
+    }
+
+    /// `validate(body:of:)` for a body given as checked canonical text
+    /// (`RevisionContent.canonicalBody`): only its keys and its
+    /// `_attachments` member are read.
+    static func validate(canonicalBody text: [UInt8], of id: String) throws {
+        let skim = JSONSkim(text)
+        guard let members = skim.shallowMembers(of: 0..<text.count) else {
+            throw StoreError.invalid("the body of document \(id) must be a JSON object")
+        }
+        for member in members where member.key.hasPrefix("_") {
+            guard member.key == "_attachments" else {
+                throw StoreError.invalid("the body of document \(id) must not contain the reserved key \(member.key)")
+            }
+            try validateAttachmentStubs(try skim.parse(member.value), of: id)
+        }
     }
 }

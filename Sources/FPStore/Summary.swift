@@ -3,7 +3,7 @@ import FPCore
 /// The summary columns of a document, read from its body once, at write time,
 /// so `list` never parses bodies. Every field has a fallback: documents from
 /// the older apps or from other replicas may lack any key.
-struct Summary {
+struct Summary: Equatable {
     var createdAtMs: Int64
     var createdAt: String
     var level: String
@@ -18,19 +18,45 @@ struct Summary {
     var geoCount: Int
 
     init(body: JSONValue) {
-        createdAt = body["createdAt"]?.stringValue ?? ""
+        self.init(member: { body[$0] }, arrayCount: { body[$0]?.arrayValue?.count })
+    }
+
+    /// From checked canonical text (`RevisionContent.canonicalBody`),
+    /// parsing only the members read here: a received revision's body is
+    /// stored without ever being parsed whole.
+    init(canonicalText text: [UInt8]) {
+        let skim = JSONSkim(text)
+        guard let members = skim.shallowMembers(of: 0..<text.count) else {
+            self.init(body: (try? JSONParser.parse(text)) ?? .null)
+            return
+        }
+        var values: [String: JSONValue] = [:], counts: [String: Int] = [:]
+        for member in members {
+            switch member.key {
+            case "createdAt", "level", "mode", "position", "x", "y", "sessionId", "seq":
+                values[member.key] = try? skim.parse(member.value)
+            case "bleScans", "wifiScans", "cellScans", "geolocation":
+                counts[member.key] = skim.shallowCount(of: member.value)
+            default: continue
+            }
+        }
+        self.init(member: { values[$0] }, arrayCount: { counts[$0] })
+    }
+
+    private init(member: (String) -> JSONValue?, arrayCount: (String) -> Int?) {
+        createdAt = member("createdAt")?.stringValue ?? ""
         createdAtMs = ISOTime.milliseconds(createdAt) ?? 0
-        level = body["level"]?.stringValue ?? ""
-        mode = body["mode"]?.stringValue ?? ""
+        level = member("level")?.stringValue ?? ""
+        mode = member("mode")?.stringValue ?? ""
         // `position` keeps the exact point; `x`/`y` are rounded for the evaluator.
-        let position = body["position"]
-        x = position?["x"]?.doubleValue ?? body["x"]?.doubleValue ?? 0
-        y = position?["y"]?.doubleValue ?? body["y"]?.doubleValue ?? 0
-        sessionId = body["sessionId"]?.stringValue
-        walkSeq = body["seq"]?.intValue
-        bleCount = body["bleScans"]?.arrayValue?.count ?? 0
-        wifiCount = body["wifiScans"]?.arrayValue?.count ?? 0
-        cellCount = body["cellScans"]?.arrayValue?.count ?? 0
-        geoCount = body["geolocation"]?.arrayValue?.count ?? 0
+        let position = member("position")
+        x = position?["x"]?.doubleValue ?? member("x")?.doubleValue ?? 0
+        y = position?["y"]?.doubleValue ?? member("y")?.doubleValue ?? 0
+        sessionId = member("sessionId")?.stringValue
+        walkSeq = member("seq")?.intValue
+        bleCount = arrayCount("bleScans") ?? 0
+        wifiCount = arrayCount("wifiScans") ?? 0
+        cellCount = arrayCount("cellScans") ?? 0
+        geoCount = arrayCount("geolocation") ?? 0
     }
 }

@@ -19,6 +19,7 @@ public enum BulkGetAnswer {
             }
             return try multipart(body, boundary: boundary)
         }
+        if let fast = canonicalResults(JSONSkim([UInt8](body))) { return fast }
         let value = try RemoteDatabase.parse(body, what: "_bulk_get")
         var out: [FetchedRevision] = []
         if let results = value["results"]?.arrayValue {
@@ -34,6 +35,35 @@ public enum BulkGetAnswer {
             for entry in list { out.append(try revision(entry, fallbackID: nil)) }
         } else {
             throw SyncError.protocolError("_bulk_get: neither results nor an open_revs list")
+        }
+        return out
+    }
+
+    /// The `_bulk_get` JSON shape read with `JSONSkim`: documents whose text
+    /// is canonical (fprint's gateway sends them so) are kept as text, never
+    /// parsed; other entries are parsed one by one. nil when the answer is
+    /// not that shape or not valid: the caller's parse then words the error.
+    static func canonicalResults(_ skim: JSONSkim) -> [FetchedRevision]? {
+        guard let root = skim.shallowMembers(of: 0..<skim.bytes.count),
+              let results = root.first(where: { $0.key == "results" }),
+              let list = skim.elements(of: results.value) else { return nil }
+        var out: [FetchedRevision] = []
+        for result in list {
+            // Checked by `elements` above: the rest is found without a second check.
+            guard let fields = skim.shallowMembers(of: result.value),
+                  let docs = fields.first(where: { $0.key == "docs" }),
+                  let entries = skim.elements(of: docs.value) else { return nil }
+            let fallbackID = fields.first { $0.key == "id" }.flatMap { try? skim.parse($0.value) }?.stringValue
+            for entry in entries {
+                if entry.isCanonical, let ok = skim.shallowMembers(of: entry.value)?.first(where: { $0.key == "ok" }),
+                   let content = RevisionContent.fromCanonical(skim, document: .init(value: ok.value, isCanonical: true)) {
+                    out.append(.ok(content))
+                    continue
+                }
+                guard let parsed = try? skim.parse(entry.value),
+                      let revision = try? revision(parsed, fallbackID: fallbackID) else { return nil }
+                out.append(revision)
+            }
         }
         return out
     }

@@ -44,10 +44,13 @@ extension Replicator {
             var wanted: [(id: String, rev: Revision)] = []
             for (id, revs) in missing.sorted(by: { $0.key < $1.key }) { wanted += revs.map { (id, $0) } }
 
-            // Fetched and stored a slice at a time: only one slice's parsed
-            // documents are held (the checkpoint still moves per batch).
+            // Fetched and stored a slice at a time, the next slice fetched
+            // while a thread of its own stores this one: two slices are held
+            // at most. The checkpoint moves once the whole batch is stored.
             var index = 0
             var received = Set<String>()
+            let storing = SerialStage()
+            defer { storing.drain() }
             while index < wanted.count {
                 let slice = Array(wanted[index..<min(wanted.count, index + min(limits.count, Self.fetchSlice))])
                 index += slice.count
@@ -64,10 +67,13 @@ extension Replicator {
                 if !dryRun, !fetched.isEmpty {
                     // Ids the protocol reserves are skipped, not fatal.
                     let storable = fetched.filter { !$0.id.hasPrefix("_") }
-                    try storeCall { try store.putReplicated(storable, markSynced: true) }
+                    try storing.submit { () throws(SyncError) in
+                        try storeCall { try store.putReplicated(storable, markSynced: true) }
+                    }
                 }
                 received.formUnion(fetched.map(\.id))
             }
+            try storing.wait()
             report.written += received.count
             done += results.count
             progress(SyncProgress(direction: .pull, done: done, total: max(total, done), transferred: report.written))

@@ -18,19 +18,38 @@ extension Replicator {
             defer { updates.removeAll(keepingCapacity: true) }
             guard !updates.isEmpty, !dryRun else { return }
             let batch = updates
-            for stored in try storeCall({ try store.updateWhereCurrent(batch) }) { signed[stored.id] = stored.rev }
+            for applied in try storeCall({ try store.updateWhereCurrent(batch) }) { signed[applied.id] = applied.rev }
         }
         for entry in changes where !entry.deleted {
-            guard let doc = try storeRead(&damaged, { try store.document(id: entry.id, includeDeleted: false) }),
-                  doc.body[Self.ownerKey]?.stringValue == Self.unsigned else { continue }
+            guard let stored = try storeRead(&damaged, { try store.revisionText(id: entry.id, rev: entry.rev) }) else { continue }
+            // The stored text with the signer's value changed in place: no parse, no rewrite.
+            guard let signing = Self.ownerValue(in: stored) else {
+                let damage = DamagedDocument(id: entry.id, rev: entry.rev.description, reason: "it is not a JSON object")
+                if !damaged.contains(damage) { damaged.append(damage) }
+                continue
+            }
+            guard signing.value.elementsEqual(Self.unsignedText) else { continue }
             guard let userID, !userID.isEmpty else { throw SyncError.noSigner(entry.id) }
-            var body = doc.body
-            body[Self.ownerKey] = .string(userID)
-            updates.append(DocumentUpdate(id: doc.id, body: body, expected: doc.rev))
+            var text = Array(signing.body[..<signing.range.lowerBound])
+            CanonicalJSON.write(.string(userID), into: &text)
+            text += signing.body[signing.range.upperBound...]
+            updates.append(DocumentUpdate(id: entry.id, canonicalBody: text, expected: entry.rev))
             if updates.count == 100 { try flush() }
         }
         try flush()
         return signed
+    }
+
+    /// `"-"` as canonical text: the value of an unsigned document's owner.
+    static let unsignedText = CanonicalJSON.bytes(.string(unsigned))
+
+    /// Where the owner's value sits in a stored body, and its text (empty
+    /// when the body has no owner); nil when the body is not an object.
+    static func ownerValue(in stored: RevisionText) -> (body: [UInt8], range: Range<Int>, value: ArraySlice<UInt8>)? {
+        let body = Array(stored.canonicalBody.utf8)
+        guard let members = JSONSkim(body).shallowMembers(of: 0..<body.count) else { return nil }
+        guard let owner = members.first(where: { $0.key == ownerKey }) else { return (body, 0..<0, []) }
+        return (body, owner.value, body[owner.value])
     }
 
     /// The changes of documents this gateway refused before and whose
@@ -70,7 +89,7 @@ extension Replicator {
         // Each changed document once; a signed one is counted when its signed revision goes.
         let total = try storeCall { try store.changeCount(since: since) } + retry.count
         progress(SyncProgress(direction: .push, done: 0, total: total))
-        let uploads = UploadPipeline()
+        let uploads = SerialStage()
         defer { uploads.drain() }
         let tally = PushTally()
         var previous = localCheckpoint
@@ -247,50 +266,9 @@ extension Replicator {
 }
 
 /// What the upload thread counts; read by the pushing thread only after
-/// `UploadPipeline.wait`, which orders the two.
+/// `SerialStage.wait`, which orders the two.
 final class PushTally: @unchecked Sendable {
     var written = 0
     var done = 0
     var rejected: [String] = []
-}
-
-/// Runs one upload at a time on a thread of its own (libcurl blocks), so
-/// the next batch is prepared while the gateway stores this one.
-final class UploadPipeline: @unchecked Sendable {
-    // Touched by the submitting thread only; `failure` is written by the
-    // worker before it leaves the group and read after `wait()` returns.
-    private var inFlight: DispatchGroup?
-    private var failure: SyncError?
-
-    /// Waits for the upload in flight (rethrowing its error), then starts `work`.
-    func submit(_ work: @escaping @Sendable () throws(SyncError) -> Void) throws(SyncError) {
-        try wait()
-        let group = DispatchGroup()
-        group.enter()
-        inFlight = group
-        Thread.detachNewThread { [self] in
-            do throws(SyncError) {
-                try work()
-            } catch {
-                failure = error
-            }
-            group.leave()
-        }
-    }
-
-    /// Waits for the upload in flight and rethrows its error.
-    func wait() throws(SyncError) {
-        inFlight?.wait()
-        inFlight = nil
-        if let failure {
-            self.failure = nil
-            throw failure
-        }
-    }
-
-    /// Waits without rethrowing: nothing may outlive the push that started it.
-    func drain() {
-        inFlight?.wait()
-        inFlight = nil
-    }
 }

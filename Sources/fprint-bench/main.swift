@@ -127,14 +127,17 @@ func jsonBench() throws {
     if let path = ProcessInfo.processInfo.environment["FPRINT_BENCH_SAVE_DOC"] { try text.write(to: URL(fileURLWithPath: path)) }
     let rounds = 200
     let megabytes = Double(text.count * rounds) / 1_000_000
-    var writes: [Double] = [], parses: [Double] = [], hashes: [Double] = []
+    var writes: [Double] = [], parses: [Double] = [], hashes: [Double] = [], skims: [Double] = []
+    let bytes = [UInt8](text)
     for _ in 0..<3 {
+        skims.append(seconds { for _ in 0..<rounds { precondition(JSONSkim(bytes).members(of: 0..<bytes.count) != nil) } })
         writes.append(seconds { for _ in 0..<rounds { _ = CanonicalJSON.data(body) } })
         parses.append(try seconds { for _ in 0..<rounds { _ = try CanonicalJSON.parse(text) } })
         hashes.append(seconds { for _ in 0..<rounds { _ = Revision.next(after: nil, canonicalBody: text) } })
     }
-    print(String(format: "json: %.1f KB document: canonical write %.0f MB/s, parse %.0f MB/s, revision hash %.0f MB/s",
-                 Double(text.count) / 1024, megabytes / median(writes), megabytes / median(parses), megabytes / median(hashes)))
+    print(String(format: "json: %.1f KB document: canonical write %.0f MB/s, parse %.0f MB/s, canonical check (skim) %.0f MB/s, "
+                 + "revision hash %.0f MB/s", Double(text.count) / 1024, megabytes / median(writes), megabytes / median(parses),
+                 megabytes / median(skims), megabytes / median(hashes)))
 }
 
 func run() throws {

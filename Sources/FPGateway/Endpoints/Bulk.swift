@@ -20,12 +20,27 @@ extension CouchHandler {
         return .object(JSONObject(missing.mapValues { ["missing": .array($0.map { .string($0.description) })] }))
     }
 
-    func bulkDocs(_ body: JSONValue, user: GatewayUser) async throws -> JSONValue {
-        guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
-        let newEdits = body["new_edits"]?.boolValue ?? true
+    func bulkDocs(_ request: CouchRequest, user: GatewayUser) async throws -> JSONValue {
+        let (docs, newEdits) = try BulkDocsBody.read(request)
         var results: [JSONValue] = []
         var accepted: [RevisionContent] = []
-        for doc in docs {
+        for item in docs {
+            let doc: JSONValue
+            switch item {
+            case .canonical(let content, let owner):
+                // Canonical text from a replicator: stored as it came, unparsed.
+                do {
+                    try authorize(user, id: content.id, owner: owner, deleted: content.deleted)
+                    accepted.append(content)
+                } catch let error as CouchError {
+                    results.append(["id": .string(content.id), "error": .string(error.error), "reason": .string(error.reason)])
+                } catch let error as StoreError {
+                    let couch = CouchError.from(error)
+                    results.append(["id": .string(content.id), "error": .string(couch.error), "reason": .string(couch.reason)])
+                }
+                continue
+            case .parsed(let value): doc = value
+            }
             let parts = try Self.split(doc)
             guard let id = parts.id, !id.isEmpty else {
                 if newEdits { results.append(["error": "bad_request", "reason": "a document id is required"]); continue }

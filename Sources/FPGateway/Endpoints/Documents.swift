@@ -49,13 +49,18 @@ extension CouchHandler {
     /// Viewers write nothing; users only documents signed with their own id
     /// (admins: any), and may not change or delete a document someone else owns.
     func authorize(_ user: GatewayUser, id: String, body: JSONValue, deleted: Bool) throws {
+        try authorize(user, id: id, owner: body[Self.ownerKey]?.stringValue, deleted: deleted)
+    }
+
+    /// `authorize(_:id:body:deleted:)` with the body's owner already read.
+    func authorize(_ user: GatewayUser, id: String, owner signer: String?, deleted: Bool) throws {
         switch user.role {
         case .admin: return
         case .viewer: throw CouchError.readOnly
         case .user: break
         }
         if !deleted {
-            guard body[Self.ownerKey]?.stringValue == user.name else {
+            guard signer == user.name else {
                 throw CouchError.forbidden("document \(id) must be signed with your id (\(Self.ownerKey) = \(user.name))")
             }
         }

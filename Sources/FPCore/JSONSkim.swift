@@ -1,0 +1,460 @@
+/// Reads JSON text without building values: where each value ends, and
+/// whether its text is canonical, i.e. exactly what `CanonicalJSON.write`
+/// makes of what `JSONParser` reads from it. Replication uses it to store a
+/// received document as it came, with no parse and no rewrite, when its text
+/// is canonical (fprint's own peers send canonical text).
+///
+/// It accepts a subset of what the parser accepts and answers nil for
+/// anything else (broken text, lone surrogates, nesting deeper than
+/// `maximumDepth`); callers then take the parser's path, which gives the
+/// precise error. Whatever it accepts, the parser accepts too
+/// (`JSONSkimTests` checks this on mutated documents).
+public struct JSONSkim: Sendable {
+    public let bytes: [UInt8]
+
+    /// Shallower than the parser's limit, so a value accepted here is never refused there.
+    static let maximumDepth = JSONParser.maximumDepth - 8
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public struct Member: Sendable {
+        public var key: String
+        /// From the key's opening quote to the end of the value.
+        public var text: Range<Int>
+        public var value: Range<Int>
+        public var isCanonical: Bool
+    }
+
+    public struct Element: Sendable {
+        public var value: Range<Int>
+        public var isCanonical: Bool
+
+        public init(value: Range<Int>, isCanonical: Bool) {
+            self.value = value
+            self.isCanonical = isCanonical
+        }
+    }
+
+    /// The one value filling `range` (white space around it allowed).
+    public func value(in range: Range<Int>) -> Element? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
+            reader.skipSpace()
+            let start = reader.i
+            guard let canonical = reader.value(depth: 0) else { return nil }
+            let end = reader.i
+            reader.skipSpace()
+            guard reader.i == range.upperBound else { return nil }
+            return Element(value: start..<end, isCanonical: canonical)
+        }
+    }
+
+    /// The members of the object at `range` (a value range from this skim).
+    public func members(of range: Range<Int>) -> [Member]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
+            var members: [Member] = []
+            guard reader.object(depth: 0, members: &members) != nil, reader.i == range.upperBound else { return nil }
+            return members
+        }
+    }
+
+    /// The members of the object at `range`, checking only the object's own
+    /// punctuation and keys: values are skipped unchecked (`isCanonical`
+    /// false). For values checked already (an element this skim accepted,
+    /// text known canonical), or checked one by one by the caller.
+    public func shallowMembers(of range: Range<Int>) -> [Member]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
+            return reader.shallowMembers()
+        }
+    }
+
+    /// How many elements the array at `range` has, skipping them unchecked
+    /// (as `shallowMembers`); nil when it is not an array.
+    public func shallowCount(of range: Range<Int>) -> Int? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
+            return reader.shallowCount()
+        }
+    }
+
+    /// The elements of the array at `range` (a value range from this skim).
+    public func elements(of range: Range<Int>) -> [Element]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
+            var elements: [Element] = []
+            guard reader.array(depth: 0, elements: &elements) != nil, reader.i == range.upperBound else { return nil }
+            return elements
+        }
+    }
+
+    /// The parsed value at `range` (for the few small members a caller needs).
+    public func parse(_ range: Range<Int>) throws(JSONParseError) -> JSONValue {
+        try JSONParser.parse(Array(bytes[range]))
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var i: Int
+        let end: Int
+
+        var peek: UInt8? { i < end ? bytes[i] : nil }
+
+        /// Skips white space; true when there was some (never canonical).
+        @discardableResult
+        mutating func skipSpace() -> Bool {
+            let start = i
+            while i < end, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+            return i != start
+        }
+
+        /// One value from `i`; whether its text is canonical, nil when refused.
+        mutating func value(depth: Int) -> Bool? {
+            guard depth < JSONSkim.maximumDepth, let c = peek else { return nil }
+            switch c {
+            case UInt8(ascii: "{"):
+                var ignored: [Member]? = nil
+                return object(depth: depth, collect: &ignored)
+            case UInt8(ascii: "["):
+                var ignored: [Element]? = nil
+                return array(depth: depth, collect: &ignored)
+            case UInt8(ascii: "\""): return string().map(\.canonical)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number() ? true : nil
+            case UInt8(ascii: "t"): return literal("true") ? true : nil
+            case UInt8(ascii: "f"): return literal("false") ? true : nil
+            case UInt8(ascii: "n"): return literal("null") ? true : nil
+            default: return nil
+            }
+        }
+
+        mutating func object(depth: Int, members: inout [Member]) -> Bool? {
+            var collected: [Member]? = []
+            defer { members = collected ?? [] }
+            return object(depth: depth, collect: &collected)
+        }
+
+        mutating func array(depth: Int, elements: inout [Element]) -> Bool? {
+            var collected: [Element]? = []
+            defer { elements = collected ?? [] }
+            return array(depth: depth, collect: &collected)
+        }
+
+        mutating func object(depth: Int, collect: inout [Member]?) -> Bool? {
+            guard peek == UInt8(ascii: "{") else { return nil }
+            i += 1
+            var canonical = !skipSpace()
+            if peek == UInt8(ascii: "}") { i += 1; return canonical }
+            var previousKey: Range<Int>? = nil
+            while true {
+                let keyStart = i
+                guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
+                let keyBytes = (keyStart + 1)..<(i - 1)
+                // Canonical keys are strictly increasing by their bytes; an escaped key is left to the parser's path.
+                if !key.canonical || key.escaped { canonical = false }
+                if canonical, let previous = previousKey, !precedes(previous, keyBytes) { canonical = false }
+                previousKey = keyBytes
+                if skipSpace() { canonical = false }
+                guard peek == UInt8(ascii: ":") else { return nil }
+                i += 1
+                if skipSpace() { canonical = false }
+                let valueStart = i
+                guard let valueCanonical = value(depth: depth + 1) else { return nil }
+                if !valueCanonical { canonical = false }
+                if collect != nil {
+                    let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
+                    collect?.append(Member(key: key.escaped ? unescapedKey(keyStart) : name, text: keyStart..<i,
+                                           value: valueStart..<i, isCanonical: valueCanonical))
+                }
+                if skipSpace() { canonical = false }
+                switch peek {
+                case UInt8(ascii: ","):
+                    i += 1
+                    if skipSpace() { canonical = false }
+                case UInt8(ascii: "}"):
+                    i += 1
+                    return canonical
+                default: return nil
+                }
+            }
+        }
+
+        mutating func array(depth: Int, collect: inout [Element]?) -> Bool? {
+            guard peek == UInt8(ascii: "[") else { return nil }
+            i += 1
+            var canonical = !skipSpace()
+            if peek == UInt8(ascii: "]") { i += 1; return canonical }
+            while true {
+                let start = i
+                guard let valueCanonical = value(depth: depth + 1) else { return nil }
+                if !valueCanonical { canonical = false }
+                collect?.append(Element(value: start..<i, isCanonical: valueCanonical))
+                if skipSpace() { canonical = false }
+                switch peek {
+                case UInt8(ascii: ","):
+                    i += 1
+                    if skipSpace() { canonical = false }
+                case UInt8(ascii: "]"):
+                    i += 1
+                    return canonical
+                default: return nil
+                }
+            }
+        }
+
+        mutating func shallowMembers() -> [Member]? {
+            skipSpace()
+            guard peek == UInt8(ascii: "{") else { return nil }
+            i += 1
+            skipSpace()
+            var members: [Member] = []
+            if peek == UInt8(ascii: "}") {
+                i += 1
+                skipSpace()
+                return i == end ? members : nil
+            }
+            while true {
+                let keyStart = i
+                guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
+                let keyBytes = (keyStart + 1)..<(i - 1)
+                skipSpace()
+                guard peek == UInt8(ascii: ":") else { return nil }
+                i += 1
+                skipSpace()
+                let valueStart = i
+                guard skipValue() else { return nil }
+                let name = key.escaped ? unescapedKey(keyStart)
+                    : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
+                members.append(Member(key: name, text: keyStart..<i, value: valueStart..<i, isCanonical: false))
+                skipSpace()
+                switch peek {
+                case UInt8(ascii: ","):
+                    i += 1
+                    skipSpace()
+                case UInt8(ascii: "}"):
+                    i += 1
+                    skipSpace()
+                    return i == end ? members : nil
+                default: return nil
+                }
+            }
+        }
+
+        mutating func shallowCount() -> Int? {
+            skipSpace()
+            guard peek == UInt8(ascii: "[") else { return nil }
+            i += 1
+            skipSpace()
+            if peek == UInt8(ascii: "]") { return 0 }
+            var count = 0
+            while true {
+                guard skipValue() else { return nil }
+                count += 1
+                skipSpace()
+                switch peek {
+                case UInt8(ascii: ","):
+                    i += 1
+                    skipSpace()
+                case UInt8(ascii: "]"): return count
+                default: return nil
+                }
+            }
+        }
+
+        /// Passes over one value without checking it: strings to their
+        /// closing quote, containers to their matching bracket, anything else
+        /// to the next delimiter. False at the end of the text.
+        mutating func skipValue() -> Bool {
+            guard let c = peek else { return false }
+            switch c {
+            case UInt8(ascii: "\""):
+                return skipString()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var depth = 0
+                while i < end {
+                    switch bytes[i] {
+                    case UInt8(ascii: "\""):
+                        guard skipString() else { return false }
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 { i += 1; return true }
+                    default: break
+                    }
+                    i += 1
+                }
+                return false
+            default:
+                let start = i
+                while i < end {
+                    let b = bytes[i]
+                    if b == UInt8(ascii: ",") || b == UInt8(ascii: "}") || b == UInt8(ascii: "]") || b <= 0x20 { break }
+                    i += 1
+                }
+                return i > start
+            }
+        }
+
+        mutating func skipString() -> Bool {
+            i += 1
+            while i < end {
+                switch bytes[i] {
+                case UInt8(ascii: "\""): i += 1; return true
+                case UInt8(ascii: "\\"): i += 2
+                default: i += 1
+                }
+            }
+            return false
+        }
+
+        /// The escaped key at `start`, decoded by the parser (rare: escaped keys).
+        func unescapedKey(_ start: Int) -> String {
+            var k = start + 1
+            while bytes[k] != UInt8(ascii: "\"") { k += bytes[k] == UInt8(ascii: "\\") ? 2 : 1 }
+            let text = Array(bytes[start...k])
+            return (try? JSONParser.parse(text))?.stringValue ?? ""
+        }
+
+        /// Byte order of two keys, shorter prefix first (`JSONObject.precedes`).
+        func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+            let n = min(a.count, b.count)
+            for k in 0..<n where bytes[a.lowerBound + k] != bytes[b.lowerBound + k] {
+                return bytes[a.lowerBound + k] < bytes[b.lowerBound + k]
+            }
+            return a.count < b.count
+        }
+
+        /// A string from its opening quote. Canonical escapes are the writer's
+        /// own: `\"`, `\\`, `\b \f \n \r \t`, and `\u00xx` (lowercase) for the
+        /// other control characters. nil for what the parser refuses.
+        mutating func string() -> (canonical: Bool, escaped: Bool)? {
+            i += 1
+            var canonical = true, escaped = false
+            while i < end {
+                let c = bytes[i]
+                if c == UInt8(ascii: "\"") { i += 1; return (canonical, escaped) }
+                if c < 0x20 { return nil }
+                if c < 0x80 && c != UInt8(ascii: "\\") { i += 1; continue }
+                if c >= 0x80 {
+                    guard let length = utf8Sequence(at: i) else { return nil }
+                    i += length
+                    continue
+                }
+                // A backslash.
+                escaped = true
+                guard i + 1 < end else { return nil }
+                let e = bytes[i + 1]
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+                     UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    i += 2
+                case UInt8(ascii: "/"):
+                    canonical = false
+                    i += 2
+                case UInt8(ascii: "u"):
+                    guard let unit = hex4(at: i + 2) else { return nil }
+                    if (0xD800...0xDBFF).contains(unit) {
+                        // Only a high half followed by a low half makes a character.
+                        guard i + 11 < end, bytes[i + 6] == UInt8(ascii: "\\"), bytes[i + 7] == UInt8(ascii: "u"),
+                              let low = hex4(at: i + 8), (0xDC00...0xDFFF).contains(low) else { return nil }
+                        canonical = false
+                        i += 12
+                        continue
+                    }
+                    if (0xDC00...0xDFFF).contains(unit) { return nil }
+                    if !isWritersEscape(unit, at: i + 2) { canonical = false }
+                    i += 6
+                default: return nil
+                }
+            }
+            return nil
+        }
+
+        /// Whether `\uXXXX` is how the writer spells this unit: a control
+        /// character without a short escape, in lowercase hex.
+        func isWritersEscape(_ unit: UInt32, at k: Int) -> Bool {
+            guard unit < 0x20, ![0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(unit) else { return false }
+            return !bytes[k..<(k + 4)].contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
+        }
+
+        func hex4(at k: Int) -> UInt32? {
+            guard k + 4 <= end else { return nil }
+            var v: UInt32 = 0
+            for b in bytes[k..<(k + 4)] {
+                let d: UInt32
+                switch b {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
+                v = v << 4 | d
+            }
+            return v
+        }
+
+        /// The length of a well-formed UTF-8 sequence at `k` (RFC 3629), or nil.
+        func utf8Sequence(at k: Int) -> Int? {
+            let b0 = bytes[k]
+            func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
+                k + offset < end && range.contains(bytes[k + offset])
+            }
+            switch b0 {
+            case 0xC2...0xDF: return continuation(1) ? 2 : nil
+            case 0xE0: return continuation(1, 0xA0...0xBF) && continuation(2) ? 3 : nil
+            case 0xE1...0xEC, 0xEE...0xEF: return continuation(1) && continuation(2) ? 3 : nil
+            case 0xED: return continuation(1, 0x80...0x9F) && continuation(2) ? 3 : nil  // no surrogates
+            case 0xF0: return continuation(1, 0x90...0xBF) && continuation(2) && continuation(3) ? 4 : nil
+            case 0xF1...0xF3: return continuation(1) && continuation(2) && continuation(3) ? 4 : nil
+            case 0xF4: return continuation(1, 0x80...0x8F) && continuation(2) && continuation(3) ? 4 : nil
+            default: return nil
+            }
+        }
+
+        /// A number by the parser's grammar. Its text is always canonical: the
+        /// parser keeps the text of any number whose value would be written
+        /// otherwise. Out-of-range numbers are refused, as the parser does.
+        mutating func number() -> Bool {
+            let start = i
+            if peek == UInt8(ascii: "-") { i += 1 }
+            guard let first = peek, isDigit(first) else { return false }
+            i += 1
+            if first == UInt8(ascii: "0"), let next = peek, isDigit(next) { return false }
+            skipDigits()
+            var integral = true
+            if peek == UInt8(ascii: ".") {
+                integral = false
+                i += 1
+                guard let d = peek, isDigit(d) else { return false }
+                skipDigits()
+            }
+            if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+                integral = false
+                i += 1
+                if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { i += 1 }
+                guard let d = peek, isDigit(d) else { return false }
+                skipDigits()
+            }
+            let digits = i - start - (bytes[start] == UInt8(ascii: "-") ? 1 : 0)
+            if integral && digits <= 18 { return true }
+            let token = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+            if integral, Int64(token) != nil { return true }
+            return Double(token)?.isFinite ?? false
+        }
+
+        mutating func skipDigits() {
+            while i < end && isDigit(bytes[i]) { i += 1 }
+        }
+
+        func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+
+        mutating func literal(_ word: StaticString) -> Bool {
+            let n = word.utf8CodeUnitCount
+            guard end - i >= n else { return false }
+            let matches = word.withUTF8Buffer { expected in (0..<n).allSatisfy { bytes[i + $0] == expected[$0] } }
+            if matches { i += n }
+            return matches
+        }
+    }
+}

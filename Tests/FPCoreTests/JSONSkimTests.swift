@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import FPCore
+
+/// `JSONSkim` lets replicated documents be stored as they came. It must
+/// never accept what the parser refuses, and must call text canonical only
+/// when writing the parsed value gives back the same bytes.
+@Suite struct JSONSkimTests {
+    func judge(_ text: String) -> Bool? {
+        let bytes = Array(text.utf8)
+        return JSONSkim(bytes).value(in: 0..<bytes.count)?.isCanonical
+    }
+
+    @Test func canonicalTextIsRecognised() {
+        for text in [#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#, #"[]"#, #"{}"#, #""x""#, #"-0"#, #"1.0"#,
+                     #"1.5e-7"#, #"123456789012345678901234"#, #"{"s":"a\"b\\c\n\u001f\u0000é📡"}"#,
+                     #"{"A":1,"_id":2,"a":3}"#, #"{"a":1,"ab":2,"b":3}"#] {
+            #expect(judge(text) == true, "\(text)")
+        }
+    }
+
+    @Test func otherValidTextIsNotCanonical() {
+        for text in [#"{"b":1,"a":2}"#, #"{"a":1,"a":2}"#, #"{ "a":1}"#, #"[1, 2]"#, #"{"a":"\/"}"#, #"{"a":"\u0041"}"#,
+                     #"{"a":"\u001F"}"#, #"{"a":"\n\u000a"}"#, #"{"a":"\ud83d\udce1"}"#, #"{"\u0061":1}"#,
+                     #"{"a":[1 ]}"#] {
+            let bytes = Array(text.utf8)
+            let judged = JSONSkim(bytes).value(in: 0..<bytes.count)
+            #expect(judged != nil, "\(text) is valid JSON")
+            #expect(judged?.isCanonical == false, "\(text)")
+        }
+    }
+
+    @Test func refusesWhatTheParserRefuses() {
+        for text in [#"{"a":"\ud800"}"#, #"{"a":"\udce1"}"#, "1e400", "-", "01", #"{"a":}"#, #"{"a":1,}"#, "[1,]",
+                     "\"a\u{1}\"", "tru", #"{"a" 1}"#, "[1] x", #""\x""#, "\"unterminated"] {
+            #expect(judge(text) == nil, "\(text)")
+            #expect(throws: JSONParseError.self, "\(text)") { try JSONParser.parse(Array(text.utf8)) }
+        }
+        // Not UTF-8: an overlong slash and a lone continuation byte.
+        for bytes: [UInt8] in [[0x22, 0xC0, 0xAF, 0x22], [0x22, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22]] {
+            #expect(JSONSkim(bytes).value(in: 0..<bytes.count) == nil)
+        }
+        let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+        #expect(judge(deep) == nil)
+    }
+
+    /// Mutations of a real document: whatever the skim accepts, the parser
+    /// accepts; whatever it calls canonical is written back byte for byte;
+    /// and what writes back byte for byte it calls canonical.
+    @Test func agreesWithTheParserOnMutatedDocuments() throws {
+        let golden = try CanonicalJSON.bytes(CanonicalJSON.parse(fixture("golden-static-document.json")))
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array(#"{}[]",:\ 0123456789.eE+-tfnul"aéx"#.utf8) + [0x0A, 0xC3, 0xA9, 0xFF, 0x01]
+        var accepted = 0, canonical = 0
+        for round in 0..<3_000 {
+            var bytes = golden
+            for _ in 0..<(1 + round % 3) {
+                let at = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: bytes[at] = alphabet.randomElement(using: &rng)!
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(alphabet.randomElement(using: &rng)!, at: at)
+                }
+            }
+            let judged = JSONSkim(bytes).value(in: 0..<bytes.count)
+            let parsed = try? JSONParser.parse(bytes)
+            if let judged {
+                accepted += 1
+                let value = try #require(parsed, "the skim accepted what the parser refuses: \(String(decoding: bytes, as: UTF8.self))")
+                let writtenBack = CanonicalJSON.bytes(value) == bytes
+                if judged.isCanonical {
+                    #expect(writtenBack, "judged canonical: \(String(decoding: bytes, as: UTF8.self))")
+                } else if writtenBack {
+                    // Only an escaped key is left to the parser although canonical.
+                    #expect(bytes.contains(UInt8(ascii: "\\")), "judged not canonical: \(String(decoding: bytes, as: UTF8.self))")
+                }
+                if judged.isCanonical { canonical += 1 }
+            } else if let parsed {
+                // Valid text refused: only escaped keys or surrogate pairs may be, and never canonical ones.
+                #expect(CanonicalJSON.bytes(parsed) != bytes, "refused canonical text: \(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+        #expect(accepted > 300)
+        #expect(canonical > 100)
+    }
+
+    @Test func shallowMembersAndCounts() throws {
+        let text = Array(#"{"a":[1,{"x":"]"},"\"]"],"b":"}","c":{"d":[]},"e":-1.5}"#.utf8)
+        let skim = JSONSkim(text)
+        let members = try #require(skim.shallowMembers(of: 0..<text.count))
+        #expect(members.map(\.key) == ["a", "b", "c", "e"])
+        #expect(try skim.parse(members[0].value) == [1, ["x": "]"], "\"]"])
+        #expect(skim.shallowCount(of: members[0].value) == 3)
+        #expect(skim.shallowCount(of: members[1].value) == nil)
+        #expect(String(decoding: text[members[3].text], as: UTF8.self) == #""e":-1.5"#)
+        // Broken text ends in nil, never a crash or a loop.
+        for broken in [#"{"a":[1,2"#, #"{"a""#, #"{"a":"x}"#, "{", #"{"a":1"#] {
+            let bytes = Array(broken.utf8)
+            #expect(JSONSkim(bytes).shallowMembers(of: 0..<bytes.count) == nil, "\(broken)")
+        }
+    }
+
+    /// A replicated document split from its text equals the parsed split,
+    /// and its body text is what the writer makes of the body.
+    @Test func documentsSplitFromCanonicalText() throws {
+        let body = try CanonicalJSON.parse(fixture("golden-static-document.json"))
+        var doc = try #require(body.objectValue)
+        doc["_id"] = "m1"
+        doc["_rev"] = "2-bbb"
+        doc["_revisions"] = ["start": 2, "ids": ["bbb", "aaa"]]
+        doc["_conflicts"] = ["2-ccc"]
+        let text = CanonicalJSON.bytes(.object(doc))
+        let skim = JSONSkim(text)
+        let element = try #require(skim.value(in: 0..<text.count))
+        let (content, owner) = try #require(RevisionContent.fromCanonical(skim, document: element,
+                                                                          reading: "couchbase_sync_gateway_id"))
+        #expect(content.id == "m1")
+        #expect(content.rev.description == "2-bbb")
+        #expect(content.history.map(\.description) == ["2-bbb", "1-aaa"])
+        #expect(content.canonicalBody == CanonicalJSON.bytes(body))
+        #expect(content.body == body)
+        #expect(owner == body["couchbase_sync_gateway_id"])
+        #expect(content == RevisionContent(id: "m1", rev: content.rev, deleted: false, body: body, history: content.history))
+
+        // Attachments, a mismatched history or text out of order take the parser's way.
+        var withStub = doc
+        withStub["_attachments"] = ["a": ["stub": true, "digest": "md5-x", "revpos": 1]]
+        var mismatched = doc
+        mismatched["_revisions"] = ["start": 3, "ids": ["ddd"]]
+        for other in [CanonicalJSON.bytes(.object(withStub)), CanonicalJSON.bytes(.object(mismatched)),
+                      Array(#"{"_rev":"1-a","_id":"x"}"#.utf8)] {
+            let skim = JSONSkim(other)
+            let element = try #require(skim.value(in: 0..<other.count))
+            #expect(RevisionContent.fromCanonical(skim, document: element) == nil)
+        }
+    }
+}
