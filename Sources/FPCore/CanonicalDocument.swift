@@ -17,8 +17,12 @@ extension RevisionContent {
     public static func fromCanonical(_ skim: JSONSkim, document: JSONSkim.Element,
                                      reading key: String?) -> (content: RevisionContent, value: JSONValue?)? {
         var read: JSONValue?
-        // The document was checked when its container was: its values are only skipped here.
-        guard document.isCanonical, let members = skim.shallowMembers(of: document.value) else { return nil }
+        // The document was checked when its container was: its members, if
+        // not collected then, are found by skipping values, not checking them.
+        guard document.isCanonical, let members = document.members ?? skim.shallowMembers(of: document.value)
+        else { return nil }
+        var bodyMembers: [JSONSkim.Member] = []
+        bodyMembers.reserveCapacity(members.count)
         var id: String?, rev: Revision?, deleted = false, history: [Revision]?
         var body: [UInt8] = []
         body.reserveCapacity(document.value.count)
@@ -27,7 +31,13 @@ extension RevisionContent {
             guard member.key.hasPrefix("_") else {
                 if member.key == key { read = try? skim.parse(member.value) }
                 if body.count > 1 { body.append(UInt8(ascii: ",")) }
+                // Ranges move from the document's text to the body's.
+                let shift = body.count - member.text.lowerBound
                 body.append(contentsOf: skim.bytes[member.text])
+                bodyMembers.append(JSONSkim.Member(
+                    key: member.key, text: (member.text.lowerBound + shift)..<(member.text.upperBound + shift),
+                    node: JSONSkim.Node(value: (member.value.lowerBound + shift)..<(member.value.upperBound + shift),
+                                        isCanonical: true)))
                 continue
             }
             guard member.key != "_attachments", let value = try? skim.parse(member.value) else { return nil }
@@ -52,6 +62,7 @@ extension RevisionContent {
         guard let id, !id.isEmpty, let rev else { return nil }
         let chain = history ?? [rev]
         guard chain.first == rev else { return nil }
-        return (RevisionContent(id: id, rev: rev, deleted: deleted, canonicalBody: body, history: chain), read)
+        return (RevisionContent(id: id, rev: rev, deleted: deleted, canonicalBody: body, members: bodyMembers, history: chain),
+                read)
     }
 }

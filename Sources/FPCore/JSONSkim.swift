@@ -17,46 +17,62 @@ public struct JSONSkim: Sendable {
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+    /// One value: where it is, whether its text is canonical, and its
+    /// children when they were collected (`value(in:levels:)`).
+    public struct Node: Sendable {
+        public var value: Range<Int>
+        public var isCanonical: Bool
+        /// An object's members, when collected.
+        public var members: [Member]?
+        /// An array's elements, when collected.
+        public var elements: [Node]?
+
+        public init(value: Range<Int>, isCanonical: Bool, members: [Member]? = nil, elements: [Node]? = nil) {
+            self.value = value
+            self.isCanonical = isCanonical
+            self.members = members
+            self.elements = elements
+        }
+
+        /// The member named `key`, if collected and present.
+        public subscript(key: String) -> Node? { members?.first { $0.key == key }?.node }
+    }
+
     public struct Member: Sendable {
         public var key: String
         /// From the key's opening quote to the end of the value.
         public var text: Range<Int>
-        public var value: Range<Int>
-        public var isCanonical: Bool
-    }
+        public var node: Node
+        public var value: Range<Int> { node.value }
+        public var isCanonical: Bool { node.isCanonical }
 
-    public struct Element: Sendable {
-        public var value: Range<Int>
-        public var isCanonical: Bool
-
-        public init(value: Range<Int>, isCanonical: Bool) {
-            self.value = value
-            self.isCanonical = isCanonical
+        public init(key: String, text: Range<Int>, node: Node) {
+            self.key = key
+            self.text = text
+            self.node = node
         }
     }
 
-    /// The one value filling `range` (white space around it allowed).
-    public func value(in range: Range<Int>) -> Element? {
+    public typealias Element = Node
+
+    /// The one value filling `range` (white space around it allowed),
+    /// checked in one pass, with the children of containers collected
+    /// `levels` deep (1: the members or elements of this value).
+    public func value(in range: Range<Int>, levels: Int = 0) -> Node? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
             reader.skipSpace()
-            let start = reader.i
-            guard let canonical = reader.value(depth: 0) else { return nil }
-            let end = reader.i
+            guard let node = reader.value(depth: 0, levels: levels) else { return nil }
             reader.skipSpace()
             guard reader.i == range.upperBound else { return nil }
-            return Element(value: start..<end, isCanonical: canonical)
+            return node
         }
     }
 
     /// The members of the object at `range` (a value range from this skim).
     public func members(of range: Range<Int>) -> [Member]? {
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
-            var members: [Member] = []
-            guard reader.object(depth: 0, members: &members) != nil, reader.i == range.upperBound else { return nil }
-            return members
-        }
+        guard bytes.indices.contains(range.lowerBound), bytes[range.lowerBound] == UInt8(ascii: "{") else { return nil }
+        return value(in: range, levels: 1)?.members
     }
 
     /// The members of the object at `range`, checking only the object's own
@@ -80,13 +96,9 @@ public struct JSONSkim: Sendable {
     }
 
     /// The elements of the array at `range` (a value range from this skim).
-    public func elements(of range: Range<Int>) -> [Element]? {
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer, i: range.lowerBound, end: range.upperBound)
-            var elements: [Element] = []
-            guard reader.array(depth: 0, elements: &elements) != nil, reader.i == range.upperBound else { return nil }
-            return elements
-        }
+    public func elements(of range: Range<Int>) -> [Node]? {
+        guard bytes.indices.contains(range.lowerBound), bytes[range.lowerBound] == UInt8(ascii: "[") else { return nil }
+        return value(in: range, levels: 1)?.elements
     }
 
     /// The parsed value at `range` (for the few small members a caller needs).
@@ -109,38 +121,32 @@ public struct JSONSkim: Sendable {
             return i != start
         }
 
-        /// One value from `i`; whether its text is canonical, nil when refused.
-        mutating func value(depth: Int) -> Bool? {
+        /// One value from `i`, nil when refused; children collected `levels` deep.
+        mutating func value(depth: Int, levels: Int) -> Node? {
             guard depth < JSONSkim.maximumDepth, let c = peek else { return nil }
+            let start = i
             switch c {
             case UInt8(ascii: "{"):
-                var ignored: [Member]? = nil
-                return object(depth: depth, collect: &ignored)
+                var members: [Member]? = levels > 0 ? [] : nil
+                guard let canonical = object(depth: depth, levels: levels, members: &members) else { return nil }
+                return Node(value: start..<i, isCanonical: canonical, members: members)
             case UInt8(ascii: "["):
-                var ignored: [Element]? = nil
-                return array(depth: depth, collect: &ignored)
-            case UInt8(ascii: "\""): return string().map(\.canonical)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number() ? true : nil
-            case UInt8(ascii: "t"): return literal("true") ? true : nil
-            case UInt8(ascii: "f"): return literal("false") ? true : nil
-            case UInt8(ascii: "n"): return literal("null") ? true : nil
+                var elements: [Node]? = levels > 0 ? [] : nil
+                guard let canonical = array(depth: depth, levels: levels, elements: &elements) else { return nil }
+                return Node(value: start..<i, isCanonical: canonical, elements: elements)
+            case UInt8(ascii: "\""):
+                guard let string = string() else { return nil }
+                return Node(value: start..<i, isCanonical: string.canonical)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return number() ? Node(value: start..<i, isCanonical: true) : nil
+            case UInt8(ascii: "t"): return literal("true") ? Node(value: start..<i, isCanonical: true) : nil
+            case UInt8(ascii: "f"): return literal("false") ? Node(value: start..<i, isCanonical: true) : nil
+            case UInt8(ascii: "n"): return literal("null") ? Node(value: start..<i, isCanonical: true) : nil
             default: return nil
             }
         }
 
-        mutating func object(depth: Int, members: inout [Member]) -> Bool? {
-            var collected: [Member]? = []
-            defer { members = collected ?? [] }
-            return object(depth: depth, collect: &collected)
-        }
-
-        mutating func array(depth: Int, elements: inout [Element]) -> Bool? {
-            var collected: [Element]? = []
-            defer { elements = collected ?? [] }
-            return array(depth: depth, collect: &collected)
-        }
-
-        mutating func object(depth: Int, collect: inout [Member]?) -> Bool? {
+        mutating func object(depth: Int, levels: Int, members: inout [Member]?) -> Bool? {
             guard peek == UInt8(ascii: "{") else { return nil }
             i += 1
             var canonical = !skipSpace()
@@ -158,13 +164,12 @@ public struct JSONSkim: Sendable {
                 guard peek == UInt8(ascii: ":") else { return nil }
                 i += 1
                 if skipSpace() { canonical = false }
-                let valueStart = i
-                guard let valueCanonical = value(depth: depth + 1) else { return nil }
-                if !valueCanonical { canonical = false }
-                if collect != nil {
-                    let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
-                    collect?.append(Member(key: key.escaped ? unescapedKey(keyStart) : name, text: keyStart..<i,
-                                           value: valueStart..<i, isCanonical: valueCanonical))
+                guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
+                if !node.isCanonical { canonical = false }
+                if members != nil {
+                    let name = key.escaped ? unescapedKey(keyStart)
+                        : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
+                    members?.append(Member(key: name, text: keyStart..<i, node: node))
                 }
                 if skipSpace() { canonical = false }
                 switch peek {
@@ -179,16 +184,15 @@ public struct JSONSkim: Sendable {
             }
         }
 
-        mutating func array(depth: Int, collect: inout [Element]?) -> Bool? {
+        mutating func array(depth: Int, levels: Int, elements: inout [Node]?) -> Bool? {
             guard peek == UInt8(ascii: "[") else { return nil }
             i += 1
             var canonical = !skipSpace()
             if peek == UInt8(ascii: "]") { i += 1; return canonical }
             while true {
-                let start = i
-                guard let valueCanonical = value(depth: depth + 1) else { return nil }
-                if !valueCanonical { canonical = false }
-                collect?.append(Element(value: start..<i, isCanonical: valueCanonical))
+                guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
+                if !node.isCanonical { canonical = false }
+                elements?.append(node)
                 if skipSpace() { canonical = false }
                 switch peek {
                 case UInt8(ascii: ","):
@@ -225,7 +229,7 @@ public struct JSONSkim: Sendable {
                 guard skipValue() else { return nil }
                 let name = key.escaped ? unescapedKey(keyStart)
                     : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
-                members.append(Member(key: name, text: keyStart..<i, value: valueStart..<i, isCanonical: false))
+                members.append(Member(key: name, text: keyStart..<i, node: Node(value: valueStart..<i, isCanonical: false)))
                 skipSpace()
                 switch peek {
                 case UInt8(ascii: ","):

@@ -35,7 +35,7 @@ public struct RevisionContent: Sendable, Equatable {
         get {
             switch storage {
             case .tree(let value): return value
-            case .text(let text):
+            case .text(let text, _):
                 // `JSONSkim` checked the text, and accepts nothing the parser refuses.
                 do { return try JSONParser.parse(text) } catch { preconditionFailure("checked canonical text: \(error)") }
             }
@@ -45,10 +45,15 @@ public struct RevisionContent: Sendable, Equatable {
     /// The body's canonical text when the revision arrived as text that
     /// `JSONSkim` found canonical: the store keeps it as it is.
     public var canonicalBody: [UInt8]? {
-        if case .text(let text) = storage { text } else { nil }
+        if case .text(let text, _) = storage { text } else { nil }
+    }
+    /// The top-level members of `canonicalBody` (ranges in it), when the
+    /// splitter had them: the store then reads its columns without a scan.
+    public var canonicalMembers: [JSONSkim.Member]? {
+        if case .text(_, let members) = storage { members } else { nil }
     }
     private var storage: Body
-    private enum Body: Sendable { case tree(JSONValue), text([UInt8]) }
+    private enum Body: Sendable { case tree(JSONValue), text([UInt8], members: [JSONSkim.Member]?) }
     /// The revision's ancestry, newest first, starting with `rev` itself
     /// (CouchDB's `_revisions`). May be pruned: the oldest entry's parent may be unknown.
     public var history: [Revision]
@@ -68,11 +73,13 @@ public struct RevisionContent: Sendable, Equatable {
 
     /// A revision whose body is `canonicalBody`, text `JSONSkim` found
     /// canonical (an object without `_` keys): stored without a parse.
-    public init(id: String, rev: Revision, deleted: Bool, canonicalBody: [UInt8], history: [Revision]) {
+    /// `members`, if given, are its top-level members (ranges in it).
+    public init(id: String, rev: Revision, deleted: Bool, canonicalBody: [UInt8], members: [JSONSkim.Member]? = nil,
+                history: [Revision]) {
         self.id = id
         self.rev = rev
         self.deleted = deleted
-        self.storage = .text(canonicalBody)
+        self.storage = .text(canonicalBody, members: members)
         self.history = history
         self.attachmentData = [:]
     }

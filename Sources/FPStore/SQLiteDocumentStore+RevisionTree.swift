@@ -53,7 +53,7 @@ extension SQLiteDocumentStore: ReplicableStore {
         for content in revisions {
             try Self.validate(id: content.id)
             if let text = content.canonicalBody {
-                try Self.validate(canonicalBody: text, of: content.id)
+                try Self.validate(canonicalBody: text, members: content.canonicalMembers, of: content.id)
             } else {
                 try Self.validate(body: content.body, of: content.id)
             }
@@ -68,7 +68,9 @@ extension SQLiteDocumentStore: ReplicableStore {
         // Texts and summaries are computed (on every core) before the write lock is taken.
         let prepared = concurrentMap(revisions) { content in
             // Text received canonical is kept as it came: no parse, no rewrite.
-            if let text = content.canonicalBody { return (content, StoredBody.compress(text), Summary(canonicalText: text)) }
+            if let text = content.canonicalBody {
+                return (content, StoredBody.compress(text), Summary(canonicalText: text, members: content.canonicalMembers))
+            }
             return (content, StoredBody.compress(CanonicalJSON.bytes(content.body)), Summary(body: content.body))
         }
         try write { db in

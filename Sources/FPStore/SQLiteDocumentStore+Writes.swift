@@ -29,14 +29,14 @@ struct PendingRevision {
     /// From canonical text (checked by the caller): hashed and stored as
     /// it is, never parsed whole. `body` stays empty: its only reader,
     /// `insert`, does not take text.
-    init(id: String, canonicalText: [UInt8], parent: Revision?) {
+    init(id: String, canonicalText: [UInt8], members: [JSONSkim.Member], parent: Revision?) {
         self.id = id
         self.rev = Revision.next(after: parent, canonicalBody: canonicalText)
         self.parent = parent
         self.deleted = false
         self.body = [:]
         self.stored = StoredBody.compress(canonicalText)
-        self.summary = Summary(canonicalText: canonicalText)
+        self.summary = Summary(canonicalText: canonicalText, members: members)
     }
 
     /// An update's body: text that `JSONSkim` finds canonical is kept as
@@ -47,7 +47,8 @@ struct PendingRevision {
             try SQLiteDocumentStore.validate(body: body, of: update.id)
             self.init(id: update.id, body: body, parent: update.expected)
         case .text(let text):
-            guard let judged = JSONSkim(text).value(in: 0..<text.count), judged.isCanonical, judged.value == 0..<text.count
+            guard let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
+                  judged.value == 0..<text.count, let members = judged.members
             else {
                 let body: JSONValue
                 do { body = try JSONParser.parse(text) } catch {
@@ -57,8 +58,8 @@ struct PendingRevision {
                 self.init(id: update.id, body: body, parent: update.expected)
                 return
             }
-            try SQLiteDocumentStore.validate(canonicalBody: text, of: update.id)
-            self.init(id: update.id, canonicalText: text, parent: update.expected)
+            try SQLiteDocumentStore.validate(canonicalBody: text, members: members, of: update.id)
+            self.init(id: update.id, canonicalText: text, members: members, parent: update.expected)
         }
     }
 }
@@ -291,9 +292,9 @@ extension SQLiteDocumentStore {
     /// `validate(body:of:)` for a body given as checked canonical text
     /// (`RevisionContent.canonicalBody`): only its keys and its
     /// `_attachments` member are read.
-    static func validate(canonicalBody text: [UInt8], of id: String) throws {
+    static func validate(canonicalBody text: [UInt8], members known: [JSONSkim.Member]? = nil, of id: String) throws {
         let skim = JSONSkim(text)
-        guard let members = skim.shallowMembers(of: 0..<text.count) else {
+        guard let members = known ?? skim.shallowMembers(of: 0..<text.count) else {
             throw StoreError.invalid("the body of document \(id) must be a JSON object")
         }
         for member in members where member.key.hasPrefix("_") {

@@ -24,9 +24,9 @@ struct Summary: Equatable {
     /// From checked canonical text (`RevisionContent.canonicalBody`),
     /// parsing only the members read here: a received revision's body is
     /// stored without ever being parsed whole.
-    init(canonicalText text: [UInt8]) {
+    init(canonicalText text: [UInt8], members known: [JSONSkim.Member]? = nil) {
         let skim = JSONSkim(text)
-        guard let members = skim.shallowMembers(of: 0..<text.count) else {
+        guard let members = known ?? skim.shallowMembers(of: 0..<text.count) else {
             self.init(body: (try? JSONParser.parse(text)) ?? .null)
             return
         }

@@ -44,19 +44,16 @@ public enum BulkGetAnswer {
     /// parsed; other entries are parsed one by one. nil when the answer is
     /// not that shape or not valid: the caller's parse then words the error.
     static func canonicalResults(_ skim: JSONSkim) -> [FetchedRevision]? {
-        guard let root = skim.shallowMembers(of: 0..<skim.bytes.count),
-              let results = root.first(where: { $0.key == "results" }),
-              let list = skim.elements(of: results.value) else { return nil }
+        // One checking pass, collecting results → docs → entries → the documents' members.
+        guard let root = skim.value(in: 0..<skim.bytes.count, levels: 6), let list = root["results"]?.elements else {
+            return nil
+        }
         var out: [FetchedRevision] = []
         for result in list {
-            // Checked by `elements` above: the rest is found without a second check.
-            guard let fields = skim.shallowMembers(of: result.value),
-                  let docs = fields.first(where: { $0.key == "docs" }),
-                  let entries = skim.elements(of: docs.value) else { return nil }
-            let fallbackID = fields.first { $0.key == "id" }.flatMap { try? skim.parse($0.value) }?.stringValue
+            guard let entries = result["docs"]?.elements else { return nil }
+            let fallbackID = result["id"].flatMap { try? skim.parse($0.value) }?.stringValue
             for entry in entries {
-                if entry.isCanonical, let ok = skim.shallowMembers(of: entry.value)?.first(where: { $0.key == "ok" }),
-                   let content = RevisionContent.fromCanonical(skim, document: .init(value: ok.value, isCanonical: true)) {
+                if let ok = entry["ok"], let content = RevisionContent.fromCanonical(skim, document: ok) {
                     out.append(.ok(content))
                     continue
                 }

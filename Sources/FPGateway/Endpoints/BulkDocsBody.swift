@@ -13,31 +13,20 @@ enum BulkDocsBody {
 
     static func read(_ request: CouchRequest) throws -> (docs: [Document], newEdits: Bool) {
         let skim = JSONSkim([UInt8](request.body))
-        // The body's own members are found without a check; each one used is
-        // checked on its own (the documents in one pass), the rest must parse.
-        guard let members = skim.shallowMembers(of: 0..<skim.bytes.count) else {
-            // Broken or unusual text: the parser's path, which words the error.
+        // One checking pass, collecting the body's members, the documents
+        // and each document's members.
+        guard let root = skim.value(in: 0..<skim.bytes.count, levels: 3), root.members != nil else {
+            // Broken or unusual text (or not an object): the parser's path, which words the error.
             return try parsed(request.json())
         }
-        var newEdits = true
-        var docs: [JSONSkim.Element]?
-        for member in members {
-            switch member.key {
-            case "docs":
-                docs = skim.elements(of: member.value)
-                if docs == nil, skim.value(in: member.value) == nil { return try parsed(request.json()) }
-            default:
-                guard let value = try? skim.parse(member.value) else { return try parsed(request.json()) }
-                if member.key == "new_edits" { newEdits = value.boolValue ?? true }
-            }
-        }
-        guard let docs else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
-        return (try docs.map { element in
-            if !newEdits, let (content, owner) = RevisionContent.fromCanonical(skim, document: element,
+        let newEdits = (try root["new_edits"].map { try skim.parse($0.value) })?.boolValue ?? true
+        guard let docs = root["docs"]?.elements else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
+        return (try docs.map { node in
+            if !newEdits, let (content, owner) = RevisionContent.fromCanonical(skim, document: node,
                                                                              reading: CouchHandler.ownerKey) {
                 return .canonical(content, owner: owner?.stringValue)
             }
-            return .parsed(try skim.parse(element.value))
+            return .parsed(try skim.parse(node.value))
         }, newEdits)
     }
 
