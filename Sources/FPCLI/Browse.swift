@@ -5,6 +5,7 @@ import Foundation
 
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List stored measurements, newest first.",
         discussion: """
             On a terminal the list is grouped by day. Without --limit the table shows the newest 100 (--all for every one); --json prints one JSON object per line, all of them unless --limit is given.
@@ -109,6 +110,7 @@ struct ListEntry: Encodable {
 
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Show one measurement: measurement info, cellular, Wi-Fi, BLE, geolocation.",
         discussion: """
             ID may be any unique prefix of the document id. Sample tables are sorted by time (ms from the measurement start). --json prints the stored document with _id and _rev.
@@ -156,6 +158,7 @@ struct Show: AsyncParsableCommand {
 
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "delete",
         abstract: "Delete an unsynced measurement.",
         discussion: """
             Only documents that were never synced to a gateway may be deleted (as in Radio F-Prints). The deletion is kept as a tombstone so a later sync can replicate it.
@@ -179,6 +182,7 @@ struct Delete: AsyncParsableCommand {
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import measurement documents of Radio F-Prints, the Android collector or a CouchDB dump.",
         discussion: """
             Reads JSON (one document or an array), JSON lines, CouchDB `_all_docs?include_docs=true` dumps and couch-view files ({"rows":[{"id":…,"value":…}]}). Numbers stored as strings become numbers, local times become ISO-8601 UTC (originals kept under `legacy`), BLE `uuid` becomes `address`. Each file is imported whole or not at all; documents whose id is already stored are skipped.

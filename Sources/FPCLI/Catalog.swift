@@ -5,6 +5,7 @@ import Foundation
 
 struct Maps: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "maps",
         abstract: "List the maps the app config offers.",
         discussion: """
             Examples:
@@ -47,6 +48,7 @@ struct Maps: AsyncParsableCommand {
 
 struct Scenarios: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "scenarios",
         abstract: "List the walk scenarios the config offers.",
         discussion: """
             Shows each route's length in metres and how long it takes at the current walking pace.
@@ -113,7 +115,7 @@ struct ConfigCommand: AsyncParsableCommand {
         subcommands: [Get.self, Set.self, Reset.self])
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print one setting, or all of them.")
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting, or all of them.")
         @Argument(help: "Setting key (omit for all).") var key: String?
         @Flag(help: "Print JSON.") var json = false
 
@@ -140,7 +142,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change one setting.")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Change one setting.")
         @Argument(help: "Setting key.") var key: String
         @Argument(help: "New value.") var value: String
 
@@ -154,7 +156,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Reset: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Restore every setting to its default.")
+        static let configuration = CommandConfiguration(commandName: "reset", abstract: "Restore every setting to its default.")
 
         func run() async throws {
             try await reportingFailures {

@@ -7,6 +7,7 @@ import Foundation
 /// `fprint doctor`: what this machine will and will not record, and why.
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Show which radios and sensors can be recorded here, and why not.",
         discussion: """
             Checks Bluetooth adapters, Wi-Fi interfaces (nl80211), rfkill switches, privileges (CAP_NET_ADMIN for Wi-Fi scans, CAP_NET_RAW for BLE), gpsd, ModemManager, motion sensors (IIO) and the reachability of the app config's gateway. Exits 0 when at least one radio can be recorded, 69 otherwise.

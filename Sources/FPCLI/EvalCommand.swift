@@ -5,6 +5,7 @@ import Foundation
 
 struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "eval",
         abstract: "How well the stored fingerprints localise: leave-one-out NN, KNN and WKNN.",
         discussion: """
             Each measurement in turn is the unknown and all the others the radiomap, exactly as radio-localization-eval computes it: per transmitter the median RSSI of its samples (optionally only time ≤ --max-time-ms); Euclidean signal-space distance over the union of transmitters with a missing one counting --zero-signal; no transmitter in common = infinitely far; neighbours nearest first with ties in file order; WKNN weights 1/d (d = 0 → 0.0001); error = map distance × the map's metres per unit.

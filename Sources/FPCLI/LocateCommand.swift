@@ -6,6 +6,7 @@ import Foundation
 
 struct Locate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "locate",
         abstract: "Estimate where a measurement was taken: WKNN against the stored radiomap, and from BLE beacons alone.",
         discussion: """
             The radiomap is every stored document of the measurement's map except the measurement itself (with --session: except the whole walk). WKNN as in `fprint eval` (median RSSI per transmitter, zero signal −105 dBm, weights 1/d).

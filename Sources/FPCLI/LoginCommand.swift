@@ -8,6 +8,7 @@ import Foundation
 
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "login",
         abstract: "Log in to a gateway (fprint's or CouchDB) and store the credential for `fprint sync`.",
         discussion: """
             Sends your name and password to the gateway's _session as a form, as CouchDB's replicator does (the password is read from the terminal without echo, or from the first line of standard input when it is not a terminal — never from arguments). fprint's gateway answers with a token, kept and sent as Bearer. CouchDB answers with an AuthSession cookie, kept with your name and password and sent as Cookie; the cookie lives Max-Age seconds (10 minutes by default) and fprint logs in again with the stored password once less than a tenth of that is left, or when the server refuses it.

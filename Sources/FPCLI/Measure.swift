@@ -6,6 +6,7 @@ import Foundation
 
 struct Measure: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "measure",
         abstract: "Record a static measurement at a point of a map.",
         discussion: """
             Stands at (x, y) in map units for --duration seconds (default: the measurement-seconds setting, 20 s; allowed 5–120), records every enabled radio and stores one document. Ctrl-C stops without storing anything (exit 130).

@@ -5,6 +5,7 @@ import Foundation
 
 struct Plot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plot",
         abstract: "Draw SVG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot.",
         discussion: """
             SVG goes to stdout or --output; open it in a browser. --sparkline prints a one-line terminal chart instead.
@@ -32,6 +33,7 @@ struct Plot: AsyncParsableCommand {
 
     struct Heatmap: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+        commandName: "heatmap",
             abstract: "One transmitter's median RSSI at every measured point of a map.",
             discussion: """
                 The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…). Points where it was not heard are grey crosses. --underlay draws a floor-plan image (file path or URL) under the points; the app config has no image key yet, so none is drawn by default.
@@ -80,6 +82,7 @@ struct Plot: AsyncParsableCommand {
 
     struct Series: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+        commandName: "series",
             abstract: "RSSI over time in one measurement, one line per transmitter.",
             discussion: """
                 Examples:
@@ -126,6 +129,7 @@ struct Plot: AsyncParsableCommand {
 
     struct Errors: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+        commandName: "errors",
             abstract: "Leave-one-out error CDF and box plot (as `fprint eval`).",
             discussion: """
                 Examples:

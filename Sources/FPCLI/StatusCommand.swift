@@ -8,6 +8,7 @@ import Foundation
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show sync status: pending and refused documents, last sync, gateway, credential.",
         discussion: """
             The credential shown is the one `fprint sync` would use for the gateway URL (--gateway, $FPRINT_GATEWAY or the app config's); passwords, tokens and cookies are never printed. Documents a gateway refused are listed with its reason.

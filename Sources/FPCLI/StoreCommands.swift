@@ -7,6 +7,7 @@ import Foundation
 
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Verify every stored body and the revision tree; list what is damaged.",
         discussion: """
             Reads every stored revision back (decompression, zstd checksum, JSON), checks the revision tree and runs SQLite's integrity check. Opens the database read-only. Exit 0 when all is sound, 74 when something is damaged (`fprint repair` mends or quarantines it).
@@ -40,6 +41,7 @@ struct Check: AsyncParsableCommand {
 
 struct Repair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "repair",
         abstract: "Mend damaged documents: re-fetch them from the gateway, else quarantine them.",
         discussion: """
             Runs `fprint check`; every damaged revision the gateway has is fetched again and put back under the same revision. The others are moved, with every revision of their document, into the database's quarantine table, raw bytes kept, so every other command works again; nothing is deleted on the gateway. --offline quarantines without asking the gateway.
@@ -116,6 +118,7 @@ struct Repair: AsyncParsableCommand {
 
 struct Maintenance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "maintenance",
         abstract: "Compact an older database: recompress pre-v4 text bodies, enlarge 4 KB pages, VACUUM.",
         discussion: """
             Each step is one transaction: Ctrl-C stops between steps and keeps what is done; even a crash mid-step loses nothing (SQLite rolls the step back). VACUUM needs free space about the size of the database.

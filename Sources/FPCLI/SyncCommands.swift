@@ -33,6 +33,7 @@ struct GatewayClientOptions: ParsableArguments {
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sync",
         abstract: "Replicate measurements with a CouchDB-protocol gateway (push, then pull).",
         discussion: """
             Works with fprint's own gateway, Apache CouchDB 3.x, Couchbase Sync Gateway and PouchDB Server. Incremental: checkpoints on both sides let the next sync start where this one ended. Before the push, unsigned documents get your user id in couchbase_sync_gateway_id.
