@@ -37,7 +37,7 @@ extension RevisionContent {
                 bodyMembers.append(JSONSkim.Member(
                     key: member.key, text: (member.text.lowerBound + shift)..<(member.text.upperBound + shift),
                     node: JSONSkim.Node(value: (member.value.lowerBound + shift)..<(member.value.upperBound + shift),
-                                        isCanonical: true)))
+                                        isCanonical: true, count: member.node.count)))
                 continue
             }
             guard member.key != "_attachments", let value = try? skim.parse(member.value) else { return nil }

@@ -22,14 +22,19 @@ public struct JSONSkim: Sendable {
     public struct Node: Sendable {
         public var value: Range<Int>
         public var isCanonical: Bool
+        /// How many members or elements a container has (0 for a scalar);
+        /// nil when not checked (`shallowMembers`).
+        public var count: Int?
         /// An object's members, when collected.
         public var members: [Member]?
         /// An array's elements, when collected.
         public var elements: [Node]?
 
-        public init(value: Range<Int>, isCanonical: Bool, members: [Member]? = nil, elements: [Node]? = nil) {
+        public init(value: Range<Int>, isCanonical: Bool, count: Int? = nil, members: [Member]? = nil,
+                    elements: [Node]? = nil) {
             self.value = value
             self.isCanonical = isCanonical
+            self.count = count
             self.members = members
             self.elements = elements
         }
@@ -123,35 +128,50 @@ public struct JSONSkim: Sendable {
 
         /// One value from `i`, nil when refused; children collected `levels` deep.
         mutating func value(depth: Int, levels: Int) -> Node? {
-            guard depth < JSONSkim.maximumDepth, let c = peek else { return nil }
             let start = i
+            guard levels > 0, let c = peek, c == UInt8(ascii: "{") || c == UInt8(ascii: "[") else {
+                guard let checked = check(depth: depth) else { return nil }
+                return Node(value: start..<i, isCanonical: checked.canonical, count: checked.count)
+            }
+            guard depth < JSONSkim.maximumDepth else { return nil }
+            if c == UInt8(ascii: "{") {
+                var members: [Member]? = []
+                guard let checked = object(depth: depth, levels: levels, members: &members) else { return nil }
+                return Node(value: start..<i, isCanonical: checked.canonical, count: checked.count, members: members)
+            }
+            var elements: [Node]? = []
+            guard let checked = array(depth: depth, levels: levels, elements: &elements) else { return nil }
+            return Node(value: start..<i, isCanonical: checked.canonical, count: checked.count, elements: elements)
+        }
+
+        /// One value from `i`, collecting nothing: whether it is canonical,
+        /// and how many members or elements it has (0 for a scalar).
+        mutating func check(depth: Int) -> (canonical: Bool, count: Int)? {
+            guard depth < JSONSkim.maximumDepth, let c = peek else { return nil }
             switch c {
             case UInt8(ascii: "{"):
-                var members: [Member]? = levels > 0 ? [] : nil
-                guard let canonical = object(depth: depth, levels: levels, members: &members) else { return nil }
-                return Node(value: start..<i, isCanonical: canonical, members: members)
+                var none: [Member]? = nil
+                return object(depth: depth, levels: 0, members: &none)
             case UInt8(ascii: "["):
-                var elements: [Node]? = levels > 0 ? [] : nil
-                guard let canonical = array(depth: depth, levels: levels, elements: &elements) else { return nil }
-                return Node(value: start..<i, isCanonical: canonical, elements: elements)
-            case UInt8(ascii: "\""):
-                guard let string = string() else { return nil }
-                return Node(value: start..<i, isCanonical: string.canonical)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return number() ? Node(value: start..<i, isCanonical: true) : nil
-            case UInt8(ascii: "t"): return literal("true") ? Node(value: start..<i, isCanonical: true) : nil
-            case UInt8(ascii: "f"): return literal("false") ? Node(value: start..<i, isCanonical: true) : nil
-            case UInt8(ascii: "n"): return literal("null") ? Node(value: start..<i, isCanonical: true) : nil
+                var none: [Node]? = nil
+                return array(depth: depth, levels: 0, elements: &none)
+            case UInt8(ascii: "\""): return string().map { ($0.canonical, 0) }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number() ? (true, 0) : nil
+            case UInt8(ascii: "t"): return literal("true") ? (true, 0) : nil
+            case UInt8(ascii: "f"): return literal("false") ? (true, 0) : nil
+            case UInt8(ascii: "n"): return literal("null") ? (true, 0) : nil
             default: return nil
             }
         }
 
-        mutating func object(depth: Int, levels: Int, members: inout [Member]?) -> Bool? {
+        /// Collects members (as nodes `levels - 1` deep) when `members` is not nil.
+        mutating func object(depth: Int, levels: Int, members: inout [Member]?) -> (canonical: Bool, count: Int)? {
             guard peek == UInt8(ascii: "{") else { return nil }
             i += 1
             var canonical = !skipSpace()
-            if peek == UInt8(ascii: "}") { i += 1; return canonical }
+            if peek == UInt8(ascii: "}") { i += 1; return (canonical, 0) }
             var previousKey: Range<Int>? = nil
+            var count = 0
             while true {
                 let keyStart = i
                 guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
@@ -164,13 +184,17 @@ public struct JSONSkim: Sendable {
                 guard peek == UInt8(ascii: ":") else { return nil }
                 i += 1
                 if skipSpace() { canonical = false }
-                guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
-                if !node.isCanonical { canonical = false }
                 if members != nil {
+                    guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
+                    if !node.isCanonical { canonical = false }
                     let name = key.escaped ? unescapedKey(keyStart)
                         : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
                     members?.append(Member(key: name, text: keyStart..<i, node: node))
+                } else {
+                    guard let checked = check(depth: depth + 1) else { return nil }
+                    if !checked.canonical { canonical = false }
                 }
+                count += 1
                 if skipSpace() { canonical = false }
                 switch peek {
                 case UInt8(ascii: ","):
@@ -178,21 +202,29 @@ public struct JSONSkim: Sendable {
                     if skipSpace() { canonical = false }
                 case UInt8(ascii: "}"):
                     i += 1
-                    return canonical
+                    return (canonical, count)
                 default: return nil
                 }
             }
         }
 
-        mutating func array(depth: Int, levels: Int, elements: inout [Node]?) -> Bool? {
+        /// Collects elements (as nodes `levels - 1` deep) when `elements` is not nil.
+        mutating func array(depth: Int, levels: Int, elements: inout [Node]?) -> (canonical: Bool, count: Int)? {
             guard peek == UInt8(ascii: "[") else { return nil }
             i += 1
             var canonical = !skipSpace()
-            if peek == UInt8(ascii: "]") { i += 1; return canonical }
+            if peek == UInt8(ascii: "]") { i += 1; return (canonical, 0) }
+            var count = 0
             while true {
-                guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
-                if !node.isCanonical { canonical = false }
-                elements?.append(node)
+                if elements != nil {
+                    guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
+                    if !node.isCanonical { canonical = false }
+                    elements?.append(node)
+                } else {
+                    guard let checked = check(depth: depth + 1) else { return nil }
+                    if !checked.canonical { canonical = false }
+                }
+                count += 1
                 if skipSpace() { canonical = false }
                 switch peek {
                 case UInt8(ascii: ","):
@@ -200,7 +232,7 @@ public struct JSONSkim: Sendable {
                     if skipSpace() { canonical = false }
                 case UInt8(ascii: "]"):
                     i += 1
-                    return canonical
+                    return (canonical, count)
                 default: return nil
                 }
             }

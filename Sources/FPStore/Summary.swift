@@ -36,7 +36,9 @@ struct Summary: Equatable {
             case "createdAt", "level", "mode", "position", "x", "y", "sessionId", "seq":
                 values[member.key] = try? skim.parse(member.value)
             case "bleScans", "wifiScans", "cellScans", "geolocation":
-                counts[member.key] = skim.shallowCount(of: member.value)
+                // Arrays only, as `arrayValue?.count`; the count from the check if it was taken.
+                guard text[member.value.lowerBound] == UInt8(ascii: "[") else { continue }
+                counts[member.key] = member.node.count ?? skim.shallowCount(of: member.value)
             default: continue
             }
         }

@@ -5,20 +5,30 @@ import Foundation
 extension Replicator {
     /// Signs the unsigned documents (`couchbase_sync_gateway_id` = "-") among
     /// `changes` with the user's id, as new local revisions, as the iOS app
-    /// did before uploading; a transaction per 100, so only that many parsed
-    /// bodies are held at once. Returns the new
-    /// revision of each document it signed. A document edited meanwhile is
+    /// did before uploading; a transaction per 100. Returns the new revision
+    /// of each document it signed, as text, so the push sends it without
+    /// reading it back. A document edited meanwhile is
     /// skipped: it stays unsigned, the gateway refuses it, and the next sync
     /// signs it. Without a user id an unsigned document stops the push:
     /// nothing is ever pushed without a signer.
-    func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws(SyncError) -> [String: Revision] {
-        var signed: [String: Revision] = [:]
+    func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws(SyncError) -> [String: RevisionText] {
+        var signed: [String: RevisionText] = [:]
         var updates: [DocumentUpdate] = []
+        var histories: [String: [Revision]] = [:]
         func flush() throws(SyncError) {
-            defer { updates.removeAll(keepingCapacity: true) }
+            defer {
+                updates.removeAll(keepingCapacity: true)
+                histories.removeAll(keepingCapacity: true)
+            }
             guard !updates.isEmpty, !dryRun else { return }
             let batch = updates
-            for applied in try storeCall({ try store.updateWhereCurrent(batch) }) { signed[applied.id] = applied.rev }
+            let texts = Dictionary(batch.map { ($0.id, $0.body) }, uniquingKeysWith: { first, _ in first })
+            for applied in try storeCall({ try store.updateWhereCurrent(batch) }) {
+                guard case .text(let text)? = texts[applied.id] else { continue }
+                signed[applied.id] = RevisionText(id: applied.id, rev: applied.rev, deleted: false,
+                                                  history: [applied.rev] + (histories[applied.id] ?? []),
+                                                  canonicalBody: String(decoding: text, as: UTF8.self))
+            }
         }
         for entry in changes where !entry.deleted {
             guard let stored = try storeRead(&damaged, { try store.revisionText(id: entry.id, rev: entry.rev) }) else { continue }
@@ -34,6 +44,7 @@ extension Replicator {
             CanonicalJSON.write(.string(userID), into: &text)
             text += signing.body[signing.range.upperBound...]
             updates.append(DocumentUpdate(id: entry.id, canonicalBody: text, expected: entry.rev))
+            histories[entry.id] = stored.history
             if updates.count == 100 { try flush() }
         }
         try flush()
@@ -111,7 +122,7 @@ extension Replicator {
             let signed = try signUnsigned(unsent, damaged: &damaged)
             report.signed += signed.count
             let changes = unsent.map { entry in
-                guard let rev = signed[entry.id] else { return entry }
+                guard let rev = signed[entry.id]?.rev else { return entry }
                 sentSigned[entry.id] = rev
                 return ChangeEntry(seq: entry.seq, id: entry.id, rev: rev, deleted: false,
                                    leaves: [rev] + entry.leaves.filter { $0 != entry.rev })
@@ -130,8 +141,11 @@ extension Replicator {
                     for text in missing.compactMap(\.stringValue) {
                         guard let rev = Revision(text),
                               let content = try storeRead(&damaged, {
-                                  // The target gets attachment bytes inline: it may have none of them.
-                                  try store.revisionText(id: change.id, rev: rev).map { try store.inliningAttachments($0) }
+                                  // A revision just signed is at hand; others are read. The target
+                                  // gets attachment bytes inline: it may have none of them.
+                                  let stored = try signed[change.id].flatMap { $0.rev == rev ? $0 : nil }
+                                      ?? store.revisionText(id: change.id, rev: rev)
+                                  return try stored.map { try store.inliningAttachments($0) }
                               })
                         else { continue }
                         outgoing.append(content)
