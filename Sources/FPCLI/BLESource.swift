@@ -42,9 +42,9 @@ enum BLEFailure {
         case .permission: return Failure(e.description, .blePermission)
         case .noAdapter, .adapterDown:
             return Failure(e.description + "; " + existingAdapters(), .adapterUnavailable)
-        case .adapterBusy: return Failure(e.description, .adapterUnavailable)
+        case .adapterBusy, .closed: return Failure(e.description, .adapterUnavailable)
         case .noLE: return Failure(e.description, .noLE)
-        case .command, .system: return Failure(e.description, .hciFailure)
+        case .command, .noAnswer, .system: return Failure(e.description, .hciFailure)
         }
     }
 
