@@ -42,7 +42,9 @@ let package = Package(
         // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
         .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPTransport"]),
         // Real Linux radio sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion).
-        .target(name: "FPLinuxRadios", dependencies: ["FPCore"]),
+        // The kernel's netlink headers (sockaddr_nl), for the nl80211 socket.
+        .systemLibrary(name: "CNetlink"),
+        .target(name: "FPLinuxRadios", dependencies: ["FPCore", "CNetlink"]),
         // CouchDB replication client (push, pull, checkpoints) over FPNet's HTTPTransport.
         .target(name: "FPSync", dependencies: ["FPCore", "FPNet"]),
         // glibc's malloc.h: the gateway returns large buffers to the kernel.
@@ -91,7 +93,7 @@ let package = Package(
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
         .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore"]),
+        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore", "FPSession"]),
         .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPLinuxRadios", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPGatewayTests", dependencies: [
             "FPGateway", "FPCore", "FPStore",

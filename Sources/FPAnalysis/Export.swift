@@ -35,10 +35,26 @@ public enum Export {
         return out
     }
 
-    /// RFC 4180 field: quoted when it holds a comma, quote or line break.
+    /// A text cell as an RFC 4180 field: quoted when it holds a comma, quote or
+    /// line break. SSIDs and BLE names are chosen by whoever runs the
+    /// transmitter, and a spreadsheet runs a cell starting with `=`, `+`, `-`,
+    /// `@`, tab or carriage return as a formula; such text gets a leading `'`
+    /// inside quotes (OWASP's CSV-injection advice), which spreadsheets show
+    /// as text. Numbers must not come here: `-71` stays a number (`csvCell`).
     public static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let formula = s.unicodeScalars.first.map { formulaStarts.contains($0) } ?? false
+        guard formula || s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + (formula ? "'" : "") + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// First characters that make a spreadsheet cell a formula (OWASP, CSV Injection).
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// A cell from a document value: JSON numbers and booleans as they are,
+    /// strings as text through `csvField` (an imported document may hold text anywhere).
+    public static func csvCell(_ v: JSONValue?) -> String {
+        if case .string(let s)? = v { return csvField(s) }
+        return text(v)
     }
 
     static func text(_ v: JSONValue?) -> String {
@@ -65,18 +81,18 @@ public enum Export {
         var out = csvHeader + "\n"
         for d in docs {
             let b = d.body
-            let common = [d.id, text(b["createdAt"]), text(b["level"]), text(b["x"]), text(b["y"]), text(b["mode"]),
-                          text(b["sessionId"]), text(b["seq"])].map(csvField)
-            func row(_ radio: String, _ id: String, _ name: String, _ item: JSONValue) {
-                let cells = common + [radio, csvField(id), csvField(name), text(item["rssi"]), text(item["time"]),
-                                      text(item["frequency"]), text(item["channel"])]
+            let common = [csvField(d.id)]
+                + [b["createdAt"], b["level"], b["x"], b["y"], b["mode"], b["sessionId"], b["seq"]].map(csvCell)
+            func row(_ radio: String, _ id: String, _ name: JSONValue?, _ item: JSONValue) {
+                let cells = common + [radio, csvField(id), csvCell(name)]
+                    + [item["rssi"], item["time"], item["frequency"], item["channel"]].map(csvCell)
                 out += cells.joined(separator: ",") + "\n"
             }
             for s in b["bleScans"]?.arrayValue ?? [] {
-                row("ble", Fingerprint.bleID(text(s["address"])), text(s["name"]), s)
+                row("ble", Fingerprint.bleID(text(s["address"])), s["name"], s)
             }
-            for s in b["wifiScans"]?.arrayValue ?? [] { row("wifi", Fingerprint.wifiID(text(s["mac"])), text(s["ssid"]), s) }
-            for s in b["cellScans"]?.arrayValue ?? [] { row("cell", cellID(s), "", s) }
+            for s in b["wifiScans"]?.arrayValue ?? [] { row("wifi", Fingerprint.wifiID(text(s["mac"])), s["ssid"], s) }
+            for s in b["cellScans"]?.arrayValue ?? [] { row("cell", cellID(s), nil, s) }
         }
         return out
     }
@@ -166,9 +182,9 @@ public enum Export {
                 let b = best[key]!
                 let wifi = key.hasPrefix("W")
                 let mac = String(key.dropFirst()).lowercased()
-                let name = wifi ? text(b.item["ssid"]) : text(b.item["name"])
-                let cells = [mac, csvField(name), wifi ? "[ESS]" : "Misc [LE]", seen(b.first),
-                             text(b.item["channel"]), text(b.item["frequency"]), String(Int(b.rssi.rounded()))]
+                let name = wifi ? b.item["ssid"] : b.item["name"]
+                let cells = [csvField(mac), csvCell(name), wifi ? "[ESS]" : "Misc [LE]", seen(b.first),
+                             csvCell(b.item["channel"]), csvCell(b.item["frequency"]), String(Int(b.rssi.rounded()))]
                     + place + ["", "", wifi ? "WIFI" : "BLE"]
                 out += cells.joined(separator: ",") + "\n"
             }

@@ -28,7 +28,7 @@ extension Export {
             let m = metersPerUnit(fp.level)
             let created = ISOTime.milliseconds(text(d.body["createdAt"])).map(String.init) ?? ""
             samples += [String(n + 1), csvField(d.id), metres(Double(fp.x) * m), metres(Double(fp.y) * m),
-                        floor(fp.level).map(String.init) ?? "", csvField(fp.level), created, text(d.body["mode"])]
+                        floor(fp.level).map(String.init) ?? "", csvField(fp.level), created, csvCell(d.body["mode"])]
                 .joined(separator: ",") + "\n"
             // Names by transmitter for the AP table.
             var names: [String: String] = [:]

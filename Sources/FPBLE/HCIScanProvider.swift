@@ -4,9 +4,10 @@ import FPTransport
 import Foundation
 
 /// BLE from a kernel HCI socket: enables scanning (duplicates kept), reads
-/// every LE advertising report on its own thread, and always restores the
-/// adapter (scan off, previous filter) in `stop`, which the engine also calls
-/// on Ctrl-C and SIGTERM.
+/// every LE advertising report on its own thread (`HCIEventReader`), and
+/// always restores the adapter (scan off, previous filter) in `stop`, which
+/// the engine also calls on Ctrl-C and SIGTERM. Its final status carries the
+/// malformed count, read errors, and an adapter that went away mid-measurement.
 public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     public let radio = Radio.ble
     public let device: UInt16
@@ -14,23 +15,25 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     public let parameters: HCICommand.ScanParameters
 
     let lock = NSLock()
-    var socket: HCISocket?
+    var socket: (any HCIScanSocket)?
     var controller: ScanController?
     var running = false
     var previous: HCISocket.SavedFilter?
     var reader: HCIEventReader?
+    var prepared: (any HCIScanSocket)?
+    let retryPauseMs: Int
 
     /// `socket`: one already opened by `preflight`, used instead of opening again
     /// (closing a user-channel socket powers the adapter down and back, and an
-    /// immediate second bind can then find it busy).
-    public init(device: UInt16, exclusive: Bool, parameters: HCICommand.ScanParameters, socket: HCISocket? = nil) {
+    /// immediate second bind can then find it busy). Tests pass their own.
+    public init(device: UInt16, exclusive: Bool, parameters: HCICommand.ScanParameters,
+                socket: (any HCIScanSocket)? = nil, retryPauseMs: Int = 100) {
         self.device = device
         self.exclusive = exclusive
         self.parameters = parameters
         self.prepared = socket
+        self.retryPauseMs = retryPauseMs
     }
-
-    var prepared: HCISocket?
 
     public var source: String { "hci:hci\(device)" + (exclusive ? ":exclusive" : "") }
 
@@ -42,15 +45,16 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
 
     public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         do {
-            let socket = try lock.withLock { () throws(HCISocketError) -> HCISocket in
+            let socket = try lock.withLock { () throws(HCISocketError) -> any HCIScanSocket in
                 defer { prepared = nil }
                 if let prepared { return prepared }
                 return try HCISocket(device: device, exclusive: exclusive)
             }
             // Filter before enabling: the controller may report at enable time.
             let previous = socket.currentFilter()
-            try socket.setFilter()
-            let reader = HCIEventReader(clock: context.clock, sink: sink, rawLog: context.rawHCI)
+            try socket.setFilter(events: nil)
+            let reader = HCIEventReader(clock: context.clock, sink: sink, rawLog: context.rawHCI,
+                                        retryPauseMs: retryPauseMs)
             var engine = CommandEngine(transport: socket, deviceName: "hci\(device)")
             engine.onEvent = { event in reader.deliver(event) }
             var controller = ScanController(engine: engine)
@@ -82,77 +86,48 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
             return (r, self.controller, self.socket, self.previous, self.reader)
         }
         guard wasRunning else { return }
-        reader?.stop()
+        await reader?.stop()
         // Never leave the adapter scanning; then give the socket its old filter back.
+        // Both fail harmlessly when the adapter has gone: there is nothing left to restore.
         try? controller?.stop()
         if let previous { socket?.restoreFilter(previous) }
     }
 
+    /// After `stop`: what the reader met, so live documents carry the same
+    /// `malformed` count replayed ones do, and a vanished adapter is `unavailable`.
+    public func finalStatus() async -> ProviderStatus? { currentStatus }
+
+    /// The status so far, for live views (`fprint scan`); nil before a successful start.
+    public var currentStatus: ProviderStatus? {
+        readerHealth.map { Self.status(source: source, device: "hci\(device)", health: $0, retryPauseMs: retryPauseMs) }
+    }
+
+    /// What the reader has met so far; nil before a successful start.
+    public var readerHealth: ReaderHealth? { lock.withLock { reader }?.health }
+
+    /// The status a finished live read earns. Reports heard before a fault are
+    /// kept in either case: the engine already holds them.
+    static func status(source: String, device: String, health: ReaderHealth, retryPauseMs: Int) -> ProviderStatus {
+        var status: ProviderStatus
+        if let gone = health.vanished {
+            status = ProviderStatus(
+                status: .unavailable, source: source,
+                reason: "\(device) went away \(Self.seconds(gone.atMs)) into the measurement (\(gone.error)); "
+                    + "the \(health.reports) reports heard before are kept")
+        } else if let last = health.lastReadError {
+            let retried = "\(health.readErrors) read errors on \(device), each retried after \(retryPauseMs) ms; the last: \(last)"
+            // Errors and nothing heard: the source did not work, whatever it said at start.
+            status = ProviderStatus(status: health.reports == 0 ? .unavailable : .ok, source: source, reason: retried)
+        } else {
+            status = ProviderStatus(status: .ok, source: source)
+        }
+        status.malformed = health.malformed
+        return status
+    }
+
+    /// `12.3 s`.
+    static func seconds(_ ms: Int) -> String { String(format: "%.1f s", Double(ms) / 1000) }
+
     /// Malformed events skipped so far.
     public var malformedEvents: Int { lock.withLock { reader }?.malformedEvents ?? 0 }
-}
-
-/// Reads H4 frames from an HCI socket on a thread of its own and turns every
-/// LE advertising report into a BLE sample timed on the measurement clock.
-/// Events the command engine caught first (reports arriving before the scan
-/// enable's Command Complete) come in through `deliver`. A thread, not a
-/// task: a blocked read must not hold one of the cooperative pool's threads.
-public final class HCIEventReader: @unchecked Sendable {
-    private let clock: any MeasurementClock
-    private let sink: SampleSink
-    private let lock = NSLock()
-    private var decoder = EventDecoder()  // guarded by `lock`
-    private var running = false  // guarded by `lock`
-    private let done = DispatchSemaphore(value: 0)
-
-    /// Every frame read, as read (`--keep-raw`); nil = not kept.
-    private let rawLog: RawHCILog?
-
-    public init(clock: any MeasurementClock, sink: SampleSink, rawLog: RawHCILog? = nil) {
-        self.clock = clock
-        self.sink = sink
-        self.rawLog = rawLog
-    }
-
-    /// Starts reading `socket` until `stop`.
-    public func start(reading socket: HCISocket, threadName: String) {
-        lock.withLock { running = true }
-        let thread = Thread { [self] in
-            while lock.withLock({ running }) {
-                guard let frame = try? socket.read(timeoutMs: 200) else { continue }
-                let ms = clock.elapsedMs()
-                rawLog?.record(RawHCIPacket(atMs: ms, h4: Array(frame), received: true))
-                guard frame.first == H4Type.event.rawValue else { continue }
-                decode(frame[1...], at: ms)
-            }
-            done.signal()
-        }
-        thread.name = threadName
-        thread.start()
-    }
-
-    /// Stops reading and waits for the thread to finish (at most one poll timeout).
-    public func stop() {
-        let wasRunning = lock.withLock {
-            defer { running = false }
-            return running
-        }
-        if wasRunning { done.wait() }
-    }
-
-    /// An event that reached the command engine instead of the read loop.
-    public func deliver(_ event: HCIEvent) {
-        let packet = [event.code, UInt8(event.parameters.count)] + Array(event.parameters)
-        let ms = clock.elapsedMs()
-        rawLog?.record(RawHCIPacket(atMs: ms, h4: [H4Type.event.rawValue] + packet, received: true))
-        decode(packet[...], at: ms)
-    }
-
-    private func decode(_ packet: ArraySlice<UInt8>, at ms: Int) {
-        let scans = lock.withLock { decoder.scans(event: packet, time: ms) }
-        if !scans.isEmpty { sink.emit(contentsOf: scans.map(Sample.ble)) }
-    }
-
-    /// Malformed events skipped so far.
-    public var malformedEvents: Int { lock.withLock { decoder.malformed } }
 }

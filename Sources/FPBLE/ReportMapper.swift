@@ -69,12 +69,19 @@ public struct EventDecoder: Sendable {
     /// Scans in one HCI event (parameters without the H4 byte); a malformed
     /// event is counted and yields nothing.
     public mutating func scans(event packet: ArraySlice<UInt8>, time: Int, controller: Int? = nil) -> [BLEScan] {
+        let event: HCIEvent
+        do { event = try HCIEvent(bytes: packet) } catch {
+            count(error)
+            return []
+        }
+        return scans(event: event, time: time, controller: controller)
+    }
+
+    /// Scans in an event already parsed (one the command engine caught).
+    public mutating func scans(event: HCIEvent, time: Int, controller: Int? = nil) -> [BLEScan] {
         let reports: [AdvertisingReport]
-        do {
-            reports = try AdvertisingReports.parse(HCIEvent(bytes: packet))
-        } catch {
-            malformed += 1
-            lastError = error
+        do { reports = try AdvertisingReports.parse(event) } catch {
+            count(error)
             return []
         }
         return reports.map { r in
@@ -82,5 +89,10 @@ public struct EventDecoder: Sendable {
             if bad { adErrors += 1 }
             return scan
         }
+    }
+
+    private mutating func count(_ error: HCIParseError) {
+        malformed += 1
+        lastError = error
     }
 }

@@ -46,7 +46,7 @@ enum AnalysisInput {
             do {
                 out.append(try Fingerprint(id: t.id, json: Data(t.body.utf8)))
             } catch {
-                throw Failure(error.description, .dataError)
+                throw CommandFailure(error.description, .dataError)
             }
         }
         return out
@@ -56,7 +56,7 @@ enum AnalysisInput {
     static func fingerprint(_ store: SQLiteDocumentStore, idPrefix: String) throws -> Fingerprint {
         let full = try store.resolve(idPrefix: idPrefix)
         guard let stored = try store.document(id: full, includeDeleted: false) else { throw StoreError.notFound(id: idPrefix) }
-        do { return try Fingerprint(id: full, body: stored.body) } catch { throw Failure(error.description, .dataError) }
+        do { return try Fingerprint(id: full, body: stored.body) } catch { throw CommandFailure(error.description, .dataError) }
     }
 
     /// Metres per map unit by map id from the app config; maps it does not

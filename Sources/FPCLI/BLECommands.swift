@@ -133,7 +133,7 @@ struct Scan: AsyncParsableCommand {
         let sink = SampleSink()
         let context = CaptureContext(clock: clock, level: "-", position: { _ in MapPoint(x: 0, y: 0) })
         let status = await provider.start(context: context, sink: sink)
-        guard status.status == .ok else { throw Failure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
+        guard status.status == .ok else { throw CommandFailure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
         var stats: [String: TransmitterStats] = [:]
         var t = 0
         var lastPrint = -1000
@@ -152,6 +152,10 @@ struct Scan: AsyncParsableCommand {
                 if t - lastPrint >= 1000 || t == endMs {
                     lastPrint = t
                     render(stats, changed: changed, live: live, ms: t)
+                    // An adapter that went away ends the scan with its reason, not a frozen table.
+                    if let hci = provider as? HCIScanProvider, hci.readerHealth?.vanished != nil {
+                        throw CommandFailure("BLE: \(hci.currentStatus?.reason ?? "the adapter went away")", .adapterUnavailable)
+                    }
                 }
             }
         } catch {

@@ -36,15 +36,15 @@ enum BLESource: Equatable, ExpressibleByArgument, CustomStringConvertible {
 
 /// Turns BLE failures into the documented one-line messages and exit codes.
 enum BLEFailure {
-    static func failure(_ e: HCISocketError, device: UInt16?) -> Failure {
+    static func failure(_ e: HCISocketError, device: UInt16?) -> CommandFailure {
         switch e {
-        case .noBluetooth: return Failure(e.description, .noBluetooth)
-        case .permission: return Failure(e.description, .blePermission)
+        case .noBluetooth: return CommandFailure(e.description, .noBluetooth)
+        case .permission: return CommandFailure(e.description, .blePermission)
         case .noAdapter, .adapterDown:
-            return Failure(e.description + "; " + existingAdapters(), .adapterUnavailable)
-        case .adapterBusy: return Failure(e.description, .adapterUnavailable)
-        case .noLE: return Failure(e.description, .noLE)
-        case .command, .system: return Failure(e.description, .hciFailure)
+            return CommandFailure(e.description + "; " + existingAdapters(), .adapterUnavailable)
+        case .adapterBusy, .closed: return CommandFailure(e.description, .adapterUnavailable)
+        case .noLE: return CommandFailure(e.description, .noLE)
+        case .command, .noAnswer, .system: return CommandFailure(e.description, .hciFailure)
         }
     }
 
@@ -59,7 +59,7 @@ enum BLEFailure {
         switch source {
         case .btsnoop(let path):
             do { return BtsnoopReplayProvider(capture: try BtsnoopCapture(path: path)) } catch {
-                throw Failure(error.description, .dataError)
+                throw CommandFailure(error.description, .dataError)
             }
         case .hci(let device):
             let socket: HCISocket
@@ -69,7 +69,7 @@ enum BLEFailure {
             }
             return HCIScanProvider(device: device, exclusive: exclusive, parameters: .init(active: !passive), socket: socket)
         case .sim:
-            throw Failure("internal: simulated BLE is built by the workspace", .failure)
+            throw CommandFailure("internal: simulated BLE is built by the workspace", .failure)
         }
     }
 }

@@ -139,7 +139,7 @@ struct Show: AsyncParsableCommand {
             do {
                 doc = try CanonicalJSON.decode(MeasurementDocument.self, from: stored.body)
             } catch {
-                throw Failure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
+                throw CommandFailure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
             }
             let synced = try store.isSynced(id: fullID)
             let attachments = (stored.body["_attachments"]?.objectValue ?? [:]).map { member in
@@ -211,13 +211,13 @@ struct Import: AsyncParsableCommand {
             var summary: [JSONObject] = []
             for file in files {
                 guard let data = FileManager.default.contents(atPath: file) else {
-                    throw Failure("\(file): cannot read the file", .dataError)
+                    throw CommandFailure("\(file): cannot read the file", .dataError)
                 }
                 let parsed: LegacyImport.Parsed
                 do {
                     parsed = try LegacyImport.parse(data, source: file, timeZone: zone)
                 } catch {
-                    throw Failure("\(error)", .dataError)
+                    throw CommandFailure("\(error)", .dataError)
                 }
                 var fresh: [NewDocument] = []
                 var seen = Set<String>()

@@ -125,7 +125,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 let settings = try Workspace().settings()
                 let keys: [SettingKey]
                 if let key {
-                    do { keys = [try SettingKey(name: key)] } catch { throw Failure("\(error)", .usage) }
+                    do { keys = [try SettingKey(name: key)] } catch { throw CommandFailure("\(error)", .usage) }
                 } else {
                     keys = Settings.keys
                 }
@@ -149,7 +149,7 @@ struct ConfigCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingFailures {
                 let store = Workspace().settingsStore()
-                do { try store.set(key, value) } catch { throw Failure("\(error)", .usage) }
+                do { try store.set(key, value) } catch { throw CommandFailure("\(error)", .usage) }
                 Terminal.err("\(key) = \(try store.get(key))")
             }
         }
@@ -160,7 +160,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingFailures {
-                do { try Workspace().settingsStore().reset() } catch { throw Failure("\(error)", .ioError) }
+                do { try Workspace().settingsStore().reset() } catch { throw CommandFailure("\(error)", .ioError) }
                 Terminal.err("settings reset to defaults")
             }
         }

@@ -34,7 +34,7 @@ struct CoverageCommand: AsyncParsableCommand {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
             let store = try ws.openStore(.read)
             let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
-            guard !fps.isEmpty else { throw Failure("no measurements match the filters", .notFound) }
+            guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
             let loaded = try ws.loadConfig()
             // Registry beacons per map (nil: count every BLE transmitter).
             var registries: [String: Set<String>?] = [:]
@@ -43,13 +43,13 @@ struct CoverageCommand: AsyncParsableCommand {
                     .map { "\($0)/beacons/\(level).json" }.first { FileManager.default.isReadableFile(atPath: $0) }
                 guard let path else { registries[level] = .some(nil); continue }
                 guard let data = FileManager.default.contents(atPath: path), let value = try? CanonicalJSON.parse(data) else {
-                    throw Failure("\(path): cannot read the beacon registry as JSON", .dataError)
+                    throw CommandFailure("\(path): cannot read the beacon registry as JSON", .dataError)
                 }
                 do {
                     let reg = try BeaconRegistry(json: value, source: path)
                     registries[level] = .some(Set(reg.entries.map { Fingerprint.bleID($0.mac) }))
                 } catch {
-                    throw Failure("\(error)", .dataError)
+                    throw CommandFailure("\(error)", .dataError)
                 }
             }
             var points: [Coverage.Point] = []

@@ -52,7 +52,7 @@ struct CredentialFile {
     func load() throws -> [String: StoredCredential] {
         if let data = try Self.read(path) {
             guard let json = try? CanonicalJSON.parse(data), let gateways = json["gateways"]?.objectValue else {
-                throw Failure("\(path): not a credentials file of fprint; remove it and run `fprint login` again", .dataError)
+                throw CommandFailure("\(path): not a credentials file of fprint; remove it and run `fprint login` again", .dataError)
             }
             var out: [String: StoredCredential] = [:]
             for member in gateways { if let credential = StoredCredential(member.value) { out[member.key] = credential } }
@@ -93,7 +93,7 @@ struct CredentialFile {
     static func read(_ path: String) throws -> Data? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure("\(path): cannot read the credentials file", .ioError)
+            throw CommandFailure("\(path): cannot read the credentials file", .ioError)
         }
         return data
     }
@@ -106,13 +106,13 @@ enum PrivateFile {
     static func write(path: String, data: Data) throws {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure("\(path): cannot write: \(String(cString: strerror(errno)))", .ioError) }
+        guard fd >= 0 else { throw CommandFailure("\(path): cannot write: \(String(cString: strerror(errno)))", .ioError) }
         fchmod(fd, 0o600)
         let ok = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) == $0.count }
         close(fd)
         guard ok, rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw Failure("\(path): cannot write the file", .ioError)
+            throw CommandFailure("\(path): cannot write the file", .ioError)
         }
     }
 }

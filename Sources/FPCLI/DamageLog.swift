@@ -25,11 +25,11 @@ final class DamageLog: @unchecked Sendable {
     }
 
     /// The closing failure when anything was skipped, nil otherwise.
-    func failure() -> Failure? {
+    func failure() -> CommandFailure? {
         let damaged = all
         guard !damaged.isEmpty else { return nil }
         let ids = Set(damaged.map(\.id)).sorted()
         let named = ids.prefix(5).joined(separator: ", ") + (ids.count > 5 ? ", …" : "")
-        return Failure("\(ids.count) damaged document(s) left out (\(named)); `fprint check` lists them, `fprint repair` mends or quarantines them", .ioError)
+        return CommandFailure("\(ids.count) damaged document(s) left out (\(named)); `fprint check` lists them, `fprint repair` mends or quarantines them", .ioError)
     }
 }

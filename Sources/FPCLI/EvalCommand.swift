@@ -99,7 +99,7 @@ struct Eval: AsyncParsableCommand {
             let store = try ws.openStore(.read)
             let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
             guard fps.count >= 2 else {
-                throw Failure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
+                throw CommandFailure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
             }
             let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
             let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)

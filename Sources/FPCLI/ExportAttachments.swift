@@ -20,7 +20,7 @@ enum ExportAttachments {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                     try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
                 } catch {
-                    throw Failure("\(path): cannot write the attachment: \(error.localizedDescription)", .ioError)
+                    throw CommandFailure("\(path): cannot write the attachment: \(error.localizedDescription)", .ioError)
                 }
                 written += 1
             }

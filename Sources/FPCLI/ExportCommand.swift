@@ -59,7 +59,7 @@ struct ExportCommand: AsyncParsableCommand {
                 do {
                     docs = try docs.map { Export.Document(id: $0.id, body: try store.inliningAttachments(of: $0.body, id: $0.id, rev: nil)) }
                 } catch let damage as DamagedDocument {
-                    throw Failure("\(damage); `fprint check` tells more", .dataError)
+                    throw CommandFailure("\(damage); `fprint check` tells more", .dataError)
                 }
             }
             switch format {
@@ -86,13 +86,13 @@ struct ExportCommand: AsyncParsableCommand {
                     files = try Export.comford(docs, metersPerUnit: { (loaded.appConfig.map(id: $0)?.scale ?? .jBuilding).metersPerUnit },
                                                floor: { loaded.appConfig.map(id: $0)?.floor })
                 } catch {
-                    throw Failure("\(error)", .dataError)
+                    throw CommandFailure("\(error)", .dataError)
                 }
                 let dir = output!
                 do {
                     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 } catch {
-                    throw Failure("\(dir): cannot create the directory: \(error.localizedDescription)", .ioError)
+                    throw CommandFailure("\(dir): cannot create the directory: \(error.localizedDescription)", .ioError)
                 }
                 for (name, text) in [("Samples.csv", files.samples), ("RSSI.csv", files.rssi), ("APs.csv", files.aps)] {
                     try writeFile("\(dir)/\(name)", text)
@@ -110,7 +110,7 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw Failure("\(path): cannot write the file: \(error.localizedDescription)", .ioError)
+            throw CommandFailure("\(path): cannot write the file: \(error.localizedDescription)", .ioError)
         }
     }
 }

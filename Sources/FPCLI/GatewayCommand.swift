@@ -32,14 +32,14 @@ struct GatewayFiles: ParsableArguments {
             try PrivateFile.write(path: path, data: Data((TokenAuthority.newSecret() + "\n").utf8))
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure("\(path): cannot read the gateway secret", .ioError)
+            throw CommandFailure("\(path): cannot read the gateway secret", .ioError)
         }
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & 0o077 != 0 {
-            throw Failure("\(path): the gateway secret must be readable by its owner only (chmod 600)", .usage)
+            throw CommandFailure("\(path): the gateway secret must be readable by its owner only (chmod 600)", .usage)
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count >= 32 else { throw Failure("\(path): the gateway secret is too short (≥ 32 characters)", .dataError) }
+        guard text.count >= 32 else { throw CommandFailure("\(path): the gateway secret is too short (≥ 32 characters)", .dataError) }
         return Data(text.utf8)
     }
 }
@@ -95,7 +95,7 @@ struct GatewayServe: AsyncParsableCommand {
             let dbPath = db ?? paths.dataDirectory + "/gateway.sqlite"
             let store: SQLiteDocumentStore
             do { store = try SQLiteDocumentStore(path: dbPath) } catch let e as StoreError {
-                throw Failure("\(dbPath): \(e.description)", .ioError)
+                throw CommandFailure("\(dbPath): \(e.description)", .ioError)
             }
             let secret = try files.loadSecret(paths)
             let basic = try loadUsers()
@@ -116,9 +116,9 @@ struct GatewayServe: AsyncParsableCommand {
             } catch let error as GatewayStartError {
                 switch error {
                 case .addressInUse:
-                    throw Failure("port \(port) on \(host) is in use (by another gateway or CouchDB?): choose --port", .portInUse)
+                    throw CommandFailure("port \(port) on \(host) is in use (by another gateway or CouchDB?): choose --port", .portInUse)
                 case .setup(let why):
-                    throw Failure(why, .usage)
+                    throw CommandFailure(why, .usage)
                 }
             }
         }
@@ -128,13 +128,13 @@ struct GatewayServe: AsyncParsableCommand {
         guard let users else { return BasicUsers() }
         var info = stat()
         if stat(users, &info) == 0, info.st_mode & 0o077 != 0 {
-            throw Failure("\(users): the users file must be readable by its owner only (chmod 600)", .usage)
+            throw CommandFailure("\(users): the users file must be readable by its owner only (chmod 600)", .usage)
         }
         guard let data = FileManager.default.contents(atPath: users) else {
-            throw Failure("\(users): cannot read the users file", .dataError)
+            throw CommandFailure("\(users): cannot read the users file", .dataError)
         }
         do { return try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch {
-            throw Failure("\(users): \(error)", .dataError)
+            throw CommandFailure("\(users): \(error)", .dataError)
         }
     }
 

@@ -61,16 +61,16 @@ struct Locate: AsyncParsableCommand {
             var exclude = Set<String>()
             if let file {
                 guard let data = FileManager.default.contents(atPath: file) else {
-                    throw Failure("\(file): cannot read the file", .ioError)
+                    throw CommandFailure("\(file): cannot read the file", .ioError)
                 }
                 guard case .object(var body) = (try? CanonicalJSON.parse(data)) ?? .null else {
-                    throw Failure("\(file): not a JSON measurement document", .dataError)
+                    throw CommandFailure("\(file): not a JSON measurement document", .dataError)
                 }
                 let truth = body["x"] != nil && body["y"] != nil
                 if !truth { body["x"] = 0; body["y"] = 0 }
                 let docID = body["_id"]?.stringValue ?? file
                 do { queries.append((try Fingerprint(id: docID, body: .object(body)), truth, nil)) } catch {
-                    throw Failure("\(file): \(error)", .dataError)
+                    throw CommandFailure("\(file): \(error)", .dataError)
                 }
                 exclude.insert(docID)
             } else if let id {
@@ -79,7 +79,7 @@ struct Locate: AsyncParsableCommand {
                 exclude.insert(fp.id)
             } else if let session {
                 let texts = try AnalysisInput.texts(store, ListQuery(sessionId: session))
-                guard !texts.isEmpty else { throw Failure("no documents of walk session \(session)", .notFound) }
+                guard !texts.isEmpty else { throw CommandFailure("no documents of walk session \(session)", .notFound) }
                 let seqs = texts.map { (try? CanonicalJSON.parse($0.body))?["seq"]?.intValue.map(Int.init) }
                 let fps = try AnalysisInput.fingerprints(texts)
                 queries = zip(fps, seqs).map { ($0, true, $1) }.sorted { ($0.2 ?? 0) < ($1.2 ?? 0) }
@@ -138,14 +138,14 @@ struct Locate: AsyncParsableCommand {
             guard let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) else { return nil }
             path = found
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure("\(path): cannot read the beacon registry", .notFound) }
-        guard let value = try? CanonicalJSON.parse(data) else { throw Failure("\(path): not valid JSON", .dataError) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("\(path): cannot read the beacon registry", .notFound) }
+        guard let value = try? CanonicalJSON.parse(data) else { throw CommandFailure("\(path): not valid JSON", .dataError) }
         do {
             let registry = try BeaconRegistry(json: value, source: path)
             return BeaconLocator(registry: registry, metersPerUnit: metersPerUnit,
                                  pathLoss: PathLoss(exponent: pathLossExponent), defaultMeasuredPower: measuredPower)
         } catch {
-            throw Failure(error.description, .dataError)
+            throw CommandFailure(error.description, .dataError)
         }
     }
 }

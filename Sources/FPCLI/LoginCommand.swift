@@ -30,7 +30,7 @@ struct Login: AsyncParsableCommand {
             let workspace = Workspace(configOptions: configOptions)
             let url = URLCredentials.split(try client.gatewayURL(workspace)).url
             guard let key = HTTPAuth.databaseKey(of: url) else {
-                throw Failure("invalid gateway URL \(HTTPError.displayURL(url.absoluteString))", .usage)
+                throw CommandFailure("invalid gateway URL \(HTTPError.displayURL(url.absoluteString))", .usage)
             }
             let password = try Self.readPassword(user: user)
             let sessionURL = GatewayAuth.sessionURL(of: url)
@@ -39,7 +39,7 @@ struct Login: AsyncParsableCommand {
                 answer = try CouchSession.login(sessionURL: sessionURL, name: user, password: password,
                                                 transport: client.transport())
             } catch let error as SyncError {
-                throw Failure(error)
+                throw CommandFailure(error)
             }
             let file = CredentialFile(paths: workspace.paths)
             let name = answer.name ?? user
@@ -55,18 +55,18 @@ struct Login: AsyncParsableCommand {
                                        lifetime: cookie.lifetime), key: key)
                 Terminal.err("logged in as \(name); session for \(key) stored in \(file.path) (cookie renewed before it expires, every \(Int(cookie.lifetime)) s)")
             } else {
-                throw Failure("POST \(sessionURL.absoluteString) answered 200 with neither a token nor an AuthSession cookie", .protocolError)
+                throw CommandFailure("POST \(sessionURL.absoluteString) answered 200 with neither a token nor an AuthSession cookie", .protocolError)
             }
         }
     }
 
     static func readPassword(user: String) throws -> String {
         if isatty(STDIN_FILENO) == 1 {
-            guard let raw = getpass("password for \(user): ") else { throw Failure("no password given", .usage) }
+            guard let raw = getpass("password for \(user): ") else { throw CommandFailure("no password given", .usage) }
             return String(cString: raw)
         }
         guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-            throw Failure("no password on standard input", .usage)
+            throw CommandFailure("no password on standard input", .usage)
         }
         return line
     }

@@ -70,7 +70,7 @@ struct Measure: AsyncParsableCommand {
             let plan = StaticMeasurement(level: mapInfo.id, point: MapPoint(x: x, y: y), durationMs: seconds * 1000)
             if let every, let interval = PeriodicSchedule.seconds(every) {
                 guard interval >= seconds else {
-                    throw Failure("--every (\(interval) s) must be at least the measurement length (\(seconds) s)", .usage)
+                    throw CommandFailure("--every (\(interval) s) must be at least the measurement length (\(seconds) s)", .usage)
                 }
                 let schedule = PeriodicSchedule(intervalMs: interval * 1000, count: count,
                                                 forMs: forDuration.flatMap(PeriodicSchedule.seconds).map { $0 * 1000 })

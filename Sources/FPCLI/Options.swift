@@ -94,7 +94,7 @@ struct CaptureOptions: ParsableArguments {
         if noCell { set.remove(.cell) }
         if noLocation { set.remove(.location) }
         if set.isEmpty {
-            throw Failure("every radio is turned off: keep at least one (see `fprint config get radios`)", .usage)
+            throw CommandFailure("every radio is turned off: keep at least one (see `fprint config get radios`)", .usage)
         }
         return set
     }

@@ -25,7 +25,7 @@ struct Plot: AsyncParsableCommand {
         func write(_ svg: String) throws {
             guard let output else { FileHandle.standardOutput.write(Data(svg.utf8)); return }
             do { try Data(svg.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                throw Failure("\(output): cannot write the file: \(error.localizedDescription)", .ioError)
+                throw CommandFailure("\(output): cannot write the file: \(error.localizedDescription)", .ioError)
             }
             Terminal.err("wrote \(output)")
         }
@@ -57,7 +57,7 @@ struct Plot: AsyncParsableCommand {
             try await reportingFailures {
                 let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
                 let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
-                guard !fps.isEmpty else { throw Failure("no measurements match the filters", .notFound) }
+                guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
                 let ids: [String] = transmitter.hasPrefix("BLE:") || transmitter.hasPrefix("WIFI:") ? [transmitter]
                     : [Fingerprint.bleID(transmitter), Fingerprint.wifiID(transmitter), Fingerprint.wifiID(transmitter.uppercased()),
                        Fingerprint.wifiID(transmitter.lowercased())]
@@ -67,7 +67,7 @@ struct Plot: AsyncParsableCommand {
                                              label: String(fp.id.prefix(8)))
                 }
                 guard points.contains(where: { $0.rssi != nil }) else {
-                    throw Failure("transmitter \(transmitter) is not heard in any of the \(fps.count) measurements", .notFound)
+                    throw CommandFailure("transmitter \(transmitter) is not heard in any of the \(fps.count) measurements", .notFound)
                 }
                 if out.sparkline {
                     Terminal.out(SVGPlot.sparkline(points.map { $0.rssi ?? -105 }))
@@ -108,7 +108,7 @@ struct Plot: AsyncParsableCommand {
                 let samples = (radio == "wifi" ? [] : fp.ble) + (radio == "ble" ? [] : fp.wifi)
                 var byID: [String: [(time: Int, rssi: Double)]] = [:]
                 for s in samples { byID[s.transmitter, default: []].append((s.time, s.rssi)) }
-                guard !byID.isEmpty else { throw Failure("measurement \(full) has no \(radio ?? "BLE or Wi-Fi") samples", .notFound) }
+                guard !byID.isEmpty else { throw CommandFailure("measurement \(full) has no \(radio ?? "BLE or Wi-Fi") samples", .notFound) }
                 let ranked = byID.map { (name: $0.key, points: $0.value) }.sorted { a, b in
                     let ma = Reduction.median(a.points.map(\.rssi))!, mb = Reduction.median(b.points.map(\.rssi))!
                     return ma != mb ? ma > mb : a.name < b.name
@@ -150,7 +150,7 @@ struct Plot: AsyncParsableCommand {
             try await reportingFailures {
                 let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
                 let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
-                guard fps.count >= 2 else { throw Failure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
+                guard fps.count >= 2 else { throw CommandFailure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
                 let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
                 let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
                 let results = cv.run(try Eval.cases(sets: set, estimators: estimator, k: k)).map { r in

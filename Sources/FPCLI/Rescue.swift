@@ -28,14 +28,14 @@ enum Rescue {
             for folder in folders {
                 let path = (folder as NSString).appendingPathComponent(name)
                 if writePrivate(path, Data(text.utf8)) {
-                    throw Failure("""
+                    throw CommandFailure("""
                         \(ws.databasePath): could not store the measurement (\(why)); \
                         its \(documents.count) document(s) are saved in \(path). Bring them back with: \
                         fprint import --db \(shellQuoted(ws.databasePath)) \(shellQuoted(path))
                         """, .ioError)
                 }
             }
-            throw Failure("\(ws.databasePath): could not store the measurement (\(why)), and no rescue file could be written in \(folders.joined(separator: " or ")): the measurement is lost", .ioError)
+            throw CommandFailure("\(ws.databasePath): could not store the measurement (\(why)), and no rescue file could be written in \(folders.joined(separator: " or ")): the measurement is lost", .ioError)
         }
     }
 
@@ -44,7 +44,7 @@ enum Rescue {
         do {
             try store.checkWritable()
         } catch let e as StoreError {
-            throw Failure("\(ws.databasePath): the database cannot take a measurement (\(e.description)); nothing was recorded. `fprint check` tells what is wrong", .ioError)
+            throw CommandFailure("\(ws.databasePath): the database cannot take a measurement (\(e.description)); nothing was recorded. `fprint check` tells what is wrong", .ioError)
         }
     }
 

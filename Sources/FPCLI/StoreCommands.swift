@@ -33,7 +33,7 @@ struct Check: AsyncParsableCommand {
                                 seconds, report.isSound ? "sound" : "\(report.damaged.count) damaged, \(report.sqlite.count) SQLite findings")
                          + (quarantined > 0 ? "; \(quarantined) revision(s) in quarantine" : ""))
             if !report.isSound {
-                throw Failure("the database has damage; `fprint repair` re-fetches it from the gateway or quarantines it", .ioError)
+                throw CommandFailure("the database has damage; `fprint repair` re-fetches it from the gateway or quarantines it", .ioError)
             }
         }
     }
@@ -107,7 +107,7 @@ struct Repair: AsyncParsableCommand {
     static func fetch(_ remote: RemoteDatabase, id: String, rev: Revision) throws -> RevisionContent {
         let answer = try remote.json(.get, [id], query: [("rev", rev.description), ("revs", "true")])
         guard var object = answer.objectValue, object["_rev"]?.stringValue == rev.description else {
-            throw Failure("the gateway answered another revision of \(id)")
+            throw CommandFailure("the gateway answered another revision of \(id)")
         }
         let history = RevisionContent.history(fromRevisions: object["_revisions"]) ?? [rev]
         let deleted = object["_deleted"]?.boolValue ?? false
@@ -133,7 +133,7 @@ struct Maintenance: AsyncParsableCommand {
         try await reportingFailures {
             let ws = Workspace(storeOptions: storeOptions)
             guard FileManager.default.fileExists(atPath: ws.databasePath) else {
-                throw Failure("no database at \(ws.databasePath)", .notFound)
+                throw CommandFailure("no database at \(ws.databasePath)", .notFound)
             }
             let stop = StopFlag()
             let report: MaintenanceReport
@@ -141,7 +141,7 @@ struct Maintenance: AsyncParsableCommand {
                 report = try SQLiteDocumentStore.maintain(path: ws.databasePath, progress: { Terminal.err($0) },
                                                           shouldStop: { stop.isSet })
             } catch let e as StoreError {
-                throw Failure("\(ws.databasePath): \(e.description)", .ioError)
+                throw CommandFailure("\(ws.databasePath): \(e.description)", .ioError)
             }
             if !report.finished {
                 Terminal.err("interrupted: \(report.recompressed) bodies recompressed so far are kept; run it again to finish")

@@ -21,7 +21,7 @@ struct GatewayClientOptions: ParsableArguments {
         if text == nil || text!.isEmpty { text = try workspace.loadConfig().appConfig.gatewayURL }
         guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", url.host != nil
-        else { throw Failure("invalid gateway URL \(HTTPError.displayURL(text ?? "")): use http(s)://host:port/db", .usage) }
+        else { throw CommandFailure("invalid gateway URL \(HTTPError.displayURL(text ?? "")): use http(s)://host:port/db", .usage) }
         return url
     }
 
@@ -84,7 +84,7 @@ struct Sync: AsyncParsableCommand {
                 if !pushOnly { reports.append(try replicator.pull()) }
             } catch let error as SyncError {
                 printer.finish()
-                throw Failure(error)
+                throw CommandFailure(error)
             }
             printer.finish()
             let pushed = reports.first { $0.direction == .push }
@@ -113,7 +113,7 @@ struct Sync: AsyncParsableCommand {
                 ])
             }
             if !refused.isEmpty {
-                throw Failure("the gateway refused \(refused.count) document(s); they stay unsynced and are offered again next sync", .authRejected)
+                throw CommandFailure("the gateway refused \(refused.count) document(s); they stay unsynced and are offered again next sync", .authRejected)
             }
         }
     }

@@ -38,7 +38,7 @@ struct WalkCommand: AsyncParsableCommand {
             let scenario = try ws.scenario(self.scenario, in: loaded)
             let mapInfo = try ws.map(scenario.mapID, in: loaded)
             guard let route = Route(waypoints: scenario.points) else {
-                throw Failure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
+                throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
             }
             let radios = try capture.radios(enabled: settings.radios)
             let store = try ws.openStore(.write)

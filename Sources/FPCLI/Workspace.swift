@@ -42,7 +42,7 @@ struct Workspace {
             switch use {
             case .read:
                 guard FileManager.default.fileExists(atPath: path) else {
-                    throw Failure("no database at \(path)" + (databasePathIsExplicit ? "" : " yet: `fprint measure` or `fprint walk` creates it"), .notFound)
+                    throw CommandFailure("no database at \(path)" + (databasePathIsExplicit ? "" : " yet: `fprint measure` or `fprint walk` creates it"), .notFound)
                 }
                 store = try SQLiteDocumentStore(path: path, access: .readOnly)
             case .write:
@@ -50,9 +50,9 @@ struct Workspace {
             }
         } catch let e as StoreError {
             switch e {
-            case .notFound: throw Failure("no database at \(path)", .notFound)
-            case .invalid(let why): throw Failure("\(path): \(why)", .ioError)
-            default: throw Failure("\(path): \(e.description)", .ioError)
+            case .notFound: throw CommandFailure("no database at \(path)", .notFound)
+            case .invalid(let why): throw CommandFailure("\(path): \(why)", .ioError)
+            default: throw CommandFailure("\(path): \(e.description)", .ioError)
             }
         }
         if case .rollbackJournal(let reason)? = store.openNote {
@@ -64,7 +64,7 @@ struct Workspace {
     func settingsStore() -> SettingsStore { SettingsStore(path: paths.settingsPath) }
 
     func settings() throws -> Settings {
-        do { return try settingsStore().load() } catch { throw Failure("\(error)", .usage) }
+        do { return try settingsStore().load() } catch { throw CommandFailure("\(error)", .usage) }
     }
 
     /// `--config`, else `FPRINT_CONFIG`, else the config-url setting, else the shipped config.
@@ -76,7 +76,7 @@ struct Workspace {
         guard let path = ConfigLocator.defaultAppConfigPath(
             executablePath: ConfigLocator.currentExecutablePath, currentDirectory: cwd)
         else {
-            throw Failure("no app config found: looked for \(ConfigLocator.relativePath) here, beside the fprint executable and in \(ConfigLocator.systemPaths.joined(separator: ", ")); pass --config PATH-OR-URL", .dataError)
+            throw CommandFailure("no app config found: looked for \(ConfigLocator.relativePath) here, beside the fprint executable and in \(ConfigLocator.systemPaths.joined(separator: ", ")); pass --config PATH-OR-URL", .dataError)
         }
         return path
     }
@@ -85,7 +85,7 @@ struct Workspace {
         let loader = configLoader()
         let loaded: LoadedConfig
         do { loaded = try loader.load(from: try configLocation()) } catch let e as ConfigError {
-            throw Failure(e.description, .dataError)
+            throw CommandFailure(e.description, .dataError)
         }
         if let warning = loaded.warning { Terminal.err("warning: \(warning)") }
         return loaded
@@ -102,7 +102,7 @@ struct Workspace {
     func map(_ id: String, in loaded: LoadedConfig) throws -> MapInfo {
         guard let m = loaded.appConfig.map(id: id) else {
             let known = loaded.appConfig.maps.map(\.id).joined(separator: ", ")
-            throw Failure("unknown map '\(id)' (the config offers: \(known))", .notFound)
+            throw CommandFailure("unknown map '\(id)' (the config offers: \(known))", .notFound)
         }
         return m
     }
@@ -110,7 +110,7 @@ struct Workspace {
     func scenario(_ id: String, in loaded: LoadedConfig) throws -> Scenario {
         guard let s = loaded.scenarios.scenario(id: id) else {
             let known = loaded.scenarios.scenarios.map(\.scenarioID).joined(separator: ", ")
-            throw Failure("unknown scenario '\(id)' (the config offers: \(known))", .notFound)
+            throw CommandFailure("unknown scenario '\(id)' (the config offers: \(known))", .notFound)
         }
         return s
     }
@@ -139,17 +139,17 @@ struct Workspace {
                 remoteProblem = "; the config's server has none"
             } catch {
                 if let path = environmentPath(map: map, loaded: loaded) { return try Self.environment(at: path) }
-                throw Failure("\(error)", .dataError)
+                throw CommandFailure("\(error)", .dataError)
             }
         }
         guard let path = environmentPath(map: map, loaded: loaded) else {
-            throw Failure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory)\(remoteProblem)", .dataError)
+            throw CommandFailure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory)\(remoteProblem)", .dataError)
         }
         return try Self.environment(at: path)
     }
 
     static func environment(at path: String) throws -> RadioEnvironment {
-        do { return try RadioEnvironment.load(path: path) } catch { throw Failure("\(error)", .dataError) }
+        do { return try RadioEnvironment.load(path: path) } catch { throw CommandFailure("\(error)", .dataError) }
     }
 
     /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
@@ -194,7 +194,7 @@ struct Workspace {
             return nil
         }
         if reasons.count == providers.count {
-            throw Failure("no radio can be recorded here (\(reasons.joined(separator: "; "))); on a machine without radio hardware use --simulate", .unavailable)
+            throw CommandFailure("no radio can be recorded here (\(reasons.joined(separator: "; "))); on a machine without radio hardware use --simulate", .unavailable)
         }
         // Motion sensors are real hardware: read them only when the radios are real too.
         let sensors = capture.simulate || capture.fast ? nil : RealRadios.sensors(environment: environment)

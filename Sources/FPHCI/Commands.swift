@@ -13,7 +13,12 @@ public struct HCICommand: Sendable, Equatable {
         [H4Type.command.rawValue, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(parameters.count)] + parameters
     }
 
-    public var name: String { Self.names[opcode] ?? "command 0x\(Hex.byte(UInt8(opcode >> 8)))\(Hex.byte(UInt8(opcode & 0xFF)))" }
+    public var name: String { Self.name(opcode: opcode) }
+
+    /// `LE Set Scan Enable`, or `command 0x200C` for opcodes without a name here.
+    public static func name(opcode: UInt16) -> String {
+        names[opcode] ?? "command 0x\(Hex.byte(UInt8(opcode >> 8)))\(Hex.byte(UInt8(opcode & 0xFF)))"
+    }
 
     public enum Opcode {
         public static let readLocalVersion: UInt16 = 0x1001

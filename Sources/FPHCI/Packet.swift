@@ -38,6 +38,12 @@ public struct HCIEvent: Sendable {
     }
 
     public init(h4 bytes: [UInt8]) throws(HCIParseError) { try self.init(h4: bytes[...]) }
+
+    /// The event as an H4 frame, byte for byte what it was parsed from (the
+    /// parsers demand an exact length byte): `04 <code> <length> <parameters>`.
+    public var h4: [UInt8] {
+        [H4Type.event.rawValue, code, UInt8(truncatingIfNeeded: parameters.count)] + parameters
+    }
 }
 
 /// Command Complete (0x0E): the controller's answer to a command, with its return parameters.

@@ -152,7 +152,8 @@ struct DocumentBuilder {
         ]
         for radio in Radio.allCases {
             var status = statuses[radio] ?? .disabled()
-            if status.status == .ok { status.samples = counts[radio] }
+            // A source that failed mid-measurement still says what it delivered before.
+            if status.status == .ok || counts[radio, default: 0] > 0 { status.samples = counts[radio] }
             doc.providers[radio.rawValue] = status
         }
         doc.providers["device"] = device.status

@@ -1,15 +1,5 @@
 import FPHCI
 
-/// What the command engine and scanners talk to: frames in, frames out.
-/// The kernel socket is one implementation; tests script another.
-public protocol HCITransport: AnyObject, Sendable {
-    func write(_ frame: [UInt8]) throws(HCISocketError)
-    /// One H4 frame, or nil after `timeoutMs` without one.
-    func read(timeoutMs: Int32) throws(HCISocketError) -> [UInt8]?
-}
-
-extension HCISocket: HCITransport {}
-
 /// Sends HCI commands and waits for their Command Complete/Status by opcode.
 ///
 /// Other events that arrive meanwhile (advertising reports right after a scan
@@ -33,7 +23,7 @@ public struct CommandEngine {
             try transport.write(command.h4)
             if let reply = try awaitReply(command) { return reply }
         }
-        throw .command("\(deviceName): no answer to \(command.name) after \(attempts) tries of \(timeoutMs / 1000) s: the controller is not responding")
+        throw .noAnswer(device: deviceName, opcode: command.opcode, attempts: attempts, timeoutMs: timeoutMs)
     }
 
     func awaitReply(_ command: HCICommand) throws(HCISocketError) -> [UInt8]? {
@@ -44,26 +34,15 @@ public struct CommandEngine {
             guard let event = try? HCIEvent(h4: frame[...]) else { continue }
             if event.code == HCIEvent.commandComplete, let cc = try? CommandComplete(event), cc.opcode == command.opcode {
                 let status = cc.status ?? 0
-                if status != HCIStatusCode.success { throw failure(command, status) }
+                if status != HCIStatusCode.success { throw .command(device: deviceName, opcode: command.opcode, status: status) }
                 return cc.returnParameters
             }
             if event.code == HCIEvent.commandStatus, let cs = try? CommandStatus(event), cs.opcode == command.opcode {
-                if cs.status != HCIStatusCode.success { throw failure(command, cs.status) }
+                if cs.status != HCIStatusCode.success { throw .command(device: deviceName, opcode: command.opcode, status: cs.status) }
                 return []
             }
             onEvent(event)
         }
         return nil
-    }
-
-    func failure(_ command: HCICommand, _ status: UInt8) -> HCISocketError {
-        var message = "\(deviceName): \(command.name) failed: \(HCIStatusCode.name(status))"
-        if status == HCIStatusCode.commandDisallowed {
-            message += "; another program (usually bluetoothd during discovery) is scanning: stop it (bluetoothctl scan off) or use --exclusive with the adapter down"
-        }
-        if status == HCIStatusCode.unknownCommand {
-            message += "; the controller does not support it"
-        }
-        return .command(message)
     }
 }

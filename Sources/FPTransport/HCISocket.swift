@@ -2,43 +2,6 @@ import CHCI
 import FPHCI
 import Glibc
 
-/// Why the kernel HCI socket could not be used; each maps to one CLI message and exit code.
-public enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kernel has no AF_BLUETOOTH (EAFNOSUPPORT): no bluetooth module, or a container/VM without it.
-    case noBluetooth
-    /// EPERM/EACCES: raw HCI needs CAP_NET_RAW (and CAP_NET_ADMIN for scan control).
-    case permission(String)
-    /// No such adapter (ENODEV).
-    case noAdapter(String)
-    /// The adapter exists but is down (ENETDOWN), or up when the user channel needs it down (EBUSY).
-    case adapterDown(String)
-    case adapterBusy(String)
-    case noLE(String)
-    /// An HCI command failed, with the controller's status named.
-    case command(String)
-    case system(String, Errno)
-
-    public var description: String {
-        switch self {
-        case .noBluetooth: "this kernel has no Bluetooth sockets (AF_BLUETOOTH: EAFNOSUPPORT): load the bluetooth module (modprobe bluetooth) or run on a machine whose kernel has Bluetooth"
-        case .permission(let op): "permission denied for \(op): raw HCI needs CAP_NET_RAW and CAP_NET_ADMIN; run as root or grant them once: sudo setcap cap_net_raw,cap_net_admin+eip $(which fprint)"
-        case .noAdapter(let m), .adapterDown(let m), .adapterBusy(let m), .noLE(let m), .command(let m): m
-        case let .system(op, e): "\(op): \(e)"
-        }
-    }
-
-    static func from(_ e: Errno, _ op: String, device: String) -> HCISocketError {
-        switch e.rawValue {
-        case EAFNOSUPPORT, EPROTONOSUPPORT: .noBluetooth
-        case EPERM, EACCES: .permission(op)
-        case ENODEV: .noAdapter("no Bluetooth adapter \(device)")
-        case ENETDOWN: .adapterDown("adapter \(device) is down: bring it up (sudo hciconfig \(device) up, or bluetoothctl power on)")
-        case EBUSY: .adapterBusy("adapter \(device) is in use: --exclusive needs it down (sudo hciconfig \(device) down; bluetoothd will lose it while fprint runs)")
-        default: .system(op, e)
-        }
-    }
-}
-
 /// Linux HCI socket constants (linux/net/bluetooth/hci.h; mirrored in BlueZ's headers).
 enum HCIConst {
     static let afBluetooth: Int32 = 31
@@ -78,8 +41,7 @@ public final class HCISocket: @unchecked Sendable {
         addr.hci_family = sa_family_t(HCIConst.afBluetooth)
         addr.hci_dev = device
         addr.hci_channel = exclusive ? HCIConst.channelUser : HCIConst.channelRaw
-        let bound = withUnsafePointer(to: &addr) { system_bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
-        if case .failure(let e) = bound {
+        if case .failure(let e) = system_bind(fd, &addr) {
             system_close(fd)
             throw HCISocketError.from(e, "bind \(name)", device: name)
         }
@@ -148,9 +110,10 @@ public final class HCISocket: @unchecked Sendable {
         _ = system_setsockopt(fd, HCIConst.solHCI, HCIConst.hciFilter, &f, socklen_t(MemoryLayout<hci_filter>.size))
     }
 
-    /// Writes one H4 frame.
+    /// Writes one H4 frame. An empty one goes to the kernel as it is (an HCI
+    /// socket refuses it with EINVAL): the caller gets an error, never a crash.
     public func write(_ frame: [UInt8]) throws(HCISocketError) {
-        let r = frame.withUnsafeBytes { system_write(fd, $0.baseAddress!, $0.count) }
+        let r = frame.withUnsafeBytes { system_write(fd, $0.baseAddress, $0.count) }
         if case .failure(let e) = r { throw HCISocketError.from(e, "write to hci\(device)", device: "hci\(device)") }
     }
 
@@ -163,8 +126,10 @@ public final class HCISocket: @unchecked Sendable {
         case .failure(let e): throw HCISocketError.from(e, "poll hci\(device)", device: "hci\(device)")
         }
         var buf = [UInt8](repeating: 0, count: 1024)
-        let n = buf.withUnsafeMutableBytes { system_read(fd, $0.baseAddress!, $0.count) }
+        let n = buf.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) }
         switch n {
+        // Nothing read after a hang-up is the end of the stream, not an empty frame.
+        case .success(0) where p.revents & Int16(POLLHUP) != 0: throw .closed(device: "hci\(device)")
         case .success(let count): return Array(buf[0..<count])
         case .failure(let e) where e.rawValue == EAGAIN: return nil
         case .failure(let e): throw HCISocketError.from(e, "read hci\(device)", device: "hci\(device)")

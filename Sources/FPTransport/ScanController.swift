@@ -35,7 +35,7 @@ public struct ScanController {
         do {
             try engine.send(extended ? .setExtendedScanEnable(false) : .setScanEnable(false))
         } catch {
-            if case .command(let m) = error, m.contains("(0x0C)") { return }
+            if case .command(_, _, HCIStatusCode.commandDisallowed) = error { return }
             throw error
         }
     }

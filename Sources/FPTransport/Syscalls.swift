@@ -26,8 +26,13 @@ func system_socket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Result<Int
     valueOrErrno { socket(domain, type, proto) }
 }
 
-func system_bind(_ fd: Int32, _ addr: UnsafeRawPointer, _ len: socklen_t) -> Result<Int32, Errno> {
-    valueOrErrno { bind(fd, addr.assumingMemoryBound(to: sockaddr.self), len) }
+/// Binds to a typed socket address (`sockaddr_hci`, …); its length is its type's size.
+func system_bind<Address>(_ fd: Int32, _ address: inout Address) -> Result<Int32, Errno> {
+    withUnsafePointer(to: &address) { typed in
+        typed.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            valueOrErrno { bind(fd, generic, socklen_t(MemoryLayout<Address>.size)) }
+        }
+    }
 }
 
 func system_setsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeRawPointer, _ len: socklen_t) -> Result<Int32, Errno> {
@@ -42,11 +47,11 @@ func system_ioctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) 
     valueOrErrno { ioctl(fd, request, arg) }
 }
 
-func system_read(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Result<Int, Errno> {
+func system_read(_ fd: Int32, _ buf: UnsafeMutableRawPointer?, _ n: Int) -> Result<Int, Errno> {
     valueOrErrno { read(fd, buf, n) }
 }
 
-func system_write(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Result<Int, Errno> {
+func system_write(_ fd: Int32, _ buf: UnsafeRawPointer?, _ n: Int) -> Result<Int, Errno> {
     valueOrErrno { write(fd, buf, n) }
 }
 

@@ -106,7 +106,7 @@ func udpSocket() -> (fd: Int32, port: UInt16) {
 }
 
 /// Feeds `rate` reports/s for `seconds` and returns (sent, recorded, granted buffer bytes).
-func sustained(rate: Int, seconds: Double, stall: Double?, receiveBuffer: Int32?) -> (Int, Int, Int) {
+func sustained(rate: Int, seconds: Double, stall: Double?, receiveBuffer: Int32?) async -> (Int, Int, Int) {
     let (receiver, port) = udpSocket()
     let socket = HCISocket(adopting: receiver, device: 0)
     var buffer = socket.receiveBufferBytes
@@ -132,7 +132,7 @@ func sustained(rate: Int, seconds: Double, stall: Double?, receiveBuffer: Int32?
         if let stall, !stalled, elapsed >= seconds / 3 {
             // The reader stops reading for `stall` seconds while the sender goes on.
             stalled = true
-            reader.stop()
+            await reader.stop()
             DispatchQueue.global().asyncAfter(deadline: .now() + stall) {
                 reader.start(reading: socket, threadName: "bench-reader")
             }
@@ -152,7 +152,7 @@ func sustained(rate: Int, seconds: Double, stall: Double?, receiveBuffer: Int32?
         usleep(2_000)
     }
     usleep(500_000)  // let the reader empty the queue
-    reader.stop()
+    await reader.stop()
     close(sender)
     let recorded = sink.drain().count
     return (sent, recorded, buffer)
@@ -160,11 +160,11 @@ func sustained(rate: Int, seconds: Double, stall: Double?, receiveBuffer: Int32?
 
 if !leEvents.isEmpty {
     let rate = 3000
-    let (sent, recorded, buffer) = sustained(rate: rate, seconds: 10, stall: nil, receiveBuffer: nil)
+    let (sent, recorded, buffer) = await sustained(rate: rate, seconds: 10, stall: nil, receiveBuffer: nil)
     print(String(format: "BLE sustained %d reports/s for 10 s: %d sent, %d recorded, %d lost (receive buffer granted %d KB)",
                  rate, sent, recorded, sent - recorded, buffer / 1024))
-    let (sent2, recorded2, _) = sustained(rate: rate, seconds: 10, stall: 1, receiveBuffer: nil)
+    let (sent2, recorded2, _) = await sustained(rate: rate, seconds: 10, stall: 1, receiveBuffer: nil)
     print(String(format: "  with the reader stalled for 1 s: %d sent, %d lost", sent2, sent2 - recorded2))
-    let (sent3, recorded3, buffer3) = sustained(rate: rate, seconds: 10, stall: 1, receiveBuffer: 212_992)
+    let (sent3, recorded3, buffer3) = await sustained(rate: rate, seconds: 10, stall: 1, receiveBuffer: 212_992)
     print(String(format: "  the same with the kernel's default buffer (%d KB granted): %d lost", buffer3 / 1024, sent3 - recorded3))
 }

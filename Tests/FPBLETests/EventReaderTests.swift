@@ -60,7 +60,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))
             samples += sink.drain()
         }
-        reader.stop()
+        await reader.stop()
         // Then every report is a BLE sample, in order, and the bad event is counted
         #expect(samples.count == expected)
         let scans = samples.compactMap { if case .ble(let s) = $0 { s } else { nil } }

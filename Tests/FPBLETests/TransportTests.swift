@@ -84,6 +84,8 @@ struct TransportTests {
             try CommandEngine(transport: t, deviceName: "hci0").send(.setScanEnable(true))
             Issue.record("no error")
         } catch {
+            // Callers switch on the status; people read the same message as ever.
+            #expect(error == .command(device: "hci0", opcode: HCICommand.Opcode.leSetScanEnable, status: HCIStatusCode.commandDisallowed))
             #expect(error.description.hasPrefix("hci0: LE Set Scan Enable failed: Command Disallowed (0x0C); another program"))
             #expect(error.description.contains("bluetoothctl scan off"))
         }
@@ -93,8 +95,22 @@ struct TransportTests {
         let t = ScriptedTransport([(hex("01011000"), []), (hex("01011000"), []), (hex("01011000"), [])])
         var engine = CommandEngine(transport: t, deviceName: "hci0")
         engine.timeoutMs = 200
-        #expect(throws: HCISocketError.self) { try engine.send(HCICommand(HCICommand.Opcode.readLocalVersion)) }
+        #expect(throws: HCISocketError.noAnswer(device: "hci0", opcode: 0x1001, attempts: 3, timeoutMs: 200)) {
+            try engine.send(HCICommand(HCICommand.Opcode.readLocalVersion))
+        }
         #expect(t.written.count == 3)
+        #expect(HCISocketError.noAnswer(device: "hci0", opcode: 0x1001, attempts: 3, timeoutMs: 4000).description
+            == "hci0: no answer to Read Local Version Information after 3 tries of 4 s: the controller is not responding")
+    }
+
+    @Test func stoppingTakesOnlyCommandDisallowedAsNotScanning() {
+        // Command Disallowed on disable = it was not scanning: fine. Any other refusal is an error.
+        let disallowed = ScriptedTransport([(hex("010c20020000"), [complete(0x200C, [0x0C])])])
+        #expect(throws: Never.self) { try ScanController(engine: CommandEngine(transport: disallowed, deviceName: "hci0")).stop() }
+        let hardwareFailure = ScriptedTransport([(hex("010c20020000"), [complete(0x200C, [0x03])])])
+        #expect(throws: HCISocketError.command(device: "hci0", opcode: 0x200C, status: 0x03)) {
+            try ScanController(engine: CommandEngine(transport: hardwareFailure, deviceName: "hci0")).stop()
+        }
     }
 
     /// This host's kernel has no Bluetooth: the real socket call must say so, one line.

@@ -54,16 +54,29 @@ struct FprintRunner {
     /// seconds; `stdin` is written to its standard input (a password, say).
     @discardableResult
     func run(_ arguments: [String], interruptAfter: Double? = nil, stdin: String? = nil) throws -> Result {
+        try Self.runProcess(Self.executable(), arguments, environment: environment, directory: home,
+                            interruptAfter: interruptAfter, stdin: stdin)
+    }
+
+    /// Runs any executable (`started` gets its pid). Its stdout and stderr are
+    /// read at the same time from the start (`PipeReader`), so a child filling
+    /// either pipe never waits on a reader busy with the other one.
+    static func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                           directory: URL? = nil, interruptAfter: Double? = nil, stdin: String? = nil,
+                           started: (Int32) -> Void = { _ in }) throws -> Result {
         let p = Process()
-        p.executableURL = try Self.executable()
+        p.executableURL = executable
         p.arguments = arguments
-        p.environment = environment
-        p.currentDirectoryURL = home
+        if let environment { p.environment = environment }
+        if let directory { p.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out
         p.standardError = err
         p.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try p.run()
+        started(p.processIdentifier)
+        let outReader = PipeReader(out.fileHandleForReading, name: "stdout")
+        let errReader = PipeReader(err.fileHandleForReading, name: "stderr")
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try input.fileHandleForWriting.close()
@@ -72,9 +85,8 @@ struct FprintRunner {
             Thread.sleep(forTimeInterval: interruptAfter)
             kill(p.processIdentifier, SIGINT)
         }
-        // Read before waiting so a full pipe cannot block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        let outData = outReader.waitForEnd()
+        let errData = errReader.waitForEnd()
         p.waitUntilExit()
         return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))

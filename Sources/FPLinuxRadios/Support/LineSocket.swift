@@ -5,14 +5,15 @@ import Musl
 #endif
 import Foundation
 
+/// Why a line socket could not connect, send or read: one line for the status reason.
+public struct LineSocketError: Error, CustomStringConvertible {
+    public let description: String
+}
+
 /// A TCP connection read line by line with timeouts (gpsd's protocol is JSON
 /// lines). Blocking calls are bounded by `poll`, so a reader loop can notice
 /// cancellation; one owner task uses it at a time.
 public final class LineSocket: @unchecked Sendable {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     private var fd: Int32
     private var buffer: [UInt8] = []
 
@@ -20,14 +21,14 @@ public final class LineSocket: @unchecked Sendable {
     deinit { close() }
 
     /// Connects to host:port within `timeoutMs`; the error names the cause (refused, timed out, unknown host).
-    public static func connect(host: String, port: UInt16, timeoutMs: Int) throws(Failure) -> LineSocket {
+    public static func connect(host: String, port: UInt16, timeoutMs: Int) throws(LineSocketError) -> LineSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
-            throw Failure(description: "cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
+            throw LineSocketError(description: "cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(list) }
         var lastError = "no address"
@@ -49,10 +50,10 @@ public final class LineSocket: @unchecked Sendable {
             if soError != 0 { lastError = String(cString: strerror(soError)); _ = Glibc.close(fd); continue }
             return LineSocket(fd: fd)
         }
-        throw Failure(description: lastError)
+        throw LineSocketError(description: lastError)
     }
 
-    public func send(_ text: String) throws(Failure) {
+    public func send(_ text: String) throws(LineSocketError) {
         var bytes = Array(text.utf8)
         var off = 0
         while off < bytes.count {
@@ -64,7 +65,7 @@ public final class LineSocket: @unchecked Sendable {
                     _ = poll(&p, 1, 1000)
                     continue
                 }
-                throw Failure(description: String(cString: strerror(errno)))
+                throw LineSocketError(description: String(cString: strerror(errno)))
             }
             off += n
         }
@@ -72,7 +73,7 @@ public final class LineSocket: @unchecked Sendable {
 
     /// The next line (without the newline), or nil when none arrived within `timeoutMs`.
     /// Throws when the peer closed the connection.
-    public func readLine(timeoutMs: Int) throws(Failure) -> String? {
+    public func readLine(timeoutMs: Int) throws(LineSocketError) -> String? {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeoutMs, 0)) * 1_000_000
         while true {
             if let nl = buffer.firstIndex(of: 0x0A) {
@@ -84,17 +85,17 @@ public final class LineSocket: @unchecked Sendable {
             if now >= deadline { return nil }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let n = poll(&p, 1, Int32((deadline - now) / 1_000_000 + 1))
-            if n < 0 { if errno == EINTR { continue }; throw Failure(description: String(cString: strerror(errno))) }
+            if n < 0 { if errno == EINTR { continue }; throw LineSocketError(description: String(cString: strerror(errno))) }
             if n == 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 16384)
             let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got == 0 { throw Failure(description: "connection closed by peer") }
+            if got == 0 { throw LineSocketError(description: "connection closed by peer") }
             if got < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw Failure(description: String(cString: strerror(errno)))
+                throw LineSocketError(description: String(cString: strerror(errno)))
             }
             // A line longer than 1 MiB is not gpsd talking: refuse rather than grow without bound.
-            if buffer.count > 1 << 20 { throw Failure(description: "line longer than 1 MiB") }
+            if buffer.count > 1 << 20 { throw LineSocketError(description: "line longer than 1 MiB") }
             buffer.append(contentsOf: chunk[..<got])
         }
     }

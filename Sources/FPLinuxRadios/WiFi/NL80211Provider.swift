@@ -34,7 +34,7 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
     }
 
     /// The interface to scan on, or why there is none.
-    func resolve() -> Result<(family: UInt16, index: Int, name: String), GenericNetlinkSocket.Failure> {
+    func resolve() -> Result<(family: UInt16, index: Int, name: String), NetlinkError> {
         do {
             let s = try GenericNetlinkSocket()
             let family = try s.familyID("nl80211")

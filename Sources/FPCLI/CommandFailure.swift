@@ -47,7 +47,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
 }
 
 /// A one-line failure with its exit code.
-struct Failure: Error, CustomStringConvertible {
+struct CommandFailure: Error, CustomStringConvertible {
     let description: String
     let status: ExitStatus
     init(_ message: String, _ status: ExitStatus = .failure) {
@@ -63,7 +63,7 @@ func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
         // Damaged documents were skipped and named; the exit says so last.
         if let damaged = DamageLog.shared.failure() { throw damaged }
         return result
-    } catch let f as Failure {
+    } catch let f as CommandFailure {
         Terminal.err("error: \(f.description)")
         throw ExitCode(f.status.rawValue)
     } catch let e as StoreError {
@@ -91,7 +91,7 @@ func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
     }
 }
 
-extension Failure {
+extension CommandFailure {
     /// Exit codes per sync failure (README's table).
     init(_ error: SyncError) {
         switch error {
