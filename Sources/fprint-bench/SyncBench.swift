@@ -5,16 +5,18 @@ import Foundation
 // Sync benchmark (`fprint-bench --sync --fprint PATH`): the real binaries over
 // loopback. A store of N documents of about 19.7 KB (the size of a static
 // measurement) is pushed to `fprint gateway`, then pulled into an empty
-// store; docs/s each way, the peak RSS of client and gateway (VmHWM from
-// /proc), and a no-op incremental `fprint sync`. Rounds of N/5 and N
-// (2,000 and 10,000 by default), side by side.
+// store; docs/s each way, the peak RSS of client (wait4's rusage) and
+// gateway (VmHWM from /proc), and a no-op incremental `fprint sync`.
+// Rounds of N/5 and N (2,000 and 10,000 by default), side by side.
 
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ d: String) { description = d }
 }
 
-/// A child process whose peak RSS (VmHWM) is sampled until it exits.
+/// A child process: wall time to its exit and CPU time from wait4 (exact),
+/// peak RSS sampled from /proc (VmHWM of its own image: wait4's maxrss
+/// would count the bench's memory, which the child shares until exec).
 struct Measured {
     var seconds: Double
     /// User + system CPU seconds of the child.
@@ -26,40 +28,64 @@ struct Measured {
 }
 
 func runMeasured(_ exe: String, _ arguments: [String], environment: [String: String]) throws -> Measured {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: exe)
-    p.arguments = arguments
-    p.environment = environment
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
+    var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+    guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+    for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+    let argv = ([exe] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in argv + envp { free(p) } }
+    var pid: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    let spawned = posix_spawn(&pid, exe, &actions, nil, argv, envp)
+    close(outPipe[1])
+    close(errPipe[1])
+    guard spawned == 0 else { throw BenchError("cannot run \(exe): \(String(cString: strerror(spawned)))") }
     let outData = DataBox(), errData = DataBox()
-    let start = Date()
-    let childrenBefore = childrenCPUSeconds()
-    try p.run()
-    let pid = p.processIdentifier
-    outData.drain(out.fileHandleForReading)
-    errData.drain(err.fileHandleForReading)
-    var peak = 0
-    while p.isRunning {
-        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") {
-            peak = max(peak, kb)
-        }
-        usleep(5_000)
-    }
-    p.waitUntilExit()
-    let seconds = Date().timeIntervalSince(start)
-    return Measured(seconds: seconds, cpuSeconds: childrenCPUSeconds() - childrenBefore, status: p.terminationStatus,
-                    peakKB: peak, stdout: outData.text, stderr: errData.text)
+    let readers = DispatchGroup()
+    outData.drain(FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true), group: readers)
+    errData.drain(FileHandle(fileDescriptor: errPipe[0], closeOnDealloc: true), group: readers)
+    let peak = PeakSampler(pid: pid)
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    readers.wait()
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    // Exited normally: its exit code; killed: 128 + the signal, as shells say.
+    let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return Measured(seconds: seconds, cpuSeconds: cpu, status: code, peakKB: peak.stop(),
+                    stdout: outData.text, stderr: errData.text)
 }
 
-/// CPU seconds of every child reaped so far (getrusage RUSAGE_CHILDREN).
-func childrenCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+/// Samples a child's VmHWM every 2 ms on a thread of its own until stopped.
+final class PeakSampler: @unchecked Sendable {
+    private let lock = NSLock()
+    private var peak = 0
+    private var running = true
+    private let done = DispatchSemaphore(value: 0)
+
+    init(pid: pid_t) {
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ running }) {
+                let kb = peakRSSKB(pid)
+                lock.withLock { peak = max(peak, kb) }
+                usleep(2_000)
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops sampling; the highest VmHWM seen, in KB.
+    func stop() -> Int {
+        lock.withLock { running = false }
+        done.wait()
+        return lock.withLock { peak }
+    }
 }
 
 /// CPU seconds a running process has used so far (utime + stime of /proc/PID/stat).
@@ -75,13 +101,15 @@ func processCPUSeconds(_ pid: Int32) -> Double {
 final class DataBox: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
-    func drain(_ handle: FileHandle) {
+    func drain(_ handle: FileHandle, group: DispatchGroup? = nil) {
+        group?.enter()
         Thread.detachNewThread { [self] in
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
                 lock.lock(); data.append(chunk); lock.unlock()
             }
+            group?.leave()
         }
     }
     var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
