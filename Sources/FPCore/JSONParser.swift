@@ -82,6 +82,23 @@ public enum JSONParser {
         }
     }
 
+    /// The value of the 4 hex digits of a `\u` escape at `k`, nil if they are not.
+    static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, at k: Int, end: Int) -> UInt32? {
+        guard k + 4 <= end else { return nil }
+        var v: UInt32 = 0
+        for b in bytes[k..<(k + 4)] {
+            let d: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            v = v << 4 | d
+        }
+        return v
+    }
+
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var i = 0
@@ -224,21 +241,7 @@ public enum JSONParser {
             throw Failure(offset: start, reason: "string is never closed")
         }
 
-        func hex4(at k: Int) -> UInt32? {
-            guard k + 4 <= bytes.count else { return nil }
-            var v: UInt32 = 0
-            for b in bytes[k..<(k + 4)] {
-                let d: UInt32
-                switch b {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
-                default: return nil
-                }
-                v = v << 4 | d
-            }
-            return v
-        }
+        func hex4(at k: Int) -> UInt32? { JSONParser.hex4(bytes, at: k, end: bytes.count) }
 
         mutating func number() throws(Failure) -> JSONValue {
             let start = i

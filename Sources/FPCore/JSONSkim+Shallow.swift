@@ -1,0 +1,110 @@
+/// Unchecked scanning: members and element counts of text whose values
+/// were checked already (or are checked one by one by the caller).
+extension JSONSkim.Reader {
+    mutating func shallowMembers() -> [JSONSkim.Member]? {
+        skipSpace()
+        guard peek == UInt8(ascii: "{") else { return nil }
+        i += 1
+        skipSpace()
+        var members: [JSONSkim.Member] = []
+        if peek == UInt8(ascii: "}") {
+            i += 1
+            skipSpace()
+            return i == end ? members : nil
+        }
+        while true {
+            let keyStart = i
+            guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
+            let keyBytes = (keyStart + 1)..<(i - 1)
+            skipSpace()
+            guard peek == UInt8(ascii: ":") else { return nil }
+            i += 1
+            skipSpace()
+            let valueStart = i
+            guard skipValue() else { return nil }
+            let name = key.escaped ? unescapedKey(keyStart)
+                : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
+            let unchecked = JSONSkim.Node(value: valueStart..<i, isCanonical: false)
+            members.append(JSONSkim.Member(key: name, text: keyStart..<i, node: unchecked))
+            skipSpace()
+            switch peek {
+            case UInt8(ascii: ","):
+                i += 1
+                skipSpace()
+            case UInt8(ascii: "}"):
+                i += 1
+                skipSpace()
+                return i == end ? members : nil
+            default: return nil
+            }
+        }
+    }
+
+    mutating func shallowCount() -> Int? {
+        skipSpace()
+        guard peek == UInt8(ascii: "[") else { return nil }
+        i += 1
+        skipSpace()
+        if peek == UInt8(ascii: "]") { return 0 }
+        var count = 0
+        while true {
+            guard skipValue() else { return nil }
+            count += 1
+            skipSpace()
+            switch peek {
+            case UInt8(ascii: ","):
+                i += 1
+                skipSpace()
+            case UInt8(ascii: "]"): return count
+            default: return nil
+            }
+        }
+    }
+
+    /// Passes over one value without checking it: strings to their
+    /// closing quote, containers to their matching bracket, anything else
+    /// to the next delimiter. False at the end of the text.
+    mutating func skipValue() -> Bool {
+        guard let c = peek else { return false }
+        switch c {
+        case UInt8(ascii: "\""):
+            return skipString()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while i < end {
+                switch bytes[i] {
+                case UInt8(ascii: "\""):
+                    guard skipString() else { return false }
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { i += 1; return true }
+                default: break
+                }
+                i += 1
+            }
+            return false
+        default:
+            let start = i
+            while i < end {
+                let b = bytes[i]
+                if b == UInt8(ascii: ",") || b == UInt8(ascii: "}") || b == UInt8(ascii: "]") || b <= 0x20 { break }
+                i += 1
+            }
+            return i > start
+        }
+    }
+
+    mutating func skipString() -> Bool {
+        i += 1
+        while i < end {
+            switch bytes[i] {
+            case UInt8(ascii: "\""): i += 1; return true
+            case UInt8(ascii: "\\"): i += 2
+            default: i += 1
+            }
+        }
+        return false
+    }
+}
