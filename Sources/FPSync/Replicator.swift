@@ -67,8 +67,8 @@ public struct Replicator: Sendable {
     public var dryRun: Bool
     public var progress: @Sendable (SyncProgress) -> Void
 
-    public static let ownerKey = "couchbase_sync_gateway_id"
-    static let unsigned = "-"
+    public static let ownerKey = MeasurementDocument.ownerKey
+    static let unsigned = MeasurementDocument.unsignedOwner
 
     public init(store: any ReplicableStore, remote: RemoteDatabase, limits: BatchLimits = BatchLimits(),
                 userID: String?, dryRun: Bool = false, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
