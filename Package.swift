@@ -19,8 +19,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
+        // Hex text of bytes and back, without Foundation: the one encoder of every module.
+        .target(name: "FPHex"),
         // Value types, the data contract and the protocols every other module meets at.
-        .target(name: "FPCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FPCore", dependencies: ["FPHex", .product(name: "Crypto", package: "swift-crypto")]),
         // libcurl, for HTTP (remote config now, sync later).
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
@@ -30,29 +32,29 @@ let package = Package(
         .target(name: "FPConfig", dependencies: ["FPCore", "FPNet"]),
         // SQLite document store with revisions, sequences and _local docs.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        .target(name: "FPStore", dependencies: ["FPCore", "CZstd", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "FPStore", dependencies: ["FPCore", "FPHex", "CZstd", .product(name: "GRDB", package: "GRDB.swift")]),
         // Radio and device providers: simulated radios, the real device provider.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
-        // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies at all.
-        .target(name: "FPHCI"),
+        // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies but FPHex.
+        .target(name: "FPHCI", dependencies: ["FPHex"]),
         // BlueZ headers (libbluetooth-dev): sockaddr_hci, hci_filter, hci_dev_info.
         .systemLibrary(name: "CHCI", providers: [.apt(["libbluetooth-dev"])]),
         // HCI sockets (raw and user channel), the command engine, scan control, adapter listing.
         .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI"]),
         // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
-        .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPTransport"]),
+        .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPHex", "FPTransport"]),
         // Real Linux radio sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion).
         // The kernel's netlink headers (sockaddr_nl), for the nl80211 socket.
         .systemLibrary(name: "CNetlink"),
-        .target(name: "FPLinuxRadios", dependencies: ["FPCore", "CNetlink"]),
+        .target(name: "FPLinuxRadios", dependencies: ["FPCore", "FPHex", "CNetlink"]),
         // CouchDB replication client (push, pull, checkpoints) over FPNet's HTTPTransport.
-        .target(name: "FPSync", dependencies: ["FPCore", "FPNet"]),
+        .target(name: "FPSync", dependencies: ["FPCore", "FPHex", "FPNet"]),
         // glibc's malloc.h: the gateway returns large buffers to the kernel.
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
         .target(name: "FPGateway", dependencies: [
-            "FPCore", "CMalloc", "CZlib",
+            "FPCore", "FPHex", "CMalloc", "CZlib",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -82,26 +84,26 @@ let package = Package(
         .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore", "FPAnalysis"]),
 
         // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
-        .target(name: "FPHCIFuzz", dependencies: ["FPHCI"]),
+        .target(name: "FPHCIFuzz", dependencies: ["FPHCI", "FPHex"]),
         .executableTarget(name: "fprint-fuzz", dependencies: ["FPHCI", "FPHCIFuzz"]),
         // `make bench`, BLE part: parse and end-to-end reports/s.
         .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore", "FPTransport"]),
 
         .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPHex", "FPStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
-        .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore", "FPSession"]),
-        .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPLinuxRadios", "FPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz", "FPHex"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPHex", "FPCore", "FPSession"]),
+        .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPLinuxRadios", "FPCore", "FPHex"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPGatewayTests", dependencies: [
             "FPGateway", "FPCore", "FPStore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPSyncTests", dependencies: ["FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore", "FPHCI"]),
+        .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore", "FPHCI", "FPHex"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
     ]
 )

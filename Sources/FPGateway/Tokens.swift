@@ -1,5 +1,6 @@
 import Crypto
 import FPCore
+import FPHex
 import Foundation
 
 /// Why a token was refused. Descriptions never contain the token.
@@ -40,7 +41,7 @@ public struct TokenAuthority: Sendable {
 
     /// Makes a new random secret (32 bytes, as hex text for the secret file).
     public static func newSecret() -> String {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.map { String(format: "%02x", $0) }.joined()
+        SymmetricKey(size: .bits256).withUnsafeBytes { Hex.string($0) }
     }
 
     public func issue(user: String, role: GatewayRole = .user, ttlSeconds: Int64, now: Date = Date()) -> String {
