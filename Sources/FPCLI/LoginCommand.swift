@@ -1,7 +1,6 @@
 import ArgumentParser
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
 import FPSync
 import Foundation
@@ -34,17 +33,18 @@ struct Login: ReportingCommand {
         let password = try Self.readPassword(user: user)
         let sessionURL = GatewayAuth.sessionURL(of: url)
         let answer: CouchSession.Answer
-        do {
+        // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
+        do throws(SyncError) {
             answer = try CouchSession.login(sessionURL: sessionURL, name: user, password: password,
                                             transport: client.transport())
-        } catch let error as SyncError {
+        } catch {
             throw CommandFailure(error)
         }
         let file = CredentialFile(paths: workspace.paths)
         let name = answer.name ?? user
         if let token = answer.token, !token.isEmpty {
             try file.save(.bearer(token: token), key: key)
-            let expiry = TokenAuthority.unverifiedClaims(token).map {
+            let expiry = TokenClaims.unverified(token).map {
                 " (expires \(ISOTime.string(millisecondsSince1970: $0.expiresAt * 1000)))"
             } ?? ""
             Terminal.err("logged in as \(name); token for \(key) stored in \(file.path)\(expiry)")

@@ -1,8 +1,8 @@
 import ArgumentParser
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
+import FPStore
 import FPSync
 import Foundation
 
@@ -95,7 +95,7 @@ struct CredentialView {
     }
 
     static func token(_ token: String, origin: String) -> CredentialView {
-        guard let claims = TokenAuthority.unverifiedClaims(token) else {
+        guard let claims = TokenClaims.unverified(token) else {
             return CredentialView(type: "bearer", user: nil, origin: origin, expires: nil,
                                   line: "token from \(origin) (not a JWT; expiry unknown)")
         }

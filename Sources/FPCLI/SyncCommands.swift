@@ -1,7 +1,6 @@
 import ArgumentParser
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
 import FPStore
 import FPSync
@@ -77,11 +76,12 @@ struct Sync: ReportingCommand {
         let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: batchSize),
                                     userID: userID, dryRun: dryRun, progress: { printer.update($0) })
         var reports: [SyncReport] = []
-        do {
+        // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
+        do throws(SyncError) {
             try replicator.checkRemote()
             if !pullOnly { reports.append(try replicator.push()) }
             if !pushOnly { reports.append(try replicator.pull()) }
-        } catch let error as SyncError {
+        } catch {
             printer.finish()
             throw CommandFailure(error)
         }
