@@ -21,7 +21,8 @@ struct AdaptersCommand: ReportingCommand {
 
     func perform() async throws {
         let list: [AdapterInfo]
-        do { list = try FPTransport.Adapters.list() } catch let e as HCISocketError { throw BLEFailure.failure(e, device: nil) }
+        // A typed `do`: `catch let e as HCISocketError` here crashes Swift 6.3.1's SILGen.
+        do throws(HCISocketError) { list = try FPTransport.Adapters.list() } catch { throw BLEFailure.failure(error, device: nil) }
         if json {
             for a in list {
                 Terminal.out(CanonicalJSON.string(.object([

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FPCore
+import FPStore
 import FPSync
 import Foundation
 

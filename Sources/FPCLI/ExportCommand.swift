@@ -1,6 +1,8 @@
 import ArgumentParser
 import FPAnalysis
+import FPConfig
 import FPCore
+import FPStore
 import Foundation
 
 struct ExportCommand: ReportingCommand {

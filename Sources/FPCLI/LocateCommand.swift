@@ -2,6 +2,7 @@ import ArgumentParser
 import FPAnalysis
 import FPConfig
 import FPCore
+import FPStore
 import Foundation
 
 struct Locate: ReportingCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FPConfig
 import FPCore
 import FPSession
 import Foundation
