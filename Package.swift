@@ -14,13 +14,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Already in the graph through Hummingbird; named because the gateway and its tests import HTTPTypes.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
+        // Hex text of bytes and back, without Foundation: the one encoder of every module.
+        .target(name: "FPHex"),
         // Value types, the data contract and the protocols every other module meets at.
-        .target(name: "FPCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FPCore", dependencies: ["FPHex", .product(name: "Crypto", package: "swift-crypto")]),
         // libcurl, for HTTP (remote config now, sync later).
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
@@ -30,31 +34,34 @@ let package = Package(
         .target(name: "FPConfig", dependencies: ["FPCore", "FPNet"]),
         // SQLite document store with revisions, sequences and _local docs.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        .target(name: "FPStore", dependencies: ["FPCore", "CZstd", .product(name: "GRDB", package: "GRDB.swift")]),
-        // Radio and device providers: simulated radios, the real device provider.
+        .target(name: "FPStore", dependencies: ["FPCore", "FPHex", "CZstd", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Simulated radios and the radio environments they are computed from.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
-        // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies at all.
-        .target(name: "FPHCI"),
+        // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies but FPHex.
+        .target(name: "FPHCI", dependencies: ["FPHex"]),
         // BlueZ headers (libbluetooth-dev): sockaddr_hci, hci_filter, hci_dev_info.
         .systemLibrary(name: "CHCI", providers: [.apt(["libbluetooth-dev"])]),
         // HCI sockets (raw and user channel), the command engine, scan control, adapter listing.
         .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI"]),
         // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
-        .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPTransport"]),
-        // Real Linux radio sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion).
+        .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPHex", "FPTransport"]),
+        // Real Linux sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion), the device (sysfs).
         // The kernel's netlink headers (sockaddr_nl), for the nl80211 socket.
         .systemLibrary(name: "CNetlink"),
-        .target(name: "FPLinuxRadios", dependencies: ["FPCore", "CNetlink"]),
+        .target(name: "FPLinuxRadios", dependencies: ["FPCore", "FPHex", "CNetlink"]),
         // CouchDB replication client (push, pull, checkpoints) over FPNet's HTTPTransport.
-        .target(name: "FPSync", dependencies: ["FPCore", "FPNet"]),
+        .target(name: "FPSync", dependencies: [
+            "FPCore", "FPHex", "FPNet", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // glibc's malloc.h: the gateway returns large buffers to the kernel.
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
         .target(name: "FPGateway", dependencies: [
-            "FPCore", "CMalloc", "CZlib",
+            "FPCore", "FPHex", "CMalloc", "CZlib",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -75,34 +82,45 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "fprint", dependencies: ["FPCLI"]),
+        .executableTarget(name: "fprint", dependencies: [
+            "FPCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Writes documents until killed: the store's crash-atomicity test drives it.
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
         // `make bench`: store throughput and `fprint list` latency, figures printed.
         .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore", "FPAnalysis"]),
 
         // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
-        .target(name: "FPHCIFuzz", dependencies: ["FPHCI"]),
+        .target(name: "FPHCIFuzz", dependencies: ["FPHCI", "FPHex"]),
         .executableTarget(name: "fprint-fuzz", dependencies: ["FPHCI", "FPHCIFuzz"]),
         // `make bench`, BLE part: parse and end-to-end reports/s.
         .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore", "FPTransport"]),
 
-        .testTarget(name: "FPCoreTests", dependencies: ["FPCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPStoreTests", dependencies: ["FPCore", "FPStore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "FPConfigTests", dependencies: ["FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPProvidersTests", dependencies: ["FPProviders", "FPCore"]),
+        // Shared by the test targets: fixture folders and temporary folders.
+        .target(name: "FPTestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "FPCoreTests", dependencies: ["FPTestSupport", "FPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPStoreTests", dependencies: ["FPTestSupport", "FPCore", "FPHex", "FPStore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "FPConfigTests", dependencies: ["FPTestSupport", "FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPProvidersTests", dependencies: ["FPTestSupport", "FPProviders", "FPCore"]),
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
-        .testTarget(name: "FPHCITests", dependencies: ["FPHCI", "FPHCIFuzz"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPCore", "FPSession"]),
-        .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPLinuxRadios", "FPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPHCITests", dependencies: ["FPTestSupport", "FPHCI", "FPHCIFuzz", "FPHex"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPBLETests", dependencies: ["FPBLE", "FPTransport", "FPHCI", "FPHex", "FPCore", "FPSession"]),
+        .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPTestSupport", "FPLinuxRadios", "FPCore", "FPHex"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPGatewayTests", dependencies: [
-            "FPGateway", "FPCore", "FPStore",
+            "FPGateway", "FPCore", "FPStore", "FPTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
         ], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPSyncTests", dependencies: ["FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
+        .testTarget(name: "FPSyncTests", dependencies: ["FPTestSupport", "FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPCLITests", dependencies: ["FPCLI", "FPCore", "FPStore", "FPHCI"]),
+        .testTarget(name: "FPCLITests", dependencies: ["FPTestSupport", "FPCLI", "FPCore", "FPStore", "FPHCI", "FPHex"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
     ]
 )
 
+// Every target sees the members (extension methods, conformances) only of the
+// modules it imports itself, not of whatever its imports happen to import.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

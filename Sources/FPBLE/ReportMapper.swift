@@ -1,5 +1,6 @@
 import FPCore
 import FPHCI
+import FPHex
 
 /// Turns HCI advertising reports into document entries (`bleScans[]`).
 ///

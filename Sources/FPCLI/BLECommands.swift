@@ -5,7 +5,7 @@ import FPTransport
 import Foundation
 
 /// `fprint adapters`: the local Bluetooth adapters as the kernel sees them.
-struct AdaptersCommand: AsyncParsableCommand {
+struct AdaptersCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "adapters",
         abstract: "List the Bluetooth adapters (index, address, up/down, LE support, manufacturer).",
@@ -19,28 +19,27 @@ struct AdaptersCommand: AsyncParsableCommand {
 
     @Flag(help: "One JSON object per adapter and line.") var json = false
 
-    func run() async throws {
-        try await reportingFailures {
-            let list: [AdapterInfo]
-            do { list = try FPTransport.Adapters.list() } catch let e as HCISocketError { throw BLEFailure.failure(e, device: nil) }
-            if json {
-                for a in list {
-                    Terminal.out(CanonicalJSON.string(.object([
-                        "index": .int(Int64(a.index)), "name": .string(a.name), "address": .string(a.address),
-                        "up": .bool(a.up), "le": .bool(a.le), "manufacturer": a.manufacturer.map(JSONValue.string) ?? .null,
-                    ])))
-                }
-                return
+    func perform() async throws {
+        let list: [AdapterInfo]
+        // A typed `do`: `catch let e as HCISocketError` here crashes Swift 6.3.1's SILGen.
+        do throws(HCISocketError) { list = try FPTransport.Adapters.list() } catch { throw BLEFailure.failure(error, device: nil) }
+        if json {
+            for a in list {
+                Terminal.out(CanonicalJSON.string(.object([
+                    "index": .int(Int64(a.index)), "name": .string(a.name), "address": .string(a.address),
+                    "up": .bool(a.up), "le": .bool(a.le), "manufacturer": a.manufacturer.map(JSONValue.string) ?? .null,
+                ])))
             }
-            guard !list.isEmpty else {
-                Terminal.err("no Bluetooth adapter found (the kernel has Bluetooth, but no controller is attached)")
-                return
-            }
-            let rows = list.map { a in
-                [String(a.index), a.name, a.address, a.up ? "up" : "down", a.le ? "yes" : "no", a.manufacturer ?? "-"]
-            }
-            for line in Terminal.table(["INDEX", "NAME", "ADDRESS", "STATE", "LE", "MANUFACTURER"], rows) { Terminal.out(line) }
+            return
         }
+        guard !list.isEmpty else {
+            Terminal.err("no Bluetooth adapter found (the kernel has Bluetooth, but no controller is attached)")
+            return
+        }
+        let rows = list.map { a in
+            [String(a.index), a.name, a.address, a.up ? "up" : "down", a.le ? "yes" : "no", a.manufacturer ?? "-"]
+        }
+        for line in Terminal.table(["INDEX", "NAME", "ADDRESS", "STATE", "LE", "MANUFACTURER"], rows) { Terminal.out(line) }
     }
 }
 
@@ -83,7 +82,7 @@ struct TransmitterStats {
 }
 
 /// `fprint scan`: a live per-transmitter view, to check a spot before measuring.
-struct Scan: AsyncParsableCommand {
+struct Scan: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Show BLE transmitters live: count, last and median RSSI, beacon id.",
@@ -110,22 +109,20 @@ struct Scan: AsyncParsableCommand {
         if fast, case .hci = bleSource { throw ValidationError("--fast applies to btsnoop:… replays only") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let provider = try BLEFailure.provider(bleSource, explicit: true, exclusive: exclusive, passive: passive)
-            let clock: any MeasurementClock = fast ? VirtualClock() : MonotonicClock()
-            // A fast replay ends with the file; otherwise --duration or Ctrl-C.
-            var endMs = duration.map { $0 * 1000 } ?? Int.max
-            if fast, let replay = provider as? BtsnoopReplayProvider { endMs = min(endMs, replay.capture.durationMs) }
-            let live = !json && Terminal.stdoutIsTTY
-            let lastMs = endMs
-            do {
-                try await Interrupts.cancellable {
-                    try await Self.loop(provider: provider, clock: clock, endMs: lastMs, live: live)
-                }
-            } catch is CancellationError {
-                // Ctrl-C is how a scan normally ends: not an error, nothing was to be stored.
+    func perform() async throws {
+        let provider = try BLEFailure.provider(bleSource, explicit: true, exclusive: exclusive, passive: passive)
+        let clock: any MeasurementClock = fast ? VirtualClock() : MonotonicClock()
+        // A fast replay ends with the file; otherwise --duration or Ctrl-C.
+        var endMs = duration.map { $0 * 1000 } ?? Int.max
+        if fast, let replay = provider as? BtsnoopReplayProvider { endMs = min(endMs, replay.capture.durationMs) }
+        let live = !json && Terminal.stdoutIsTTY
+        let lastMs = endMs
+        do {
+            try await Interrupts.cancellable {
+                try await Self.loop(provider: provider, clock: clock, endMs: lastMs, live: live)
             }
+        } catch is CancellationError {
+            // Ctrl-C is how a scan normally ends: not an error, nothing was to be stored.
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FPBLE
 import FPCore
+import FPHCI
 import FPTransport
 
 /// Where BLE comes from: `hci:hci0` (kernel HCI socket), `btsnoop:FILE` (replay), `sim`.

@@ -1,9 +1,10 @@
 import ArgumentParser
 import FPCore
+import FPStore
 import FPSync
 import Foundation
 
-struct List: AsyncParsableCommand {
+struct List: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List stored measurements, newest first.",
@@ -51,35 +52,33 @@ struct List: AsyncParsableCommand {
         return Int64((now.timeIntervalSince1970 - seconds) * 1000)
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore(.read)
-            // A table stops at the newest 100 unless asked: a surveyor wants today's work, fast.
-            let shown = limit ?? (json || all ? nil : Self.defaultTableRows)
-            let query = ListQuery(
-                level: map, sinceMs: since.flatMap { Self.parseSince($0, now: Date()) }, unsyncedOnly: unsynced,
-                mode: mode?.rawValue, sessionId: session, limit: shown.map { $0 + 1 })
-            var items = try store.list(query)
-            let more = shown.map { items.count > $0 } ?? false
-            if let shown, more { items.removeLast(items.count - shown) }
-            // Refusals matter where pending documents are shown.
-            let refused = Dictionary(try RefusalLog(store: store).all().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            if json {
-                let severalLeaves = try store.documentsWithSeveralLeaves()
-                for var item in items {
-                    if severalLeaves.contains(item.id) { item.conflicts = try store.conflicts(id: item.id).count }
-                    Terminal.out(try ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id]).jsonLine())
-                }
-            } else {
-                for line in Render.listLines(items, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
-                let shownRefused = items.compactMap { $0.synced ? nil : refused[$0.id] }
-                if !shownRefused.isEmpty {
-                    Terminal.out("")
-                    Terminal.out("refused by the gateway (offered again at each sync):")
-                    for r in shownRefused { Terminal.out("  \(r.id.prefix(8))  \(r.reason)  (\(r.gateway))") }
-                }
-                if more && limit == nil { Terminal.err("(newest \(items.count) shown; --all lists every one)") }
+    func perform() async throws {
+        let store = try Workspace(storeOptions: storeOptions).openStore(.read)
+        // A table stops at the newest 100 unless asked: a surveyor wants today's work, fast.
+        let shown = limit ?? (json || all ? nil : Self.defaultTableRows)
+        let query = ListQuery(
+            level: map, sinceMs: since.flatMap { Self.parseSince($0, now: Date()) }, unsyncedOnly: unsynced,
+            mode: mode?.rawValue, sessionId: session, limit: shown.map { $0 + 1 })
+        var items = try store.list(query)
+        let more = shown.map { items.count > $0 } ?? false
+        if let shown, more { items.removeLast(items.count - shown) }
+        // Refusals matter where pending documents are shown.
+        let refused = Dictionary(try RefusalLog(store: store).all().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        if json {
+            let severalLeaves = try store.documentsWithSeveralLeaves()
+            for var item in items {
+                if severalLeaves.contains(item.id) { item.conflicts = try store.conflicts(id: item.id).count }
+                Terminal.out(try ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id]).jsonLine())
             }
+        } else {
+            for line in Render.listLines(items, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
+            let shownRefused = items.compactMap { $0.synced ? nil : refused[$0.id] }
+            if !shownRefused.isEmpty {
+                Terminal.out("")
+                Terminal.out("refused by the gateway (offered again at each sync):")
+                for r in shownRefused { Terminal.out("  \(r.id.prefix(8))  \(r.reason)  (\(r.gateway))") }
+            }
+            if more && limit == nil { Terminal.err("(newest \(items.count) shown; --all lists every one)") }
         }
     }
 }
@@ -108,7 +107,7 @@ struct ListEntry: Encodable {
     }
 }
 
-struct Show: AsyncParsableCommand {
+struct Show: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one measurement: measurement info, cellular, Wi-Fi, BLE, geolocation.",
@@ -124,39 +123,37 @@ struct Show: AsyncParsableCommand {
     @Flag(help: "Print the document as JSON.") var json = false
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore(.read)
-            let fullID = try store.resolve(idPrefix: id)
-            guard let stored = try store.document(id: fullID, includeDeleted: false) else {
-                throw StoreError.notFound(id: id)
-            }
-            if json {
-                Terminal.out(Workspace.documentJSON(stored))
-                return
-            }
-            let doc: MeasurementDocument
-            do {
-                doc = try CanonicalJSON.decode(MeasurementDocument.self, from: stored.body)
-            } catch {
-                throw CommandFailure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
-            }
-            let synced = try store.isSynced(id: fullID)
-            let attachments = (stored.body["_attachments"]?.objectValue ?? [:]).map { member in
-                "\(member.key) (\(member.value["content_type"]?.stringValue ?? "?"), "
-                    + "\(member.value["length"]?.intValue.map { "\($0) bytes" } ?? "size unknown"))"
-            }
-            for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
-                                         conflicts: try store.conflicts(id: fullID).map(\.description),
-                                         attachments: attachments)
-            {
-                Terminal.out(line)
-            }
+    func perform() async throws {
+        let store = try Workspace(storeOptions: storeOptions).openStore(.read)
+        let fullID = try store.resolve(idPrefix: id)
+        guard let stored = try store.document(id: fullID, includeDeleted: false) else {
+            throw StoreError.notFound(id: id)
+        }
+        if json {
+            Terminal.out(Workspace.documentJSON(stored))
+            return
+        }
+        let doc: MeasurementDocument
+        do {
+            doc = try CanonicalJSON.decode(MeasurementDocument.self, from: stored.body)
+        } catch {
+            throw CommandFailure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
+        }
+        let synced = try store.isSynced(id: fullID)
+        let attachments = (stored.body["_attachments"]?.objectValue ?? [:]).map { member in
+            "\(member.key) (\(member.value["content_type"]?.stringValue ?? "?"), "
+                + "\(member.value["length"]?.intValue.map { "\($0) bytes" } ?? "size unknown"))"
+        }
+        for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
+                                     conflicts: try store.conflicts(id: fullID).map(\.description),
+                                     attachments: attachments)
+        {
+            Terminal.out(line)
         }
     }
 }
 
-struct Delete: AsyncParsableCommand {
+struct Delete: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete an unsynced measurement.",
@@ -170,17 +167,15 @@ struct Delete: AsyncParsableCommand {
     @Argument(help: "Document id or a unique prefix of it.") var id: String
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore(.write)
-            let fullID = try store.resolve(idPrefix: id)
-            try store.delete(id: fullID)
-            Terminal.err("deleted \(fullID)")
-        }
+    func perform() async throws {
+        let store = try Workspace(storeOptions: storeOptions).openStore(.write)
+        let fullID = try store.resolve(idPrefix: id)
+        try store.delete(id: fullID)
+        Terminal.err("deleted \(fullID)")
     }
 }
 
-struct Import: AsyncParsableCommand {
+struct Import: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import measurement documents of Radio F-Prints, the Android collector or a CouchDB dump.",
@@ -204,39 +199,37 @@ struct Import: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore(.write)
-            let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
-            var summary: [JSONObject] = []
-            for file in files {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw CommandFailure("\(file): cannot read the file", .dataError)
-                }
-                let parsed: LegacyImport.Parsed
-                do {
-                    parsed = try LegacyImport.parse(data, source: file, timeZone: zone)
-                } catch {
-                    throw CommandFailure("\(error)", .dataError)
-                }
-                var fresh: [NewDocument] = []
-                var seen = Set<String>()
-                for doc in parsed.documents where !seen.contains(doc.id) {
-                    seen.insert(doc.id)
-                    if try store.document(id: doc.id, includeDeleted: true) == nil { fresh.append(doc) }
-                }
-                try store.insert(fresh)
-                let present = parsed.documents.count - fresh.count
-                summary.append([
-                    "file": .string(file), "format": .string(parsed.format.rawValue),
-                    "imported": .int(Int64(fresh.count)), "alreadyPresent": .int(Int64(present)),
-                    "passedOver": .int(Int64(parsed.skipped)),
-                ])
-                if !json {
-                    Terminal.err("\(file) (\(parsed.format.rawValue)): imported \(fresh.count), already present \(present), passed over \(parsed.skipped)")
-                }
+    func perform() async throws {
+        let store = try Workspace(storeOptions: storeOptions).openStore(.write)
+        let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
+        var summary: [JSONObject] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure("\(file): cannot read the file", .dataError)
             }
-            if json { Terminal.out(CanonicalJSON.string(.array(summary.map { .object($0) }))) }
+            let parsed: LegacyImport.Parsed
+            do {
+                parsed = try LegacyImport.parse(data, source: file, timeZone: zone)
+            } catch {
+                throw CommandFailure("\(error)", .dataError)
+            }
+            var fresh: [NewDocument] = []
+            var seen = Set<String>()
+            for doc in parsed.documents where !seen.contains(doc.id) {
+                seen.insert(doc.id)
+                if try store.document(id: doc.id, includeDeleted: true) == nil { fresh.append(doc) }
+            }
+            try store.insert(fresh)
+            let present = parsed.documents.count - fresh.count
+            summary.append([
+                "file": .string(file), "format": .string(parsed.format.rawValue),
+                "imported": .int(Int64(fresh.count)), "alreadyPresent": .int(Int64(present)),
+                "passedOver": .int(Int64(parsed.skipped)),
+            ])
+            if !json {
+                Terminal.err("\(file) (\(parsed.format.rawValue)): imported \(fresh.count), already present \(present), passed over \(parsed.skipped)")
+            }
         }
+        if json { Terminal.out(CanonicalJSON.string(.array(summary.map { .object($0) }))) }
     }
 }

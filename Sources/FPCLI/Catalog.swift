@@ -3,7 +3,7 @@ import FPConfig
 import FPCore
 import Foundation
 
-struct Maps: AsyncParsableCommand {
+struct Maps: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "maps",
         abstract: "List the maps the app config offers.",
@@ -16,37 +16,35 @@ struct Maps: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var configOptions: ConfigOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(configOptions: configOptions)
-            let loaded = try ws.loadConfig()
-            if json {
-                let maps: [JSONValue] = loaded.appConfig.maps.map { m in
-                    let scale = ws.scale(of: m)
-                    let scenarios = loaded.scenarios.scenarios.filter { $0.mapID == m.id }.map { JSONValue.string($0.scenarioID) }
-                    return [
-                        "id": .string(m.id), "location": .string(m.location), "description": .string(m.description),
-                        "mapURL": .string(m.mapURL),
-                        "scale": ["meters": .double(scale.meters), "units": .double(scale.units)],
-                        "scenarios": .array(scenarios),
-                        "simulatedEnvironment": ws.environmentPath(map: m.id, loaded: loaded).map { JSONValue.string($0) } ?? .null,
-                    ]
-                }
-                Terminal.out(CanonicalJSON.string(.array(maps)))
-                return
-            }
-            let rows = loaded.appConfig.maps.map { m -> [String] in
+    func perform() async throws {
+        let ws = Workspace(configOptions: configOptions)
+        let loaded = try ws.loadConfig()
+        if json {
+            let maps: [JSONValue] = loaded.appConfig.maps.map { m in
                 let scale = ws.scale(of: m)
-                let n = loaded.scenarios.scenarios.filter { $0.mapID == m.id }.count
-                return [m.id, m.description, String(format: "%g m = %g units", scale.meters, scale.units), String(n),
-                        ws.environmentPath(map: m.id, loaded: loaded) == nil ? "no" : "yes"]
+                let scenarios = loaded.scenarios.scenarios.filter { $0.mapID == m.id }.map { JSONValue.string($0.scenarioID) }
+                return [
+                    "id": .string(m.id), "location": .string(m.location), "description": .string(m.description),
+                    "mapURL": .string(m.mapURL),
+                    "scale": ["meters": .double(scale.meters), "units": .double(scale.units)],
+                    "scenarios": .array(scenarios),
+                    "simulatedEnvironment": ws.environmentPath(map: m.id, loaded: loaded).map { JSONValue.string($0) } ?? .null,
+                ]
             }
-            for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "SCENARIOS", "SIMULATION"], rows) { Terminal.out(line) }
+            Terminal.out(CanonicalJSON.string(.array(maps)))
+            return
         }
+        let rows = loaded.appConfig.maps.map { m -> [String] in
+            let scale = ws.scale(of: m)
+            let n = loaded.scenarios.scenarios.filter { $0.mapID == m.id }.count
+            return [m.id, m.description, String(format: "%g m = %g units", scale.meters, scale.units), String(n),
+                    ws.environmentPath(map: m.id, loaded: loaded) == nil ? "no" : "yes"]
+        }
+        for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "SCENARIOS", "SIMULATION"], rows) { Terminal.out(line) }
     }
 }
 
-struct Scenarios: AsyncParsableCommand {
+struct Scenarios: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenarios",
         abstract: "List the walk scenarios the config offers.",
@@ -62,33 +60,31 @@ struct Scenarios: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var configOptions: ConfigOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(configOptions: configOptions)
-            let loaded = try ws.loadConfig()
-            let pace = WalkPace(correction: try ws.settings().speedCorrection)
-            if let map { _ = try ws.map(map, in: loaded) }
-            let list = loaded.scenarios.scenarios.filter { map == nil || $0.mapID == map }
-            var out: [JSONValue] = []
-            var rows: [[String]] = []
-            for s in list {
-                let scale = (try? ws.map(s.mapID, in: loaded)).map(ws.scale(of:)) ?? .jBuilding
-                let length = (Route(waypoints: s.points)?.length ?? 0) * scale.metersPerUnit
-                let seconds = length / pace.metersPerSecond
-                out.append([
-                    "scenarioID": .string(s.scenarioID), "name": .string(s.name), "mapID": .string(s.mapID),
-                    "points": .array(s.points.map { ["X": .double($0.x), "Y": .double($0.y)] }),
-                    "lengthMeters": .double((length * 10).rounded() / 10), "walkSeconds": .double(seconds.rounded()),
-                ])
-                rows.append([s.scenarioID, s.mapID, s.name, String(s.points.count), String(format: "%.1f", length),
-                             String(format: "%.0f", seconds)])
-            }
-            if json {
-                Terminal.out(CanonicalJSON.string(.array(out)))
-            } else {
-                for line in Terminal.table(["SCENARIO", "MAP", "NAME", "POINTS", "METRES", "SECONDS"], rows,
-                                           rightAligned: [3, 4, 5]) { Terminal.out(line) }
-            }
+    func perform() async throws {
+        let ws = Workspace(configOptions: configOptions)
+        let loaded = try ws.loadConfig()
+        let pace = WalkPace(correction: try ws.settings().speedCorrection)
+        if let map { _ = try ws.map(map, in: loaded) }
+        let list = loaded.scenarios.scenarios.filter { map == nil || $0.mapID == map }
+        var out: [JSONValue] = []
+        var rows: [[String]] = []
+        for s in list {
+            let scale = (try? ws.map(s.mapID, in: loaded)).map(ws.scale(of:)) ?? .jBuilding
+            let length = (Route(waypoints: s.points)?.length ?? 0) * scale.metersPerUnit
+            let seconds = length / pace.metersPerSecond
+            out.append([
+                "scenarioID": .string(s.scenarioID), "name": .string(s.name), "mapID": .string(s.mapID),
+                "points": .array(s.points.map { ["X": .double($0.x), "Y": .double($0.y)] }),
+                "lengthMeters": .double((length * 10).rounded() / 10), "walkSeconds": .double(seconds.rounded()),
+            ])
+            rows.append([s.scenarioID, s.mapID, s.name, String(s.points.count), String(format: "%.1f", length),
+                         String(format: "%.0f", seconds)])
+        }
+        if json {
+            Terminal.out(CanonicalJSON.string(.array(out)))
+        } else {
+            for line in Terminal.table(["SCENARIO", "MAP", "NAME", "POINTS", "METRES", "SECONDS"], rows,
+                                       rightAligned: [3, 4, 5]) { Terminal.out(line) }
         }
     }
 }
@@ -114,55 +110,49 @@ struct ConfigCommand: AsyncParsableCommand {
             """,
         subcommands: [Get.self, Set.self, Reset.self])
 
-    struct Get: AsyncParsableCommand {
+    struct Get: ReportingCommand {
         static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting, or all of them.")
         @Argument(help: "Setting key (omit for all).") var key: String?
         @Flag(help: "Print JSON.") var json = false
 
-        func run() async throws {
-            try await reportingFailures {
-                let store = Workspace().settingsStore()
-                let settings = try Workspace().settings()
-                let keys: [SettingKey]
-                if let key {
-                    do { keys = [try SettingKey(name: key)] } catch { throw CommandFailure("\(error)", .usage) }
-                } else {
-                    keys = Settings.keys
-                }
-                var object: JSONObject = [:]
-                for k in keys {
-                    let value = settings.value(of: k)
-                    object[k.name] = .string(value)
-                    if !json { Terminal.out(key == nil ? "\(k.name) = \(value)" : value) }
-                }
-                if json { Terminal.out(CanonicalJSON.string(.object(object))) }
-                if !json && key == nil { Terminal.err("(\(store.path))") }
+        func perform() async throws {
+            let store = Workspace().settingsStore()
+            let settings = try Workspace().settings()
+            let keys: [SettingKey]
+            if let key {
+                do { keys = [try SettingKey(name: key)] } catch { throw CommandFailure("\(error)", .usage) }
+            } else {
+                keys = Settings.keys
             }
+            var object: JSONObject = [:]
+            for k in keys {
+                let value = settings.value(of: k)
+                object[k.name] = .string(value)
+                if !json { Terminal.out(key == nil ? "\(k.name) = \(value)" : value) }
+            }
+            if json { Terminal.out(CanonicalJSON.string(.object(object))) }
+            if !json && key == nil { Terminal.err("(\(store.path))") }
         }
     }
 
-    struct Set: AsyncParsableCommand {
+    struct Set: ReportingCommand {
         static let configuration = CommandConfiguration(commandName: "set", abstract: "Change one setting.")
         @Argument(help: "Setting key.") var key: String
         @Argument(help: "New value.") var value: String
 
-        func run() async throws {
-            try await reportingFailures {
-                let store = Workspace().settingsStore()
-                do { try store.set(key, value) } catch { throw CommandFailure("\(error)", .usage) }
-                Terminal.err("\(key) = \(try store.get(key))")
-            }
+        func perform() async throws {
+            let store = Workspace().settingsStore()
+            do { try store.set(key, value) } catch { throw CommandFailure("\(error)", .usage) }
+            Terminal.err("\(key) = \(try store.get(key))")
         }
     }
 
-    struct Reset: AsyncParsableCommand {
+    struct Reset: ReportingCommand {
         static let configuration = CommandConfiguration(commandName: "reset", abstract: "Restore every setting to its default.")
 
-        func run() async throws {
-            try await reportingFailures {
-                do { try Workspace().settingsStore().reset() } catch { throw CommandFailure("\(error)", .ioError) }
-                Terminal.err("settings reset to defaults")
-            }
+        func perform() async throws {
+            do { try Workspace().settingsStore().reset() } catch { throw CommandFailure("\(error)", .ioError) }
+            Terminal.err("settings reset to defaults")
         }
     }
 }

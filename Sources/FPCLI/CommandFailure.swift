@@ -1,4 +1,3 @@
-import ArgumentParser
 import FPCore
 import FPSync
 import Foundation
@@ -53,41 +52,6 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(_ message: String, _ status: ExitStatus = .failure) {
         description = message
         self.status = status
-    }
-}
-
-/// Runs a command body, printing any failure as one `error:` line and exiting with its code.
-func reportingFailures<T>(_ body: () async throws -> T) async throws -> T {
-    do {
-        let result = try await body()
-        // Damaged documents were skipped and named; the exit says so last.
-        if let damaged = DamageLog.shared.failure() { throw damaged }
-        return result
-    } catch let f as CommandFailure {
-        Terminal.err("error: \(f.description)")
-        throw ExitCode(f.status.rawValue)
-    } catch let e as StoreError {
-        Terminal.err("error: \(e.description)")
-        let status: ExitStatus =
-            switch e {
-            case .notFound: .notFound
-            case .conflict, .alreadySynced, .invalid: .failure
-            case .io: .ioError
-            }
-        throw ExitCode(status.rawValue)
-    } catch let d as DamagedDocument {
-        Terminal.err("error: \(d.description); `fprint repair` mends or quarantines it")
-        throw ExitCode(ExitStatus.ioError.rawValue)
-    } catch is CancellationError {
-        Terminal.err("interrupted: nothing stored")
-        throw ExitCode(ExitStatus.interrupted.rawValue)
-    } catch let e as ExitCode {
-        throw e
-    } catch let e as ValidationError {
-        throw e
-    } catch {
-        Terminal.err("error: \(error)")
-        throw ExitCode(ExitStatus.failure.rawValue)
     }
 }
 

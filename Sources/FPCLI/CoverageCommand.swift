@@ -4,7 +4,7 @@ import FPConfig
 import FPCore
 import Foundation
 
-struct CoverageCommand: AsyncParsableCommand {
+struct CoverageCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "coverage",
         abstract: "Per measured point, how many beacons are heard above a threshold; flags points with fewer than 3.",
@@ -29,55 +29,53 @@ struct CoverageCommand: AsyncParsableCommand {
         if !(minRSSI.isFinite && minRSSI <= 0) { throw ValidationError("--min-rssi must be a dBm value ≤ 0") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore(.read)
-            let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
-            guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
-            let loaded = try ws.loadConfig()
-            // Registry beacons per map (nil: count every BLE transmitter).
-            var registries: [String: Set<String>?] = [:]
-            for level in Set(fps.map(\.level)) {
-                let path = beacons ?? [loaded.baseDirectory, ws.paths.configDirectory].compactMap { $0 }
-                    .map { "\($0)/beacons/\(level).json" }.first { FileManager.default.isReadableFile(atPath: $0) }
-                guard let path else { registries[level] = .some(nil); continue }
-                guard let data = FileManager.default.contents(atPath: path), let value = try? CanonicalJSON.parse(data) else {
-                    throw CommandFailure("\(path): cannot read the beacon registry as JSON", .dataError)
-                }
-                do {
-                    let reg = try BeaconRegistry(json: value, source: path)
-                    registries[level] = .some(Set(reg.entries.map { Fingerprint.bleID($0.mac) }))
-                } catch {
-                    throw CommandFailure("\(error)", .dataError)
-                }
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let store = try ws.openStore(.read)
+        let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
+        guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
+        let loaded = try ws.loadConfig()
+        // Registry beacons per map (nil: count every BLE transmitter).
+        var registries: [String: Set<String>?] = [:]
+        for level in Set(fps.map(\.level)) {
+            let path = beacons ?? [loaded.baseDirectory, ws.paths.configDirectory].compactMap { $0 }
+                .map { "\($0)/beacons/\(level).json" }.first { FileManager.default.isReadableFile(atPath: $0) }
+            guard let path else { registries[level] = .some(nil); continue }
+            guard let data = FileManager.default.contents(atPath: path), let value = try? CanonicalJSON.parse(data) else {
+                throw CommandFailure("\(path): cannot read the beacon registry as JSON", .dataError)
             }
-            var points: [Coverage.Point] = []
-            for level in Set(fps.map(\.level)).sorted() {
-                points += Coverage.points(fps.filter { $0.level == level }, minRSSI: minRSSI, beacons: registries[level] ?? nil)
+            do {
+                let reg = try BeaconRegistry(json: value, source: path)
+                registries[level] = .some(Set(reg.entries.map { Fingerprint.bleID($0.mac) }))
+            } catch {
+                throw CommandFailure("\(error)", .dataError)
             }
-            // Back to file order.
-            let order = Dictionary(uniqueKeysWithValues: fps.enumerated().map { ($1.id, $0) })
-            points.sort { order[$0.id]! < order[$1.id]! }
-            if json {
-                for p in points {
-                    let heard: [JSONValue] = p.heard.map { ["id": .string($0.id), "rssi": .double($0.rssi)] }
-                    Terminal.out(CanonicalJSON.string([
-                        "id": .string(p.id), "level": .string(p.level), "x": .int(Int64(p.x)), "y": .int(Int64(p.y)),
-                        "beacons": .int(Int64(p.heard.count)), "enough": .bool(p.enough), "heard": .array(heard),
-                    ]))
-                }
-            } else {
-                let rows = points.map { p in
-                    [String(p.id.prefix(8)), p.level, String(p.x), String(p.y), String(p.heard.count),
-                     p.enough ? "" : "FEWER THAN 3"]
-                }
-                for line in Terminal.table(["ID", "MAP", "X", "Y", "BEACONS", ""], rows, rightAligned: [2, 3, 4]) {
-                    Terminal.out(line)
-                }
-                let short = points.filter { !$0.enough }.count
-                Terminal.err("\(points.count) points, \(short) with fewer than \(Coverage.needed) beacons at ≥ \(Int(minRSSI)) dBm")
+        }
+        var points: [Coverage.Point] = []
+        for level in Set(fps.map(\.level)).sorted() {
+            points += Coverage.points(fps.filter { $0.level == level }, minRSSI: minRSSI, beacons: registries[level] ?? nil)
+        }
+        // Back to file order.
+        let order = Dictionary(uniqueKeysWithValues: fps.enumerated().map { ($1.id, $0) })
+        points.sort { order[$0.id]! < order[$1.id]! }
+        if json {
+            for p in points {
+                let heard: [JSONValue] = p.heard.map { ["id": .string($0.id), "rssi": .double($0.rssi)] }
+                Terminal.out(CanonicalJSON.string([
+                    "id": .string(p.id), "level": .string(p.level), "x": .int(Int64(p.x)), "y": .int(Int64(p.y)),
+                    "beacons": .int(Int64(p.heard.count)), "enough": .bool(p.enough), "heard": .array(heard),
+                ]))
             }
+        } else {
+            let rows = points.map { p in
+                [String(p.id.prefix(8)), p.level, String(p.x), String(p.y), String(p.heard.count),
+                 p.enough ? "" : "FEWER THAN 3"]
+            }
+            for line in Terminal.table(["ID", "MAP", "X", "Y", "BEACONS", ""], rows, rightAligned: [2, 3, 4]) {
+                Terminal.out(line)
+            }
+            let short = points.filter { !$0.enough }.count
+            Terminal.err("\(points.count) points, \(short) with fewer than \(Coverage.needed) beacons at ≥ \(Int(minRSSI)) dBm")
         }
     }
 }

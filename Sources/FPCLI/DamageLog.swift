@@ -3,7 +3,7 @@ import Foundation
 
 /// The damaged documents a command skipped. Each is named on stderr when it
 /// is met; the command still writes everything intact, and
-/// `reportingFailures` turns a non-empty log into exit 74 at the very end.
+/// `ReportingCommand` turns a non-empty log into exit 74 at the very end.
 final class DamageLog: @unchecked Sendable {
     static let shared = DamageLog()
     private let lock = NSLock()

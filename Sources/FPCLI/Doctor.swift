@@ -5,7 +5,7 @@ import FPLinuxRadios
 import Foundation
 
 /// `fprint doctor`: what this machine will and will not record, and why.
-struct Doctor: AsyncParsableCommand {
+struct Doctor: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Show which radios and sensors can be recorded here, and why not.",
@@ -35,58 +35,56 @@ struct Doctor: AsyncParsableCommand {
         var detail: String
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            var rows: [Row] = []
-            let adapters = HostCapabilities.bluetoothAdapters()
-            rows.append(Row(source: "ble", status: adapters.isEmpty ? "unavailable" : "ok",
-                            detail: adapters.isEmpty ? "no Bluetooth controller (/sys/class/bluetooth is empty)" : adapters.joined(separator: ", ")))
-            let wifi = NL80211Provider(interface: wifiInterface)
-            if let reason = wifi.preflightReason() {
-                rows.append(Row(source: "wifi", status: "unavailable", detail: reason))
-            } else {
-                let list = (try? NL80211Provider.interfaces()) ?? []
-                rows.append(Row(source: "wifi", status: "ok", detail: list.map { "\($0.name)\($0.station ? "" : " (not a station)")" }.joined(separator: ", ")))
+    func perform() async throws {
+        var rows: [Row] = []
+        let adapters = HostCapabilities.bluetoothAdapters()
+        rows.append(Row(source: "ble", status: adapters.isEmpty ? "unavailable" : "ok",
+                        detail: adapters.isEmpty ? "no Bluetooth controller (/sys/class/bluetooth is empty)" : adapters.joined(separator: ", ")))
+        let wifi = NL80211Provider(interface: wifiInterface)
+        if let reason = wifi.preflightReason() {
+            rows.append(Row(source: "wifi", status: "unavailable", detail: reason))
+        } else {
+            let list = (try? NL80211Provider.interfaces()) ?? []
+            rows.append(Row(source: "wifi", status: "ok", detail: list.map { "\($0.name)\($0.station ? "" : " (not a station)")" }.joined(separator: ", ")))
+        }
+        for r in HostCapabilities.rfkill() {
+            let blocked = r.hardBlocked ? "hard-blocked (switch)" : r.softBlocked ? "soft-blocked (rfkill unblock \(r.type))" : "unblocked"
+            rows.append(Row(source: "rfkill:\(r.name)", status: r.hardBlocked || r.softBlocked ? "warning" : "ok", detail: "\(r.type) \(blocked)"))
+        }
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        if let mask = HostCapabilities.effectiveCapabilities(status: status) {
+            for (cap, has) in HostCapabilities.relevantCapabilities(mask).sorted(by: { $0.key < $1.key }) {
+                let why = cap == "CAP_NET_ADMIN" ? "Wi-Fi scans are triggered" : "raw HCI sockets for BLE"
+                rows.append(Row(source: "privilege", status: has ? "ok" : "warning",
+                                detail: has ? "\(cap): \(why)" : "no \(cap): \(cap == "CAP_NET_ADMIN" ? "Wi-Fi reads cached scan results only" : "BLE capture needs it") (run as root or setcap)"))
             }
-            for r in HostCapabilities.rfkill() {
-                let blocked = r.hardBlocked ? "hard-blocked (switch)" : r.softBlocked ? "soft-blocked (rfkill unblock \(r.type))" : "unblocked"
-                rows.append(Row(source: "rfkill:\(r.name)", status: r.hardBlocked || r.softBlocked ? "warning" : "ok", detail: "\(r.type) \(blocked)"))
-            }
-            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-            if let mask = HostCapabilities.effectiveCapabilities(status: status) {
-                for (cap, has) in HostCapabilities.relevantCapabilities(mask).sorted(by: { $0.key < $1.key }) {
-                    let why = cap == "CAP_NET_ADMIN" ? "Wi-Fi scans are triggered" : "raw HCI sockets for BLE"
-                    rows.append(Row(source: "privilege", status: has ? "ok" : "warning",
-                                    detail: has ? "\(cap): \(why)" : "no \(cap): \(cap == "CAP_NET_ADMIN" ? "Wi-Fi reads cached scan results only" : "BLE capture needs it") (run as root or setcap)"))
-                }
-            }
-            let gpsdProvider = GPSDProvider(endpoint: gpsd.flatMap(GPSDEndpoint.init) ?? .default)
-            let gpsReason = gpsdProvider.preflight()
-            rows.append(Row(source: "location", status: gpsReason == nil ? "ok" : "unavailable", detail: gpsReason ?? "gpsd at \(gpsdProvider.endpoint)"))
-            switch ModemManagerProvider().probe() {
-            case .modem(let index, let model): rows.append(Row(source: "cell", status: "ok", detail: "modem \(index)\(model.map { " (\($0))" } ?? "")"))
-            case .unavailable(let reason): rows.append(Row(source: "cell", status: "unavailable", detail: reason))
-            }
-            let motion = IIOMotionSensors().read().status
-            rows.append(Row(source: "sensors", status: motion.status.rawValue, detail: motion.reason ?? motion.source))
-            let ws = Workspace(configOptions: configOptions)
-            if let loaded = try? ws.loadConfig() {
-                let url = loaded.appConfig.gatewayURL
-                let problem = HostCapabilities.reachable(url: url)
-                rows.append(Row(source: "gateway", status: problem == nil ? "ok" : "warning", detail: problem.map { "\(url): \($0)" } ?? "\(url) reachable"))
-            } else {
-                rows.append(Row(source: "gateway", status: "warning", detail: "no app config could be loaded"))
-            }
-            if json {
-                let data = try JSONEncoder().encode(rows)
-                Terminal.out(String(decoding: data, as: UTF8.self))
-            } else {
-                for line in Terminal.table(["SOURCE", "STATUS", "DETAIL"], rows.map { [$0.source, $0.status, $0.detail] }) { Terminal.out(line) }
-            }
-            let radios = ["ble", "wifi", "cell", "location"]
-            if !rows.contains(where: { radios.contains($0.source) && $0.status == "ok" }) {
-                throw ExitCode(ExitStatus.unavailable.rawValue)
-            }
+        }
+        let gpsdProvider = GPSDProvider(endpoint: gpsd.flatMap(GPSDEndpoint.init) ?? .default)
+        let gpsReason = gpsdProvider.preflight()
+        rows.append(Row(source: "location", status: gpsReason == nil ? "ok" : "unavailable", detail: gpsReason ?? "gpsd at \(gpsdProvider.endpoint)"))
+        switch ModemManagerProvider().probe() {
+        case .modem(let index, let model): rows.append(Row(source: "cell", status: "ok", detail: "modem \(index)\(model.map { " (\($0))" } ?? "")"))
+        case .unavailable(let reason): rows.append(Row(source: "cell", status: "unavailable", detail: reason))
+        }
+        let motion = IIOMotionSensors().read().status
+        rows.append(Row(source: "sensors", status: motion.status.rawValue, detail: motion.reason ?? motion.source))
+        let ws = Workspace(configOptions: configOptions)
+        if let loaded = try? ws.loadConfig() {
+            let url = loaded.appConfig.gatewayURL
+            let problem = HostCapabilities.reachable(url: url)
+            rows.append(Row(source: "gateway", status: problem == nil ? "ok" : "warning", detail: problem.map { "\(url): \($0)" } ?? "\(url) reachable"))
+        } else {
+            rows.append(Row(source: "gateway", status: "warning", detail: "no app config could be loaded"))
+        }
+        if json {
+            let data = try JSONEncoder().encode(rows)
+            Terminal.out(String(decoding: data, as: UTF8.self))
+        } else {
+            for line in Terminal.table(["SOURCE", "STATUS", "DETAIL"], rows.map { [$0.source, $0.status, $0.detail] }) { Terminal.out(line) }
+        }
+        let radios = ["ble", "wifi", "cell", "location"]
+        if !rows.contains(where: { radios.contains($0.source) && $0.status == "ok" }) {
+            throw ExitCode(ExitStatus.unavailable.rawValue)
         }
     }
 }

@@ -3,7 +3,7 @@ import FPAnalysis
 import FPCore
 import Foundation
 
-struct Eval: AsyncParsableCommand {
+struct Eval: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "How well the stored fingerprints localise: leave-one-out NN, KNN and WKNN.",
@@ -93,29 +93,27 @@ struct Eval: AsyncParsableCommand {
         return out
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore(.read)
-            let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
-            guard fps.count >= 2 else {
-                throw CommandFailure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
-            }
-            let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
-            let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
-            let cv = CrossValidation(fingerprints: fps, options: options) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
-            let started = DispatchTime.now().uptimeNanoseconds
-            let results = cv.run(try Self.cases(sets: set, estimators: estimator, k: k))
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            let report = EvalReport(fingerprints: fps, options: options, results: results, worst: worst)
-            if json {
-                Terminal.out(CanonicalJSON.string(report.json))
-            } else if csv {
-                for line in report.csvLines { Terminal.out(line) }
-            } else {
-                for line in report.tableLines { Terminal.out(line) }
-                Terminal.err(String(format: "%d measurements, leave-one-out in %.2f s", fps.count, seconds))
-            }
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let store = try ws.openStore(.read)
+        let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
+        guard fps.count >= 2 else {
+            throw CommandFailure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
+        }
+        let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
+        let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
+        let cv = CrossValidation(fingerprints: fps, options: options) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let results = cv.run(try Self.cases(sets: set, estimators: estimator, k: k))
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let report = EvalReport(fingerprints: fps, options: options, results: results, worst: worst)
+        if json {
+            Terminal.out(CanonicalJSON.string(report.json))
+        } else if csv {
+            for line in report.csvLines { Terminal.out(line) }
+        } else {
+            for line in report.tableLines { Terminal.out(line) }
+            Terminal.err(String(format: "%d measurements, leave-one-out in %.2f s", fps.count, seconds))
         }
     }
 }

@@ -1,9 +1,11 @@
 import ArgumentParser
 import FPAnalysis
+import FPConfig
 import FPCore
+import FPStore
 import Foundation
 
-struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write stored measurements in formats other tools read.",
@@ -41,65 +43,63 @@ struct ExportCommand: AsyncParsableCommand {
         if format == .attachments && output == nil { throw ValidationError("attachments are files: give --output DIR") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore(.read)
-            let texts = try AnalysisInput.documents(store, filters)
-            var docs: [Export.Document] = []
-            for t in texts {
-                guard let body = try? CanonicalJSON.parse(t.body) else {
-                    DamageLog.shared.record([DamagedDocument(id: t.id, rev: t.rev, reason: "it is not valid JSON")])
-                    continue
-                }
-                docs.append(Export.Document(id: t.id, body: body))
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let store = try ws.openStore(.read)
+        let texts = try AnalysisInput.documents(store, filters)
+        var docs: [Export.Document] = []
+        for t in texts {
+            guard let body = try? CanonicalJSON.parse(t.body) else {
+                DamageLog.shared.record([DamagedDocument(id: t.id, rev: t.rev, reason: "it is not valid JSON")])
+                continue
             }
-            if format == .couchView || format == .jsonl {
-                // Formats `fprint import` reads back carry attachment bytes inline, so nothing stays behind.
-                do {
-                    docs = try docs.map { Export.Document(id: $0.id, body: try store.inliningAttachments(of: $0.body, id: $0.id, rev: nil)) }
-                } catch let damage as DamagedDocument {
-                    throw CommandFailure("\(damage); `fprint check` tells more", .dataError)
-                }
-            }
-            switch format {
-            case .couchView: try write(Export.couchView(docs))
-            case .jsonl: try write(Export.jsonLines(docs))
-            case .csv: try write(Export.csv(docs))
-            case .geojson:
-                let r = Export.geoJSON(docs)
-                try write(r.text)
-                if r.withoutFix > 0 { Terminal.err("\(r.withoutFix) documents without a GNSS fix left out") }
-            case .wigle:
-                let host = ProcessInfo.processInfo.hostName
-                let r = Export.wigle(docs, appRelease: "fprint \(Fprint.version)", model: "Linux", release: "Linux",
-                                     device: host)
-                try write(r.text)
-                if r.withoutFix > 0 { Terminal.err("\(r.withoutFix) documents without a GNSS fix left out") }
-            case .attachments:
-                let files = try ExportAttachments.write(docs.map { ($0.id, $0.body) }, store: store, into: output!)
-                Terminal.err("wrote \(files) attachments")
-            case .comford:
-                let loaded = try ws.loadConfig()
-                let files: (samples: String, rssi: String, aps: String)
-                do {
-                    files = try Export.comford(docs, metersPerUnit: { (loaded.appConfig.map(id: $0)?.scale ?? .jBuilding).metersPerUnit },
-                                               floor: { loaded.appConfig.map(id: $0)?.floor })
-                } catch {
-                    throw CommandFailure("\(error)", .dataError)
-                }
-                let dir = output!
-                do {
-                    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-                } catch {
-                    throw CommandFailure("\(dir): cannot create the directory: \(error.localizedDescription)", .ioError)
-                }
-                for (name, text) in [("Samples.csv", files.samples), ("RSSI.csv", files.rssi), ("APs.csv", files.aps)] {
-                    try writeFile("\(dir)/\(name)", text)
-                }
-            }
-            Terminal.err("exported \(docs.count) documents (\(format.rawValue))")
+            docs.append(Export.Document(id: t.id, body: body))
         }
+        if format == .couchView || format == .jsonl {
+            // Formats `fprint import` reads back carry attachment bytes inline, so nothing stays behind.
+            do {
+                docs = try docs.map { Export.Document(id: $0.id, body: try store.inliningAttachments(of: $0.body, id: $0.id, rev: nil)) }
+            } catch let damage as DamagedDocument {
+                throw CommandFailure("\(damage); `fprint check` tells more", .dataError)
+            }
+        }
+        switch format {
+        case .couchView: try write(Export.couchView(docs))
+        case .jsonl: try write(Export.jsonLines(docs))
+        case .csv: try write(Export.csv(docs))
+        case .geojson:
+            let r = Export.geoJSON(docs)
+            try write(r.text)
+            if r.withoutFix > 0 { Terminal.err("\(r.withoutFix) documents without a GNSS fix left out") }
+        case .wigle:
+            let host = ProcessInfo.processInfo.hostName
+            let r = Export.wigle(docs, appRelease: "fprint \(Fprint.version)", model: "Linux", release: "Linux",
+                                 device: host)
+            try write(r.text)
+            if r.withoutFix > 0 { Terminal.err("\(r.withoutFix) documents without a GNSS fix left out") }
+        case .attachments:
+            let files = try ExportAttachments.write(docs.map { ($0.id, $0.body) }, store: store, into: output!)
+            Terminal.err("wrote \(files) attachments")
+        case .comford:
+            let loaded = try ws.loadConfig()
+            let files: (samples: String, rssi: String, aps: String)
+            do {
+                files = try Export.comford(docs, metersPerUnit: { (loaded.appConfig.map(id: $0)?.scale ?? .jBuilding).metersPerUnit },
+                                           floor: { loaded.appConfig.map(id: $0)?.floor })
+            } catch {
+                throw CommandFailure("\(error)", .dataError)
+            }
+            let dir = output!
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure("\(dir): cannot create the directory: \(error.localizedDescription)", .ioError)
+            }
+            for (name, text) in [("Samples.csv", files.samples), ("RSSI.csv", files.rssi), ("APs.csv", files.aps)] {
+                try writeFile("\(dir)/\(name)", text)
+            }
+        }
+        Terminal.err("exported \(docs.count) documents (\(format.rawValue))")
     }
 
     func write(_ text: String) throws {

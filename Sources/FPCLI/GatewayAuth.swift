@@ -1,6 +1,5 @@
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
 import FPSync
 import Foundation
@@ -80,7 +79,7 @@ struct GatewayAuth {
     /// `GET /_session` reports for these credentials; nil when neither
     /// names one (then nothing unsigned is pushed).
     func userID(transport: any HTTPTransport) -> String? {
-        if let token, let claims = TokenAuthority.unverifiedClaims(token) { return claims.subject }
+        if let token, let claims = TokenClaims.unverified(token) { return claims.subject }
         let session = RemoteDatabase(url: Self.sessionURL(of: url), transport: transport, credentials: credentials,
                                      retry: .none)
         guard let answer = try? session.json(.get, []), let name = answer["userCtx"]?["name"]?.stringValue,

@@ -44,7 +44,7 @@ struct GatewayFiles: ParsableArguments {
     }
 }
 
-struct GatewayServe: AsyncParsableCommand {
+struct GatewayServe: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the measurement database over the CouchDB replication protocol.",
@@ -88,38 +88,36 @@ struct GatewayServe: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let workspace = Workspace(configOptions: configOptions)
-            let paths = workspace.paths
-            let dbPath = db ?? paths.dataDirectory + "/gateway.sqlite"
-            let store: SQLiteDocumentStore
-            do { store = try SQLiteDocumentStore(path: dbPath) } catch let e as StoreError {
-                throw CommandFailure("\(dbPath): \(e.description)", .ioError)
+    func perform() async throws {
+        let workspace = Workspace(configOptions: configOptions)
+        let paths = workspace.paths
+        let dbPath = db ?? paths.dataDirectory + "/gateway.sqlite"
+        let store: SQLiteDocumentStore
+        do { store = try SQLiteDocumentStore(path: dbPath) } catch let e as StoreError {
+            throw CommandFailure("\(dbPath): \(e.description)", .ioError)
+        }
+        let secret = try files.loadSecret(paths)
+        let basic = try loadUsers()
+        let (appConfig, scenarios) = servedConfig(workspace)
+        let config = GatewayConfig(
+            databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
+            bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
+            files: ServedConfigFiles.environments(besideConfig: (try? workspace.configLocation()) ?? ""), publicURL: publicURL,
+            idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
+        var logger = Logger(label: "fprint.gateway")
+        logger.logLevel = .warning
+        let name = self.name, host = self.host
+        do {
+            try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
+                // Tests and scripts read the port from this line (useful with --port 0).
+                Terminal.err("fprint gateway: listening on http://\(host):\(bound)/\(name)")
             }
-            let secret = try files.loadSecret(paths)
-            let basic = try loadUsers()
-            let (appConfig, scenarios) = servedConfig(workspace)
-            let config = GatewayConfig(
-                databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
-                bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
-                files: ServedConfigFiles.environments(besideConfig: (try? workspace.configLocation()) ?? ""), publicURL: publicURL,
-                idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
-            var logger = Logger(label: "fprint.gateway")
-            logger.logLevel = .warning
-            let name = self.name, host = self.host
-            do {
-                try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
-                    // Tests and scripts read the port from this line (useful with --port 0).
-                    Terminal.err("fprint gateway: listening on http://\(host):\(bound)/\(name)")
-                }
-            } catch let error as GatewayStartError {
-                switch error {
-                case .addressInUse:
-                    throw CommandFailure("port \(port) on \(host) is in use (by another gateway or CouchDB?): choose --port", .portInUse)
-                case .setup(let why):
-                    throw CommandFailure(why, .usage)
-                }
+        } catch let error as GatewayStartError {
+            switch error {
+            case .addressInUse:
+                throw CommandFailure("port \(port) on \(host) is in use (by another gateway or CouchDB?): choose --port", .portInUse)
+            case .setup(let why):
+                throw CommandFailure(why, .usage)
             }
         }
     }
@@ -154,7 +152,7 @@ struct GatewayServe: AsyncParsableCommand {
     }
 }
 
-struct GatewayToken: AsyncParsableCommand {
+struct GatewayToken: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Issue a bearer token signed with this gateway's secret (printed on stdout).",
@@ -188,12 +186,10 @@ struct GatewayToken: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let secret = try files.loadSecret(Workspace().paths)
-            let token = TokenAuthority(secret: secret).issue(user: user, role: GatewayRole(rawValue: role) ?? .user,
-                                                             ttlSeconds: Self.seconds(ttl)!)
-            Terminal.out(token)
-        }
+    func perform() async throws {
+        let secret = try files.loadSecret(Workspace().paths)
+        let token = TokenAuthority(secret: secret).issue(user: user, role: GatewayRole(rawValue: role) ?? .user,
+                                                         ttlSeconds: Self.seconds(ttl)!)
+        Terminal.out(token)
     }
 }

@@ -2,9 +2,10 @@ import ArgumentParser
 import FPAnalysis
 import FPConfig
 import FPCore
+import FPStore
 import Foundation
 
-struct Locate: AsyncParsableCommand {
+struct Locate: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "locate",
         abstract: "Estimate where a measurement was taken: WKNN against the stored radiomap, and from BLE beacons alone.",
@@ -52,79 +53,77 @@ struct Locate: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore(.read)
-            // The query documents, with their true position when known.
-            var queries: [(fp: Fingerprint, truth: Bool, seq: Int?)] = []
-            var exclude = Set<String>()
-            if let file {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw CommandFailure("\(file): cannot read the file", .ioError)
-                }
-                guard case .object(var body) = (try? CanonicalJSON.parse(data)) ?? .null else {
-                    throw CommandFailure("\(file): not a JSON measurement document", .dataError)
-                }
-                let truth = body["x"] != nil && body["y"] != nil
-                if !truth { body["x"] = 0; body["y"] = 0 }
-                let docID = body["_id"]?.stringValue ?? file
-                do { queries.append((try Fingerprint(id: docID, body: .object(body)), truth, nil)) } catch {
-                    throw CommandFailure("\(file): \(error)", .dataError)
-                }
-                exclude.insert(docID)
-            } else if let id {
-                let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
-                queries.append((fp, true, nil))
-                exclude.insert(fp.id)
-            } else if let session {
-                let texts = try AnalysisInput.texts(store, ListQuery(sessionId: session))
-                guard !texts.isEmpty else { throw CommandFailure("no documents of walk session \(session)", .notFound) }
-                let seqs = texts.map { (try? CanonicalJSON.parse($0.body))?["seq"]?.intValue.map(Int.init) }
-                let fps = try AnalysisInput.fingerprints(texts)
-                queries = zip(fps, seqs).map { ($0, true, $1) }.sorted { ($0.2 ?? 0) < ($1.2 ?? 0) }
-                exclude = Set(texts.map(\.id))
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let store = try ws.openStore(.read)
+        // The query documents, with their true position when known.
+        var queries: [(fp: Fingerprint, truth: Bool, seq: Int?)] = []
+        var exclude = Set<String>()
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure("\(file): cannot read the file", .ioError)
             }
-            let level = queries[0].fp.level
-            let loaded = try ws.loadConfig()
-            let scale = loaded.appConfig.map(id: level)?.scale ?? .jBuilding
-            // The radiomap: the map's other documents, in file order.
-            let mapFPs = try AnalysisInput.fingerprints(
-                AnalysisInput.texts(store, ListQuery(level: level.isEmpty ? nil : level)).filter { !exclude.contains($0.id) })
-            let space = SignalSpace(mapFPs, set: set, options: SignalOptions())
-            let locator = try beaconLocator(ws: ws, loaded: loaded, level: level, metersPerUnit: scale.metersPerUnit)
+            guard case .object(var body) = (try? CanonicalJSON.parse(data)) ?? .null else {
+                throw CommandFailure("\(file): not a JSON measurement document", .dataError)
+            }
+            let truth = body["x"] != nil && body["y"] != nil
+            if !truth { body["x"] = 0; body["y"] = 0 }
+            let docID = body["_id"]?.stringValue ?? file
+            do { queries.append((try Fingerprint(id: docID, body: .object(body)), truth, nil)) } catch {
+                throw CommandFailure("\(file): \(error)", .dataError)
+            }
+            exclude.insert(docID)
+        } else if let id {
+            let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
+            queries.append((fp, true, nil))
+            exclude.insert(fp.id)
+        } else if let session {
+            let texts = try AnalysisInput.texts(store, ListQuery(sessionId: session))
+            guard !texts.isEmpty else { throw CommandFailure("no documents of walk session \(session)", .notFound) }
+            let seqs = texts.map { (try? CanonicalJSON.parse($0.body))?["seq"]?.intValue.map(Int.init) }
+            let fps = try AnalysisInput.fingerprints(texts)
+            queries = zip(fps, seqs).map { ($0, true, $1) }.sorted { ($0.2 ?? 0) < ($1.2 ?? 0) }
+            exclude = Set(texts.map(\.id))
+        }
+        let level = queries[0].fp.level
+        let loaded = try ws.loadConfig()
+        let scale = loaded.appConfig.map(id: level)?.scale ?? .jBuilding
+        // The radiomap: the map's other documents, in file order.
+        let mapFPs = try AnalysisInput.fingerprints(
+            AnalysisInput.texts(store, ListQuery(level: level.isEmpty ? nil : level)).filter { !exclude.contains($0.id) })
+        let space = SignalSpace(mapFPs, set: set, options: SignalOptions())
+        let locator = try beaconLocator(ws: ws, loaded: loaded, level: level, metersPerUnit: scale.metersPerUnit)
 
-            var reports: [LocateReport] = []
-            for q in queries {
-                var r = LocateReport(fingerprint: q.fp, truth: q.truth, seq: q.seq, metersPerUnit: scale.metersPerUnit)
-                let reduced = Reduction.reduce(q.fp, set: set, options: SignalOptions())
-                let neighbours = space.neighbours(of: reduced, k: k)
-                r.wknn = Estimator.wknn.estimate(neighbours[...], k: k) { (mapFPs[$0].x, mapFPs[$0].y, mapFPs[$0].level) }
-                r.neighbours = neighbours.map { (mapFPs[$0.index].id, $0.distance) }
-                r.beacons = locator?.locate(q.fp)
-                reports.append(r)
+        var reports: [LocateReport] = []
+        for q in queries {
+            var r = LocateReport(fingerprint: q.fp, truth: q.truth, seq: q.seq, metersPerUnit: scale.metersPerUnit)
+            let reduced = Reduction.reduce(q.fp, set: set, options: SignalOptions())
+            let neighbours = space.neighbours(of: reduced, k: k)
+            r.wknn = Estimator.wknn.estimate(neighbours[...], k: k) { (mapFPs[$0].x, mapFPs[$0].y, mapFPs[$0].level) }
+            r.neighbours = neighbours.map { (mapFPs[$0.index].id, $0.distance) }
+            r.beacons = locator?.locate(q.fp)
+            reports.append(r)
+        }
+        if session != nil {
+            // Per-axis Kalman smoothing in metres over the chosen positions (gaps carry the last estimate).
+            let filter = Kalman1D(processVariance: processVariance, measurementVariance: measurementVariance)
+            var points: [(x: Double, y: Double)] = []
+            var last: (x: Double, y: Double)?
+            for r in reports {
+                let p = trackSource == .wknn ? r.wknn.map { ($0.x, $0.y) } : r.beacons.map { ($0.x, $0.y) }
+                if let p { last = p }
+                points.append(last ?? (Double(r.fingerprint.x), Double(r.fingerprint.y)))
             }
-            if session != nil {
-                // Per-axis Kalman smoothing in metres over the chosen positions (gaps carry the last estimate).
-                let filter = Kalman1D(processVariance: processVariance, measurementVariance: measurementVariance)
-                var points: [(x: Double, y: Double)] = []
-                var last: (x: Double, y: Double)?
-                for r in reports {
-                    let p = trackSource == .wknn ? r.wknn.map { ($0.x, $0.y) } : r.beacons.map { ($0.x, $0.y) }
-                    if let p { last = p }
-                    points.append(last ?? (Double(r.fingerprint.x), Double(r.fingerprint.y)))
-                }
-                let m = scale.metersPerUnit
-                let smoothed = TrackSmoother(filter: filter).smooth(points.map { ($0.x * m, $0.y * m) })
-                for i in reports.indices { reports[i].smoothed = (smoothed[i].x / m, smoothed[i].y / m) }
-            }
-            if json {
-                for r in reports { Terminal.out(CanonicalJSON.string(r.json)) }
-            } else {
-                Terminal.err("radiomap: \(mapFPs.count) documents of map \(level.isEmpty ? "(none)" : level), \(set.rawValue), WKNN k=\(k)"
-                    + (locator.map { "; beacons: \($0.registry.entries.count) in the registry" } ?? "; no beacon registry for \(level)"))
-                for r in reports { for line in r.lines { Terminal.out(line) } }
-            }
+            let m = scale.metersPerUnit
+            let smoothed = TrackSmoother(filter: filter).smooth(points.map { ($0.x * m, $0.y * m) })
+            for i in reports.indices { reports[i].smoothed = (smoothed[i].x / m, smoothed[i].y / m) }
+        }
+        if json {
+            for r in reports { Terminal.out(CanonicalJSON.string(r.json)) }
+        } else {
+            Terminal.err("radiomap: \(mapFPs.count) documents of map \(level.isEmpty ? "(none)" : level), \(set.rawValue), WKNN k=\(k)"
+                + (locator.map { "; beacons: \($0.registry.entries.count) in the registry" } ?? "; no beacon registry for \(level)"))
+            for r in reports { for line in r.lines { Terminal.out(line) } }
         }
     }
 

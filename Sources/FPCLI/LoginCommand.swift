@@ -1,12 +1,11 @@
 import ArgumentParser
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
 import FPSync
 import Foundation
 
-struct Login: AsyncParsableCommand {
+struct Login: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Log in to a gateway (fprint's or CouchDB) and store the credential for `fprint sync`.",
@@ -25,38 +24,37 @@ struct Login: AsyncParsableCommand {
     @OptionGroup var client: GatewayClientOptions
     @OptionGroup var configOptions: ConfigOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let workspace = Workspace(configOptions: configOptions)
-            let url = URLCredentials.split(try client.gatewayURL(workspace)).url
-            guard let key = HTTPAuth.databaseKey(of: url) else {
-                throw CommandFailure("invalid gateway URL \(HTTPError.displayURL(url.absoluteString))", .usage)
-            }
-            let password = try Self.readPassword(user: user)
-            let sessionURL = GatewayAuth.sessionURL(of: url)
-            let answer: CouchSession.Answer
-            do {
-                answer = try CouchSession.login(sessionURL: sessionURL, name: user, password: password,
-                                                transport: client.transport())
-            } catch let error as SyncError {
-                throw CommandFailure(error)
-            }
-            let file = CredentialFile(paths: workspace.paths)
-            let name = answer.name ?? user
-            if let token = answer.token, !token.isEmpty {
-                try file.save(.bearer(token: token), key: key)
-                let expiry = TokenAuthority.unverifiedClaims(token).map {
-                    " (expires \(ISOTime.string(millisecondsSince1970: $0.expiresAt * 1000)))"
-                } ?? ""
-                Terminal.err("logged in as \(name); token for \(key) stored in \(file.path)\(expiry)")
-            } else if let cookie = answer.cookie {
-                let expiresAtMs = Int64(cookie.expiresAt.timeIntervalSince1970 * 1000)
-                try file.save(.session(name: user, password: password, cookie: cookie.value, expiresAtMs: expiresAtMs,
-                                       lifetime: cookie.lifetime), key: key)
-                Terminal.err("logged in as \(name); session for \(key) stored in \(file.path) (cookie renewed before it expires, every \(Int(cookie.lifetime)) s)")
-            } else {
-                throw CommandFailure("POST \(sessionURL.absoluteString) answered 200 with neither a token nor an AuthSession cookie", .protocolError)
-            }
+    func perform() async throws {
+        let workspace = Workspace(configOptions: configOptions)
+        let url = URLCredentials.split(try client.gatewayURL(workspace)).url
+        guard let key = HTTPAuth.databaseKey(of: url) else {
+            throw CommandFailure("invalid gateway URL \(HTTPError.displayURL(url.absoluteString))", .usage)
+        }
+        let password = try Self.readPassword(user: user)
+        let sessionURL = GatewayAuth.sessionURL(of: url)
+        let answer: CouchSession.Answer
+        // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
+        do throws(SyncError) {
+            answer = try CouchSession.login(sessionURL: sessionURL, name: user, password: password,
+                                            transport: client.transport())
+        } catch {
+            throw CommandFailure(error)
+        }
+        let file = CredentialFile(paths: workspace.paths)
+        let name = answer.name ?? user
+        if let token = answer.token, !token.isEmpty {
+            try file.save(.bearer(token: token), key: key)
+            let expiry = TokenClaims.unverified(token).map {
+                " (expires \(ISOTime.string(millisecondsSince1970: $0.expiresAt * 1000)))"
+            } ?? ""
+            Terminal.err("logged in as \(name); token for \(key) stored in \(file.path)\(expiry)")
+        } else if let cookie = answer.cookie {
+            let expiresAtMs = Int64(cookie.expiresAt.timeIntervalSince1970 * 1000)
+            try file.save(.session(name: user, password: password, cookie: cookie.value, expiresAtMs: expiresAtMs,
+                                   lifetime: cookie.lifetime), key: key)
+            Terminal.err("logged in as \(name); session for \(key) stored in \(file.path) (cookie renewed before it expires, every \(Int(cookie.lifetime)) s)")
+        } else {
+            throw CommandFailure("POST \(sessionURL.absoluteString) answered 200 with neither a token nor an AuthSession cookie", .protocolError)
         }
     }
 

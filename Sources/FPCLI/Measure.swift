@@ -1,10 +1,11 @@
 import ArgumentParser
+import FPConfig
 import FPCore
 import FPSession
 import FPStore
 import Foundation
 
-struct Measure: AsyncParsableCommand {
+struct Measure: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "measure",
         abstract: "Record a static measurement at a point of a map.",
@@ -57,52 +58,50 @@ struct Measure: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let settings = try ws.settings()
-            let loaded = try ws.loadConfig()
-            let mapInfo = try ws.map(map, in: loaded)
-            let radios = try capture.radios(enabled: settings.radios)
-            let seconds = duration ?? settings.measurementSeconds
-            let store = try ws.openStore(.write)  // fail before measuring, not after
-            try Rescue.preflight(store, ws)
-            let plan = StaticMeasurement(level: mapInfo.id, point: MapPoint(x: x, y: y), durationMs: seconds * 1000)
-            if let every, let interval = PeriodicSchedule.seconds(every) {
-                guard interval >= seconds else {
-                    throw CommandFailure("--every (\(interval) s) must be at least the measurement length (\(seconds) s)", .usage)
-                }
-                let schedule = PeriodicSchedule(intervalMs: interval * 1000, count: count,
-                                                forMs: forDuration.flatMap(PeriodicSchedule.seconds).map { $0 * 1000 })
-                let mapID = mapInfo.id, capture = self.capture, json = self.json
-                let x = self.x, y = self.y
-                let stored = StoredCount()
-                do {
-                    try await Interrupts.cancellable {
-                        try await schedule.run { n in
-                            let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios)
-                            let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
-                            let doc = try await plan.run(setup) { printer.update($0) }
-                            printer.finish()
-                            try Self.store(doc, setup: setup, in: store, ws, json: json)
-                            stored.increment()
-                        }
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let settings = try ws.settings()
+        let loaded = try ws.loadConfig()
+        let mapInfo = try ws.map(map, in: loaded)
+        let radios = try capture.radios(enabled: settings.radios)
+        let seconds = duration ?? settings.measurementSeconds
+        let store = try ws.openStore(.write)  // fail before measuring, not after
+        try Rescue.preflight(store, ws)
+        let plan = StaticMeasurement(level: mapInfo.id, point: MapPoint(x: x, y: y), durationMs: seconds * 1000)
+        if let every, let interval = PeriodicSchedule.seconds(every) {
+            guard interval >= seconds else {
+                throw CommandFailure("--every (\(interval) s) must be at least the measurement length (\(seconds) s)", .usage)
+            }
+            let schedule = PeriodicSchedule(intervalMs: interval * 1000, count: count,
+                                            forMs: forDuration.flatMap(PeriodicSchedule.seconds).map { $0 * 1000 })
+            let mapID = mapInfo.id, capture = self.capture, json = self.json
+            let x = self.x, y = self.y
+            let stored = StoredCount()
+            do {
+                try await Interrupts.cancellable {
+                    try await schedule.run { n in
+                        let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios)
+                        let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
+                        let doc = try await plan.run(setup) { printer.update($0) }
+                        printer.finish()
+                        try Self.store(doc, setup: setup, in: store, ws, json: json)
+                        stored.increment()
                     }
-                } catch is CancellationError {
-                    // Earlier runs stay stored; only the one in progress is discarded.
-                    Terminal.err("stopped: \(stored.value) document(s) stored; the measurement in progress was discarded")
-                    throw ExitCode(ExitStatus.interrupted.rawValue)
                 }
-                return
+            } catch is CancellationError {
+                // Earlier runs stay stored; only the one in progress is discarded.
+                Terminal.err("stopped: \(stored.value) document(s) stored; the measurement in progress was discarded")
+                throw ExitCode(ExitStatus.interrupted.rawValue)
             }
-            let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
-            let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
-            let doc = try await Interrupts.cancellable {
-                try await plan.run(setup) { printer.update($0) }
-            }
-            printer.finish()
-            try Self.store(doc, setup: setup, in: store, ws, json: json)
+            return
         }
+        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
+        let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
+        let doc = try await Interrupts.cancellable {
+            try await plan.run(setup) { printer.update($0) }
+        }
+        printer.finish()
+        try Self.store(doc, setup: setup, in: store, ws, json: json)
     }
 
     static func store(_ doc: MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,

@@ -31,7 +31,7 @@ struct Plot: AsyncParsableCommand {
         }
     }
 
-    struct Heatmap: AsyncParsableCommand {
+    struct Heatmap: ReportingCommand {
         static let configuration = CommandConfiguration(
         commandName: "heatmap",
             abstract: "One transmitter's median RSSI at every measured point of a map.",
@@ -53,34 +53,32 @@ struct Plot: AsyncParsableCommand {
             if filters.map == nil { throw ValidationError("a heatmap is of one map: give --map") }
         }
 
-        func run() async throws {
-            try await reportingFailures {
-                let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-                let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
-                guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
-                let ids: [String] = transmitter.hasPrefix("BLE:") || transmitter.hasPrefix("WIFI:") ? [transmitter]
-                    : [Fingerprint.bleID(transmitter), Fingerprint.wifiID(transmitter), Fingerprint.wifiID(transmitter.uppercased()),
-                       Fingerprint.wifiID(transmitter.lowercased())]
-                let points = fps.map { fp -> SVGPlot.HeatPoint in
-                    let medians = Reduction.reduce(fp, set: .combined, options: SignalOptions())
-                    return SVGPlot.HeatPoint(x: Double(fp.x), y: Double(fp.y), rssi: ids.lazy.compactMap { medians[$0] }.first,
-                                             label: String(fp.id.prefix(8)))
-                }
-                guard points.contains(where: { $0.rssi != nil }) else {
-                    throw CommandFailure("transmitter \(transmitter) is not heard in any of the \(fps.count) measurements", .notFound)
-                }
-                if out.sparkline {
-                    Terminal.out(SVGPlot.sparkline(points.map { $0.rssi ?? -105 }))
-                    return
-                }
-                let maxX = max(2250, (fps.map(\.x).max() ?? 0) + 50), maxY = max(100, (fps.map(\.y).max() ?? 0) + 50)
-                try out.write(SVGPlot.heatmap(title: "\(transmitter) on \(filters.map ?? "")", points: points,
-                                              mapWidth: Double(maxX), mapHeight: Double(maxY), underlay: underlay))
+        func perform() async throws {
+            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+            let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
+            guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
+            let ids: [String] = transmitter.hasPrefix("BLE:") || transmitter.hasPrefix("WIFI:") ? [transmitter]
+                : [Fingerprint.bleID(transmitter), Fingerprint.wifiID(transmitter), Fingerprint.wifiID(transmitter.uppercased()),
+                   Fingerprint.wifiID(transmitter.lowercased())]
+            let points = fps.map { fp -> SVGPlot.HeatPoint in
+                let medians = Reduction.reduce(fp, set: .combined, options: SignalOptions())
+                return SVGPlot.HeatPoint(x: Double(fp.x), y: Double(fp.y), rssi: ids.lazy.compactMap { medians[$0] }.first,
+                                         label: String(fp.id.prefix(8)))
             }
+            guard points.contains(where: { $0.rssi != nil }) else {
+                throw CommandFailure("transmitter \(transmitter) is not heard in any of the \(fps.count) measurements", .notFound)
+            }
+            if out.sparkline {
+                Terminal.out(SVGPlot.sparkline(points.map { $0.rssi ?? -105 }))
+                return
+            }
+            let maxX = max(2250, (fps.map(\.x).max() ?? 0) + 50), maxY = max(100, (fps.map(\.y).max() ?? 0) + 50)
+            try out.write(SVGPlot.heatmap(title: "\(transmitter) on \(filters.map ?? "")", points: points,
+                                          mapWidth: Double(maxX), mapHeight: Double(maxY), underlay: underlay))
         }
     }
 
-    struct Series: AsyncParsableCommand {
+    struct Series: ReportingCommand {
         static let configuration = CommandConfiguration(
         commandName: "series",
             abstract: "RSSI over time in one measurement, one line per transmitter.",
@@ -100,34 +98,32 @@ struct Plot: AsyncParsableCommand {
             if top < 1 { throw ValidationError("--top must be at least 1") }
         }
 
-        func run() async throws {
-            try await reportingFailures {
-                let store = try Workspace(storeOptions: storeOptions).openStore(.read)
-                let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
-                let full = fp.id
-                let samples = (radio == "wifi" ? [] : fp.ble) + (radio == "ble" ? [] : fp.wifi)
-                var byID: [String: [(time: Int, rssi: Double)]] = [:]
-                for s in samples { byID[s.transmitter, default: []].append((s.time, s.rssi)) }
-                guard !byID.isEmpty else { throw CommandFailure("measurement \(full) has no \(radio ?? "BLE or Wi-Fi") samples", .notFound) }
-                let ranked = byID.map { (name: $0.key, points: $0.value) }.sorted { a, b in
-                    let ma = Reduction.median(a.points.map(\.rssi))!, mb = Reduction.median(b.points.map(\.rssi))!
-                    return ma != mb ? ma > mb : a.name < b.name
-                }.prefix(top)
-                if out.sparkline {
-                    let width = ranked.map(\.name.count).max() ?? 0
-                    for s in ranked {
-                        let values = s.points.sorted { $0.time < $1.time }.map(\.rssi)
-                        Terminal.out(s.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                            + SVGPlot.sparkline(values) + String(format: "  %.0f…%.0f dBm", values.min()!, values.max()!))
-                    }
-                    return
+        func perform() async throws {
+            let store = try Workspace(storeOptions: storeOptions).openStore(.read)
+            let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
+            let full = fp.id
+            let samples = (radio == "wifi" ? [] : fp.ble) + (radio == "ble" ? [] : fp.wifi)
+            var byID: [String: [(time: Int, rssi: Double)]] = [:]
+            for s in samples { byID[s.transmitter, default: []].append((s.time, s.rssi)) }
+            guard !byID.isEmpty else { throw CommandFailure("measurement \(full) has no \(radio ?? "BLE or Wi-Fi") samples", .notFound) }
+            let ranked = byID.map { (name: $0.key, points: $0.value) }.sorted { a, b in
+                let ma = Reduction.median(a.points.map(\.rssi))!, mb = Reduction.median(b.points.map(\.rssi))!
+                return ma != mb ? ma > mb : a.name < b.name
+            }.prefix(top)
+            if out.sparkline {
+                let width = ranked.map(\.name.count).max() ?? 0
+                for s in ranked {
+                    let values = s.points.sorted { $0.time < $1.time }.map(\.rssi)
+                    Terminal.out(s.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                        + SVGPlot.sparkline(values) + String(format: "  %.0f…%.0f dBm", values.min()!, values.max()!))
                 }
-                try out.write(SVGPlot.timeSeries(title: "RSSI of \(full)", series: Array(ranked)))
+                return
             }
+            try out.write(SVGPlot.timeSeries(title: "RSSI of \(full)", series: Array(ranked)))
         }
     }
 
-    struct Errors: AsyncParsableCommand {
+    struct Errors: ReportingCommand {
         static let configuration = CommandConfiguration(
         commandName: "errors",
             abstract: "Leave-one-out error CDF and box plot (as `fprint eval`).",
@@ -146,27 +142,25 @@ struct Plot: AsyncParsableCommand {
 
         func validate() throws { _ = try Eval.cases(sets: set, estimators: estimator, k: k) }
 
-        func run() async throws {
-            try await reportingFailures {
-                let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-                let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
-                guard fps.count >= 2 else { throw CommandFailure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
-                let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
-                let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
-                let results = cv.run(try Eval.cases(sets: set, estimators: estimator, k: k)).map { r in
-                    (label: "\(r.evalCase.set.rawValue) \(r.evalCase.estimator.label) k=\(r.evalCase.k)",
-                     sortedErrors: r.summary.sortedErrors)
-                }
-                if out.sparkline {
-                    let width = results.map(\.label.count).max() ?? 0
-                    for r in results {
-                        Terminal.out(r.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                            + SVGPlot.sparkline(r.sortedErrors) + String(format: "  max %.2f m", r.sortedErrors.last ?? 0))
-                    }
-                    return
-                }
-                try out.write(SVGPlot.errors(title: "Leave-one-out errors (\(fps.count) measurements)", results: results))
+        func perform() async throws {
+            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+            let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
+            guard fps.count >= 2 else { throw CommandFailure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
+            let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
+            let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
+            let results = cv.run(try Eval.cases(sets: set, estimators: estimator, k: k)).map { r in
+                (label: "\(r.evalCase.set.rawValue) \(r.evalCase.estimator.label) k=\(r.evalCase.k)",
+                 sortedErrors: r.summary.sortedErrors)
             }
+            if out.sparkline {
+                let width = results.map(\.label.count).max() ?? 0
+                for r in results {
+                    Terminal.out(r.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                        + SVGPlot.sparkline(r.sortedErrors) + String(format: "  max %.2f m", r.sortedErrors.last ?? 0))
+                }
+                return
+            }
+            try out.write(SVGPlot.errors(title: "Leave-one-out errors (\(fps.count) measurements)", results: results))
         }
     }
 }

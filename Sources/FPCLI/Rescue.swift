@@ -1,3 +1,4 @@
+import FPConfig
 import FPCore
 import FPStore
 import Foundation

@@ -1,12 +1,12 @@
 import ArgumentParser
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
+import FPStore
 import FPSync
 import Foundation
 
-struct Status: AsyncParsableCommand {
+struct Status: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show sync status: pending and refused documents, last sync, gateway, credential.",
@@ -23,39 +23,37 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try workspace.openStore(.read)
-            let pending = try store.list(ListQuery(unsyncedOnly: true)).count
-            let last = try store.localDocument(id: "fprint-last-sync")
-            let refused = try RefusalLog(store: store).all()
-            let text = gateway ?? workspace.environment["FPRINT_GATEWAY"] ?? (try? workspace.loadConfig().appConfig.gatewayURL)
-            let url = text.flatMap { URL(string: $0) }
-            let credential = try url.map { try CredentialView.of($0, workspace: workspace) }
-            if json {
-                var object: JSONObject = [
-                    "documents": .int(Int64(try store.count())), "pending": .int(Int64(pending)),
-                    "lastSync": last ?? .null, "refused": .array(refused.map(\.json)),
-                    "gateway": url.map { .string(URLCredentials.split($0).url.absoluteString) } ?? .null,
-                ]
-                object["credential"] = credential?.json ?? .null
-                Terminal.out(CanonicalJSON.string(.object(object)))
-                return
-            }
-            Terminal.out("documents:  \(try store.count())")
-            Terminal.out("pending:    \(pending) not yet synced")
-            if let last {
-                Terminal.out("last sync:  \(last["time"]?.stringValue ?? "?") with \(last["gateway"]?.stringValue ?? "?") (sent \(last["sent"]?.intValue ?? 0), received \(last["received"]?.intValue ?? 0))")
-            } else {
-                Terminal.out("last sync:  never")
-            }
-            Terminal.out("gateway:    \(text.map(HTTPError.displayURL) ?? "not configured")")
-            Terminal.out("credential: \(credential?.line ?? "none (no gateway configured)")")
-            if !refused.isEmpty {
-                Terminal.out("refused:    \(refused.count) document(s), kept unsynced and offered again at each sync:")
-                for r in refused { Terminal.out("  \(r.id) \(r.rev): \(r.reason) (\(r.gateway), \(r.time))") }
-            }
+    func perform() async throws {
+        let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let store = try workspace.openStore(.read)
+        let pending = try store.list(ListQuery(unsyncedOnly: true)).count
+        let last = try store.localDocument(id: "fprint-last-sync")
+        let refused = try RefusalLog(store: store).all()
+        let text = gateway ?? workspace.environment["FPRINT_GATEWAY"] ?? (try? workspace.loadConfig().appConfig.gatewayURL)
+        let url = text.flatMap { URL(string: $0) }
+        let credential = try url.map { try CredentialView.of($0, workspace: workspace) }
+        if json {
+            var object: JSONObject = [
+                "documents": .int(Int64(try store.count())), "pending": .int(Int64(pending)),
+                "lastSync": last ?? .null, "refused": .array(refused.map(\.json)),
+                "gateway": url.map { .string(URLCredentials.split($0).url.absoluteString) } ?? .null,
+            ]
+            object["credential"] = credential?.json ?? .null
+            Terminal.out(CanonicalJSON.string(.object(object)))
+            return
+        }
+        Terminal.out("documents:  \(try store.count())")
+        Terminal.out("pending:    \(pending) not yet synced")
+        if let last {
+            Terminal.out("last sync:  \(last["time"]?.stringValue ?? "?") with \(last["gateway"]?.stringValue ?? "?") (sent \(last["sent"]?.intValue ?? 0), received \(last["received"]?.intValue ?? 0))")
+        } else {
+            Terminal.out("last sync:  never")
+        }
+        Terminal.out("gateway:    \(text.map(HTTPError.displayURL) ?? "not configured")")
+        Terminal.out("credential: \(credential?.line ?? "none (no gateway configured)")")
+        if !refused.isEmpty {
+            Terminal.out("refused:    \(refused.count) document(s), kept unsynced and offered again at each sync:")
+            for r in refused { Terminal.out("  \(r.id) \(r.rev): \(r.reason) (\(r.gateway), \(r.time))") }
         }
     }
 }
@@ -97,7 +95,7 @@ struct CredentialView {
     }
 
     static func token(_ token: String, origin: String) -> CredentialView {
-        guard let claims = TokenAuthority.unverifiedClaims(token) else {
+        guard let claims = TokenClaims.unverified(token) else {
             return CredentialView(type: "bearer", user: nil, origin: origin, expires: nil,
                                   line: "token from \(origin) (not a JWT; expiry unknown)")
         }

@@ -5,7 +5,7 @@ import FPStore
 import FPSync
 import Foundation
 
-struct Check: AsyncParsableCommand {
+struct Check: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Verify every stored body and the revision tree; list what is damaged.",
@@ -19,27 +19,25 @@ struct Check: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try Workspace(storeOptions: storeOptions).openStore(.read)
-            let started = DispatchTime.now().uptimeNanoseconds
-            let progress = Throttled.lineEvery(seconds: 1)
-            let report = try store.check { done, total in progress("checked \(done) of \(total) revisions") }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            for d in report.damaged { Terminal.out("damaged: \(d.id) \(d.rev ?? "-"): \(d.reason)") }
-            for line in report.sqlite { Terminal.out("sqlite: \(line)") }
-            let quarantined = (try? store.quarantined().count) ?? 0
-            Terminal.err(String(format: "%d documents, %d bodies read back in %.2f s: %@", report.documents, report.bodies,
-                                seconds, report.isSound ? "sound" : "\(report.damaged.count) damaged, \(report.sqlite.count) SQLite findings")
-                         + (quarantined > 0 ? "; \(quarantined) revision(s) in quarantine" : ""))
-            if !report.isSound {
-                throw CommandFailure("the database has damage; `fprint repair` re-fetches it from the gateway or quarantines it", .ioError)
-            }
+    func perform() async throws {
+        let store = try Workspace(storeOptions: storeOptions).openStore(.read)
+        let started = DispatchTime.now().uptimeNanoseconds
+        let progress = Throttled.lineEvery(seconds: 1)
+        let report = try store.check { done, total in progress("checked \(done) of \(total) revisions") }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        for d in report.damaged { Terminal.out("damaged: \(d.id) \(d.rev ?? "-"): \(d.reason)") }
+        for line in report.sqlite { Terminal.out("sqlite: \(line)") }
+        let quarantined = (try? store.quarantined().count) ?? 0
+        Terminal.err(String(format: "%d documents, %d bodies read back in %.2f s: %@", report.documents, report.bodies,
+                            seconds, report.isSound ? "sound" : "\(report.damaged.count) damaged, \(report.sqlite.count) SQLite findings")
+                     + (quarantined > 0 ? "; \(quarantined) revision(s) in quarantine" : ""))
+        if !report.isSound {
+            throw CommandFailure("the database has damage; `fprint repair` re-fetches it from the gateway or quarantines it", .ioError)
         }
     }
 }
 
-struct Repair: AsyncParsableCommand {
+struct Repair: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "repair",
         abstract: "Mend damaged documents: re-fetch them from the gateway, else quarantine them.",
@@ -58,40 +56,38 @@ struct Repair: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let store = try ws.openStore(.write)
-            let report = try store.check()
-            guard !report.damaged.isEmpty else {
-                Terminal.err("nothing to repair: every stored body reads back" + (report.sqlite.isEmpty ? "" : " (SQLite reports \(report.sqlite.count) finding(s); see `fprint check`)"))
-                return
-            }
-            var remaining = report.damaged
-            var restored: [String] = []
-            if !offline, let remote = try remoteDatabase(ws) {
-                remaining = []
-                var reachable = true
-                for d in report.damaged {
-                    guard reachable, let rev = d.rev.flatMap(Revision.init) else { remaining.append(d); continue }
-                    do {
-                        let content = try Self.fetch(remote, id: d.id, rev: rev)
-                        try store.restoreBody(content)
-                        restored.append("\(d.id) \(rev)")
-                    } catch SyncError.unreachable(let why) {
-                        Terminal.err("warning: gateway unreachable (\(why)): quarantining the rest")
-                        reachable = false
-                        remaining.append(d)
-                    } catch {
-                        remaining.append(d)
-                    }
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let store = try ws.openStore(.write)
+        let report = try store.check()
+        guard !report.damaged.isEmpty else {
+            Terminal.err("nothing to repair: every stored body reads back" + (report.sqlite.isEmpty ? "" : " (SQLite reports \(report.sqlite.count) finding(s); see `fprint check`)"))
+            return
+        }
+        var remaining = report.damaged
+        var restored: [String] = []
+        if !offline, let remote = try remoteDatabase(ws) {
+            remaining = []
+            var reachable = true
+            for d in report.damaged {
+                guard reachable, let rev = d.rev.flatMap(Revision.init) else { remaining.append(d); continue }
+                do {
+                    let content = try Self.fetch(remote, id: d.id, rev: rev)
+                    try store.restoreBody(content)
+                    restored.append("\(d.id) \(rev)")
+                } catch SyncError.unreachable(let why) {
+                    Terminal.err("warning: gateway unreachable (\(why)): quarantining the rest")
+                    reachable = false
+                    remaining.append(d)
+                } catch {
+                    remaining.append(d)
                 }
             }
-            for r in restored { Terminal.out("restored from the gateway: \(r)") }
-            let moved = try store.quarantine(remaining)
-            for id in moved { Terminal.out("quarantined: \(id)") }
-            Terminal.err("\(restored.count) revision(s) restored, \(moved.count) document(s) quarantined")
         }
+        for r in restored { Terminal.out("restored from the gateway: \(r)") }
+        let moved = try store.quarantine(remaining)
+        for id in moved { Terminal.out("quarantined: \(id)") }
+        Terminal.err("\(restored.count) revision(s) restored, \(moved.count) document(s) quarantined")
     }
 
     /// The gateway, when one is configured and a token is at hand; nil otherwise.
@@ -116,7 +112,7 @@ struct Repair: AsyncParsableCommand {
     }
 }
 
-struct Maintenance: AsyncParsableCommand {
+struct Maintenance: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "maintenance",
         abstract: "Compact an older database: recompress pre-v4 text bodies, enlarge 4 KB pages, VACUUM.",
@@ -129,28 +125,26 @@ struct Maintenance: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions)
-            guard FileManager.default.fileExists(atPath: ws.databasePath) else {
-                throw CommandFailure("no database at \(ws.databasePath)", .notFound)
-            }
-            let stop = StopFlag()
-            let report: MaintenanceReport
-            do {
-                report = try SQLiteDocumentStore.maintain(path: ws.databasePath, progress: { Terminal.err($0) },
-                                                          shouldStop: { stop.isSet })
-            } catch let e as StoreError {
-                throw CommandFailure("\(ws.databasePath): \(e.description)", .ioError)
-            }
-            if !report.finished {
-                Terminal.err("interrupted: \(report.recompressed) bodies recompressed so far are kept; run it again to finish")
-                throw ExitCode(ExitStatus.interrupted.rawValue)
-            }
-            Terminal.err(String(format: "done: %d bodies recompressed, pages %d → %d KB, %.1f → %.1f MB", report.recompressed,
-                                report.pageSizeBefore / 1024, report.pageSizeAfter / 1024,
-                                Double(report.bytesBefore) / 1e6, Double(report.bytesAfter) / 1e6))
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions)
+        guard FileManager.default.fileExists(atPath: ws.databasePath) else {
+            throw CommandFailure("no database at \(ws.databasePath)", .notFound)
         }
+        let stop = StopFlag()
+        let report: MaintenanceReport
+        do {
+            report = try SQLiteDocumentStore.maintain(path: ws.databasePath, progress: { Terminal.err($0) },
+                                                      shouldStop: { stop.isSet })
+        } catch let e as StoreError {
+            throw CommandFailure("\(ws.databasePath): \(e.description)", .ioError)
+        }
+        if !report.finished {
+            Terminal.err("interrupted: \(report.recompressed) bodies recompressed so far are kept; run it again to finish")
+            throw ExitCode(ExitStatus.interrupted.rawValue)
+        }
+        Terminal.err(String(format: "done: %d bodies recompressed, pages %d → %d KB, %.1f → %.1f MB", report.recompressed,
+                            report.pageSizeBefore / 1024, report.pageSizeAfter / 1024,
+                            Double(report.bytesBefore) / 1e6, Double(report.bytesAfter) / 1e6))
     }
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import FPConfig
 import FPCore
-import FPGateway
 import FPNet
 import FPStore
 import FPSync
@@ -31,7 +30,7 @@ struct GatewayClientOptions: ParsableArguments {
     }
 }
 
-struct Sync: AsyncParsableCommand {
+struct Sync: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Replicate measurements with a CouchDB-protocol gateway (push, then pull).",
@@ -65,56 +64,55 @@ struct Sync: AsyncParsableCommand {
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let given = try client.gatewayURL(workspace)
-            let store = try workspace.openStore(.write)
-            let transport = client.transport()
-            let auth = try GatewayAuth.resolve(given, explicitToken: token, workspace: workspace, transport: transport)
-            let remote = RemoteDatabase(url: auth.url, transport: transport, credentials: auth.credentials)
-            let userID = pullOnly ? nil : auth.userID(transport: transport)
-            let printer = SyncProgressPrinter(quiet: quiet, dryRun: dryRun)
-            let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: batchSize),
-                                        userID: userID, dryRun: dryRun, progress: { printer.update($0) })
-            var reports: [SyncReport] = []
-            do {
-                try replicator.checkRemote()
-                if !pullOnly { reports.append(try replicator.push()) }
-                if !pushOnly { reports.append(try replicator.pull()) }
-            } catch let error as SyncError {
-                printer.finish()
-                throw CommandFailure(error)
-            }
+    func perform() async throws {
+        let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let given = try client.gatewayURL(workspace)
+        let store = try workspace.openStore(.write)
+        let transport = client.transport()
+        let auth = try GatewayAuth.resolve(given, explicitToken: token, workspace: workspace, transport: transport)
+        let remote = RemoteDatabase(url: auth.url, transport: transport, credentials: auth.credentials)
+        let userID = pullOnly ? nil : auth.userID(transport: transport)
+        let printer = SyncProgressPrinter(quiet: quiet, dryRun: dryRun)
+        let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: batchSize),
+                                    userID: userID, dryRun: dryRun, progress: { printer.update($0) })
+        var reports: [SyncReport] = []
+        // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
+        do throws(SyncError) {
+            try replicator.checkRemote()
+            if !pullOnly { reports.append(try replicator.push()) }
+            if !pushOnly { reports.append(try replicator.pull()) }
+        } catch {
             printer.finish()
-            let pushed = reports.first { $0.direction == .push }
-            let pulled = reports.first { $0.direction == .pull }
-            var parts: [String] = []
-            if let pushed {
-                parts.append("\(dryRun ? "would send" : "sent") \(pushed.written) of \(pushed.examined) changed")
-                if pushed.signed > 0 { parts.append("signed \(pushed.signed) as \(userID ?? "?")") }
-            }
-            if let pulled {
-                let already = pulled.examined - pulled.written
-                parts.append("\(dryRun ? "would receive" : "received") \(pulled.written) of \(pulled.examined) changed"
-                    + (already > 0 ? " (\(already) already here)" : ""))
-            }
-            Terminal.out("\(dryRun ? "dry run: " : "")\(parts.joined(separator: ", ")) — \(remote.displayURL)")
-            DamageLog.shared.record(reports.flatMap(\.damaged))
-            let refused = pushed?.refusals ?? []
-            for r in refused.prefix(10) { Terminal.err("refused by the gateway: \(r.id): \(r.reason)") }
-            if refused.count > 10 { Terminal.err("… and \(refused.count - 10) more (`fprint status` lists them)") }
-            if !dryRun {
-                try store.putLocalDocument(id: "fprint-last-sync", body: [
-                    "time": .string(ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))),
-                    "gateway": .string(remote.displayURL),
-                    "sent": .int(Int64(pushed?.written ?? 0)), "received": .int(Int64(pulled?.written ?? 0)),
-                    "refused": .int(Int64(refused.count)),
-                ])
-            }
-            if !refused.isEmpty {
-                throw CommandFailure("the gateway refused \(refused.count) document(s); they stay unsynced and are offered again next sync", .authRejected)
-            }
+            throw CommandFailure(error)
+        }
+        printer.finish()
+        let pushed = reports.first { $0.direction == .push }
+        let pulled = reports.first { $0.direction == .pull }
+        var parts: [String] = []
+        if let pushed {
+            parts.append("\(dryRun ? "would send" : "sent") \(pushed.written) of \(pushed.examined) changed")
+            if pushed.signed > 0 { parts.append("signed \(pushed.signed) as \(userID ?? "?")") }
+        }
+        if let pulled {
+            let already = pulled.examined - pulled.written
+            parts.append("\(dryRun ? "would receive" : "received") \(pulled.written) of \(pulled.examined) changed"
+                + (already > 0 ? " (\(already) already here)" : ""))
+        }
+        Terminal.out("\(dryRun ? "dry run: " : "")\(parts.joined(separator: ", ")) — \(remote.displayURL)")
+        DamageLog.shared.record(reports.flatMap(\.damaged))
+        let refused = pushed?.refusals ?? []
+        for r in refused.prefix(10) { Terminal.err("refused by the gateway: \(r.id): \(r.reason)") }
+        if refused.count > 10 { Terminal.err("… and \(refused.count - 10) more (`fprint status` lists them)") }
+        if !dryRun {
+            try store.putLocalDocument(id: "fprint-last-sync", body: [
+                "time": .string(ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))),
+                "gateway": .string(remote.displayURL),
+                "sent": .int(Int64(pushed?.written ?? 0)), "received": .int(Int64(pulled?.written ?? 0)),
+                "refused": .int(Int64(refused.count)),
+            ])
+        }
+        if !refused.isEmpty {
+            throw CommandFailure("the gateway refused \(refused.count) document(s); they stay unsynced and are offered again next sync", .authRejected)
         }
     }
 }

@@ -1,9 +1,10 @@
 import ArgumentParser
+import FPConfig
 import FPCore
 import FPSession
 import Foundation
 
-struct WalkCommand: AsyncParsableCommand {
+struct WalkCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "walk",
         abstract: "Walk a scenario's route, cutting one document every 2 s.",
@@ -30,49 +31,47 @@ struct WalkCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await reportingFailures {
-            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let settings = try ws.settings()
-            let loaded = try ws.loadConfig()
-            let scenario = try ws.scenario(self.scenario, in: loaded)
-            let mapInfo = try ws.map(scenario.mapID, in: loaded)
-            guard let route = Route(waypoints: scenario.points) else {
-                throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
-            }
-            let radios = try capture.radios(enabled: settings.radios)
-            let store = try ws.openStore(.write)
-            try Rescue.preflight(store, ws)  // a walk's route is not lost to a store that cannot write
-            let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
-            let walk = Walk(
-                level: mapInfo.id, scenarioId: scenario.scenarioID, route: route,
-                pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
-                scale: ws.scale(of: mapInfo), sessionId: Workspace.newDocumentID())
-            Terminal.err(String(format: "walk %@ on %@: %d waypoints, %.1f m at %.2f m/s, about %.0f s, %d documents",
-                                scenario.scenarioID, mapInfo.id, route.waypoints.count,
-                                route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,
-                                Double(walk.durationMs) / 1000, walk.windows.count))
-            let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs)
-            let docs = try await Interrupts.cancellable {
-                try await walk.run(setup) { printer.update($0) }
-            }
-            printer.finish()
-            let encoder = JSONValueEncoder()
-            let lastEnd = docs.compactMap { $0.window?.endMs }.max()
-            let news = try docs.map { doc in
-                let id = Workspace.newDocumentID(), body = try encoder.encode(doc)
-                guard let log = setup.rawHCI, let window = doc.window else { return NewDocument(id: id, body: body) }
-                return RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: window.startMs,
-                                            toMs: window.endMs, lastWindow: window.endMs == lastEnd)
-            }
-            if let log = setup.rawHCI, let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
-            let stored = try Rescue.insert(news, into: store, ws)
-            if json {
-                for s in stored { Terminal.out(Workspace.documentJSON(s)) }
-            } else {
-                for s in stored { Terminal.out(s.id) }
-                Terminal.err("stored \(stored.count) documents of walk session \(walk.sessionId)")
-            }
+    func perform() async throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let settings = try ws.settings()
+        let loaded = try ws.loadConfig()
+        let scenario = try ws.scenario(self.scenario, in: loaded)
+        let mapInfo = try ws.map(scenario.mapID, in: loaded)
+        guard let route = Route(waypoints: scenario.points) else {
+            throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
+        }
+        let radios = try capture.radios(enabled: settings.radios)
+        let store = try ws.openStore(.write)
+        try Rescue.preflight(store, ws)  // a walk's route is not lost to a store that cannot write
+        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
+        let walk = Walk(
+            level: mapInfo.id, scenarioId: scenario.scenarioID, route: route,
+            pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
+            scale: ws.scale(of: mapInfo), sessionId: Workspace.newDocumentID())
+        Terminal.err(String(format: "walk %@ on %@: %d waypoints, %.1f m at %.2f m/s, about %.0f s, %d documents",
+                            scenario.scenarioID, mapInfo.id, route.waypoints.count,
+                            route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,
+                            Double(walk.durationMs) / 1000, walk.windows.count))
+        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs)
+        let docs = try await Interrupts.cancellable {
+            try await walk.run(setup) { printer.update($0) }
+        }
+        printer.finish()
+        let encoder = JSONValueEncoder()
+        let lastEnd = docs.compactMap { $0.window?.endMs }.max()
+        let news = try docs.map { doc in
+            let id = Workspace.newDocumentID(), body = try encoder.encode(doc)
+            guard let log = setup.rawHCI, let window = doc.window else { return NewDocument(id: id, body: body) }
+            return RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: window.startMs,
+                                        toMs: window.endMs, lastWindow: window.endMs == lastEnd)
+        }
+        if let log = setup.rawHCI, let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
+        let stored = try Rescue.insert(news, into: store, ws)
+        if json {
+            for s in stored { Terminal.out(Workspace.documentJSON(s)) }
+        } else {
+            for s in stored { Terminal.out(s.id) }
+            Terminal.err("stored \(stored.count) documents of walk session \(walk.sessionId)")
         }
     }
 }

@@ -58,7 +58,7 @@ public struct AppConfig: Sendable, Equatable {
         var maps: [MapInfo] = []
         var firstUse: [String: String] = [:]
         for (i, item) in list.enumerated() {
-            let path = JSONReader.element("$.maps", i)
+            let path = JSONPath.element("$.maps", i)
             let map = try Self.map(item, at: path, reader: r)
             if let first = firstUse[map.id] {
                 throw r.error("\(path).id", "duplicate map id \"\(map.id)\", first used at \(first)")
@@ -130,7 +130,7 @@ public struct ScenarioSet: Sendable, Equatable {
         var scenarios: [Scenario] = []
         var firstUse: [String: String] = [:]
         for (i, item) in list.enumerated() {
-            let path = JSONReader.element("$.scenarios", i)
+            let path = JSONPath.element("$.scenarios", i)
             let scenario = try Self.scenario(item, at: path, reader: r)
             if let first = firstUse[scenario.scenarioID] {
                 throw r.error("\(path).scenarioID", "duplicate scenario id \"\(scenario.scenarioID)\", first used at \(first)")
@@ -154,7 +154,7 @@ public struct ScenarioSet: Sendable, Equatable {
         let list = try r.array(r.required(o, "points", at: path, expected: "an array"), at: pointsPath)
         var points: [MapPoint] = []
         for (i, item) in list.enumerated() {
-            let pointPath = JSONReader.element(pointsPath, i)
+            let pointPath = JSONPath.element(pointsPath, i)
             let p = try r.object(item, at: pointPath)
             points.append(MapPoint(x: try r.number(p, "X", at: pointPath), y: try r.number(p, "Y", at: pointPath)))
         }

@@ -85,10 +85,10 @@ public struct Settings: Sendable, Equatable {
         let o = try r.object(json, at: "$")
         if let value = o["configURL"], value != .null {
             guard case .string(let s) = value else {
-                throw r.error("$.configURL", "expected a string or null, found \(JSONReader.typeName(value))")
+                throw r.error("$.configURL", "expected a string or null, found \(JSONPath.typeName(value))")
             }
             guard (try? ConfigLocation.parse(s, currentDirectory: "/")) != nil else {
-                throw r.error("$.configURL", "expected \(SettingKey.configURL.allowed), found \(JSONReader.shown(value))")
+                throw r.error("$.configURL", "expected \(SettingKey.configURL.allowed), found \(JSONPath.shown(value))")
             }
             configURL = s
         }
@@ -97,8 +97,8 @@ public struct Settings: Sendable, Equatable {
             var chosen: [Radio] = []
             for (i, item) in list.enumerated() {
                 guard let name = item.stringValue, let radio = Radio(rawValue: name) else {
-                    throw r.error(JSONReader.element("$.radios", i),
-                                  "expected one of ble, wifi, cell, location, found \(JSONReader.shown(item))")
+                    throw r.error(JSONPath.element("$.radios", i),
+                                  "expected one of ble, wifi, cell, location, found \(JSONPath.shown(item))")
                 }
                 chosen.append(radio)
             }

@@ -1,3 +1,4 @@
+import FPHex
 import Foundation
 
 /// The one byte-exact serialisation of a JSON value: keys sorted by their
@@ -137,8 +138,7 @@ public enum CanonicalJSON {
                 case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
                 case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+                    out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, Hex.lowerDigits[Int(b >> 4)], Hex.lowerDigits[Int(b & 15)]])
                 }
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))

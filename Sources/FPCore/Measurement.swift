@@ -8,6 +8,9 @@
 /// and stable, with `null` where a sensor had nothing to say.
 public struct MeasurementDocument: Codable, Sendable, Equatable {
     public static let schemaVersion = 1
+    /// The member naming a document's owner (Couchbase Sync Gateway's name,
+    /// kept so the earlier apps' documents and gateways agree).
+    public static let ownerKey = "couchbase_sync_gateway_id"
     public static let unsignedOwner = "-"
 
     public enum Mode: String, Codable, Sendable, CaseIterable { case `static`, walk }

@@ -1,4 +1,5 @@
 import Crypto
+import FPHex
 import Foundation
 
 /// A CouchDB-style revision id: `N-<32 lowercase hex>`, N the generation.
@@ -45,14 +46,7 @@ public struct Revision: Sendable, Hashable, Comparable, CustomStringConvertible 
         md5.update(data: Data((parent?.description ?? "").utf8))
         md5.update(data: Data([deleted ? 1 : 0]))
         md5.update(bufferPointer: canonicalBytes)
-        let digits = Array("0123456789abcdef".utf8)
-        var hex = [UInt8]()
-        hex.reserveCapacity(32)
-        for b in md5.finalize() {
-            hex.append(digits[Int(b >> 4)])
-            hex.append(digits[Int(b & 15)])
-        }
-        return Revision(generation: (parent?.generation ?? 0) + 1, hash: String(decoding: hex, as: UTF8.self))
+        return Revision(generation: (parent?.generation ?? 0) + 1, hash: Hex.string(md5.finalize()))
     }
 
     /// CouchDB orders revisions by generation, then by hash as a string.

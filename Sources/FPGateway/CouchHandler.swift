@@ -15,7 +15,7 @@ struct CouchHandler: Sendable {
     /// CouchDB's replicator compares this between `GET /db` and
     /// `_ensure_full_commit`; a constant keeps it stable across restarts.
     static let instanceStartTime = "0"
-    static let ownerKey = "couchbase_sync_gateway_id"
+    static let ownerKey = MeasurementDocument.ownerKey
 
     func handle(_ request: CouchRequest) async throws -> Reply {
         guard let user = request.user else { throw CouchError.unauthorized }

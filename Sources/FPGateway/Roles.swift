@@ -1,8 +1,6 @@
-/// What a user may do. Viewers read (dashboards, analysts); users also
-/// write documents signed with their own id; admins write any document.
-public enum GatewayRole: String, Sendable, CaseIterable {
-    case viewer, user, admin
+import FPCore
 
+extension GatewayRole {
     /// CouchDB's `userCtx.roles` (plain users have none, as in CouchDB).
     var couchRoles: [String] { self == .user ? [] : [rawValue] }
 }

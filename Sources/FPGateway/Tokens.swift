@@ -1,5 +1,6 @@
 import Crypto
 import FPCore
+import FPHex
 import Foundation
 
 /// Why a token was refused. Descriptions never contain the token.
@@ -19,15 +20,6 @@ public enum TokenError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// The claims fprint puts in its tokens.
-public struct TokenClaims: Sendable, Equatable {
-    public var subject: String
-    public var role: GatewayRole
-    public var issuedAt: Int64
-    public var expiresAt: Int64
-    public var isAdmin: Bool { role == .admin }
-}
-
 /// HS256 JSON Web Tokens (RFC 7519) signed with the gateway's secret.
 /// Hand-rolled over swift-crypto's HMAC: fprint needs one algorithm and
 /// three claims, which is less code than configuring a JWT library.
@@ -40,7 +32,7 @@ public struct TokenAuthority: Sendable {
 
     /// Makes a new random secret (32 bytes, as hex text for the secret file).
     public static func newSecret() -> String {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.map { String(format: "%02x", $0) }.joined()
+        SymmetricKey(size: .bits256).withUnsafeBytes { Hex.string($0) }
     }
 
     public func issue(user: String, role: GatewayRole = .user, ttlSeconds: Int64, now: Date = Date()) -> String {
@@ -71,30 +63,8 @@ public struct TokenAuthority: Sendable {
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signingInput, using: key) else {
             throw .badSignature
         }
-        guard let claims = Self.claims(payloadData), claims.expiresAt > 0 else { throw .malformed }
+        guard let claims = TokenClaims(payload: payloadData), claims.expiresAt > 0 else { throw .malformed }
         guard Int64(now.timeIntervalSince1970) < claims.expiresAt else { throw .expired }
         return claims
-    }
-
-    /// Reads the claims without checking the signature: the client shows its
-    /// token's user and expiry (it does not have the secret).
-    public static func unverifiedClaims(_ token: String) -> TokenClaims? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let data = Base64URL.decode(parts[1]) else { return nil }
-        return claims(data)
-    }
-
-    static func claims(_ payloadData: Data) -> TokenClaims? {
-        guard let payload = try? CanonicalJSON.parse(payloadData), let sub = payload["sub"]?.stringValue, !sub.isEmpty
-        else { return nil }
-        let role: GatewayRole
-        switch payload["role"]?.stringValue {
-        case nil: role = .user
-        case let text?:
-            guard let named = GatewayRole(rawValue: text) else { return nil }
-            role = named
-        }
-        return TokenClaims(subject: sub, role: role, issuedAt: payload["iat"]?.intValue ?? 0,
-                           expiresAt: payload["exp"]?.intValue ?? 0)
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import FPCore
 import Foundation
 
 /// Basic-auth users (`name:password[:role]` lines in a 0600 file; role is

@@ -1,3 +1,5 @@
+import FPHex
+
 /// A 48-bit Bluetooth device address, stored most significant byte first.
 public struct BDAddress: Sendable, Hashable, CustomStringConvertible {
     public let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
@@ -30,8 +32,8 @@ public struct BDAddress: Sendable, Hashable, CustomStringConvertible {
             var i = 0
             for (n, b) in all.enumerated() {
                 if n > 0 { out[i] = UInt8(ascii: ":"); i += 1 }
-                out[i] = Hex.upper[Int(b >> 4)]
-                out[i + 1] = Hex.upper[Int(b & 0x0F)]
+                out[i] = Hex.upperDigits[Int(b >> 4)]
+                out[i + 1] = Hex.upperDigits[Int(b & 0x0F)]
                 i += 2
             }
             return i
@@ -56,54 +58,5 @@ public enum AddressType: UInt8, Sendable, CaseIterable {
         case .randomIdentity: "random-identity"
         case .anonymous: "anonymous"
         }
-    }
-}
-
-/// Small hex helpers without Foundation.
-public enum Hex {
-    static let digits: [Character] = Array("0123456789ABCDEF")
-    static let upper: [UInt8] = Array("0123456789ABCDEF".utf8)
-    static let lower: [UInt8] = Array("0123456789abcdef".utf8)
-
-    public static func byte(_ b: UInt8) -> String {
-        String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
-    }
-
-    /// Lower-case hex of a byte sequence, no separators.
-    public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        // Every report's raw data goes through here: work on plain buffers.
-        bytes.withContiguousStorageIfAvailable(lowerHex) ?? Array(bytes).withUnsafeBufferPointer(lowerHex)
-    }
-
-    private static func lowerHex(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            lower.withUnsafeBufferPointer { digits in
-                var i = 0
-                for b in bytes {
-                    out[i] = digits[Int(b >> 4)]
-                    out[i + 1] = digits[Int(b & 0x0F)]
-                    i += 2
-                }
-                return i
-            }
-        }
-    }
-
-    /// Parses hex digits (white space ignored); nil on any other character or an odd count.
-    public static func bytes(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        var high: UInt8?
-        for c in text.utf8 {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): continue
-            default: return nil
-            }
-            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-        }
-        return high == nil ? out : nil
     }
 }

@@ -1,3 +1,5 @@
+import FPHex
+
 /// The decoded AD structures of one advertisement (Core Supplement Part A).
 public struct AdvertisingData: Sendable, Equatable {
     public var flags: UInt8?
@@ -139,8 +141,8 @@ public enum UUIDText {
                     out[i] = UInt8(ascii: "-")
                     i += 1
                 }
-                out[i] = Hex.upper[Int(b >> 4)]
-                out[i + 1] = Hex.upper[Int(b & 0x0F)]
+                out[i] = Hex.upperDigits[Int(b >> 4)]
+                out[i + 1] = Hex.upperDigits[Int(b & 0x0F)]
                 i += 2
             }
             return i

@@ -1,3 +1,5 @@
+import FPHex
+
 /// Beacon identities decoded from advertising data.
 public enum BeaconFrame: Sendable, Equatable {
     /// Apple iBeacon: company 0x004C, type 0x02, length 0x15.

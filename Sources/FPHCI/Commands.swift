@@ -1,3 +1,5 @@
+import FPHex
+
 /// HCI commands fprint sends, encoded as H4 frames (pure: no I/O).
 public struct HCICommand: Sendable, Equatable {
     public let opcode: UInt16

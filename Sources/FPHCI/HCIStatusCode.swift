@@ -1,3 +1,5 @@
+import FPHex
+
 /// HCI error codes by name (Core spec Vol 1 Part F), for messages people can act on.
 public enum HCIStatusCode {
     public static let success: UInt8 = 0x00

@@ -1,4 +1,5 @@
 import FPHCI
+import FPHex
 
 /// A deterministic mutation fuzzer for the HCI parsers (no libFuzzer needed):
 /// it mutates real events (bit flips, byte sets, truncation, extension,

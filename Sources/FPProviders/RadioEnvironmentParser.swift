@@ -93,77 +93,65 @@ extension RadioEnvironment {
         do {
             root = try CanonicalJSON.parse(data)
         } catch {
-            // JSONDecoder drops the position of a syntax error; JSONSerialization keeps it.
-            var detail = ""
-            do { _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
-                if let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String { detail = " (\(text))" }
-            }
-            throw RadioEnvironmentError(file: errorLabel, path: "", problem: "not valid JSON\(detail)")
+            // The parser's own error says where: "not valid JSON near line 1, column 14: …".
+            throw RadioEnvironmentError(file: errorLabel, path: "", problem: error.description)
         }
-        self = try EnvironmentParser(file: errorLabel, source: source).environment(Node(root, "$"))
+        self = try EnvironmentParser(file: errorLabel, source: source).environment(JSONNode(root))
     }
 }
 
-/// A JSON value and its path, for exact error messages.
-private struct Node {
-    let value: JSONValue
-    let path: String
-    init(_ value: JSONValue, _ path: String) {
-        self.value = value
-        self.path = path
-    }
-}
-
-/// Walks the parsed JSON tree; every accessor names the path it failed at.
+/// Walks the parsed JSON tree (FPCore's `JSONNode`: values with their paths);
+/// every accessor names the path it failed at.
 private struct EnvironmentParser {
+
     let file: String
     let source: String
 
-    func fail(_ node: Node, _ problem: String) -> RadioEnvironmentError {
+    func fail(_ node: JSONNode, _ problem: String) -> RadioEnvironmentError {
         RadioEnvironmentError(file: file, path: node.path, problem: problem)
     }
 
     // MARK: typed accessors
 
     /// An object whose keys are all in `allowed` (or comments starting with "_").
-    func object(_ node: Node, allowed: [String]) throws -> Fields {
+    func object(_ node: JSONNode, allowed: [String]) throws -> Fields {
         guard case .object(let members) = node.value else { throw fail(node, "expected an object") }
         for key in members.keys.sorted() where !key.hasPrefix("_") && !allowed.contains(key) {
-            throw fail(Node(.null, "\(node.path).\(key)"), "unknown key")
+            throw fail(JSONNode(.null, at: node.path(of: key)), "unknown key")
         }
-        return Fields(file: file, node: node, members: members)
+        return Fields(file: file, node: node)
     }
 
-    func array(_ node: Node) throws -> [Node] {
-        guard case .array(let items) = node.value else { throw fail(node, "expected an array") }
-        return items.enumerated().map { Node($0.element, "\(node.path)[\($0.offset)]") }
+    func array(_ node: JSONNode) throws -> [JSONNode] {
+        guard let elements = node.elements else { throw fail(node, "expected an array") }
+        return elements
     }
 
-    func number(_ node: Node) throws -> Double {
+    func number(_ node: JSONNode) throws -> Double {
         guard let d = node.value.doubleValue else { throw fail(node, "expected a number") }
         guard d.isFinite else { throw fail(node, "must be finite") }
         return d
     }
 
-    func number(_ node: Node, _ range: ClosedRange<Double>) throws -> Double {
+    func number(_ node: JSONNode, _ range: ClosedRange<Double>) throws -> Double {
         let d = try number(node)
         guard range.contains(d) else { throw fail(node, "must be between \(fmt(range.lowerBound)) and \(fmt(range.upperBound))") }
         return d
     }
 
-    func positive(_ node: Node) throws -> Double {
+    func positive(_ node: JSONNode) throws -> Double {
         let d = try number(node)
         guard d > 0 else { throw fail(node, "must be greater than 0") }
         return d
     }
 
-    func nonNegative(_ node: Node) throws -> Double {
+    func nonNegative(_ node: JSONNode) throws -> Double {
         let d = try number(node)
         guard d >= 0 else { throw fail(node, "must not be negative") }
         return d
     }
 
-    func integer(_ node: Node, _ range: ClosedRange<Int64>) throws -> Int {
+    func integer(_ node: JSONNode, _ range: ClosedRange<Int64>) throws -> Int {
         guard let i = node.value.intValue else { throw fail(node, "expected an integer") }
         // Upper bounds of Int32.max and beyond only keep arithmetic safe: not worth printing for small values.
         if range.upperBound >= Int64(Int32.max), i < range.lowerBound {
@@ -177,30 +165,30 @@ private struct EnvironmentParser {
         return Int(i)
     }
 
-    func string(_ node: Node) throws -> String {
+    func string(_ node: JSONNode) throws -> String {
         guard let s = node.value.stringValue else { throw fail(node, "expected a string") }
         return s
     }
 
-    func nonEmptyString(_ node: Node) throws -> String {
+    func nonEmptyString(_ node: JSONNode) throws -> String {
         let s = try string(node)
         guard !s.isEmpty else { throw fail(node, "must not be empty") }
         return s
     }
 
-    func bool(_ node: Node) throws -> Bool {
+    func bool(_ node: JSONNode) throws -> Bool {
         guard let b = node.value.boolValue else { throw fail(node, "expected true or false") }
         return b
     }
 
-    func oneOf(_ node: Node, _ choices: [String]) throws -> String {
+    func oneOf(_ node: JSONNode, _ choices: [String]) throws -> String {
         let s = try string(node)
         guard choices.contains(s) else { throw fail(node, "expected one of " + choices.map { "\"\($0)\"" }.joined(separator: ", ")) }
         return s
     }
 
     /// `AA:BB:CC:DD:EE:FF` (either case), returned upper case as BlueZ prints it.
-    func mac(_ node: Node) throws -> String {
+    func mac(_ node: JSONNode) throws -> String {
         let s = try string(node)
         let parts = s.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
@@ -209,13 +197,13 @@ private struct EnvironmentParser {
         return s.uppercased()
     }
 
-    func hex(_ node: Node, digits: Int) throws -> String {
+    func hex(_ node: JSONNode, digits: Int) throws -> String {
         let s = try string(node)
         guard s.count == digits, s.allSatisfy(\.isHexDigit) else { throw fail(node, "expected \(digits) hex digits") }
         return s.lowercased()
     }
 
-    func digits(_ node: Node, _ counts: ClosedRange<Int>, what: String) throws -> String {
+    func digits(_ node: JSONNode, _ counts: ClosedRange<Int>, what: String) throws -> String {
         let s = try string(node)
         guard counts.contains(s.count), s.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw fail(node, "expected \(what) as a string of \(counts.lowerBound == counts.upperBound ? "\(counts.lowerBound)" : "\(counts.lowerBound)–\(counts.upperBound)") digits")
@@ -231,7 +219,7 @@ private struct EnvironmentParser {
 
     // MARK: the document
 
-    func environment(_ root: Node) throws -> RadioEnvironment {
+    func environment(_ root: JSONNode) throws -> RadioEnvironment {
         let f = try object(root, allowed: ["map", "name", "seed", "scale", "propagation", "geo", "ble", "wifi", "cell"])
         let map = try nonEmptyString(f.required("map"))
         var env = RadioEnvironment(map: map, name: try f.optional("name").map(nonEmptyString), source: source)
@@ -253,7 +241,7 @@ private struct EnvironmentParser {
         try checkUnique(f, "cell", "cid", env.cells.map { "\($0.type)/\($0.mcc)/\($0.mnc)/\($0.lac)/\($0.cid)" })
         let serving = env.cells.indices.filter { env.cells[$0].serving }
         if serving.count > 1 {
-            throw fail(Node(.null, "$.cell[\(serving[1])].serving"), "a second serving cell (the first is $.cell[\(serving[0])])")
+            throw fail(JSONNode(.null, at: "$.cell[\(serving[1])].serving"), "a second serving cell (the first is $.cell[\(serving[0])])")
         }
         return env
     }
@@ -263,7 +251,7 @@ private struct EnvironmentParser {
         var first: [String: Int] = [:]
         for (i, id) in ids.enumerated() {
             guard let id else { continue }
-            if let j = first[id] { throw fail(Node(.null, "$.\(list)[\(i)].\(key)"), "duplicate of $.\(list)[\(j)]") }
+            if let j = first[id] { throw fail(JSONNode(.null, at: "$.\(list)[\(i)].\(key)"), "duplicate of $.\(list)[\(j)]") }
             first[id] = i
         }
     }
@@ -273,7 +261,7 @@ private struct EnvironmentParser {
          b.namespace ?? "", b.instance ?? "", b.url ?? ""].joined(separator: "/")
     }
 
-    func geo(_ node: Node) throws -> RadioEnvironment.GeoAnchor {
+    func geo(_ node: JSONNode) throws -> RadioEnvironment.GeoAnchor {
         let f = try object(node, allowed: ["originLat", "originLong", "originX", "originY", "rotationDeg", "yAxis",
                                             "accuracyM", "altM"])
         return RadioEnvironment.GeoAnchor(
@@ -287,7 +275,7 @@ private struct EnvironmentParser {
             altM: try f.optional("altM").map(number))
     }
 
-    func bleTransmitter(_ node: Node) throws -> RadioEnvironment.BLETransmitter {
+    func bleTransmitter(_ node: JSONNode) throws -> RadioEnvironment.BLETransmitter {
         let f = try object(node, allowed: ["address", "addressType", "x", "y", "measuredPower", "intervalMs", "name", "beacon"])
         let address = try mac(f.required("address"))
         let addressType = try f.optional("addressType").map { try oneOf($0, ["public", "random"]) } ?? "public"
@@ -301,10 +289,9 @@ private struct EnvironmentParser {
                                                measuredPower: power, intervalMs: interval, name: name, beacon: beacon)
     }
 
-    func beacon(_ node: Node) throws -> Beacon {
-        guard case .object(let members) = node.value else { throw fail(node, "expected an object") }
-        let typeNode = members["type"].map { Node($0, "\(node.path).type") }
-        guard let typeNode else { throw fail(Node(.null, "\(node.path).type"), "missing") }
+    func beacon(_ node: JSONNode) throws -> Beacon {
+        guard case .object = node.value else { throw fail(node, "expected an object") }
+        guard let typeNode = node.member("type") else { throw fail(JSONNode(.null, at: node.path(of: "type")), "missing") }
         switch try oneOf(typeNode, ["ibeacon", "eddystone-uid", "eddystone-url"]) {
         case "ibeacon":
             let f = try object(node, allowed: ["type", "uuid", "major", "minor"])
@@ -324,7 +311,7 @@ private struct EnvironmentParser {
         }
     }
 
-    func accessPoint(_ node: Node) throws -> RadioEnvironment.WiFiAccessPoint {
+    func accessPoint(_ node: JSONNode) throws -> RadioEnvironment.WiFiAccessPoint {
         let f = try object(node, allowed: ["mac", "ssid", "x", "y", "frequency", "rssiAt1m"])
         let mac = try mac(f.required("mac"))
         let ssid = try string(f.required("ssid"))
@@ -338,7 +325,7 @@ private struct EnvironmentParser {
                                                 rssiAt1m: try number(f.required("rssiAt1m")))
     }
 
-    func cell(_ node: Node) throws -> RadioEnvironment.Cell {
+    func cell(_ node: JSONNode) throws -> RadioEnvironment.Cell {
         let f = try object(node, allowed: ["type", "cid", "lac", "psc", "mcc", "mnc", "serving", "x", "y", "rssiAt1m"])
         return RadioEnvironment.Cell(
             type: try oneOf(f.required("type"), ["gsm", "umts", "lte", "nr"]),
@@ -356,18 +343,17 @@ private struct EnvironmentParser {
 /// The members of one JSON object; `null` counts as absent for optional keys.
 private struct Fields {
     let file: String
-    let node: Node
-    let members: JSONObject
+    let node: JSONNode
 
-    func required(_ key: String) throws -> Node {
-        guard let v = members[key] else {
-            throw RadioEnvironmentError(file: file, path: "\(node.path).\(key)", problem: "missing")
+    func required(_ key: String) throws -> JSONNode {
+        guard let member = node.member(key) else {
+            throw RadioEnvironmentError(file: file, path: node.path(of: key), problem: "missing")
         }
-        return Node(v, "\(node.path).\(key)")
+        return member
     }
 
-    func optional(_ key: String) -> Node? {
-        guard let v = members[key], v != .null else { return nil }
-        return Node(v, "\(node.path).\(key)")
+    func optional(_ key: String) -> JSONNode? {
+        guard let member = node.member(key), member.value != .null else { return nil }
+        return member
     }
 }

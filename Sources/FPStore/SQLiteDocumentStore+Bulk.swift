@@ -1,4 +1,5 @@
 import FPCore
+import Foundation
 import GRDB
 
 /// A stored document as its JSON text, for bulk readers (eval, export) that

@@ -133,15 +133,8 @@ extension SQLiteDocumentStore {
             try db.execute(sql: "UPDATE revisions SET body = ? WHERE doc_id = ? AND rev = ?",
                            arguments: [stored, content.id, content.rev.description])
             guard db.changesCount == 1 else { throw StoreError.notFound(id: "\(content.id) \(content.rev)") }
-            try db.execute(sql: """
-                UPDATE documents SET created_at_ms = ?, created_at = ?, level = ?, mode = ?, x = ?, y = ?,
-                    session_id = ?, walk_seq = ?, ble_count = ?, wifi_count = ?, cell_count = ?, geo_count = ?
-                WHERE id = ? AND rev = ?
-                """, arguments: [
-                    summary.createdAtMs, summary.createdAt, summary.level, summary.mode, summary.x, summary.y,
-                    summary.sessionId, summary.walkSeq, summary.bleCount, summary.wifiCount, summary.cellCount,
-                    summary.geoCount, content.id, content.rev.description,
-                ])
+            try db.execute(sql: "UPDATE documents SET \(Summary.columnAssignments) WHERE id = ? AND rev = ?",
+                           arguments: summary.columnValues + [content.id, content.rev.description])
         }
     }
 

@@ -47,11 +47,7 @@ extension SQLiteDocumentStore {
     public func list(_ query: ListQuery) throws -> [DocumentSummary] {
         if let limit = query.limit, limit < 0 { throw StoreError.invalid("a list limit must not be negative") }
         // Only summary columns: `list` must stay fast with 100,000 documents.
-        var sql = """
-            SELECT id, rev, created_at_ms, created_at, level, mode, x, y, session_id, walk_seq,
-                   ble_count, wifi_count, cell_count, geo_count, synced
-            FROM documents WHERE deleted = 0
-            """
+        var sql = "SELECT \(ListedSummary.selection) FROM documents WHERE deleted = 0"
         let filter = Self.listFilter(query, table: "")
         sql += filter.sql
         var arguments = filter.arguments
@@ -61,14 +57,9 @@ extension SQLiteDocumentStore {
             arguments += [limit]
         }
         return try read { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            let rows = try ListedSummary.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             var summaries: [DocumentSummary] = []
-            while let row = try rows.next() {
-                summaries.append(DocumentSummary(
-                    id: row[0], rev: row[1], createdAtMs: row[2], createdAt: row[3], level: row[4],
-                    mode: row[5], x: row[6], y: row[7], sessionId: row[8], seq: row[9], bleCount: row[10],
-                    wifiCount: row[11], cellCount: row[12], geoCount: row[13], synced: row[14]))
-            }
+            while let row = try rows.next() { summaries.append(row.summary) }
             return summaries
         }
     }

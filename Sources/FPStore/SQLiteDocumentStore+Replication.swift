@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 import GRDB
 
 /// What the replicator (and `fprint db` maintenance) needs beyond `DocumentStore`.
@@ -98,7 +99,7 @@ extension SQLiteDocumentStore {
                     case .int64(let i): String(i)
                     case .double(let d): String(d)
                     case .string(let s): s
-                    case .blob(let b): b.map { String(format: "%02x", $0) }.joined()
+                    case .blob(let b): Hex.string(b)
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import Crypto
 import FPCore
+import FPHex
 import FPNet
 import Foundation
 
@@ -67,8 +68,8 @@ public struct Replicator: Sendable {
     public var dryRun: Bool
     public var progress: @Sendable (SyncProgress) -> Void
 
-    public static let ownerKey = "couchbase_sync_gateway_id"
-    static let unsigned = "-"
+    public static let ownerKey = MeasurementDocument.ownerKey
+    static let unsigned = MeasurementDocument.unsignedOwner
 
     public init(store: any ReplicableStore, remote: RemoteDatabase, limits: BatchLimits = BatchLimits(),
                 userID: String?, dryRun: Bool = false, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
@@ -87,7 +88,7 @@ public struct Replicator: Sendable {
     public func replicationID(_ direction: SyncDirection) throws(SyncError) -> String {
         let uuid = try storeCall { try store.databaseUUID() }
         let input = "fprint-replication-v1|\(uuid)|\(remote.displayURL)|\(direction.rawValue)"
-        return Insecure.MD5.hash(data: Data(input.utf8)).map { String(format: "%02x", $0) }.joined()
+        return Hex.string(Insecure.MD5.hash(data: Data(input.utf8)))
     }
 
     func storeCall<T>(_ body: () throws -> T) throws(SyncError) -> T {

@@ -1,5 +1,6 @@
 import FPAnalysis
 import FPCore
+import Foundation
 
 /// `fprint eval`'s leave-one-out on a synthetic radiomap: N fingerprints ×
 /// M transmitters (each heard at about 60 % of the points, 5 samples per

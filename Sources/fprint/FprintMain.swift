@@ -1,3 +1,4 @@
+import ArgumentParser
 import FPCLI
 
 /// All wiring lives in FPCLI so tests can run the same command tree.

@@ -1,4 +1,5 @@
 import FPCore
+import Foundation
 import Testing
 
 @testable import FPAnalysis

@@ -1,6 +1,7 @@
 import FPBLE
 import FPCore
 import FPHCI
+import FPHex
 import Foundation
 import Testing
 

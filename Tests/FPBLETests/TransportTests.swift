@@ -1,5 +1,6 @@
 import FPCore
 import FPHCI
+import FPHex
 import FPTransport
 import Foundation
 import Testing

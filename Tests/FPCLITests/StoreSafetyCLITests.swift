@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 import Foundation
 import Testing
 
@@ -9,13 +10,7 @@ func damageBody(of id: String, in path: String) throws {
     let store = try SQLiteDocumentStore(path: path)
     let hex = try #require(try store.rawSQL("SELECT hex(body) FROM revisions WHERE doc_id = '\(id)' AND body IS NOT NULL").first?[0] ?? nil)
     try store.close()
-    var frame: [UInt8] = []
-    var i = hex.startIndex
-    while i < hex.endIndex {
-        let j = hex.index(i, offsetBy: 2)
-        frame.append(UInt8(hex[i..<j], radix: 16)!)
-        i = j
-    }
+    let frame = try #require(Hex.bytes(hex))
     let file = try Data(contentsOf: URL(fileURLWithPath: path))
     let probe = Data(frame[frame.count / 2..<min(frame.count, frame.count / 2 + 48)])
     let at = try #require(file.range(of: probe)).lowerBound

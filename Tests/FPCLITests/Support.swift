@@ -1,4 +1,5 @@
 import FPStore
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -18,8 +19,7 @@ struct FprintRunner {
     var environment: [String: String]
 
     init() throws {
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("fprint-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        home = try makeTemporaryFolder("fprint-cli")
         var env = ProcessInfo.processInfo.environment
         for key in ["FPRINT_DB", "FPRINT_CONFIG", "FPRINT_TOKEN"] { env[key] = nil }
         env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path

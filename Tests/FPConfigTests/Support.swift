@@ -1,3 +1,4 @@
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -7,22 +8,14 @@ enum Support {
     static let repoRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func fixture(_ name: String) throws -> URL {
-        let directory = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil),
-                                     "the Fixtures folder is missing from the test bundle")
-        return directory.appendingPathComponent(name)
-    }
+    static let fixtures = FixtureFolder(.module)
 
-    static func fixtureData(_ name: String) throws -> Data {
-        try Data(contentsOf: fixture(name))
-    }
+    static func fixture(_ name: String) throws -> URL { fixtures.url(name) }
+
+    static func fixtureData(_ name: String) throws -> Data { try fixtures.data(name) }
 
     /// A fresh temporary directory; the caller removes it.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fpconfig-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func temporaryDirectory() throws -> URL { try makeTemporaryFolder("fpconfig-tests") }
 
     static func write(_ text: String, to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -303,7 +303,7 @@ let hashC = String(repeating: "c", count: 32)
         let token = authority.issue(user: "alice", admin: true, ttlSeconds: 60)
         let claims = try authority.verify(token)
         #expect(claims.subject == "alice" && claims.isAdmin)
-        #expect(TokenAuthority.unverifiedClaims(token)?.expiresAt == claims.expiresAt)
+        #expect(TokenClaims.unverified(token)?.expiresAt == claims.expiresAt)
     }
 
     @Test func tamperedTokensFail() throws {

@@ -1,3 +1,4 @@
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -49,7 +50,4 @@ struct CouchTranscript {
     }
 }
 
-func fixtureData(_ name: String) throws -> Data {
-    let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
-    return try Data(contentsOf: url)
-}
+func fixtureData(_ name: String) throws -> Data { try FixtureFolder(.module).data(name) }

@@ -1,4 +1,5 @@
 import FPHCI
+import FPHex
 import Foundation
 import Testing
 

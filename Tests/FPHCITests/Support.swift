@@ -1,4 +1,6 @@
 import FPHCI
+import FPHex
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -13,7 +15,7 @@ func hex(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> [
 
 enum Fixtures {
     static var captures: URL {
-        Bundle.module.resourceURL!.appendingPathComponent("Fixtures/captures")
+        FixtureFolder(.module).url("captures")
     }
 
     static func capture(_ name: String) throws -> [UInt8] {

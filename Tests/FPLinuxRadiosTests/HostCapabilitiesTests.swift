@@ -1,10 +1,11 @@
+import FPTestSupport
 import Foundation
 import Testing
 @testable import FPLinuxRadios
 
 @Suite struct HostCapabilitiesTests {
     @Test func rfkillSwitchesFromSysfs() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rfkill-\(UUID().uuidString)").path
+        let root = try makeTemporaryFolder("rfkill").path
         for (dir, files) in [("rfkill0", ["type": "wlan", "name": "phy0", "soft": "1", "hard": "0"]),
                              ("rfkill1", ["type": "bluetooth", "name": "hci0", "soft": "0", "hard": "1"]),
                              ("rfkill2", ["type": "wwan", "name": "modem", "soft": "0", "hard": "0"])] {

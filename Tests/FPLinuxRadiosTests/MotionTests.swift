@@ -1,4 +1,5 @@
 import FPCore
+import FPTestSupport
 import Foundation
 import Testing
 @testable import FPLinuxRadios
@@ -6,8 +7,7 @@ import Testing
 @Suite struct IIOMotionSensorsTests {
     /// A fake /sys/bus/iio/devices: files with the kernel's layout and content (value + newline).
     func tree(_ files: [String: String]) throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iio-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let root = try makeTemporaryFolder("iio").path
         for (path, content) in files {
             let full = "\(root)/\(path)"
             try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 import Testing
 @testable import FPLinuxRadios
 
@@ -78,13 +79,7 @@ import Testing
     @Test func recordedHwsimDumpParses() throws {
         let lines = try Fixtures.text("nl80211/hwsim-scan-dump.hex").split(separator: "\n")
         let entries = try lines.map { line -> NL80211.BSS in
-            var bytes: [UInt8] = []
-            var i = line.startIndex
-            while i < line.endIndex {
-                let j = line.index(i, offsetBy: 2)
-                bytes.append(try #require(UInt8(line[i..<j], radix: 16)))
-                i = j
-            }
+            let bytes = try #require(Hex.bytes(line))
             return try #require(NL80211.bss(fromGenlPayload: bytes[...]))
         }
         // The first non-empty dump came while the scan was still on channel 1: one BSS.

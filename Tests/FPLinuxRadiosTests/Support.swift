@@ -1,16 +1,12 @@
 import FPCore
+import FPTestSupport
 import Foundation
 import Testing
 
 enum Fixtures {
-    static func url(_ relative: String) throws -> URL {
-        let url = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
-        return url.appendingPathComponent(relative)
-    }
+    static func url(_ relative: String) throws -> URL { FixtureFolder(.module).url(relative) }
 
-    static func text(_ relative: String) throws -> String {
-        try String(contentsOf: url(relative), encoding: .utf8)
-    }
+    static func text(_ relative: String) throws -> String { try FixtureFolder(.module).text(relative) }
 }
 
 /// A context on a real monotonic clock at a fixed point (the engine's real-provider setup).

@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 import Foundation
 import Testing
 
@@ -37,7 +38,7 @@ enum Damage {
         let store = try SQLiteDocumentStore(path: path)
         let hex = try #require(try store.rawSQL("SELECT hex(body) FROM revisions WHERE doc_id = '\(id)'").first?[0] ?? nil)
         try store.close()
-        let frame = bytes(hex: hex)
+        let frame = try #require(Hex.bytes(hex))
         let file = try Data(contentsOf: URL(fileURLWithPath: path))
         let probe = frame[frame.count / 2..<frame.count / 2 + 64]
         let range = try #require(file.range(of: Data(probe)), "the frame of \(id) is not in the file")
@@ -58,17 +59,6 @@ enum Damage {
         try handle.seek(toOffset: UInt64(offset))
         try handle.write(contentsOf: Data(repeating: byte, count: count))
         try handle.close()
-    }
-
-    static func bytes(hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            out.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return out
     }
 
     static var isRoot: Bool { getuid() == 0 }

@@ -1,5 +1,6 @@
 import FPCore
 import FPStore
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -24,12 +25,7 @@ func measurementBody(
 }
 
 /// A fresh temporary folder, removed by the caller's `defer`.
-func temporaryFolder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("fpstore-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+func temporaryFolder() throws -> URL { try makeTemporaryFolder("fpstore-tests") }
 
 /// Matches `N-<32 hex>`.
 func isRevisionText(_ text: String) -> Bool {

@@ -1,4 +1,5 @@
 import FPCore
+import FPGateway
 import FPNet
 import FPStore
 import FPSync

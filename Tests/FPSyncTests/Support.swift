@@ -3,6 +3,7 @@ import FPGateway
 import FPNet
 import FPStore
 import FPSync
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -33,10 +34,7 @@ func jsonResponse(_ status: Int, _ value: JSONValue, headers: HTTPHeaders = ["Co
     HTTPResponse(status: status, headers: headers, body: CanonicalJSON.data(value))
 }
 
-func fixture(_ name: String) throws -> Data {
-    let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
-    return try Data(contentsOf: url)
-}
+func fixture(_ name: String) throws -> Data { try FixtureFolder(.module).data(name) }
 
 /// A measurement-like body owned by `owner`.
 func body(owner: String, note: String = "") -> JSONValue {

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import HTTPTypes
 
 /// `_all_docs`: every document's winning revision by id, by key range or by
 /// a list of keys; streamed, so `include_docs=true` holds one document at a time.

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import HTTPTypes
 
 /// `_revs_diff`, `_bulk_docs` and `_bulk_get`: what replicators move
 /// documents with.

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import HTTPTypes
 
 /// `/config/…`: the app config, scenarios and other files, so a team needs
 /// one server. URLs in the app config point at the configured public URL,

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import HTTPTypes
 
 /// `/db/{id}`: one document read, written or deleted, and the rules on who
 /// may write what.

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import HTTPTypes
 
 /// `_local/…`: checkpoints and other never-replicated documents. Each user
 /// has a namespace of their own, so one user cannot read, overwrite or

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// One memory budget for every request body held at once. A body that
 /// does not fit waits for nothing: its request gets 503 with Retry-After,

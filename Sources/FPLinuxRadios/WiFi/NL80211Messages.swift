@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 
 /// Generic-netlink / nl80211 message building and parsing, pure (no sockets):
 /// layouts from linux/netlink.h, linux/genetlink.h and linux/nl80211.h.
@@ -76,7 +77,7 @@ public enum NL80211 {
         guard let nest = top.first(where: { $0.type == ATTR_BSS }), let a = attributes(nest.payload) else { return nil }
         func attr(_ t: UInt16) -> ArraySlice<UInt8>? { a.first { $0.type == t }?.payload }
         guard let mac = attr(BSS_BSSID), mac.count == 6, let f = attr(BSS_FREQUENCY), f.count >= 4 else { return nil }
-        let bssid = mac.map { hex2($0) }.joined(separator: ":")
+        let bssid = mac.map { Hex.byte($0, uppercase: false) }.joined(separator: ":")
         let ies = attr(BSS_INFORMATION_ELEMENTS) ?? attr(BSS_BEACON_IES) ?? []
         let signal = attr(BSS_SIGNAL_MBM).flatMap { $0.count >= 4 ? Int(Int32(bitPattern: u32($0, $0.startIndex))) : nil }
         return BSS(
@@ -87,11 +88,6 @@ public enum NL80211 {
             lastSeenBoottimeNs: attr(BSS_LAST_SEEN_BOOTTIME).flatMap { $0.count >= 8 ? u64($0, $0.startIndex) : nil },
             associated: attr(BSS_STATUS).map { $0.count >= 4 && u32($0, $0.startIndex) == 1 } ?? false,
             ifindex: ifindex)
-    }
-
-    static func hex2(_ b: UInt8) -> String {
-        let d = Array("0123456789abcdef")
-        return String([d[Int(b >> 4)], d[Int(b & 15)]])
     }
 
     /// The SSID element (id 0) of an information-element list, escaped; nil when absent or truncated.
@@ -116,7 +112,7 @@ public enum NL80211 {
         }
         var out = ""
         for b in bytes {
-            if b == 0x5C { out += "\\\\" } else if b >= 0x20 && b < 0x7F { out.append(Character(UnicodeScalar(b))) } else { out += "\\x" + hex2(b) }
+            if b == 0x5C { out += "\\\\" } else if b >= 0x20 && b < 0x7F { out.append(Character(UnicodeScalar(b))) } else { out += "\\x" + Hex.byte(b, uppercase: false) }
         }
         return out
     }

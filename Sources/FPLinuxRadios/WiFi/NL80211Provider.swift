@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FPCore
+import FPHex
 import Foundation
 
 /// Wi-Fi access points over nl80211: scans triggered back to back for the whole
@@ -113,7 +114,7 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
                     let entries = try socket.transact(family: target.family, cmd: NL80211.CMD_GET_SCAN, dump: true,
                                                       attributes: ifattr)
                     if !recorded, let recordPath, !entries.isEmpty {
-                        let hex = entries.map { $0.map { NL80211.hex2($0) }.joined() }.joined(separator: "\n") + "\n"
+                        let hex = entries.map { Hex.string($0) }.joined(separator: "\n") + "\n"
                         // A debugging aid (FPRINT_NL80211_RECORD): a failed write only means no recording.
                         recorded = FileManager.default.createFile(atPath: recordPath, contents: Data(hex.utf8))
                     }

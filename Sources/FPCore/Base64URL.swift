@@ -1,17 +1,17 @@
 import Foundation
 
-/// base64url without padding (RFC 7515 §2), decoded strictly: one text per
+/// base64url without padding (JWTs: the gateway signs with it, the client reads claims) (RFC 7515 §2), decoded strictly: one text per
 /// byte string. Lenient decoders accept unused trailing bits, so a token's
 /// signature could be changed in its last character and still verify.
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
+public enum Base64URL {
+    public static func encode(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
     /// nil unless `text` is exactly what `encode` writes for some bytes:
     /// no padding, no white space, no other alphabet, no stray trailing bits.
-    static func decode(_ text: Substring) -> Data? {
+    public static func decode(_ text: Substring) -> Data? {
         guard text.utf8.count % 4 != 1,
               text.utf8.allSatisfy({ isAlphabet($0) })
         else { return nil }

@@ -1,15 +1,15 @@
 import FPCore
+import FPTestSupport
 import Foundation
 import Testing
-@testable import FPProviders
+@testable import FPLinuxRadios
 
 /// A fake filesystem root in a temporary directory.
 final class FakeRoot {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("fprint-root-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        path = try makeTemporaryFolder("fprint-root").path
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
