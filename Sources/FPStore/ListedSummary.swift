@@ -6,10 +6,7 @@ import GRDB
 /// reads cannot drift apart. Read by position, not by name: `list` decodes
 /// up to 100,000 rows and a name lookup scans the columns each time.
 struct ListedSummary: FetchableRecord {
-    static let columns = [
-        "id", "rev", "created_at_ms", "created_at", "level", "mode", "x", "y", "session_id", "walk_seq",
-        "ble_count", "wifi_count", "cell_count", "geo_count", "synced",
-    ]
+    static let columns = ["id", "rev"] + Summary.columnNames + ["synced"]
     static let selection = columns.joined(separator: ", ")
 
     let summary: DocumentSummary
@@ -23,12 +20,14 @@ struct ListedSummary: FetchableRecord {
 }
 
 extension Summary {
-    /// The summary columns a revision sets, in the order of `columnValues`,
-    /// as `name = ?` assignments for an UPDATE.
-    static let columnAssignments = """
-        created_at_ms = ?, created_at = ?, level = ?, mode = ?, x = ?, y = ?, session_id = ?, walk_seq = ?, \
-        ble_count = ?, wifi_count = ?, cell_count = ?, geo_count = ?
-        """
+    /// The summary columns a revision sets, in the order of `columnValues`.
+    static let columnNames = [
+        "created_at_ms", "created_at", "level", "mode", "x", "y", "session_id", "walk_seq",
+        "ble_count", "wifi_count", "cell_count", "geo_count",
+    ]
+
+    /// `name = ?` for each column, for an UPDATE.
+    static let columnAssignments = columnNames.map { "\($0) = ?" }.joined(separator: ", ")
 
     var columnValues: StatementArguments {
         [createdAtMs, createdAt, level, mode, x, y, sessionId, walkSeq, bleCount, wifiCount, cellCount, geoCount]

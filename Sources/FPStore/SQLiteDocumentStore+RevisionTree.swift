@@ -225,16 +225,9 @@ extension SQLiteDocumentStore: ReplicableStore {
         guard let winner = leaves.first else { throw StoreError.io("document \(id) has no leaf revision") }
         if winner.rev == content.rev && !(content.deleted && hadDocument) {
             try db.cachedStatement(sql: """
-                UPDATE documents
-                SET rev = ?, deleted = ?, seq = ?, created_at_ms = ?, created_at = ?, level = ?, mode = ?,
-                    x = ?, y = ?, session_id = ?, walk_seq = ?, ble_count = ?, wifi_count = ?, cell_count = ?,
-                    geo_count = ?, synced = ?
-                WHERE id = ?
-                """).execute(arguments: [
-                    content.rev.description, content.deleted, seq, summary.createdAtMs, summary.createdAt,
-                    summary.level, summary.mode, summary.x, summary.y, summary.sessionId, summary.walkSeq,
-                    summary.bleCount, summary.wifiCount, summary.cellCount, summary.geoCount, markSynced, id,
-                ])
+                UPDATE documents SET rev = ?, deleted = ?, seq = ?, \(Summary.columnAssignments), synced = ? WHERE id = ?
+                """).execute(arguments: [content.rev.description, content.deleted, seq] + summary.columnValues
+                    + [markSynced, id])
         } else if winner.rev == content.rev {
             // A tombstone keeps the summary of the last live revision.
             try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = 1, seq = ?, synced = ? WHERE id = ?")

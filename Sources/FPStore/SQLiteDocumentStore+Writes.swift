@@ -111,21 +111,18 @@ extension SQLiteDocumentStore {
         }
     }
 
+    static let insertDocumentSQL = """
+        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")))
+        VALUES (?, ?, 0, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")))
+        """
+
     /// The rows of new documents, inside the caller's transaction.
     static func insertPending(_ db: Database, _ pending: [PendingRevision]) throws -> [StoredDocument] {
         try pending.map { p in
             let seq = try Self.appendChange(db, p)
             do {
-                try db.cachedStatement(sql: """
-                    INSERT INTO documents (id, rev, deleted, seq, created_at_ms, created_at, level, mode, x, y,
-                                           session_id, walk_seq, ble_count, wifi_count, cell_count, geo_count)
-                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                        p.id, p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt,
-                        p.summary.level, p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId,
-                        p.summary.walkSeq, p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount,
-                        p.summary.geoCount,
-                    ])
+                try db.cachedStatement(sql: Self.insertDocumentSQL)
+                    .execute(arguments: [p.id, p.rev.description, seq] + p.summary.columnValues)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
                 // The id exists (live or deleted), or appears twice in the
                 // batch: throwing rolls the whole batch back.
@@ -172,16 +169,8 @@ extension SQLiteDocumentStore {
         try appendRevision(db, p)
         // The new revision is not on the gateway yet, so `synced` resets.
         try db.cachedStatement(sql: """
-            UPDATE documents
-            SET rev = ?, deleted = 0, seq = ?, created_at_ms = ?, created_at = ?, level = ?, mode = ?,
-                x = ?, y = ?, session_id = ?, walk_seq = ?, ble_count = ?, wifi_count = ?, cell_count = ?,
-                geo_count = ?, synced = 0
-            WHERE id = ?
-            """).execute(arguments: [
-                p.rev.description, seq, p.summary.createdAtMs, p.summary.createdAt, p.summary.level,
-                p.summary.mode, p.summary.x, p.summary.y, p.summary.sessionId, p.summary.walkSeq,
-                p.summary.bleCount, p.summary.wifiCount, p.summary.cellCount, p.summary.geoCount, p.id,
-            ])
+            UPDATE documents SET rev = ?, deleted = 0, seq = ?, \(Summary.columnAssignments), synced = 0 WHERE id = ?
+            """).execute(arguments: [p.rev.description, seq] + p.summary.columnValues + [p.id])
         return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
     }
 
