@@ -22,20 +22,14 @@ extension JSONSkim.Reader {
             skipSpace()
             let valueStart = i
             guard skipValue() else { return nil }
-            let name = key.escaped ? unescapedKey(keyStart)
-                : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
             let unchecked = JSONSkim.Node(value: valueStart..<i, isCanonical: false)
-            members.append(JSONSkim.Member(key: name, text: keyStart..<i, node: unchecked))
-            skipSpace()
-            switch peek {
-            case UInt8(ascii: ","):
-                i += 1
-                skipSpace()
-            case UInt8(ascii: "}"):
-                i += 1
+            members.append(JSONSkim.Member(key: keyName(keyStart, keyBytes, escaped: key.escaped), text: keyStart..<i,
+                                           node: unchecked))
+            var ignored = false
+            guard let closed = next(closing: UInt8(ascii: "}"), canonical: &ignored) else { return nil }
+            if closed {
                 skipSpace()
                 return i == end ? members : nil
-            default: return nil
             }
         }
     }
@@ -50,14 +44,9 @@ extension JSONSkim.Reader {
         while true {
             guard skipValue() else { return nil }
             count += 1
-            skipSpace()
-            switch peek {
-            case UInt8(ascii: ","):
-                i += 1
-                skipSpace()
-            case UInt8(ascii: "]"): return count
-            default: return nil
-            }
+            var ignored = false
+            guard let closed = next(closing: UInt8(ascii: "]"), canonical: &ignored) else { return nil }
+            if closed { return count }
         }
     }
 

@@ -187,27 +187,15 @@ public struct JSONSkim: Sendable {
                 guard peek == UInt8(ascii: ":") else { return nil }
                 i += 1
                 if skipSpace() { canonical = false }
-                if members != nil {
-                    guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
-                    if !node.isCanonical { canonical = false }
-                    let name = key.escaped ? unescapedKey(keyStart)
-                        : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
-                    members?.append(Member(key: name, text: keyStart..<i, node: node))
-                } else {
-                    guard let checked = check(depth: depth + 1) else { return nil }
-                    if !checked.canonical { canonical = false }
+                guard let child = child(depth: depth + 1, levels: levels - 1, collect: members != nil) else { return nil }
+                if !child.canonical { canonical = false }
+                if let node = child.node {
+                    members?.append(Member(key: keyName(keyStart, keyBytes, escaped: key.escaped), text: keyStart..<i,
+                                           node: node))
                 }
                 count += 1
-                if skipSpace() { canonical = false }
-                switch peek {
-                case UInt8(ascii: ","):
-                    i += 1
-                    if skipSpace() { canonical = false }
-                case UInt8(ascii: "}"):
-                    i += 1
-                    return (canonical, count)
-                default: return nil
-                }
+                guard let closed = next(closing: UInt8(ascii: "}"), canonical: &canonical) else { return nil }
+                if closed { return (canonical, count) }
             }
         }
 
@@ -219,27 +207,45 @@ public struct JSONSkim: Sendable {
             if peek == UInt8(ascii: "]") { i += 1; return (canonical, 0) }
             var count = 0
             while true {
-                if elements != nil {
-                    guard let node = value(depth: depth + 1, levels: levels - 1) else { return nil }
-                    if !node.isCanonical { canonical = false }
-                    elements?.append(node)
-                } else {
-                    guard let checked = check(depth: depth + 1) else { return nil }
-                    if !checked.canonical { canonical = false }
-                }
+                guard let child = child(depth: depth + 1, levels: levels - 1, collect: elements != nil) else { return nil }
+                if !child.canonical { canonical = false }
+                if let node = child.node { elements?.append(node) }
                 count += 1
-                if skipSpace() { canonical = false }
-                switch peek {
-                case UInt8(ascii: ","):
-                    i += 1
-                    if skipSpace() { canonical = false }
-                case UInt8(ascii: "]"):
-                    i += 1
-                    return (canonical, count)
-                default: return nil
-                }
+                guard let closed = next(closing: UInt8(ascii: "]"), canonical: &canonical) else { return nil }
+                if closed { return (canonical, count) }
             }
         }
 
+        /// A member's or element's value: checked, and collected as a node
+        /// `levels` deep when `collect`; nil when refused.
+        mutating func child(depth: Int, levels: Int, collect: Bool) -> (canonical: Bool, node: Node?)? {
+            if collect {
+                guard let node = value(depth: depth, levels: levels) else { return nil }
+                return (node.isCanonical, node)
+            }
+            guard let checked = check(depth: depth) else { return nil }
+            return (checked.canonical, nil)
+        }
+
+        /// After a member or element: `,` (false, more follow) or `closing`
+        /// (true); nil for anything else. White space clears `canonical`.
+        mutating func next(closing: UInt8, canonical: inout Bool) -> Bool? {
+            if skipSpace() { canonical = false }
+            switch peek {
+            case UInt8(ascii: ","):
+                i += 1
+                if skipSpace() { canonical = false }
+                return false
+            case closing:
+                i += 1
+                return true
+            default: return nil
+            }
+        }
+
+        /// A key's name: its bytes, or the parser's reading of an escaped one.
+        func keyName(_ keyStart: Int, _ keyBytes: Range<Int>, escaped: Bool) -> String {
+            escaped ? unescapedKey(keyStart) : String(decoding: UnsafeBufferPointer(rebasing: bytes[keyBytes]), as: UTF8.self)
+        }
     }
 }

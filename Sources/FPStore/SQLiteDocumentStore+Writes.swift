@@ -42,25 +42,23 @@ struct PendingRevision {
     /// An update's body: text that `JSONSkim` finds canonical is kept as
     /// it came, anything else goes through the value.
     init(_ update: DocumentUpdate) throws {
+        let body: JSONValue
         switch update.body {
-        case .value(let body):
-            try SQLiteDocumentStore.validate(body: body, of: update.id)
-            self.init(id: update.id, body: body, parent: update.expected)
+        case .value(let value):
+            body = value
         case .text(let text):
-            guard let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
-                  judged.value == 0..<text.count, let members = judged.members
-            else {
-                let body: JSONValue
-                do { body = try JSONParser.parse(text) } catch {
-                    throw StoreError.invalid("the body of document \(update.id) is not valid JSON (\(error))")
-                }
-                try SQLiteDocumentStore.validate(body: body, of: update.id)
-                self.init(id: update.id, body: body, parent: update.expected)
+            if let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
+               judged.value == 0..<text.count, let members = judged.members {
+                try SQLiteDocumentStore.validate(canonicalBody: text, members: members, of: update.id)
+                self.init(id: update.id, canonicalText: text, members: members, parent: update.expected)
                 return
             }
-            try SQLiteDocumentStore.validate(canonicalBody: text, members: members, of: update.id)
-            self.init(id: update.id, canonicalText: text, members: members, parent: update.expected)
+            do { body = try JSONParser.parse(text) } catch {
+                throw StoreError.invalid("the body of document \(update.id) is not valid JSON (\(error))")
+            }
         }
+        try SQLiteDocumentStore.validate(body: body, of: update.id)
+        self.init(id: update.id, body: body, parent: update.expected)
     }
 }
 

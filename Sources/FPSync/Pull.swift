@@ -45,8 +45,7 @@ extension Replicator {
             for (id, revs) in missing.sorted(by: { $0.key < $1.key }) { wanted += revs.map { (id, $0) } }
 
             // Fetched and stored a slice at a time, the next slice fetched
-            // while a thread of its own stores this one: two slices are held
-            // at most. The checkpoint moves once the whole batch is stored.
+            // while the stage stores this one: two slices are held at most. The checkpoint moves once the whole batch is stored.
             var index = 0
             var received = Set<String>()
             let storing = SerialStage()

@@ -14,19 +14,19 @@ extension Replicator {
     func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws(SyncError) -> [String: RevisionText] {
         var signed: [String: RevisionText] = [:]
         var updates: [DocumentUpdate] = []
-        var histories: [String: [Revision]] = [:]
+        // The signed text and the history it extends, by id, until stored.
+        var pending: [String: (text: [UInt8], history: [Revision])] = [:]
         func flush() throws(SyncError) {
             defer {
                 updates.removeAll(keepingCapacity: true)
-                histories.removeAll(keepingCapacity: true)
+                pending.removeAll(keepingCapacity: true)
             }
             guard !updates.isEmpty, !dryRun else { return }
             let batch = updates
-            let texts = Dictionary(batch.map { ($0.id, $0.body) }, uniquingKeysWith: { first, _ in first })
             for applied in try storeCall({ try store.updateWhereCurrent(batch) }) {
-                guard case .text(let text)? = texts[applied.id] else { continue }
+                guard let (text, history) = pending[applied.id] else { continue }
                 signed[applied.id] = RevisionText(id: applied.id, rev: applied.rev, deleted: false,
-                                                  history: [applied.rev] + (histories[applied.id] ?? []),
+                                                  history: [applied.rev] + history,
                                                   canonicalBody: String(decoding: text, as: UTF8.self))
             }
         }
@@ -38,13 +38,13 @@ extension Replicator {
                 if !damaged.contains(damage) { damaged.append(damage) }
                 continue
             }
-            guard signing.value.elementsEqual(Self.unsignedText) else { continue }
+            guard let owner = signing.owner, signing.body[owner].elementsEqual(Self.unsignedText) else { continue }
             guard let userID, !userID.isEmpty else { throw SyncError.noSigner(entry.id) }
-            var text = Array(signing.body[..<signing.range.lowerBound])
+            var text = Array(signing.body[..<owner.lowerBound])
             CanonicalJSON.write(.string(userID), into: &text)
-            text += signing.body[signing.range.upperBound...]
+            text += signing.body[owner.upperBound...]
             updates.append(DocumentUpdate(id: entry.id, canonicalBody: text, expected: entry.rev))
-            histories[entry.id] = stored.history
+            pending[entry.id] = (text, stored.history)
             if updates.count == 100 { try flush() }
         }
         try flush()
@@ -54,13 +54,12 @@ extension Replicator {
     /// `"-"` as canonical text: the value of an unsigned document's owner.
     static let unsignedText = CanonicalJSON.bytes(.string(unsigned))
 
-    /// Where the owner's value sits in a stored body, and its text (empty
-    /// when the body has no owner); nil when the body is not an object.
-    static func ownerValue(in stored: RevisionText) -> (body: [UInt8], range: Range<Int>, value: ArraySlice<UInt8>)? {
+    /// A stored body and where its owner's value sits in it (nil when it
+    /// has no owner); nil when the body is not an object.
+    static func ownerValue(in stored: RevisionText) -> (body: [UInt8], owner: Range<Int>?)? {
         let body = Array(stored.canonicalBody.utf8)
         guard let members = JSONSkim(body).shallowMembers(of: 0..<body.count) else { return nil }
-        guard let owner = members.first(where: { $0.key == ownerKey }) else { return (body, 0..<0, []) }
-        return (body, owner.value, body[owner.value])
+        return (body, members.first { $0.key == ownerKey }?.value)
     }
 
     /// The changes of documents this gateway refused before and whose

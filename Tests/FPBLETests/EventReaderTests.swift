@@ -10,16 +10,7 @@ import Testing
 @Suite(.serialized) struct EventReaderTests {
     /// A bound UDP socket on 127.0.0.1 and its port.
     static func udpSocket() throws -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        try #require(fd >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(ok)
+        let (fd, address) = try loopbackSocket(SOCK_DGRAM)
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 

@@ -13,6 +13,19 @@ final class FakeAdapter: HCIScanSocket, @unchecked Sendable {
     enum Step {
         case frame([UInt8])
         case fail(HCISocketError)
+
+        /// What a read returns for `step`: its frame, its error thrown, or
+        /// (no step) nothing after a little wait, as poll would, so a read
+        /// loop does not spin.
+        static func read(_ step: Step?) throws(HCISocketError) -> [UInt8]? {
+            switch step {
+            case .frame(let f)?: return f
+            case .fail(let e)?: throw e
+            case nil:
+                Thread.sleep(forTimeInterval: 0.01)
+                return nil
+            }
+        }
     }
 
     private let lock = NSLock()
@@ -62,14 +75,7 @@ final class FakeAdapter: HCIScanSocket, @unchecked Sendable {
             if case .fail(let e) = step, e.readFault == .vanished { gone = true }
             return step
         }
-        switch step {
-        case .frame(let f)?: return f
-        case .fail(let e)?: throw e
-        case nil:
-            // Nothing to read: wait a little as poll would, so the loop does not spin.
-            Thread.sleep(forTimeInterval: 0.01)
-            return nil
-        }
+        return try Step.read(step)
     }
 
     func currentFilter() -> HCISocket.SavedFilter? { nil }
@@ -92,13 +98,7 @@ final class ScriptedFrameSource: HCIFrameSource, @unchecked Sendable {
             readTimes.append(Date())
             return steps.isEmpty ? nil : steps.removeFirst()
         }
-        switch step {
-        case .frame(let f)?: return f
-        case .fail(let e)?: throw e
-        case nil:
-            Thread.sleep(forTimeInterval: 0.01)
-            return nil
-        }
+        return try FakeAdapter.Step.read(step)
     }
 }
 

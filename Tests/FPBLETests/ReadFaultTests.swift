@@ -30,22 +30,14 @@ import Testing
     /// A real socket whose every read fails: a listening TCP socket with a
     /// connection waiting polls readable, and read() on it fails with ENOTCONN.
     @Test func aPersistentlyFailingSocketIsRetriedWithAPauseAndReported() async throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(listener >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 && listen(listener, 1) == 0
-            }
-        }
-        try #require(listening)
+        var (listener, address) = try loopbackSocket(SOCK_STREAM)
+        try #require(listen(listener, 1) == 0)
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(client) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
         try #require(connected)
 

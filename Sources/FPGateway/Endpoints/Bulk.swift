@@ -34,10 +34,9 @@ extension CouchHandler {
                     try authorize(user, id: content.id, owner: owner, deleted: content.deleted)
                     accepted.append(content)
                 } catch let error as CouchError {
-                    results.append(["id": .string(content.id), "error": .string(error.error), "reason": .string(error.reason)])
+                    results.append(Self.refusal(of: content.id, error))
                 } catch let error as StoreError {
-                    let couch = CouchError.from(error)
-                    results.append(["id": .string(content.id), "error": .string(couch.error), "reason": .string(couch.reason)])
+                    results.append(Self.refusal(of: content.id, .from(error)))
                 }
                 continue
             case .parsed(let value): doc = value
@@ -64,16 +63,20 @@ extension CouchHandler {
                                                     history: history, attachmentData: stubbed.data))
                 }
             } catch let error as CouchError {
-                results.append(["id": .string(id), "error": .string(error.error), "reason": .string(error.reason)])
+                results.append(Self.refusal(of: id, error))
             } catch let error as StoreError {
-                let couch = CouchError.from(error)
-                results.append(["id": .string(id), "error": .string(couch.error), "reason": .string(couch.reason)])
+                results.append(Self.refusal(of: id, .from(error)))
             }
         }
         // Replicated revisions are stored in one transaction.
         if !accepted.isEmpty { try store.putReplicated(accepted, markSynced: false) }
         await notifier.poke()
         return .array(results)
+    }
+
+    /// A `_bulk_docs` answer entry for a document refused on its own.
+    static func refusal(of id: String, _ error: CouchError) -> JSONValue {
+        ["id": .string(id), "error": .string(error.error), "reason": .string(error.reason)]
     }
 
     /// `{"results":[{"id","docs":[{"ok":doc}|{"error":…}]}]}`, streamed: each
