@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        // Errno and its messages, one typed way for every system call.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Hex text of bytes and back, without Foundation: the one encoder of every module.
@@ -34,7 +36,9 @@ let package = Package(
         .target(name: "FPConfig", dependencies: ["FPCore", "FPNet"]),
         // SQLite document store with revisions, sequences and _local docs.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        .target(name: "FPStore", dependencies: ["FPCore", "FPHex", "CZstd", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "FPStore", dependencies: [
+            "FPCore", "FPHex", "CZstd", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Simulated radios and the radio environments they are computed from.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
         // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies but FPHex.
@@ -42,13 +46,13 @@ let package = Package(
         // BlueZ headers (libbluetooth-dev): sockaddr_hci, hci_filter, hci_dev_info.
         .systemLibrary(name: "CHCI", providers: [.apt(["libbluetooth-dev"])]),
         // HCI sockets (raw and user channel), the command engine, scan control, adapter listing.
-        .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI"]),
+        .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI", .product(name: "SystemPackage", package: "swift-system")]),
         // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
         .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPHex", "FPTransport"]),
         // Real Linux sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion), the device (sysfs).
         // The kernel's netlink headers (sockaddr_nl), for the nl80211 socket.
         .systemLibrary(name: "CNetlink"),
-        .target(name: "FPLinuxRadios", dependencies: ["FPCore", "FPHex", "CNetlink"]),
+        .target(name: "FPLinuxRadios", dependencies: ["FPCore", "FPHex", "CNetlink", .product(name: "SystemPackage", package: "swift-system")]),
         // CouchDB replication client (push, pull, checkpoints) over FPNet's HTTPTransport.
         .target(name: "FPSync", dependencies: [
             "FPCore", "FPHex", "FPNet", .product(name: "Crypto", package: "swift-crypto"),
