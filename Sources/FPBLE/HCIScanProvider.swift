@@ -43,7 +43,13 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
         try HCISocket(device: device, exclusive: exclusive)
     }
 
+    /// Opening the socket and the HCI commands wait on the controller (up to
+    /// seconds when it does not answer): they run off the cooperative pool.
     public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+        await BlockingWork.run("fprint.hci.start") { [self] in startScanning(context: context, sink: sink) }
+    }
+
+    private func startScanning(context: CaptureContext, sink: SampleSink) -> ProviderStatus {
         do {
             let socket = try lock.withLock { () throws(HCISocketError) -> any HCIScanSocket in
                 defer { prepared = nil }
@@ -80,15 +86,20 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     public func advance(toMs ms: Int) async {}
 
     public func stop() async {
-        let (wasRunning, controller, socket, previous, reader) = lock.withLock {
+        let (wasRunning, reader) = lock.withLock {
             let r = running
             running = false
-            return (r, self.controller, self.socket, self.previous, self.reader)
+            return (r, self.reader)
         }
         guard wasRunning else { return }
         await reader?.stop()
-        // Never leave the adapter scanning; then give the socket its old filter back.
-        // Both fail harmlessly when the adapter has gone: there is nothing left to restore.
+        await BlockingWork.run("fprint.hci.stop") { [self] in restoreAdapter() }
+    }
+
+    /// Never leaves the adapter scanning; then gives the socket its old filter back.
+    /// Both fail harmlessly when the adapter has gone: there is nothing left to restore.
+    private func restoreAdapter() {
+        let (controller, socket, previous) = lock.withLock { (self.controller, self.socket, self.previous) }
         try? controller?.stop()
         if let previous { socket?.restoreFilter(previous) }
     }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// How a read loop treats a failed read of an HCI socket.
 public enum HCIReadFault: Sendable, Equatable {
@@ -16,13 +17,16 @@ extension HCISocketError {
     /// the kernel fails its sockets' reads with EPIPE once and then reads
     /// nothing ever again, so EPIPE must end the source too; EBADFD is what a
     /// socket left without its device answers; EBADF a descriptor closed under us.
-    static let vanishedErrnos: Set<Int32> = [ENODEV, ENXIO, EBADF, EBADFD, ENETDOWN, EPIPE, ESHUTDOWN]
+    static let vanishedErrnos: Set<Errno> = [
+        .operationNotSupportedByDevice /* ENODEV */, .noSuchAddressOrDevice, .badFileDescriptor,
+        Errno(rawValue: EBADFD) /* Linux only, not named by swift-system */, .networkDown, .brokenPipe, .socketShutdown,
+    ]
 
     public var readFault: HCIReadFault {
         switch self {
         case .noAdapter, .adapterDown, .closed: .vanished
-        case .system(_, let e) where Self.vanishedErrnos.contains(e.rawValue): .vanished
-        case .system(_, let e) where [EINTR, EAGAIN, EWOULDBLOCK].contains(e.rawValue): .transient
+        case .system(_, let e) where Self.vanishedErrnos.contains(e): .vanished
+        case .system(_, .interrupted), .system(_, .resourceTemporarilyUnavailable): .transient  // EWOULDBLOCK is EAGAIN
         case .noBluetooth, .permission, .adapterBusy, .noLE, .command, .noAnswer, .system: .persistent
         }
     }

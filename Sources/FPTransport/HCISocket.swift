@@ -1,6 +1,7 @@
 import CHCI
 import FPHCI
 import Glibc
+import SystemPackage
 
 /// Linux HCI socket constants (linux/net/bluetooth/hci.h; mirrored in BlueZ's headers).
 enum HCIConst {
@@ -131,7 +132,7 @@ public final class HCISocket: @unchecked Sendable {
         // Nothing read after a hang-up is the end of the stream, not an empty frame.
         case .success(0) where p.revents & Int16(POLLHUP) != 0: throw .closed(device: "hci\(device)")
         case .success(let count): return Array(buf[0..<count])
-        case .failure(let e) where e.rawValue == EAGAIN: return nil
+        case .failure(.resourceTemporarilyUnavailable): return nil
         case .failure(let e): throw HCISocketError.from(e, "read hci\(device)", device: "hci\(device)")
         }
     }

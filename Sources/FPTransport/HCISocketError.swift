@@ -1,5 +1,6 @@
 import FPHCI
 import Glibc
+import SystemPackage
 
 /// Why the kernel HCI socket could not be used; each maps to one CLI message and exit code.
 public enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -30,7 +31,7 @@ public enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .noAnswer(device, opcode, attempts, timeoutMs):
             "\(device): no answer to \(HCICommand.name(opcode: opcode)) after \(attempts) tries of \(timeoutMs / 1000) s: the controller is not responding"
         case .closed(let device): "\(device): the socket was closed at the other end"
-        case let .system(op, e): "\(op): \(e)"
+        case let .system(op, e): "\(op): \(e) (errno \(e.rawValue))"
         }
     }
 
@@ -48,12 +49,12 @@ public enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     static func from(_ e: Errno, _ op: String, device: String) -> HCISocketError {
-        switch e.rawValue {
-        case EAFNOSUPPORT, EPROTONOSUPPORT: .noBluetooth
-        case EPERM, EACCES: .permission(op)
-        case ENODEV: .noAdapter("no Bluetooth adapter \(device)")
-        case ENETDOWN: .adapterDown("adapter \(device) is down: bring it up (sudo hciconfig \(device) up, or bluetoothctl power on)")
-        case EBUSY: .adapterBusy("adapter \(device) is in use: --exclusive needs it down (sudo hciconfig \(device) down; bluetoothd will lose it while fprint runs)")
+        switch e {
+        case .addressFamilyNotSupported, .protocolNotSupported: .noBluetooth
+        case .notPermitted, .permissionDenied: .permission(op)
+        case .operationNotSupportedByDevice: .noAdapter("no Bluetooth adapter \(device)")  // ENODEV
+        case .networkDown: .adapterDown("adapter \(device) is down: bring it up (sudo hciconfig \(device) up, or bluetoothctl power on)")
+        case .resourceBusy: .adapterBusy("adapter \(device) is in use: --exclusive needs it down (sudo hciconfig \(device) down; bluetoothd will lose it while fprint runs)")
         default: .system(op, e)
         }
     }

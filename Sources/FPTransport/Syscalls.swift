@@ -1,14 +1,10 @@
 import CHCI
 import Glibc
+import SystemPackage
 
-/// Every syscall on HCI sockets goes through these shims (PureSwift/System
-/// style), so errno handling and EINTR retries live in one place.
-public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
-    public let rawValue: Int32
-    public init(_ raw: Int32) { rawValue = raw }
-    public var description: String { String(cString: strerror(rawValue)) + " (errno \(rawValue))" }
-    static var current: Errno { Errno(errno) }
-}
+/// Every syscall on HCI sockets goes through these shims (swift-system
+/// style), so errno handling and EINTR retries live in one place and errors
+/// are swift-system's typed `Errno`.
 
 /// -1 → the errno; EINTR retried when asked.
 @inline(__always)
@@ -16,9 +12,9 @@ func valueOrErrno<T: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ body: (
     while true {
         let r = body()
         if r != -1 { return .success(r) }
-        let e = errno
-        if retryOnInterrupt && e == EINTR { continue }
-        return .failure(Errno(e))
+        let e = Errno(rawValue: errno)
+        if retryOnInterrupt && e == .interrupted { continue }
+        return .failure(e)
     }
 }
 

@@ -3,6 +3,7 @@ import FPHCI
 import FPTransport
 import Foundation
 import Glibc
+import SystemPackage
 
 /// An adapter behind an injected socket: answers the scan-start commands as
 /// an LE controller without extended scanning does, then — once scanning is
@@ -64,7 +65,7 @@ final class FakeAdapter: HCIScanSocket, @unchecked Sendable {
             }
             return true
         }
-        if !accepted { throw .system("write to hci0", Errno(EPIPE)) }
+        if !accepted { throw .system("write to hci0", Errno(rawValue: EPIPE)) }
     }
 
     func read(timeoutMs: Int32) throws(HCISocketError) -> [UInt8]? {

@@ -5,6 +5,7 @@ import FPSession
 import FPTransport
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 /// Live HCI measurements end-to-end through the engine, the adapter injected:
@@ -30,7 +31,7 @@ import Testing
         let adapter = FakeAdapter(live: [
             .frame(advertisingReport(last: 1)), .frame(advertisingReport(last: 2)), .frame(malformedReport),
             .frame(advertisingReport(last: 3)),
-            .fail(.system("read hci0", Errno(EPIPE))),  // the kernel's answer once hci0 is unregistered
+            .fail(.system("read hci0", Errno(rawValue: EPIPE))),  // the kernel's answer once hci0 is unregistered
             .frame(advertisingReport(last: 4)),  // never read: the source has ended
         ])
         // When a measurement runs over it

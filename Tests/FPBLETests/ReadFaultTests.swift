@@ -3,6 +3,7 @@ import FPHCI
 import FPTransport
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 @testable import FPBLE
@@ -12,16 +13,16 @@ import Testing
 /// anything else is retried after a pause and counted.
 @Suite(.serialized) struct ReadFaultTests {
     @Test(arguments: [
-        (HCISocketError.system("read hci0", Errno(EINTR)), HCIReadFault.transient),
-        (.system("read hci0", Errno(EAGAIN)), .transient),
-        (.system("read hci0", Errno(EPIPE)), .vanished),  // what the kernel answers once an adapter is unregistered
-        (.system("read hci0", Errno(ENXIO)), .vanished),
-        (.system("poll hci0", Errno(EBADF)), .vanished),
+        (HCISocketError.system("read hci0", Errno(rawValue: EINTR)), HCIReadFault.transient),
+        (.system("read hci0", Errno(rawValue: EAGAIN)), .transient),
+        (.system("read hci0", Errno(rawValue: EPIPE)), .vanished),  // what the kernel answers once an adapter is unregistered
+        (.system("read hci0", Errno(rawValue: ENXIO)), .vanished),
+        (.system("poll hci0", Errno(rawValue: EBADF)), .vanished),
         (.noAdapter("no Bluetooth adapter hci0"), .vanished),
         (.adapterDown("adapter hci0 is down"), .vanished),
         (.closed(device: "hci0"), .vanished),
-        (.system("read hci0", Errno(EIO)), .persistent),
-        (.system("read hci0", Errno(ENOTCONN)), .persistent),
+        (.system("read hci0", Errno(rawValue: EIO)), .persistent),
+        (.system("read hci0", Errno(rawValue: ENOTCONN)), .persistent),
     ])
     func readErrorsAreSorted(error: HCISocketError, fault: HCIReadFault) {
         #expect(error.readFault == fault)
@@ -50,7 +51,7 @@ import Testing
         let health = reader.health
         // About one try per pause: a loop that spun on the error would count thousands.
         #expect((3...7).contains(health.readErrors), "\(health.readErrors) read errors in 550 ms")
-        #expect(health.lastReadError == .system("read hci5", Errno(ENOTCONN)))
+        #expect(health.lastReadError == .system("read hci5", Errno(rawValue: ENOTCONN)))
         #expect(health.vanished == nil)
         // Nothing heard and every read failing: the status says so, with the error.
         let status = HCIScanProvider.status(source: "hci:hci5", device: "hci5", health: health, retryPauseMs: 100)
@@ -61,9 +62,9 @@ import Testing
 
     @Test func readingGoesOnAfterErrorsAndTransientOnesAreNotCounted() async throws {
         let source = ScriptedFrameSource([
-            .fail(.system("read hci0", Errno(EINTR))),
-            .fail(.system("read hci0", Errno(EIO))),
-            .fail(.system("read hci0", Errno(EIO))),
+            .fail(.system("read hci0", Errno(rawValue: EINTR))),
+            .fail(.system("read hci0", Errno(rawValue: EIO))),
+            .fail(.system("read hci0", Errno(rawValue: EIO))),
             .frame(advertisingReport(last: 0x01)),
         ])
         let sink = SampleSink()
@@ -73,7 +74,7 @@ import Testing
         await reader.stop()
         let health = reader.health
         #expect(health.readErrors == 2)
-        #expect(health.lastReadError == .system("read hci0", Errno(EIO)))
+        #expect(health.lastReadError == .system("read hci0", Errno(rawValue: EIO)))
         #expect(health.reports == 1)
         // EINTR is read again at once; each EIO waits the pause before the next read.
         let reads = source.reads
@@ -115,6 +116,6 @@ import Testing
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         try #require(fd >= 0)
         let socket = HCISocket(adopting: fd, device: 0)
-        #expect(throws: HCISocketError.system("write to hci0", Errno(EDESTADDRREQ))) { try socket.write([]) }
+        #expect(throws: HCISocketError.system("write to hci0", Errno(rawValue: EDESTADDRREQ))) { try socket.write([]) }
     }
 }

@@ -48,8 +48,13 @@ public final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
         }
     }
 
+    /// Probing runs mmcli, a child process that may take seconds: off the cooperative pool.
     public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
-        let probe = await Task.detached { [self] in self.probe() }.value
+        await BlockingWork.run("fprint.mmcli.start") { [self] in startPolling(context: context, sink: sink) }
+    }
+
+    private func startPolling(context: CaptureContext, sink: SampleSink) -> ProviderStatus {
+        let probe = probe()
         guard case .modem(let index, _) = probe else {
             if case .unavailable(let reason) = probe {
                 return ProviderStatus(status: .unavailable, source: "modemmanager", reason: reason)

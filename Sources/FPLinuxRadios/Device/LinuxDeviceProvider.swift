@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -131,20 +132,19 @@ public struct LinuxDeviceProvider: DeviceInfoProvider {
             // half-written id, and of two first runs racing, the loser adopts the winner's id.
             let temporary = "\(installIdPath).\(getpid()).tmp"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            guard fd >= 0 else { throw POSIXFailure(call: "open", errno: errno) }
+            guard fd >= 0 else { throw POSIXFailure(afterCall: "open") }
             defer { unlink(temporary) }
             let bytes = Array("\(id)\n".utf8)
             let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             let synced = fsync(fd)
             close(fd)
-            guard written == bytes.count, synced == 0 else { throw POSIXFailure(call: "write", errno: errno) }
+            guard written == bytes.count, synced == 0 else { throw POSIXFailure(afterCall: "write") }
             if link(temporary, installIdPath) != 0 {
-                let linkErrno = errno
-                if linkErrno == EEXIST, let existing = readAbsolute(installIdPath), let uuid = UUID(uuidString: existing) {
+                if Errno(rawValue: errno) == .fileExists, let existing = readAbsolute(installIdPath), let uuid = UUID(uuidString: existing) {
                     return (uuid.uuidString.lowercased(), nil)
                 }
                 // Present but not a UUID (damaged): replace it.
-                guard rename(temporary, installIdPath) == 0 else { throw POSIXFailure(call: "rename", errno: errno) }
+                guard rename(temporary, installIdPath) == 0 else { throw POSIXFailure(afterCall: "rename") }
             }
             return (id, nil)
         } catch {
@@ -169,8 +169,13 @@ public struct LinuxDeviceProvider: DeviceInfoProvider {
     }
 }
 
+/// A system call that failed, with the errno it left.
 private struct POSIXFailure: Error, CustomStringConvertible {
     let call: String
-    let errno: Int32
-    var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    let code: Errno
+    init(afterCall call: String) {
+        self.call = call
+        code = Errno(rawValue: errno)
+    }
+    var description: String { "\(call): \(code)" }
 }

@@ -51,7 +51,12 @@ public final class GPSDProvider: RadioProvider, @unchecked Sendable {
 
     var source: String { "gpsd:\(endpoint)" }
 
+    /// Connecting and the greeting wait on the network: off the cooperative pool.
     public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+        await BlockingWork.run("fprint.gpsd.start") { [self] in startWatching(context: context, sink: sink) }
+    }
+
+    private func startWatching(context: CaptureContext, sink: SampleSink) -> ProviderStatus {
         let socket: LineSocket
         do {
             socket = try LineSocket.connect(host: endpoint.host, port: endpoint.port, timeoutMs: connectTimeoutMs)

@@ -4,11 +4,17 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import SystemPackage
 
 /// Why a line socket could not connect, send or read: one line for the status reason.
 public struct LineSocketError: Error, CustomStringConvertible {
     public let description: String
+    init(description: String) { self.description = description }
+    init(_ code: Errno) { description = code.description }
 }
+
+/// The failure of the system call just made: the thread's errno now.
+private var lastErrno: Errno { Errno(rawValue: errno) }
 
 /// A TCP connection read line by line with timeouts (gpsd's protocol is JSON
 /// lines). Blocking calls are bounded by `poll`, so a reader loop can notice
@@ -36,18 +42,19 @@ public final class LineSocket: @unchecked Sendable {
         while let a = ai {
             ai = a.pointee.ai_next
             let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), a.pointee.ai_protocol)
-            if fd < 0 { lastError = String(cString: strerror(errno)); continue }
+            if fd < 0 { lastError = lastErrno.description; continue }
             // Non-blocking connect so an unreachable host costs timeoutMs, not the kernel's minutes.
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             if Glibc.connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { return LineSocket(fd: fd) }
-            if errno != EINPROGRESS { lastError = String(cString: strerror(errno)); _ = Glibc.close(fd); continue }
+            let failure = lastErrno
+            if failure != .nowInProgress { lastError = failure.description; _ = Glibc.close(fd); continue }
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let n = poll(&p, 1, Int32(timeoutMs))
-            if n <= 0 { lastError = n == 0 ? "timed out after \(timeoutMs) ms" : String(cString: strerror(errno)); _ = Glibc.close(fd); continue }
+            if n <= 0 { lastError = n == 0 ? "timed out after \(timeoutMs) ms" : lastErrno.description; _ = Glibc.close(fd); continue }
             var soError: Int32 = 0
             var len = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
-            if soError != 0 { lastError = String(cString: strerror(soError)); _ = Glibc.close(fd); continue }
+            if soError != 0 { lastError = Errno(rawValue: soError).description; _ = Glibc.close(fd); continue }
             return LineSocket(fd: fd)
         }
         throw LineSocketError(description: lastError)
@@ -59,13 +66,14 @@ public final class LineSocket: @unchecked Sendable {
         while off < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
+                let failure = lastErrno
+                if failure == .interrupted { continue }
+                if failure == .resourceTemporarilyUnavailable {
                     var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                     _ = poll(&p, 1, 1000)
                     continue
                 }
-                throw LineSocketError(description: String(cString: strerror(errno)))
+                throw LineSocketError(failure)
             }
             off += n
         }
@@ -85,14 +93,15 @@ public final class LineSocket: @unchecked Sendable {
             if now >= deadline { return nil }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let n = poll(&p, 1, Int32((deadline - now) / 1_000_000 + 1))
-            if n < 0 { if errno == EINTR { continue }; throw LineSocketError(description: String(cString: strerror(errno))) }
+            if n < 0 { let failure = lastErrno; if failure == .interrupted { continue }; throw LineSocketError(failure) }
             if n == 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 16384)
             let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if got == 0 { throw LineSocketError(description: "connection closed by peer") }
             if got < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw LineSocketError(description: String(cString: strerror(errno)))
+                let failure = lastErrno
+                if failure == .interrupted || failure == .resourceTemporarilyUnavailable { continue }
+                throw LineSocketError(failure)
             }
             // A line longer than 1 MiB is not gpsd talking: refuse rather than grow without bound.
             if buffer.count > 1 << 20 { throw LineSocketError(description: "line longer than 1 MiB") }

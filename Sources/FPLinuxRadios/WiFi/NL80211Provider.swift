@@ -4,6 +4,7 @@ import Glibc
 import FPCore
 import FPHex
 import Foundation
+import SystemPackage
 
 /// Wi-Fi access points over nl80211: scans triggered back to back for the whole
 /// measurement (needs CAP_NET_ADMIN; without it the kernel's cached results are
@@ -45,7 +46,7 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
             guard let pick else {
                 let what = interfaceName.map { "no nl80211 interface named \($0) (have: \(list.map(\.name).joined(separator: ", ")))" }
                     ?? "no Wi-Fi station interface"
-                return .failure(.init(errno: ENODEV, what: what))
+                return .failure(.init(code: .operationNotSupportedByDevice /* ENODEV */, what: what))
             }
             return .success((family, pick.index, pick.name))
         } catch {
@@ -56,16 +57,21 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
     public func preflightReason() -> String? {
         switch resolve() {
         case .success: return nil
-        case .failure(let e): return e.errno == ENOENT ? "the kernel has no nl80211 (no Wi-Fi support)" : e.description
+        case .failure(let e): return e.code == .noSuchFileOrDirectory ? "the kernel has no nl80211 (no Wi-Fi support)" : e.description
         }
     }
 
+    /// Resolving the interface and the trial scan trigger wait on the kernel: off the cooperative pool.
     public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+        await BlockingWork.run("fprint.nl80211.start") { [self] in startReading(context: context, sink: sink) }
+    }
+
+    private func startReading(context: CaptureContext, sink: SampleSink) -> ProviderStatus {
         let target: (family: UInt16, index: Int, name: String)
         switch resolve() {
         case .success(let t): target = t
         case .failure(let e):
-            return ProviderStatus(status: .unavailable, source: "nl80211", reason: e.errno == ENOENT
+            return ProviderStatus(status: .unavailable, source: "nl80211", reason: e.code == .noSuchFileOrDirectory
                 ? "the kernel has no nl80211 (no Wi-Fi support)" : e.description)
         }
         let socket: GenericNetlinkSocket
@@ -81,10 +87,10 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
             _ = try socket.transact(family: target.family, cmd: NL80211.CMD_TRIGGER_SCAN, dump: false,
                                     attributes: ifattr + wildcard)
         } catch {
-            if error.errno == EPERM || error.errno == EACCES {
+            if error.code == .notPermitted || error.code == .permissionDenied {
                 scanning = false
                 note = "no CAP_NET_ADMIN: reading the kernel's cached scan results, not triggering scans"
-            } else if error.errno != EBUSY {
+            } else if error.code != .resourceBusy {
                 note = "scan trigger failed (\(error.description)); reading cached results"
                 scanning = false
             }
