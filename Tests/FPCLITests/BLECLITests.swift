@@ -9,9 +9,9 @@ struct BLECLITests {
     }
 
     /// The replayed btmon capture of the VM: the iBeacon lands in bleScans[], labelled as a replay.
-    @Test func measureFromBtsnoopStoresTheIBeacon() throws {
+    @Test func measureFromBtsnoopStoresTheIBeacon() async throws {
         let fp = try FprintRunner()
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--duration", "5", "--fast",
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--duration", "5", "--fast",
                             "--ble-source", "btsnoop:" + Self.capture("btvirt-vm-monitor"), "--json"])
         #expect(m.status == 0, "\(m.stderr)")
         let doc = try fp.json(try #require(m.lines.first))
@@ -30,10 +30,10 @@ struct BLECLITests {
         #expect(ble["status"] as? String == "ok")
     }
 
-    @Test func replayedCaptureGivesOneEntryPerReport() throws {
+    @Test func replayedCaptureGivesOneEntryPerReport() async throws {
         let fp = try FprintRunner()
         // 412 reports over ~16 s of capture; a 20 s fast replay holds them all.
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "20", "--fast",
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "20", "--fast",
                             "--ble-source", "btsnoop:" + Self.capture("csacca__horizon-74-at-ble-adv"), "--json"])
         #expect(m.status == 0, "\(m.stderr)")
         let doc = try fp.json(try #require(m.lines.first))
@@ -45,31 +45,31 @@ struct BLECLITests {
     /// This machine's kernel has no Bluetooth: each BLE entry point says so in one line, exit 80.
     @Test(arguments: [["adapters"], ["scan", "--duration", "1"],
                       ["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "5", "--ble-source", "hci:hci0"]])
-    func noBluetoothInTheKernel(args: [String]) throws {
+    func noBluetoothInTheKernel(args: [String]) async throws {
         guard socket(31, Int32(SOCK_RAW.rawValue), 1) < 0, errno == EAFNOSUPPORT else {
             // A kernel with Bluetooth: this path cannot be shown here (the VM test covers the real one).
             return
         }
         let fp = try FprintRunner()
-        let r = try fp.run(args)
+        let r = try await fp.run(args)
         #expect(r.status == 80)
         #expect(r.stderr == "error: this kernel has no Bluetooth sockets (AF_BLUETOOTH: EAFNOSUPPORT): load the bluetooth module (modprobe bluetooth) or run on a machine whose kernel has Bluetooth\n")
         #expect(r.stdout.isEmpty)
     }
 
-    @Test func badCaptureIsOneLineDataError() throws {
+    @Test func badCaptureIsOneLineDataError() async throws {
         let fp = try FprintRunner()
         let bad = fp.home.appendingPathComponent("bad.btsnoop")
         try Data(Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA, 0, 0]).write(to: bad)  // a record cut after 2 bytes
-        let r = try fp.run(["scan", "--ble-source", "btsnoop:" + bad.path, "--fast"])
+        let r = try await fp.run(["scan", "--ble-source", "btsnoop:" + bad.path, "--fast"])
         #expect(r.status == 65)
         #expect(r.stderr.hasPrefix("error: \(bad.path): not a usable btsnoop capture: record original length truncated"))
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func scanPipedPrintsJSONLinesPerTransmitter() throws {
+    @Test func scanPipedPrintsJSONLinesPerTransmitter() async throws {
         let fp = try FprintRunner()
-        let r = try fp.run(["scan", "--ble-source", "btsnoop:" + Self.capture("whoisbe__pongbot-mcp-adv"), "--fast"])
+        let r = try await fp.run(["scan", "--ble-source", "btsnoop:" + Self.capture("whoisbe__pongbot-mcp-adv"), "--fast"])
         #expect(r.status == 0, "\(r.stderr)")
         let rows = try r.lines.map { try fp.json($0) }
         #expect(!rows.isEmpty)
@@ -80,11 +80,11 @@ struct BLECLITests {
         #expect(last.values.reduce(0, +) == 460)
     }
 
-    @Test func badSourcesAreUsageErrors() throws {
+    @Test func badSourcesAreUsageErrors() async throws {
         let fp = try FprintRunner()
-        #expect(try fp.run(["scan", "--ble-source", "usb:0"]).status == 64)
-        #expect(try fp.run(["scan", "--ble-source", "sim"]).status == 64)
-        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--fast"]).status == 64)
-        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--exclusive", "--ble-source", "sim"]).status == 64)
+        #expect(try await fp.run(["scan", "--ble-source", "usb:0"]).status == 64)
+        #expect(try await fp.run(["scan", "--ble-source", "sim"]).status == 64)
+        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--fast"]).status == 64)
+        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--exclusive", "--ble-source", "sim"]).status == 64)
     }
 }

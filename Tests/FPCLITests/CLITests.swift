@@ -4,15 +4,15 @@ import Foundation
 import Testing
 
 @Suite(.serialized) struct MeasureAndWalkTests {
-    @Test func simulatedWalkStoresOneDocumentPerWindowInOneSession() throws {
+    @Test func simulatedWalkStoresOneDocumentPerWindowInOneSession() async throws {
         let fp = try FprintRunner()
-        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "7"])
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "7"])
         #expect(walk.status == 0, "\(walk.stderr)")
         // 4656 units at 50 units/s = 93.12 s: 46 full windows and a 1.12 s tail.
         #expect(walk.lines.count == 47)
         #expect(walk.stderr.contains("stored 47 documents of walk session"))
 
-        let list = try fp.run(["list", "--json"])
+        let list = try await fp.run(["list", "--json"])
         #expect(list.status == 0)
         let rows = try list.lines.map(fp.json)
         #expect(rows.count == 47)
@@ -21,7 +21,7 @@ import Testing
         #expect(rows.first?["seq"] as? Int == 47)  // newest first
 
         let first = try #require(walk.lines.first)
-        let show = try fp.run(["show", first, "--json"])
+        let show = try await fp.run(["show", first, "--json"])
         let doc = try fp.json(show.stdout)
         #expect(doc["_id"] as? String == first)
         #expect((doc["_rev"] as? String)?.hasPrefix("1-") == true)
@@ -35,13 +35,13 @@ import Testing
         #expect(!ble.isEmpty && ble.allSatisfy { ($0["time"] as? Int).map { (0...2000).contains($0) } == true })
     }
 
-    @Test func staticMeasurementShowsSectionsInOrder() throws {
+    @Test func staticMeasurementShowsSectionsInOrder() async throws {
         let fp = try FprintRunner()
-        let m = try fp.run(["measure", "--map", "J3NP", "--x", "1441", "--y", "303", "--simulate", "--fast",
+        let m = try await fp.run(["measure", "--map", "J3NP", "--x", "1441", "--y", "303", "--simulate", "--fast",
                             "--duration", "5"])
         #expect(m.status == 0, "\(m.stderr)")
         let id = try #require(m.lines.first)
-        let show = try fp.run(["show", String(id.prefix(6))])
+        let show = try await fp.run(["show", String(id.prefix(6))])
         #expect(show.status == 0, "\(show.stderr)")
         let sections = show.lines.filter { $0.hasPrefix("== ") }.map { $0.split(separator: " ")[1] }
         #expect(sections == ["Measurement", "Cellular", "Wi-Fi", "BLE", "Geolocation"])
@@ -56,10 +56,10 @@ import Testing
         #expect(show.stdout.contains("C5:D5:21:51:D7:90"))
     }
 
-    @Test func radiosSettingAndFlagsDecideWhatIsCollected() throws {
+    @Test func radiosSettingAndFlagsDecideWhatIsCollected() async throws {
         let fp = try FprintRunner()
-        #expect(try fp.run(["config", "set", "radios", "ble,wifi"]).status == 0)
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
+        #expect(try await fp.run(["config", "set", "radios", "ble,wifi"]).status == 0)
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
                             "--duration", "5", "--no-wifi", "--json"])
         #expect(m.status == 0, "\(m.stderr)")
         let doc = try fp.json(m.stdout)
@@ -71,9 +71,9 @@ import Testing
         #expect((doc["bleScans"] as? [Any])?.isEmpty == false)
     }
 
-    @Test func withoutRadioHardwareMeasureRefusesWithAReason() throws {
+    @Test func withoutRadioHardwareMeasureRefusesWithAReason() async throws {
         let fp = try FprintRunner()
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--duration", "5"])
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--duration", "5"])
         #expect(m.status == 69)
         #expect(m.stderr.hasPrefix("error: no radio can be recorded here"))
         #expect(m.stderr.contains("--simulate"))
@@ -81,9 +81,9 @@ import Testing
         #expect(try SQLiteDocumentStore(path: fp.db).count() == 0)
     }
 
-    @Test func ctrlCStoresNothingAndExits130() throws {
+    @Test func ctrlCStoresNothingAndExits130() async throws {
         let fp = try FprintRunner()
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "20"],
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "20"],
                            interruptAfter: 1.5)
         #expect(m.status == 130)
         #expect(m.stderr.contains("interrupted: nothing stored"))
@@ -103,31 +103,31 @@ import Testing
         (["config", "set", "measurement-seconds", "200"], Int32(64), "measurement-seconds"),
         (["list", "--since", "last tuesday"], Int32(64), "--since: cannot read 'last tuesday'"),
     ])
-    func badArgumentsGiveOneLineAndAnExitCode(args: [String], status: Int32, message: String) throws {
+    func badArgumentsGiveOneLineAndAnExitCode(args: [String], status: Int32, message: String) async throws {
         let fp = try FprintRunner()
         try fp.createEmptyDatabase()
-        let r = try fp.run(args)
+        let r = try await fp.run(args)
         #expect(r.status == status, "\(r.stderr)")
         #expect(r.stderr.contains(message), "\(r.stderr)")
         #expect(!r.stderr.contains("Fatal error"))
     }
 
-    @Test func badConfigFileNamesTheFileAndPath() throws {
+    @Test func badConfigFileNamesTheFileAndPath() async throws {
         var fp = try FprintRunner()
         let bad = fp.home.appendingPathComponent("bad-config.json")
         try #"{"gatewayURL": "http://127.0.0.1:5984/fprint", "authURL": "http://127.0.0.1:5984/_session", "scenariosURL": "s.json", "maps": [{"id": 5}]}"#
             .write(to: bad, atomically: true, encoding: .utf8)
         fp.environment["FPRINT_CONFIG"] = bad.path
-        let r = try fp.run(["maps"])
+        let r = try await fp.run(["maps"])
         #expect(r.status == 65)
         #expect(r.stderr.hasPrefix("error: \(bad.path): $.maps[0]"), "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func everyCommandHasHelpWithExamples() throws {
+    @Test func everyCommandHasHelpWithExamples() async throws {
         let fp = try FprintRunner()
         for command in ["measure", "walk", "list", "show", "delete", "import", "maps", "scenarios", "config", "eval", "locate", "export", "plot", "coverage"] {
-            let r = try fp.run([command, "--help"])
+            let r = try await fp.run([command, "--help"])
             #expect(r.status == 0, "\(command)")
             #expect(r.stdout.contains("Example"), "\(command) --help shows no examples")
         }
@@ -135,71 +135,71 @@ import Testing
 }
 
 @Suite struct BrowseDeleteImportTests {
-    @Test func deleteOnlyUnsyncedDocuments() throws {
+    @Test func deleteOnlyUnsyncedDocuments() async throws {
         let fp = try FprintRunner()
-        let a = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
-        let b = try fp.run(["measure", "--map", "J1NP", "--x", "400", "--y", "701", "--simulate", "--fast", "--duration", "5"])
+        let a = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
+        let b = try await fp.run(["measure", "--map", "J1NP", "--x", "400", "--y", "701", "--simulate", "--fast", "--duration", "5"])
         let idA = try #require(a.lines.first), idB = try #require(b.lines.first)
         try SQLiteDocumentStore(path: fp.db).markSynced(ids: [idB])
 
-        let delA = try fp.run(["delete", idA])
+        let delA = try await fp.run(["delete", idA])
         #expect(delA.status == 0 && delA.stderr.contains("deleted \(idA)"))
-        #expect(try fp.run(["show", idA]).status == 66)
+        #expect(try await fp.run(["show", idA]).status == 66)
 
-        let delB = try fp.run(["delete", idB])
+        let delB = try await fp.run(["delete", idB])
         #expect(delB.status == 1)
         #expect(delB.stderr.contains("already synced"))
-        #expect(try fp.run(["show", idB]).status == 0)
-        let unsynced = try fp.run(["list", "--unsynced", "--json"])
+        #expect(try await fp.run(["show", idB]).status == 0)
+        let unsynced = try await fp.run(["list", "--unsynced", "--json"])
         #expect(unsynced.lines.isEmpty)
     }
 
-    @Test func importsOldAppDocumentsOnceAndShowsThem() throws {
+    @Test func importsOldAppDocumentsOnceAndShowsThem() async throws {
         let fp = try FprintRunner()
         let fixtures = FprintRunner.repositoryRoot.appendingPathComponent("Tests/FPCoreTests/Fixtures")
         let ios = fixtures.appendingPathComponent("legacy-ios-all-docs.json").path
         let android = fixtures.appendingPathComponent("legacy-android.jsonl").path
-        let first = try fp.run(["import", "--timezone", "Europe/Prague", ios, android, "--json"])
+        let first = try await fp.run(["import", "--timezone", "Europe/Prague", ios, android, "--json"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains(#""imported":2"#))
-        let again = try fp.run(["import", ios])
+        let again = try await fp.run(["import", ios])
         #expect(again.stderr.contains("imported 0, already present 2"))
-        let list = try fp.run(["list", "--json"])
+        let list = try await fp.run(["list", "--json"])
         #expect(list.lines.count == 4)
-        let show = try fp.run(["show", "0B6F1D2E"])
+        let show = try await fp.run(["show", "0B6F1D2E"])
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.contains("x 363, y 701"))
         #expect(show.stdout.contains("4B1C9F5E-2D7A-4E61-8F3B-0C5D6E7F8A9B"))
         #expect(show.stdout.contains("2017-05-12T12:33:21.000Z"))
     }
 
-    @Test func badImportFileStoresNothing() throws {
+    @Test func badImportFileStoresNothing() async throws {
         let fp = try FprintRunner()
         let file = fp.home.appendingPathComponent("broken.jsonl")
         try "{\"_id\":\"ok-1\",\"x\":1}\n{broken\n".write(to: file, atomically: true, encoding: .utf8)
-        let r = try fp.run(["import", file.path])
+        let r = try await fp.run(["import", file.path])
         #expect(r.status == 65)
         #expect(r.stderr == "error: \(file.path): line 2: not valid JSON\n")
         #expect(try SQLiteDocumentStore(path: fp.db).count() == 0)
     }
 
-    @Test func settingsPersistAndReset() throws {
+    @Test func settingsPersistAndReset() async throws {
         let fp = try FprintRunner()
-        #expect(try fp.run(["config", "get", "measurement-seconds"]).stdout == "20\n")
-        #expect(try fp.run(["config", "set", "measurement-seconds", "30"]).status == 0)
-        #expect(try fp.run(["config", "get", "measurement-seconds"]).stdout == "30\n")
-        let all = try fp.json(try fp.run(["config", "get", "--json"]).stdout)
+        #expect(try await fp.run(["config", "get", "measurement-seconds"]).stdout == "20\n")
+        #expect(try await fp.run(["config", "set", "measurement-seconds", "30"]).status == 0)
+        #expect(try await fp.run(["config", "get", "measurement-seconds"]).stdout == "30\n")
+        let all = try fp.json(try await fp.run(["config", "get", "--json"]).stdout)
         #expect(all["measurement-seconds"] as? String == "30" && all["speed-correction"] as? String == "0")
-        #expect(try fp.run(["config", "reset"]).status == 0)
-        #expect(try fp.run(["config", "get", "measurement-seconds"]).stdout == "20\n")
+        #expect(try await fp.run(["config", "reset"]).status == 0)
+        #expect(try await fp.run(["config", "get", "measurement-seconds"]).stdout == "20\n")
     }
 
-    @Test func mapsAndScenariosFromTheShippedConfig() throws {
+    @Test func mapsAndScenariosFromTheShippedConfig() async throws {
         let fp = try FprintRunner()
-        let maps = try fp.run(["maps", "--json"])
+        let maps = try await fp.run(["maps", "--json"])
         let list = try #require(try JSONSerialization.jsonObject(with: Data(maps.stdout.utf8)) as? [[String: Any]])
         #expect(list.compactMap { $0["id"] as? String } == ["J1NP", "J2NP", "J3NP"])
-        let scenarios = try fp.run(["scenarios", "--map", "J1NP"])
+        let scenarios = try await fp.run(["scenarios", "--map", "J1NP"])
         #expect(scenarios.status == 0)
         #expect(scenarios.stdout.contains("scenarioJ1NP1") && scenarios.stdout.contains("93.1"))
     }
@@ -207,9 +207,9 @@ import Testing
 
 @Suite struct DoctorCLITests {
     /// This host has no radio hardware, gpsd or ModemManager: doctor says why for each and exits 69.
-    @Test func doctorExplainsEverySourceAsJSON() throws {
+    @Test func doctorExplainsEverySourceAsJSON() async throws {
         let fp = try FprintRunner()
-        let r = try fp.run(["doctor", "--json", "--gpsd", "127.0.0.1:1"])
+        let r = try await fp.run(["doctor", "--json", "--gpsd", "127.0.0.1:1"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: String]])
         let bySource = Dictionary(rows.map { ($0["source"] ?? "", $0) }, uniquingKeysWith: { a, _ in a })
         for source in ["ble", "wifi", "cell", "location", "sensors", "gateway"] {
@@ -221,16 +221,16 @@ import Testing
         #expect(r.status == (anyRadio ? 0 : 69))
     }
 
-    @Test func doctorRejectsABadGpsdAddress() throws {
-        let r = try FprintRunner().run(["doctor", "--gpsd", "host:99999"])
+    @Test func doctorRejectsABadGpsdAddress() async throws {
+        let r = try await FprintRunner().run(["doctor", "--gpsd", "host:99999"])
         #expect(r.status == 64 && r.stderr.contains("--gpsd"))
     }
 }
 
 @Suite struct PeriodicMeasureTests {
-    @Test func everyRunIsItsOwnDocumentOnAFixedSchedule() throws {
+    @Test func everyRunIsItsOwnDocumentOnAFixedSchedule() async throws {
         let fp = try FprintRunner()
-        let r = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
+        let r = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
                             "--duration", "5", "--every", "5s", "--count", "2", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let docs = try r.lines.map { try fp.json($0) }
@@ -245,10 +245,10 @@ import Testing
         #expect(try SQLiteDocumentStore(path: fp.db).count() == 2)
     }
 
-    @Test func interruptionKeepsFinishedRunsAndDiscardsTheCurrentOne() throws {
+    @Test func interruptionKeepsFinishedRunsAndDiscardsTheCurrentOne() async throws {
         let fp = try FprintRunner()
         // Runs at 0 s and 5 s, 5 s each (real time); SIGINT at ~7.5 s lands in the second run.
-        let r = try fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate",
+        let r = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate",
                             "--duration", "5", "--every", "5s", "--count", "3"], interruptAfter: 7.5)
         #expect(r.status == 130)
         #expect(r.stderr.contains("stopped: 1 document(s) stored; the measurement in progress was discarded"), "\(r.stderr)")
@@ -262,8 +262,8 @@ import Testing
         (["--every", "5s", "--duration", "10"], "must be at least --duration"),
         (["--every", "1m", "--for", "soon"], "--for must be"),
     ])
-    func badScheduleArguments(extra: [String], message: String) throws {
-        let r = try FprintRunner().run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate"] + extra)
+    func badScheduleArguments(extra: [String], message: String) async throws {
+        let r = try await FprintRunner().run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate"] + extra)
         #expect(r.status == 64)
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }

@@ -25,8 +25,8 @@ import Testing
             chmod(users, 0o600)
         }
 
-        func gateway(_ extra: [String] = []) throws -> GatewayProcess {
-            try GatewayProcess(runner: runner, db: gatewayDB, secret: secret,
+        func gateway(_ extra: [String] = []) async throws -> GatewayProcess {
+            try await GatewayProcess(runner: runner, db: gatewayDB, secret: secret,
                                extra: ["--users", users, "--access-log", accessLog] + extra)
         }
 
@@ -37,15 +37,15 @@ import Testing
         }
     }
 
-    @Test func urlCredentialsGoOnEveryRequestAndSignTheDocuments() throws {
+    @Test func urlCredentialsGoOnEveryRequestAndSignTheDocuments() async throws {
         let password = "s3cret-pw-XYZ"
         let s = try Setup(users: "bob:\(password)\n")
-        let gateway = try s.gateway()
+        let gateway = try await s.gateway()
         defer { gateway.kill9() }
-        let measured = try s.runner.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
+        let measured = try await s.runner.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
         #expect(measured.status == 0, "\(measured.stderr)")
         let url = "http://bob:\(password)@127.0.0.1:\(gateway.port)/fprint"
-        let sync = try s.runner.run(["sync", "--gateway", url])
+        let sync = try await s.runner.run(["sync", "--gateway", url])
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sync.stdout.contains("sent 1 of 1 changed"), "\(sync.stdout)")
         // Signed as the user the URL names, which GET /_session confirmed
@@ -62,14 +62,14 @@ import Testing
         // The pull right after counts the pushed document as already here
         #expect(sync.stdout.contains("received 0 of 1 changed (1 already here)"), "\(sync.stdout)")
 
-        let status = try s.runner.run(["status", "--gateway", url])
+        let status = try await s.runner.run(["status", "--gateway", url])
         #expect(status.stdout.contains("credential: user bob and a password from the gateway URL"), "\(status.stdout)")
-        let statusJSON = try s.runner.run(["status", "--gateway", url, "--json"])
+        let statusJSON = try await s.runner.run(["status", "--gateway", url, "--json"])
         let object = try s.runner.json(statusJSON.stdout)
         #expect((object["credential"] as? [String: Any])?["user"] as? String == "bob")
         #expect(object["gateway"] as? String == "http://127.0.0.1:\(gateway.port)/fprint")
         // A wrong password: 77, and still no password anywhere
-        let wrong = try s.runner.run(["sync", "--gateway", "http://bob:nope-\(password)@127.0.0.1:\(gateway.port)/fprint"])
+        let wrong = try await s.runner.run(["sync", "--gateway", "http://bob:nope-\(password)@127.0.0.1:\(gateway.port)/fprint"])
         #expect(wrong.status == 77, "\(wrong.stderr)")
         for text in [sync.stdout, sync.stderr, status.stdout, statusJSON.stdout, wrong.stdout, wrong.stderr,
                      gateway.stderrLog.text, (try? String(contentsOfFile: s.accessLog, encoding: .utf8)) ?? ""] {
@@ -80,9 +80,9 @@ import Testing
     /// A document larger than the gateway's body limit gets 413 alone: the
     /// rest goes, it stays pending with the reason, sync exits 77, the next
     /// sync offers it again, and once the gateway takes it the record goes.
-    @Test func aRefusedDocumentIsReportedAndRetried() throws {
+    @Test func aRefusedDocumentIsReportedAndRetried() async throws {
         var s = try Setup(users: "")
-        let issued = try s.runner.run(["gateway", "token", "--user", "alice", "--secret-file", s.secret])
+        let issued = try await s.runner.run(["gateway", "token", "--user", "alice", "--secret-file", s.secret])
         s.runner.environment["FPRINT_TOKEN"] = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let store = try SQLiteDocumentStore(path: s.runner.db)
         var big: JSONValue = ["type": "scan", "level": "J1NP", "x": 1, "y": 2, "createdAt": "2026-11-22T06:00:00.000Z",
@@ -91,48 +91,48 @@ import Testing
         try store.insert([NewDocument(id: "small-1", body: ["type": "scan", "level": "J1NP", "x": 1, "y": 2, "createdAt": "2026-11-22T06:00:00.000Z", "couchbase_sync_gateway_id": "alice"]),
                           NewDocument(id: "big", body: big),
                           NewDocument(id: "small-2", body: ["type": "scan", "level": "J1NP", "x": 3, "y": 4, "createdAt": "2026-11-22T06:00:01.000Z", "couchbase_sync_gateway_id": "alice"])])
-        var gateway = try s.gateway(["--body-limit", "100000"])
-        let first = try s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
+        var gateway = try await s.gateway(["--body-limit", "100000"])
+        let first = try await s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
         #expect(first.status == 77, "\(first.stderr)")
         #expect(first.stderr.contains("refused by the gateway: big: HTTP 413"), "\(first.stderr)")
         #expect(try Set(documentSet(s.gatewayDB).keys) == ["small-1", "small-2"])
 
-        let status = try s.runner.run(["status", "--gateway", gateway.url])
+        let status = try await s.runner.run(["status", "--gateway", gateway.url])
         #expect(status.stdout.contains("pending:    1 not yet synced"), "\(status.stdout)")
         #expect(status.stdout.contains("refused:    1 document(s)"), "\(status.stdout)")
         #expect(status.stdout.contains("big 1-"), "\(status.stdout)")
-        let statusJSON = try s.runner.json(try s.runner.run(["status", "--json"]).stdout)
+        let statusJSON = try s.runner.json(try await s.runner.run(["status", "--json"]).stdout)
         let refused = try #require(statusJSON["refused"] as? [[String: Any]])
         #expect(refused.count == 1 && refused[0]["id"] as? String == "big")
         #expect((refused[0]["reason"] as? String)?.hasPrefix("HTTP 413") == true)
-        let listed = try s.runner.run(["list", "--unsynced", "--json"])
+        let listed = try await s.runner.run(["list", "--unsynced", "--json"])
         let entry = try s.runner.json(try #require(listed.lines.first))
         #expect(entry["id"] as? String == "big")
         #expect(((entry["refused"] as? [String: Any])?["reason"] as? String)?.hasPrefix("HTTP 413") == true)
-        let table = try s.runner.run(["list", "--unsynced"])
+        let table = try await s.runner.run(["list", "--unsynced"])
         #expect(table.stdout.contains("refused by the gateway"), "\(table.stdout)")
 
         // Nothing changed locally, yet the next sync sends it again (and is refused again)
         let bulkBefore = try s.accessLines().filter { $0["path"] as? String == "/fprint/_bulk_docs" }.count
-        let second = try s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
+        let second = try await s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
         #expect(second.status == 77, "\(second.stderr)")
         #expect(try s.accessLines().filter { $0["path"] as? String == "/fprint/_bulk_docs" }.count > bulkBefore)
 
         // A gateway that takes it: synced, record gone, exit 0
         gateway.kill9()
-        gateway = try s.gateway(["--port", String(gateway.port)])  // the same URL: refusals are per gateway
+        gateway = try await s.gateway(["--port", String(gateway.port)])  // the same URL: refusals are per gateway
         defer { gateway.kill9() }
-        let third = try s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
+        let third = try await s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
         #expect(third.status == 0, "\(third.stderr)")
         #expect(try documentSet(s.gatewayDB) == documentSet(s.runner.db))
-        let after = try s.runner.run(["status", "--gateway", gateway.url])
+        let after = try await s.runner.run(["status", "--gateway", gateway.url])
         #expect(after.stdout.contains("pending:    0") && !after.stdout.contains("refused:"), "\(after.stdout)")
     }
 
     /// `fprint login` against CouchDB's recorded `/_session` answers: the
     /// cookie is stored per URL (0600) beside the migrated single token,
     /// sent as `Cookie` (never Bearer), and renewed once it is expired.
-    @Test func couchDBSessionLoginPerURLCredentialsAndMigration() throws {
+    @Test func couchDBSessionLoginPerURLCredentialsAndMigration() async throws {
         var runner = try FprintRunner()
         runner.environment["FPRINT_TOKEN"] = nil
         try runner.createEmptyDatabase()
@@ -161,12 +161,12 @@ import Testing
         let configDir = runner.home.appendingPathComponent("config/fprint")
         try FileManager.default.createDirectory(at: configDir, withIntermediateDirectories: true)
         try "LEGACY-TOKEN\n".write(to: configDir.appendingPathComponent("token"), atomically: true, encoding: .utf8)
-        let before = try runner.run(["status", "--gateway", couchURL])
+        let before = try await runner.run(["status", "--gateway", couchURL])
         #expect(before.stdout.contains("token from the credentials file (saved for any gateway)"), "\(before.stdout)")
 
-        let badLogin = try runner.run(["login", "--user", "admin", "--gateway", couchURL], stdin: "wrong\n")
+        let badLogin = try await runner.run(["login", "--user", "admin", "--gateway", couchURL], stdin: "wrong\n")
         #expect(badLogin.status == 77 && badLogin.stderr.contains("Name or password is incorrect."), "\(badLogin.stderr)")
-        let login = try runner.run(["login", "--user", "admin", "--gateway", couchURL], stdin: "PASSWORD\n")
+        let login = try await runner.run(["login", "--user", "admin", "--gateway", couchURL], stdin: "PASSWORD\n")
         #expect(login.status == 0, "\(login.stderr)")
         let credentialsPath = configDir.appendingPathComponent("credentials.json").path
         #expect(try FileManager.default.attributesOfItem(atPath: credentialsPath)[.posixPermissions] as? Int == 0o600)
@@ -177,16 +177,16 @@ import Testing
         #expect(gateways[couchURL]?["type"] as? String == "session")
         #expect(gateways[couchURL]?["cookie"] as? String == "COOKIE")
 
-        let sync = try runner.run(["sync", "--gateway", couchURL])
+        let sync = try await runner.run(["sync", "--gateway", couchURL])
         #expect(sync.status == 0, "\(sync.stderr)")
         let afterLogin = peer.requests.drop { !($0.method == "POST" && $0.body == Data("name=admin&password=PASSWORD".utf8)) }.dropFirst()
         #expect(!afterLogin.isEmpty)
         #expect(afterLogin.allSatisfy { $0.header("Cookie") == "AuthSession=COOKIE" && $0.header("Authorization") == nil })
 
         // Each URL shows its own credential
-        let statusCouch = try runner.run(["status", "--gateway", couchURL])
+        let statusCouch = try await runner.run(["status", "--gateway", couchURL])
         #expect(statusCouch.stdout.contains("CouchDB session of user admin from the credentials file"), "\(statusCouch.stdout)")
-        let statusOther = try runner.run(["status", "--gateway", "http://127.0.0.1:1/elsewhere"])
+        let statusOther = try await runner.run(["status", "--gateway", "http://127.0.0.1:1/elsewhere"])
         #expect(statusOther.stdout.contains("saved for any gateway"), "\(statusOther.stdout)")
 
         // An expired cookie: the next sync logs in again first and stores the new one
@@ -196,7 +196,7 @@ import Testing
         edited["gateways"] = entries
         try JSONSerialization.data(withJSONObject: edited).write(to: URL(fileURLWithPath: credentialsPath))
         let count = peer.requests.count
-        let renewed = try runner.run(["sync", "--gateway", couchURL])
+        let renewed = try await runner.run(["sync", "--gateway", couchURL])
         #expect(renewed.status == 0, "\(renewed.stderr)")
         let next = peer.requests.dropFirst(count)
         #expect(next.first?.method == "POST" && next.first?.path == "/_session", "\(next.map(\.path))")
@@ -213,40 +213,40 @@ import Testing
     /// The gateway serves the app config, scenarios and environments under
     /// `/config/`, and fprint fetches them with credentials: from the URL,
     /// or the one stored for the gateway's origin; `--simulate` then works.
-    @Test func theServedConfigWorksForFprintItself() throws {
+    @Test func theServedConfigWorksForFprintItself() async throws {
         let s = try Setup(users: "carol:pa55word-Q\n")
         var served = s.runner
         served.environment["FPRINT_CONFIG"] = FprintRunner.repositoryRoot.appendingPathComponent("Config/app-config.json").path
-        let gateway = try GatewayProcess(runner: served, db: s.gatewayDB, secret: s.secret, extra: ["--users", s.users])
+        let gateway = try await GatewayProcess(runner: served, db: s.gatewayDB, secret: s.secret, extra: ["--users", s.users])
         defer { gateway.kill9() }
         var runner = s.runner
         runner.environment["FPRINT_TOKEN"] = nil
         let base = "127.0.0.1:\(gateway.port)/config/app-config.json"
 
         // No credentials: the 401 is named
-        let anonymous = try runner.run(["scenarios", "--config", "http://\(base)"])
+        let anonymous = try await runner.run(["scenarios", "--config", "http://\(base)"])
         #expect(anonymous.status == 65, "\(anonymous.stderr)")
         #expect(anonymous.stderr.contains("401"), "\(anonymous.stderr)")
 
         // user:password@ in the config URL: app config, scenarios and the environment all come
-        let set = try runner.run(["config", "set", "config-url", "http://carol:pa55word-Q@\(base)"])
+        let set = try await runner.run(["config", "set", "config-url", "http://carol:pa55word-Q@\(base)"])
         #expect(set.status == 0, "\(set.stderr)")
-        let get = try runner.run(["config", "get"])
+        let get = try await runner.run(["config", "get"])
         #expect(!get.stdout.contains("pa55word-Q"), "\(get.stdout)")
-        let scenarios = try runner.run(["scenarios", "--json"])
+        let scenarios = try await runner.run(["scenarios", "--json"])
         #expect(scenarios.status == 0, "\(scenarios.stderr)")
         #expect(scenarios.stdout.contains("scenarioJ1NP1"))
-        let walk = try runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
+        let walk = try await runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
         #expect(walk.status == 0, "\(walk.stderr)")
         #expect(walk.lines.count > 10)
 
         // A stored login for the gateway's origin serves as well
         var other = try FprintRunner()
         other.environment["FPRINT_TOKEN"] = nil
-        let login = try other.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word-Q\n")
+        let login = try await other.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word-Q\n")
         #expect(login.status == 0, "\(login.stderr)")
-        _ = try other.run(["config", "set", "config-url", "http://\(base)"])
-        let measured = try other.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
+        _ = try await other.run(["config", "set", "config-url", "http://\(base)"])
+        let measured = try await other.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
         #expect(measured.status == 0, "\(measured.stderr)")
         for text in [scenarios.stderr, walk.stderr, measured.stderr, login.stderr, gateway.stderrLog.text] {
             #expect(!text.contains("pa55word-Q"))
@@ -254,26 +254,26 @@ import Testing
     }
 
     /// Dry runs say "would send"; `list --json` reports real conflicts.
-    @Test func dryRunWordsAndListConflicts() throws {
+    @Test func dryRunWordsAndListConflicts() async throws {
         var runner = try FprintRunner()
         let secret = runner.home.appendingPathComponent("gw-secret").path
-        let issued = try runner.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+        let issued = try await runner.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
         runner.environment["FPRINT_TOKEN"] = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let gateway = try GatewayProcess(runner: runner, db: runner.home.appendingPathComponent("g.sqlite").path, secret: secret)
+        let gateway = try await GatewayProcess(runner: runner, db: runner.home.appendingPathComponent("g.sqlite").path, secret: secret)
         defer { gateway.kill9() }
-        let measured = try runner.run(["measure", "--map", "J1NP", "--x", "1", "--y", "2", "--simulate", "--fast", "--duration", "5"])
+        let measured = try await runner.run(["measure", "--map", "J1NP", "--x", "1", "--y", "2", "--simulate", "--fast", "--duration", "5"])
         let id = try #require(measured.lines.first)
-        let dry = try runner.run(["sync", "--gateway", gateway.url, "--dry-run", "--push-only"])
+        let dry = try await runner.run(["sync", "--gateway", gateway.url, "--dry-run", "--push-only"])
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stderr.contains("push: would send 1/1"), "\(dry.stderr)")
         #expect(!dry.stderr.contains("push: sent"))
         #expect(dry.stdout.contains("dry run: would send 1 of 1 changed"), "\(dry.stdout)")
 
         // Two edits of one revision on two replicas: a conflict
-        _ = try runner.run(["sync", "--gateway", gateway.url])
+        _ = try await runner.run(["sync", "--gateway", gateway.url])
         var other = runner
         other.environment["FPRINT_DB"] = runner.home.appendingPathComponent("other.sqlite").path
-        _ = try other.run(["sync", "--gateway", gateway.url, "--pull-only"])
+        _ = try await other.run(["sync", "--gateway", gateway.url, "--pull-only"])
         for (path, note) in [(runner.db, "here"), (other.environment["FPRINT_DB"]!, "there")] {
             let store = try SQLiteDocumentStore(path: path)
             let doc = try #require(try store.document(id: id, includeDeleted: false))
@@ -281,9 +281,9 @@ import Testing
             body["note"] = .string(note)
             try store.update(id: id, body: body, expected: doc.rev)
         }
-        _ = try other.run(["sync", "--gateway", gateway.url])
-        _ = try runner.run(["sync", "--gateway", gateway.url])
-        let list = try runner.run(["list", "--json"])
+        _ = try await other.run(["sync", "--gateway", gateway.url])
+        _ = try await runner.run(["sync", "--gateway", gateway.url])
+        let list = try await runner.run(["list", "--json"])
         let entry = try runner.json(try #require(list.lines.first))
         #expect(entry["id"] as? String == id)
         #expect(entry["conflicts"] as? Int == 1, "\(list.stdout)")

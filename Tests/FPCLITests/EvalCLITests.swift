@@ -3,12 +3,12 @@ import Testing
 
 /// Writes documents as a couch-view file and imports them, so a test controls
 /// every key eval reads (createdAt decides file order).
-func importDocuments(_ fp: FprintRunner, _ docs: [(id: String, body: [String: Any])]) throws {
+func importDocuments(_ fp: FprintRunner, _ docs: [(id: String, body: [String: Any])]) async throws {
     let rows = docs.map { ["id": $0.id, "value": $0.body] as [String: Any] }
     let data = try JSONSerialization.data(withJSONObject: ["rows": rows], options: [.sortedKeys])
     let file = fp.home.appendingPathComponent("import-\(UUID().uuidString).json")
     try data.write(to: file)
-    let r = try fp.run(["import", file.path])
+    let r = try await fp.run(["import", file.path])
     #expect(r.status == 0, "\(r.stderr)")
 }
 
@@ -30,10 +30,10 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
         ("x2", doc(20, 0, rssi: -40, minute: 2)), ("w3", doc(30, 0, rssi: -60, minute: 3)),
     ] }
 
-    @Test func reproducesTheHandCheckedCaseExactly() throws {
+    @Test func reproducesTheHandCheckedCaseExactly() async throws {
         let fp = try FprintRunner()
-        try importDocuments(fp, Self.caseB)
-        let r = try fp.run(["eval", "--set", "wifi", "--estimator", "nn,wknn", "--k", "2", "--json", "--worst", "4"])
+        try await importDocuments(fp, Self.caseB)
+        let r = try await fp.run(["eval", "--set", "wifi", "--estimator", "nn,wknn", "--k", "2", "--json", "--worst", "4"])
         #expect(r.status == 0, "\(r.stderr)")
         let out = try fp.json(r.stdout)
         #expect(out["measurements"] as? Int == 4 && out["order"] as? String == "createdAt,id")
@@ -56,19 +56,19 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
         #expect(wknn["floorHitRate"] as? Double == 1 && wknn["unlocalised"] as? Int == 0)
     }
 
-    @Test func csvAndTableCarryTheSameFigures() throws {
+    @Test func csvAndTableCarryTheSameFigures() async throws {
         let fp = try FprintRunner()
-        try importDocuments(fp, Self.caseB)
-        let csv = try fp.run(["eval", "--set", "wifi", "--estimator", "nn", "--csv"])
+        try await importDocuments(fp, Self.caseB)
+        let csv = try await fp.run(["eval", "--set", "wifi", "--estimator", "nn", "--csv"])
         #expect(csv.lines == ["set,estimator,k,count,unlocalised,mean_m,median_m,p75_m,p95_m,max_m,wrong_floor,floor_hit_rate",
                               "wifi,nn,1,4,0,0.35,0.4,0.4,0.4,0.4,0,1.0"])
-        let table = try fp.run(["eval", "--set", "wifi", "--estimator", "nn"])
+        let table = try await fp.run(["eval", "--set", "wifi", "--estimator", "nn"])
         #expect(table.lines.first?.hasPrefix("SET") == true)
         #expect(table.lines[1].split(separator: " ") == ["wifi", "NN", "1", "4", "0", "0.35", "0.40", "0.40", "0.40", "0.40", "100.0%"])
         #expect(table.stdout.contains("wifi NN k=1: y1 0.40 m, x2 0.40 m, w3 0.40 m"))
     }
 
-    @Test func filtersUnlocalisedAndWrongFloor() throws {
+    @Test func filtersUnlocalisedAndWrongFloor() async throws {
         let fp = try FprintRunner()
         var docs = Self.caseB
         // On J2NP, heard like z0: z0's nearest is now this one (a floor miss) and vice versa.
@@ -77,25 +77,25 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
         var lonely = doc(5, 5, rssi: -70, minute: 5)
         lonely["wifiScans"] = [["mac": "02:00:00:00:00:0F", "ssid": "t", "rssi": -70, "time": 100]]
         docs.append(("u5", lonely))
-        try importDocuments(fp, docs)
-        let all = try fp.json(try fp.run(["eval", "--set", "wifi", "--estimator", "nn", "--json"]).stdout)
+        try await importDocuments(fp, docs)
+        let all = try fp.json(try await fp.run(["eval", "--set", "wifi", "--estimator", "nn", "--json"]).stdout)
         let r = try #require((all["results"] as? [[String: Any]])?.first)
         #expect(r["count"] as? Int == 5 && r["unlocalised"] as? Int == 1)
         #expect(r["wrongFloor"] as? Int == 2)
-        let j1 = try fp.json(try fp.run(["eval", "--map", "J1NP", "--set", "wifi", "--estimator", "nn", "--json"]).stdout)
+        let j1 = try fp.json(try await fp.run(["eval", "--map", "J1NP", "--set", "wifi", "--estimator", "nn", "--json"]).stdout)
         #expect(j1["measurements"] as? Int == 5)
-        let since = try fp.json(try fp.run(["eval", "--since", "2026-11-01T10:02:00Z", "--set", "wifi",
+        let since = try fp.json(try await fp.run(["eval", "--since", "2026-11-01T10:02:00Z", "--set", "wifi",
                                             "--estimator", "nn", "--json"]).stdout)
         #expect(since["measurements"] as? Int == 4)
     }
 
-    @Test func simulatedWalksEvaluateEverySetAndK() throws {
+    @Test func simulatedWalksEvaluateEverySetAndK() async throws {
         let fp = try FprintRunner()
         for seed in ["3", "4"] {
-            let w = try fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast", "--seed", seed])
+            let w = try await fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast", "--seed", seed])
             #expect(w.status == 0, "\(w.stderr)")
         }
-        let r = try fp.run(["eval", "--json"])
+        let r = try await fp.run(["eval", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let out = try fp.json(r.stdout)
         let n = try #require(out["measurements"] as? Int)
@@ -119,20 +119,20 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
         (["eval", "--json", "--csv"], Int32(64), "--json and --csv exclude each other"),
         (["eval"], Int32(66), "error: eval needs at least 2 measurements, 0 match the filters"),
     ])
-    func badInput(args: [String], status: Int32, message: String) throws {
+    func badInput(args: [String], status: Int32, message: String) async throws {
         let fp = try FprintRunner()
         try fp.createEmptyDatabase()
-        let r = try fp.run(args)
+        let r = try await fp.run(args)
         #expect(r.status == status, "\(r.stderr)")
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
 
-    @Test func unreadableDocumentIsNamed() throws {
+    @Test func unreadableDocumentIsNamed() async throws {
         let fp = try FprintRunner()
         var bad = doc(1, 1, rssi: -50, minute: 9)
         bad["x"] = 1.5
-        try importDocuments(fp, Self.caseB + [("bad1", bad)])
-        let r = try fp.run(["eval"])
+        try await importDocuments(fp, Self.caseB + [("bad1", bad)])
+        let r = try await fp.run(["eval"])
         #expect(r.status == 65)
         #expect(r.stderr == "error: document bad1: x is 1.5, not a whole number of map units\n")
     }

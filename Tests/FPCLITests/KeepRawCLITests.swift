@@ -7,10 +7,10 @@ import Testing
 /// `--keep-raw`: a document carries the HCI packets of its window, and that
 /// capture is real evidence: replayed, it gives the same document's BLE.
 @Suite struct KeepRawCLITests {
-    @Test func aReplayedMeasurementCarriesItsOwnCaptureThatReplaysTheSame() throws {
+    @Test func aReplayedMeasurementCarriesItsOwnCaptureThatReplaysTheSame() async throws {
         let fp = try FprintRunner()
         let source = BLECLITests.capture("csacca__horizon-74-at-ble-adv")
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "20", "--fast",
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "20", "--fast",
                             "--ble-source", "btsnoop:" + source, "--keep-raw", "--json"])
         #expect(m.status == 0, "\(m.stderr)")
         let doc = try fp.json(try #require(m.lines.first))
@@ -21,7 +21,7 @@ import Testing
         #expect(attachment["stub"] as? Bool == true)
 
         let dir = fp.home.appendingPathComponent("evidence")
-        #expect(try fp.run(["export", "attachments", "--output", dir.path]).status == 0)
+        #expect(try await fp.run(["export", "attachments", "--output", dir.path]).status == 0)
         let id = try #require(doc["_id"] as? String)
         let evidence = dir.appendingPathComponent(id).appendingPathComponent("raw.btsnoop")
         let bytes = [UInt8](try Data(contentsOf: evidence))
@@ -32,7 +32,7 @@ import Testing
         let original = try BtsnoopFile(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: source))))
         #expect(try file.records().count == original.records().count)
 
-        let again = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "20", "--fast",
+        let again = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "20", "--fast",
                                 "--ble-source", "btsnoop:" + evidence.path, "--json"])
         #expect(again.status == 0, "\(again.stderr)")
         let replayed = try fp.json(try #require(again.lines.first))
@@ -44,10 +44,10 @@ import Testing
         }
     }
 
-    @Test func keepRawNeedsAControllerToRecord() throws {
+    @Test func keepRawNeedsAControllerToRecord() async throws {
         let fp = try FprintRunner()
         for extra in [["--simulate"], ["--ble-source", "sim"], ["--no-ble", "--ble-source", "hci:hci0"]] {
-            let r = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--keep-raw"] + extra)
+            let r = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--keep-raw"] + extra)
             #expect(r.status == 64, "\(extra): \(r.stderr)")
             #expect(r.stderr.contains("--keep-raw keeps what the Bluetooth controller sent"), "\(r.stderr)")
         }

@@ -2,13 +2,13 @@ import Foundation
 import Testing
 
 @Suite struct LocateCLITests {
-    @Test func locatesAStoredMeasurementByRadiomapAndBeacons() throws {
+    @Test func locatesAStoredMeasurementByRadiomapAndBeacons() async throws {
         let fp = try FprintRunner()
-        #expect(try fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast", "--seed", "3"]).status == 0)
-        let m = try fp.run(["measure", "--map", "J3NP", "--x", "1000", "--y", "1200", "--simulate", "--fast",
+        #expect(try await fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast", "--seed", "3"]).status == 0)
+        let m = try await fp.run(["measure", "--map", "J3NP", "--x", "1000", "--y", "1200", "--simulate", "--fast",
                             "--duration", "5", "--seed", "9"])
         let id = try #require(m.lines.first)
-        let r = try fp.run(["locate", String(id.prefix(8)), "--json"])
+        let r = try await fp.run(["locate", String(id.prefix(8)), "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let out = try fp.json(r.stdout)
         #expect(out["id"] as? String == id)
@@ -26,11 +26,11 @@ import Testing
         #expect((beacons["error"] as? Double ?? 99) < 20)
     }
 
-    @Test func locatesAFileWithoutPositionAndSmoothsAWalk() throws {
+    @Test func locatesAFileWithoutPositionAndSmoothsAWalk() async throws {
         let fp = try FprintRunner()
-        let walk = try fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast", "--seed", "3"])
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast", "--seed", "3"])
         #expect(walk.status == 0)
-        let m = try fp.run(["measure", "--map", "J3NP", "--x", "1000", "--y", "1200", "--simulate", "--fast",
+        let m = try await fp.run(["measure", "--map", "J3NP", "--x", "1000", "--y", "1200", "--simulate", "--fast",
                             "--duration", "5", "--seed", "9", "--json"])
         var doc = try fp.json(m.stdout)
         doc["x"] = nil
@@ -38,16 +38,16 @@ import Testing
         doc["_id"] = nil
         let file = fp.home.appendingPathComponent("query.json")
         try JSONSerialization.data(withJSONObject: doc).write(to: file)
-        let r = try fp.run(["locate", "--file", file.path, "--json"])
+        let r = try await fp.run(["locate", "--file", file.path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let out = try fp.json(r.stdout)
         #expect(out["truth"] is NSNull)
         #expect(out["wknn"] as? [String: Any] != nil && out["beacons"] as? [String: Any] != nil)
 
         let first = try #require(walk.lines.first)
-        let shown = try fp.json(try fp.run(["show", first, "--json"]).stdout)
+        let shown = try fp.json(try await fp.run(["show", first, "--json"]).stdout)
         let session = try #require(shown["sessionId"] as? String)
-        let track = try fp.run(["locate", "--session", session, "--json"])
+        let track = try await fp.run(["locate", "--session", session, "--json"])
         #expect(track.status == 0, "\(track.stderr)")
         let rows = try track.lines.map(fp.json)
         #expect(rows.count == walk.lines.count)
@@ -61,22 +61,22 @@ import Testing
         (["locate", "nope"], Int32(66), "error: no document with id nope"),
         (["locate", "--session", "nope"], Int32(66), "error: no documents of walk session nope"),
     ])
-    func badInput(args: [String], status: Int32, message: String) throws {
+    func badInput(args: [String], status: Int32, message: String) async throws {
         let fp = try FprintRunner()
         try fp.createEmptyDatabase()
-        let r = try fp.run(args)
+        let r = try await fp.run(args)
         #expect(r.status == status, "\(r.stderr)")
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
 
-    @Test func badRegistryIsNamed() throws {
+    @Test func badRegistryIsNamed() async throws {
         let fp = try FprintRunner()
-        #expect(try fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast"]).status == 0)
+        #expect(try await fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast"]).status == 0)
         let reg = fp.home.appendingPathComponent("beacons.json")
         try #"[null, {"mac": "AA:BB:CC:DD:EE:FF", "x": 1, "y": 2, "measuredPower": 20}]"#.write(to: reg, atomically: true, encoding: .utf8)
-        let line = try #require(try fp.run(["list", "--json", "--limit", "1"]).lines.first)
+        let line = try #require(try await fp.run(["list", "--json", "--limit", "1"]).lines.first)
         let id = try #require(try fp.json(line)["id"] as? String)
-        let r = try fp.run(["locate", id, "--beacons", reg.path])
+        let r = try await fp.run(["locate", id, "--beacons", reg.path])
         #expect(r.status == 65)
         #expect(r.stderr == "error: \(reg.path): $[1].measuredPower: expected dBm between −120 and 0\n")
     }

@@ -23,18 +23,18 @@ func damageBody(of id: String, in path: String) throws {
 /// The binary on damaged, read-only, missing and odd databases (issue 17).
 @Suite(.serialized) struct StoreSafetyCLITests {
     /// A walk of 47 documents with the 10th damaged; returns its id and every id.
-    func damagedWalk(_ fp: FprintRunner) throws -> (damaged: String, all: [String]) {
-        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "3"])
+    func damagedWalk(_ fp: FprintRunner) async throws -> (damaged: String, all: [String]) {
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "3"])
         #expect(walk.status == 0, "\(walk.stderr)")
         #expect(walk.lines.count == 47)
         try damageBody(of: walk.lines[9], in: fp.db)
         return (walk.lines[9], walk.lines)
     }
 
-    @Test func exportAndEvalCarryEveryIntactDocument() throws {
+    @Test func exportAndEvalCarryEveryIntactDocument() async throws {
         let fp = try FprintRunner()
-        let (bad, all) = try damagedWalk(fp)
-        let e = try fp.run(["export", "jsonl"])
+        let (bad, all) = try await damagedWalk(fp)
+        let e = try await fp.run(["export", "jsonl"])
         #expect(e.status == 74)
         #expect(e.lines.count == 46)
         let exported = Set(try e.lines.map { try #require(fp.json($0)["_id"] as? String) })
@@ -42,106 +42,106 @@ func damageBody(of id: String, in path: String) throws {
         #expect(e.stderr.contains("warning: skipped \(bad)"))
         #expect(e.stderr.contains("1 damaged document(s) left out (\(bad))"))
 
-        let ev = try fp.run(["eval", "--json"])
+        let ev = try await fp.run(["eval", "--json"])
         #expect(ev.status == 74, "\(ev.stderr)")
         let report = try fp.json(ev.stdout)
         #expect(report["measurements"] as? Int == 46, "\(ev.stdout.prefix(300))")
         #expect(ev.stderr.contains(bad))
 
-        let check = try fp.run(["check"])
+        let check = try await fp.run(["check"])
         #expect(check.status == 74)
         #expect(check.lines.count == 1 && check.stdout.contains("damaged: \(bad)"))
         #expect(check.stderr.contains("47 documents"))
     }
 
-    @Test func syncPushesEveryIntactDocumentAndKeepsTheDamagedOnePending() throws {
+    @Test func syncPushesEveryIntactDocumentAndKeepsTheDamagedOnePending() async throws {
         var fp = try FprintRunner()
-        let (gateway, gatewayDB) = try startGatewayForAlice(&fp)
+        let (gateway, gatewayDB) = try await startGatewayForAlice(&fp)
         defer { gateway.kill9() }
-        let (bad, all) = try damagedWalk(fp)
+        let (bad, all) = try await damagedWalk(fp)
 
         for _ in 0..<2 {  // the second sync offers it again and still refuses to pretend
-            let sync = try fp.run(["sync", "--gateway", gateway.url, "--push-only"])
+            let sync = try await fp.run(["sync", "--gateway", gateway.url, "--push-only"])
             #expect(sync.status == 74, "\(sync.stderr)")
             #expect(sync.stderr.contains("skipped \(bad)"))
             #expect(Set(try documentSet(gatewayDB).keys) == Set(all).subtracting([bad]))
         }
-        let pending = try fp.run(["list", "--unsynced", "--json"])
+        let pending = try await fp.run(["list", "--unsynced", "--json"])
         #expect(pending.lines.count == 1 && pending.stdout.contains(bad))
 
         // Repair cannot fetch what the gateway never had: quarantined; then sync is clean.
-        let repair = try fp.run(["repair", "--gateway", gateway.url])
+        let repair = try await fp.run(["repair", "--gateway", gateway.url])
         #expect(repair.status == 0, "\(repair.stderr)")
         #expect(repair.stdout.contains("quarantined: \(bad)"))
-        #expect(try fp.run(["check"]).status == 0)
-        let again = try fp.run(["sync", "--gateway", gateway.url])
+        #expect(try await fp.run(["check"]).status == 0)
+        let again = try await fp.run(["sync", "--gateway", gateway.url])
         #expect(again.status == 0, "\(again.stderr)")
     }
 
-    @Test func repairFetchesADamagedRevisionTheGatewayHas() throws {
+    @Test func repairFetchesADamagedRevisionTheGatewayHas() async throws {
         var fp = try FprintRunner()
-        let (gateway, _) = try startGatewayForAlice(&fp)
+        let (gateway, _) = try await startGatewayForAlice(&fp)
         defer { gateway.kill9() }
-        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "4"])
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "4"])
         #expect(walk.status == 0)
-        #expect(try fp.run(["sync", "--gateway", gateway.url]).status == 0)
-        let intact = try fp.run(["export", "jsonl"]).stdout
+        #expect(try await fp.run(["sync", "--gateway", gateway.url]).status == 0)
+        let intact = try await fp.run(["export", "jsonl"]).stdout
         try damageBody(of: walk.lines[20], in: fp.db)
-        #expect(try fp.run(["export", "jsonl"]).status == 74)
+        #expect(try await fp.run(["export", "jsonl"]).status == 74)
 
-        let repair = try fp.run(["repair", "--gateway", gateway.url])
+        let repair = try await fp.run(["repair", "--gateway", gateway.url])
         #expect(repair.status == 0, "\(repair.stderr)")
         #expect(repair.stdout.contains("restored from the gateway: \(walk.lines[20])"))
-        let after = try fp.run(["export", "jsonl"])
+        let after = try await fp.run(["export", "jsonl"])
         #expect(after.status == 0)
         #expect(after.stdout == intact)
     }
 
-    @Test func readCommandsNeverCreateADatabase() throws {
+    @Test func readCommandsNeverCreateADatabase() async throws {
         var fp = try FprintRunner()
         let typo = fp.home.appendingPathComponent("typo.sqlite").path
         for args in [["list"], ["show", "abc"], ["export", "jsonl"], ["eval"], ["status"], ["check"]] {
-            let r = try fp.run(args + ["--db", typo])
+            let r = try await fp.run(args + ["--db", typo])
             #expect(r.status == 66, "\(args): \(r.stderr)")
             #expect(r.stderr.contains("no database at \(typo)"), "\(args): \(r.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: typo))
         // A write command with --db in a folder that does not exist: refused, nothing made.
         let deep = fp.home.appendingPathComponent("nope/db.sqlite").path
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5", "--db", deep])
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5", "--db", deep])
         #expect(m.status != 0 && m.stderr.contains("no folder"), "\(m.stderr)")
         #expect(!FileManager.default.fileExists(atPath: fp.home.appendingPathComponent("nope").path))
         // The default XDG location is made by the first write.
         fp.environment["FPRINT_DB"] = nil
-        #expect(try fp.run(["list"]).status == 66)
-        let first = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"])
+        #expect(try await fp.run(["list"]).status == 66)
+        let first = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: fp.home.appendingPathComponent("data/fprint/fprint.sqlite").path))
     }
 
-    @Test func aReadOnlyFileIsReadAndANewerOneRefused() throws {
+    @Test func aReadOnlyFileIsReadAndANewerOneRefused() async throws {
         let fp = try FprintRunner()
-        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
+        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
         chmod(fp.db, 0o444)
-        let list = try fp.run(["list", "--json"])
+        let list = try await fp.run(["list", "--json"])
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.lines.count == 1)
-        #expect(try fp.run(["export", "jsonl"]).status == 0)
+        #expect(try await fp.run(["export", "jsonl"]).status == 0)
         chmod(fp.db, 0o644)
 
         let store = try SQLiteDocumentStore(path: fp.db)
         _ = try store.rawSQL("PRAGMA user_version = 99")
         try store.close()
         for args in [["list"], ["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]] {
-            let r = try fp.run(args)
+            let r = try await fp.run(args)
             #expect(r.status == 74)
             #expect(r.stderr.contains("format 99") && r.stderr.contains("up to 6"), "\(r.stderr)")
         }
     }
 
-    @Test func aMeasurementThatCannotBeStoredGoesToARescueFile() throws {
+    @Test func aMeasurementThatCannotBeStoredGoesToARescueFile() async throws {
         let fp = try FprintRunner()
-        #expect(try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
+        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
         // Every insert fails from now on, except the write check's probe (a
         // disk that fills while the walk is recorded behaves the same).
         let store = try SQLiteDocumentStore(path: fp.db)
@@ -150,7 +150,7 @@ func damageBody(of id: String, in path: String) throws {
             BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
             """)
         try store.close()
-        let walk = try fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "5"])
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "5"])
         #expect(walk.status == 74)
         let match = try #require(walk.stderr.firstMatch(of: /saved in (\S+\.jsonl)\. Bring them back with: (fprint import .+)/))
         let rescue = String(match.1)
@@ -163,29 +163,29 @@ func damageBody(of id: String, in path: String) throws {
         _ = try fixed.rawSQL("DROP TRIGGER full")
         try fixed.close()
         let line = String(match.2).split(separator: " ").map(String.init)
-        let imported = try fp.run(Array(line.dropFirst()))
+        let imported = try await fp.run(Array(line.dropFirst()))
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try fp.run(["list", "--json"]).lines.count == 48)
+        #expect(try await fp.run(["list", "--json"]).lines.count == 48)
     }
 
-    @Test func withoutSharedMemoryOneWarningAndEverythingWorks() throws {
+    @Test func withoutSharedMemoryOneWarningAndEverythingWorks() async throws {
         let fp = try FprintRunner()
         // A folder where `-shm` goes: SQLite cannot map it, as on a 9p share.
         try FileManager.default.createDirectory(atPath: fp.db + "-shm", withIntermediateDirectories: false)
-        let m = try fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"])
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"])
         #expect(m.status == 0, "\(m.stderr)")
         let warnings = m.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
         #expect(warnings.count == 1 && warnings[0].contains("rollback journal"), "\(m.stderr)")
-        let list = try fp.run(["list", "--json"])
+        let list = try await fp.run(["list", "--json"])
         #expect(list.status == 0 && list.lines.count == 1)
     }
 }
 
 /// A gateway child process, with alice's token in the runner's environment.
-private func startGatewayForAlice(_ fp: inout FprintRunner) throws -> (GatewayProcess, String) {
+private func startGatewayForAlice(_ fp: inout FprintRunner) async throws -> (GatewayProcess, String) {
     let gatewayDB = fp.home.appendingPathComponent("gateway.sqlite").path
     let secret = fp.home.appendingPathComponent("gw-secret").path
-    let token = try fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+    let token = try await fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
     fp.environment["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    return (try GatewayProcess(runner: fp, db: gatewayDB, secret: secret), gatewayDB)
+    return (try await GatewayProcess(runner: fp, db: gatewayDB, secret: secret), gatewayDB)
 }

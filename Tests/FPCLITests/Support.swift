@@ -53,17 +53,18 @@ struct FprintRunner {
     /// Runs fprint with arguments; `interruptAfter` sends SIGINT after that many
     /// seconds; `stdin` is written to its standard input (a password, say).
     @discardableResult
-    func run(_ arguments: [String], interruptAfter: Double? = nil, stdin: String? = nil) throws -> Result {
-        try Self.runProcess(Self.executable(), arguments, environment: environment, directory: home,
+    func run(_ arguments: [String], interruptAfter: Double? = nil, stdin: String? = nil) async throws -> Result {
+        try await Self.runProcess(Self.executable(), arguments, environment: environment, directory: home,
                             interruptAfter: interruptAfter, stdin: stdin)
     }
 
     /// Runs any executable (`started` gets its pid). Its stdout and stderr are
-    /// read at the same time from the start (`PipeReader`), so a child filling
-    /// either pipe never waits on a reader busy with the other one.
+    /// read at the same time from the start (`PipeDrain`), so a child filling
+    /// either pipe never waits on a reader busy with the other one. Waiting
+    /// holds no thread of the cooperative pool (`Handover`).
     static func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                            directory: URL? = nil, interruptAfter: Double? = nil, stdin: String? = nil,
-                           started: (Int32) -> Void = { _ in }) throws -> Result {
+                           started: (Int32) -> Void = { _ in }) async throws -> Result {
         let p = Process()
         p.executableURL = executable
         p.arguments = arguments
@@ -73,23 +74,39 @@ struct FprintRunner {
         p.standardOutput = out
         p.standardError = err
         p.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try p.run()
+        let exit = try p.startAwaitingExit()
         started(p.processIdentifier)
-        let outReader = PipeReader(out.fileHandleForReading, name: "stdout")
-        let errReader = PipeReader(err.fileHandleForReading, name: "stderr")
+        let outDrain = PipeDrain(out.fileHandleForReading, name: "stdout")
+        let errDrain = PipeDrain(err.fileHandleForReading, name: "stderr")
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try input.fileHandleForWriting.close()
         }
         if let interruptAfter {
-            Thread.sleep(forTimeInterval: interruptAfter)
+            try await Task.sleep(nanoseconds: UInt64(interruptAfter * 1e9))
+            try await handlesInterrupts(p.processIdentifier)
             kill(p.processIdentifier, SIGINT)
         }
-        let outData = outReader.waitForEnd()
-        let errData = errReader.waitForEnd()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        let outData = await outDrain.data()
+        let errData = await errDrain.data()
+        return Result(status: await exit.value(), stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Waits until the child catches or ignores SIGINT (its handler is in
+    /// place), so an interrupt sent on a busy machine tests the handler rather
+    /// than killing a process still loading. At most 30 s.
+    static func handlesInterrupts(_ pid: Int32) async throws {
+        let bit = UInt64(1) << UInt64(SIGINT - 1)
+        for _ in 0..<1500 {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return }
+            let masks = status.split(separator: "\n").compactMap { line -> UInt64? in
+                guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:") else { return nil }
+                return UInt64(line.split(separator: "\t").last ?? "", radix: 16)
+            }
+            if masks.contains(where: { $0 & bit != 0 }) { return }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
     }
 
     func json(_ text: String) throws -> [String: Any] {

@@ -1,5 +1,6 @@
 import FPCore
 import FPStore
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -10,10 +11,12 @@ final class GatewayProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
     let stderrLog: StderrCollector
+    /// Its exit status, once it has exited.
+    let exit: Handover<Int32>
 
     var url: String { "http://127.0.0.1:\(port)/fprint" }
 
-    init(runner: FprintRunner, db: String, secret: String, extra: [String] = [], openFiles: Int? = nil) throws {
+    init(runner: FprintRunner, db: String, secret: String, extra: [String] = [], openFiles: Int? = nil) async throws {
         let arguments = ["gateway", "--port", "0", "--db", db, "--secret-file", secret] + extra
         if let openFiles {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -28,7 +31,7 @@ final class GatewayProcess: @unchecked Sendable {
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        exit = try process.startAwaitingExit()
         stderrLog = StderrCollector(err.fileHandleForReading)
         let deadline = Date().addingTimeInterval(30)
         var found: Int?
@@ -36,21 +39,27 @@ final class GatewayProcess: @unchecked Sendable {
             if let match = stderrLog.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//) {
                 found = Int(match.1)
             } else {
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(nanoseconds: 50_000_000)
             }
         }
         guard let found else {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = await exit.value()
             Issue.record("the gateway did not start: \(stderrLog.text)")
             throw CancellationError()
         }
         port = found
     }
 
+    /// Kills it; returns at once (a `defer` cannot wait). SIGKILL leaves nothing to flush.
     func kill9() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    }
+
+    /// Kills it and waits until it is gone, so its port and files are free.
+    func kill9AndWait() async {
+        kill9()
+        _ = await exit.value()
     }
 
     deinit { kill9() }
@@ -80,8 +89,8 @@ final class StderrCollector: @unchecked Sendable {
     }
 }
 
-/// Runs fprint in the background (for killing the gateway mid-sync).
-func startFprint(_ runner: FprintRunner, _ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+/// Runs fprint in the background (for killing the gateway mid-sync); returns its exit to await.
+func startFprint(_ runner: FprintRunner, _ arguments: [String]) throws -> Handover<Int32> {
     let p = Process()
     p.executableURL = try FprintRunner.executable()
     p.arguments = arguments
@@ -91,8 +100,10 @@ func startFprint(_ runner: FprintRunner, _ arguments: [String]) throws -> (Proce
     p.standardOutput = out
     p.standardError = err
     p.standardInput = FileHandle.nullDevice
-    try p.run()
-    return (p, out, err)
+    let exit = try p.startAwaitingExit()
+    // Drained so a chatty child never blocks on a full pipe.
+    _ = (PipeDrain(out.fileHandleForReading, name: "stdout"), PipeDrain(err.fileHandleForReading, name: "stderr"))
+    return exit
 }
 
 /// Every document of a store file: id → winning revision (tombstones marked).
@@ -113,11 +124,11 @@ func documentSet(_ path: String) throws -> [String: String] {
         var token: String
     }
 
-    func setup(user: String = "alice") throws -> Setup {
+    func setup(user: String = "alice") async throws -> Setup {
         var runner = try FprintRunner()
         let gatewayDB = runner.home.appendingPathComponent("gateway.sqlite").path
         let secret = runner.home.appendingPathComponent("gw-secret").path
-        let issued = try runner.run(["gateway", "token", "--user", user, "--secret-file", secret])
+        let issued = try await runner.run(["gateway", "token", "--user", user, "--secret-file", secret])
         #expect(issued.status == 0, "\(issued.stderr)")
         let token = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.split(separator: ".").count == 3)
@@ -128,14 +139,14 @@ func documentSet(_ path: String) throws -> [String: String] {
         return Setup(runner: runner, gatewayDB: gatewayDB, secret: secret, token: token)
     }
 
-    @Test func syncStatusAndShowConflictsThroughTheBinary() throws {
-        var s = try setup()
-        let gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+    @Test func syncStatusAndShowConflictsThroughTheBinary() async throws {
+        var s = try await setup()
+        let gateway = try await GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
         defer { gateway.kill9() }
         var outputs: [String] = []
-        let walk = try s.runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
+        let walk = try await s.runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
         #expect(walk.status == 0)
-        let sync = try s.runner.run(["sync", "--gateway", gateway.url])
+        let sync = try await s.runner.run(["sync", "--gateway", gateway.url])
         outputs += [sync.stdout, sync.stderr]
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sync.stdout.contains("sent 47 of 47"))
@@ -145,7 +156,7 @@ func documentSet(_ path: String) throws -> [String: String] {
         // A second device of alice's pulls everything, then both edit one doc → conflict
         var other = s.runner
         other.environment["FPRINT_DB"] = s.runner.home.appendingPathComponent("other.sqlite").path
-        let pulled = try other.run(["sync", "--gateway", gateway.url, "--pull-only"])
+        let pulled = try await other.run(["sync", "--gateway", gateway.url, "--pull-only"])
         outputs += [pulled.stdout, pulled.stderr]
         #expect(pulled.stdout.contains("received 47 of 47"), "\(pulled.stdout) \(pulled.stderr)")
         let id = try #require(walk.lines.first)
@@ -157,20 +168,20 @@ func documentSet(_ path: String) throws -> [String: String] {
             try store.update(id: id, body: body, expected: doc.rev)
         }
         for runner in [s.runner, other, s.runner] {
-            let r = try runner.run(["sync", "--gateway", gateway.url])
+            let r = try await runner.run(["sync", "--gateway", gateway.url])
             outputs += [r.stdout, r.stderr]
             #expect(r.status == 0, "\(r.stderr)")
         }
-        let show = try s.runner.run(["show", id])
+        let show = try await s.runner.run(["show", id])
         #expect(show.stdout.contains("conflicts"), "\(show.stdout)")
         #expect(try documentSet(s.runner.db) == documentSet(other.environment["FPRINT_DB"]!))
 
         // No-op sync and status (the first one still examines what the last pull stored)
-        _ = try s.runner.run(["sync", "--gateway", gateway.url])
-        let noop = try s.runner.run(["sync", "--gateway", gateway.url])
+        _ = try await s.runner.run(["sync", "--gateway", gateway.url])
+        let noop = try await s.runner.run(["sync", "--gateway", gateway.url])
         #expect(noop.stdout.contains("sent 0 of 0") && noop.stdout.contains("received 0 of 0"), "\(noop.stdout)")
         #expect(noop.status == 0)
-        let status = try s.runner.run(["status", "--gateway", gateway.url])
+        let status = try await s.runner.run(["status", "--gateway", gateway.url])
         outputs += [status.stdout, status.stderr]
         #expect(status.stdout.contains("pending:    0"))
         #expect(status.stdout.contains("credential: token of user alice from FPRINT_TOKEN"), "\(status.stdout)")
@@ -178,13 +189,13 @@ func documentSet(_ path: String) throws -> [String: String] {
 
         // Bad token: exit 77 and the token never printed
         s.runner.environment["FPRINT_TOKEN"] = s.token + "x"
-        let bad = try s.runner.run(["sync", "--gateway", gateway.url])
+        let bad = try await s.runner.run(["sync", "--gateway", gateway.url])
         outputs += [bad.stdout, bad.stderr]
         #expect(bad.status == 77, "\(bad.stderr)")
         #expect(bad.stderr.hasPrefix("error: authentication rejected"))
 
         // Unreachable gateway: exit 75
-        let closed = try s.runner.run(["sync", "--gateway", "http://127.0.0.1:1/fprint"])
+        let closed = try await s.runner.run(["sync", "--gateway", "http://127.0.0.1:1/fprint"])
         #expect(closed.status == 75, "\(closed.stderr)")
 
         // The token appears in no output, no log and no database file
@@ -204,39 +215,39 @@ func documentSet(_ path: String) throws -> [String: String] {
         }
     }
 
-    @Test func loginStoresAPrivateTokenFromStdin() throws {
-        var s = try setup()
+    @Test func loginStoresAPrivateTokenFromStdin() async throws {
+        var s = try await setup()
         let users = s.runner.home.appendingPathComponent("users").path
         try "carol:pa55word\n".write(toFile: users, atomically: true, encoding: .utf8)
         chmod(users, 0o600)
-        let gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret, extra: ["--users", users])
+        let gateway = try await GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret, extra: ["--users", users])
         defer { gateway.kill9() }
         s.runner.environment["FPRINT_TOKEN"] = nil
-        let login = try s.runner.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word\n")
+        let login = try await s.runner.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "pa55word\n")
         #expect(login.status == 0, "\(login.stderr)")
         #expect(!login.stderr.contains("pa55word"))
         let tokenPath = s.runner.home.appendingPathComponent("config/fprint/credentials.json").path
         let mode = try FileManager.default.attributesOfItem(atPath: tokenPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         try s.runner.createEmptyDatabase()
-        let status = try s.runner.run(["status", "--gateway", gateway.url])
+        let status = try await s.runner.run(["status", "--gateway", gateway.url])
         #expect(status.stdout.contains("token of user carol from the credentials file"), "\(status.stdout)")
-        let wrong = try s.runner.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "nope\n")
+        let wrong = try await s.runner.run(["login", "--user", "carol", "--gateway", gateway.url], stdin: "nope\n")
         #expect(wrong.status == 77)
     }
 
     /// One-letter relative paths (Foundation's NSString path code traps on them):
     /// the secret file is made in the working directory and the gateway serves a
     /// relative `--config`.
-    @Test func oneLetterRelativePathsWork() throws {
+    @Test func oneLetterRelativePathsWork() async throws {
         var runner = try FprintRunner()
-        let issued = try runner.run(["gateway", "token", "--user", "alice", "--secret-file", "s"])
+        let issued = try await runner.run(["gateway", "token", "--user", "alice", "--secret-file", "s"])
         #expect(issued.status == 0, "\(issued.stderr)")
         #expect(FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("s").path))
         let config = try String(contentsOf: FprintRunner.repositoryRoot.appendingPathComponent("Config/app-config.json"), encoding: .utf8)
         try config.write(to: runner.home.appendingPathComponent("c"), atomically: true, encoding: .utf8)
         runner.environment["FPRINT_CONFIG"] = "c"
-        let gateway = try GatewayProcess(runner: runner, db: "g", secret: "s")
+        let gateway = try await GatewayProcess(runner: runner, db: "g", secret: "s")
         defer { gateway.kill9() }
         #expect(gateway.process.isRunning, "\(gateway.stderrLog.text)")
         #expect(FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("g").path))
@@ -244,27 +255,26 @@ func documentSet(_ path: String) throws -> [String: String] {
 
     /// SIGKILL the gateway in the middle of a push and of a pull, restart it,
     /// sync again: both sides end with identical document sets.
-    @Test func gatewayKilledMidPushAndMidPullConverges() throws {
-        let s = try setup()
+    @Test func gatewayKilledMidPushAndMidPullConverges() async throws {
+        let s = try await setup()
         for _ in 0..<3 {
-            let walk = try s.runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
+            let walk = try await s.runner.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
             #expect(walk.status == 0)
         }
         let local = try documentSet(s.runner.db)
         #expect(local.count == 141)
 
         // Push in batches of one; kill the gateway once some have landed.
-        var gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
-        let (push, _, _) = try startFprint(s.runner, ["sync", "--gateway", gateway.url, "--push-only", "--batch-size", "1"])
-        try waitUntil { (try? documentSet(s.gatewayDB).count) ?? 0 >= 20 }
-        gateway.kill9()
-        push.waitUntilExit()
-        #expect(push.terminationStatus == 75)
+        var gateway = try await GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        let push = try startFprint(s.runner, ["sync", "--gateway", gateway.url, "--push-only", "--batch-size", "1"])
+        try await waitUntil { (try? documentSet(s.gatewayDB).count) ?? 0 >= 20 }
+        await gateway.kill9AndWait()
+        #expect(await push.value() == 75)
         let partial = try documentSet(s.gatewayDB).count
         #expect(partial > 0 && partial < 141, "partial \(partial)")
 
-        gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
-        let resumed = try s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
+        gateway = try await GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        let resumed = try await s.runner.run(["sync", "--gateway", gateway.url, "--push-only"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try documentSet(s.gatewayDB) == documentSet(s.runner.db))
 
@@ -272,14 +282,13 @@ func documentSet(_ path: String) throws -> [String: String] {
         var other = s.runner
         let otherDB = s.runner.home.appendingPathComponent("other.sqlite").path
         other.environment["FPRINT_DB"] = otherDB
-        let (pull, _, _) = try startFprint(other, ["sync", "--gateway", gateway.url, "--pull-only", "--batch-size", "1"])
-        try waitUntil { (try? documentSet(otherDB).count) ?? 0 >= 20 }
-        gateway.kill9()
-        pull.waitUntilExit()
-        #expect(pull.terminationStatus == 75)
-        gateway = try GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        let pull = try startFprint(other, ["sync", "--gateway", gateway.url, "--pull-only", "--batch-size", "1"])
+        try await waitUntil { (try? documentSet(otherDB).count) ?? 0 >= 20 }
+        await gateway.kill9AndWait()
+        #expect(await pull.value() == 75)
+        gateway = try await GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
         defer { gateway.kill9() }
-        let again = try other.run(["sync", "--gateway", gateway.url])
+        let again = try await other.run(["sync", "--gateway", gateway.url])
         #expect(again.status == 0, "\(again.stderr)")
         let final = try documentSet(otherDB)
         #expect(final.count == 141)
@@ -287,11 +296,11 @@ func documentSet(_ path: String) throws -> [String: String] {
         #expect(try final == documentSet(s.runner.db))
     }
 
-    func waitUntil(timeout: Double = 60, _ condition: () throws -> Bool) throws {
+    func waitUntil(timeout: Double = 60, _ condition: () throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return }
-            Thread.sleep(forTimeInterval: 0.01)
+            try await Task.sleep(nanoseconds: 10_000_000)
         }
         Issue.record("condition not met within \(timeout) s")
     }

@@ -1,5 +1,6 @@
 import FPHCI
 import FPHex
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -39,7 +40,7 @@ struct BtsnoopTests {
 
     /// Re-runs tshark itself, so the goldens cannot drift from the independent decoder.
     @Test(arguments: Fixtures.captureNames)
-    func replayMatchesLiveTshark(name: String) throws {
+    func replayMatchesLiveTshark(name: String) async throws {
         guard let tshark = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first(where: FileManager.default.isExecutableFile) else {
             Issue.record("tshark is not installed (apt-get install tshark; .ci/run installs it): cannot cross-check \(name) against an independent decoder")
             return
@@ -51,10 +52,9 @@ struct BtsnoopTests {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let exit = try p.startAwaitingExit()
+        let data = await PipeDrain(out.fileHandleForReading, name: "tshark").data()
+        #expect(await exit.value() == 0)
         #expect(try Self.ours(name) == Self.lines(String(decoding: data, as: UTF8.self)))
     }
 
