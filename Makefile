@@ -4,16 +4,20 @@ PREFIX ?= /usr/local
 DEMO_DB ?= $(CURDIR)/.demo/fprint-demo.sqlite
 BIN = $(shell $(SWIFT) build --show-bin-path)/fprint
 
-.PHONY: build test demo bench install clean test-vm fuzz bench-ble
+.PHONY: build test test-serial demo bench install clean test-vm fuzz bench-ble
 
 build:
 	$(SWIFT) build
 
-# The whole test suite (debug build, Swift Testing), one test at a time: many tests
-# wait on child processes, which blocks a thread of Swift's cooperative pool (two
-# threads on a two-core machine); run side by side they starved the gateway's HTTP
-# tests into timeouts. Serial takes the same wall time here with half the CPU.
+# The whole test suite (debug build, Swift Testing), tests side by side. Nothing
+# in the code under test or in the tests blocks a thread of Swift's cooperative
+# pool (two threads on a two-core machine): store work, libcurl, child processes
+# and pipes wait on threads of their own (docs/ARCHITECTURE.md, "Threads").
+# `make test-serial` runs one test at a time, to tell a race from a failure.
 test:
+	$(SWIFT) test
+
+test-serial:
 	$(SWIFT) test --no-parallel
 
 # A simulated walk of scenarioJ1NP1 into a demo database, then its listing.

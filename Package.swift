@@ -114,6 +114,7 @@ let package = Package(
         .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPTestSupport", "FPLinuxRadios", "FPCore", "FPHex"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPGatewayTests", dependencies: [
             "FPGateway", "FPCore", "FPStore", "FPTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -13,20 +13,26 @@ actor ChangeNotifier {
     }
 
     static let pollInterval: Duration = .milliseconds(500)
-    private let lastSequence: @Sendable () throws -> Int64
+    private let lastSequence: @Sendable () async throws -> Int64
     private var waiters: [UInt64: Waiter] = [:]
     private var nextID: UInt64 = 0
     private var poller: Task<Void, Never>?
+    private var pokes: UInt64 = 0
     private(set) var isShuttingDown = false
 
-    init(lastSequence: @escaping @Sendable () throws -> Int64) {
+    init(lastSequence: @escaping @Sendable () async throws -> Int64) {
         self.lastSequence = lastSequence
     }
 
     /// Returns once the sequence is past `since`, after `timeout`, on
     /// shutdown or on cancellation, whichever comes first.
     func waitForChange(after since: Int64, timeout: Duration) async {
-        if isShuttingDown || ((try? lastSequence()) ?? since) > since { return }
+        if isShuttingDown { return }
+        // The sequence is read off the actor's turn: a write committed
+        // meanwhile pokes before this waiter is listed, so a changed poke
+        // count answers at once (callers re-read the feed either way).
+        let pokesBefore = pokes
+        if ((try? await lastSequence()) ?? since) > since || pokes != pokesBefore || isShuttingDown { return }
         let id = nextID
         nextID += 1
         let timer = Task { [weak self] in
@@ -45,7 +51,10 @@ actor ChangeNotifier {
     }
 
     /// A write committed: wake whoever waits for it.
-    func poke() { check() }
+    func poke() async {
+        pokes &+= 1
+        await check()
+    }
 
     /// Wakes every waiter and answers later waits at once.
     func shutdown() {
@@ -59,8 +68,8 @@ actor ChangeNotifier {
         waiters.removeValue(forKey: id)?.continuation.resume()
     }
 
-    private func check() {
-        guard !waiters.isEmpty, let last = try? lastSequence() else { return }
+    private func check() async {
+        guard !waiters.isEmpty, let last = try? await lastSequence() else { return }
         for (id, waiter) in waiters where waiter.since < last { wake(id) }
     }
 
@@ -69,14 +78,14 @@ actor ChangeNotifier {
         poller = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.pollInterval)
-                if self.pollOnce() { break }
+                if await self.pollOnce() { break }
             }
         }
     }
 
     /// One poll; true when nobody waits any more (the poller then stops).
-    private func pollOnce() -> Bool {
-        check()
+    private func pollOnce() async -> Bool {
+        await check()
         if waiters.isEmpty {
             poller = nil
             return true

@@ -54,7 +54,7 @@ struct CouchHandler: Sendable {
         switch rest.first {
         case nil:
             switch method {
-            case .get: return .json(.ok, try databaseInfo())
+            case .get: return .json(.ok, try await onStoreThread { try self.databaseInfo() })
             case .put: throw CouchError(status: .preconditionFailed, error: "file_exists",
                                         reason: "The database could not be created, the file already exists.")
             default: throw CouchError.methodNotAllowed
@@ -64,24 +64,26 @@ struct CouchHandler: Sendable {
             return try await changes(request)
         case "_revs_diff":
             guard method == .post else { throw CouchError.methodNotAllowed }
-            return .json(.ok, try revsDiff(request.json()))
+            return .json(.ok, try await onStoreThread { try self.revsDiff(request.json()) })
         case "_bulk_docs":
             guard method == .post else { throw CouchError.methodNotAllowed }
-            return .json(.created, try await bulkDocs(request, user: user))
+            let results = try await onStoreThread { try self.bulkDocs(request, user: user) }
+            await notifier.poke()
+            return .json(.created, results)
         case "_bulk_get":
             guard method == .post else { throw CouchError.methodNotAllowed }
             return try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"),
                                attachments: request.flag("attachments"))
         case "_all_docs":
             guard method == .get || method == .post else { throw CouchError.methodNotAllowed }
-            return try allDocs(request)
+            return try await onStoreThread { try self.allDocs(request) }
         case "_ensure_full_commit":
             guard method == .post else { throw CouchError.methodNotAllowed }
             return .json(.created, ["ok": true, "instance_start_time": .string(Self.instanceStartTime)])
         case "_local":
             let id = rest.dropFirst().joined(separator: "/")
             guard !id.isEmpty else { throw CouchError.badRequest("a _local document needs an id") }
-            return try local(request, id: id, user: user)
+            return try await onStoreThread { try self.local(request, id: id, user: user) }
         case "_design":
             // CouchDB refuses a member's design document with 403, which
             // replicators skip; a 404 would end their job.
@@ -93,10 +95,19 @@ struct CouchHandler: Sendable {
             throw CouchError.notFound("unknown endpoint \(id)")
         case let id? where rest.count >= 2:
             // An id holding "/" arrives as one segment (%2F): more segments name an attachment.
-            return try await attachment(request, id: id, name: rest.dropFirst().joined(separator: "/"), user: user)
+            let name = rest.dropFirst().joined(separator: "/")
+            return try await written(request) { try self.attachment(request, id: id, name: name, user: user) }
         case let id?:
-            return try await document(request, id: id, user: user)
+            return try await written(request) { try self.document(request, id: id, user: user) }
         }
+    }
+
+    /// A document or attachment request, on a store thread; a write wakes
+    /// the `_changes` waiters once it has committed.
+    private func written(_ request: CouchRequest, _ work: @escaping @Sendable () throws -> Reply) async throws -> Reply {
+        let reply = try await onStoreThread(work)
+        if request.isWrite { await notifier.poke() }
+        return reply
     }
 
     func databaseInfo() throws -> JSONValue {

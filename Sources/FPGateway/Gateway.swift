@@ -118,7 +118,7 @@ private func makeApplication(
     ProcessLimits.returnLargeBuffersToTheKernel()
     // Leave descriptors for the database, the listener and accept() itself.
     let registry = ConnectionRegistry(cap: config.maxConnections ?? max(openFiles - 64, 16))
-    let notifier = ChangeNotifier(lastSequence: { try store.lastSequence() })
+    let notifier = ChangeNotifier(lastSequence: { try await onStoreThread { try store.lastSequence() } })
     let authenticator = Authenticator(tokens: config.tokens, users: config.users, throttle: GuessThrottle(), logger: logger)
     let handler = CouchHandler(store: store, config: config, notifier: notifier, authenticator: authenticator)
     let accessLog: AccessLog? = try config.accessLogPath.map { path in

@@ -51,11 +51,13 @@ struct FprintRunner {
     }
 
     /// Runs fprint with arguments; `interruptAfter` sends SIGINT after that many
-    /// seconds; `stdin` is written to its standard input (a password, say).
+    /// seconds, `interruptWhen` once it holds (checked every 50 ms); `stdin`
+    /// is written to its standard input (a password, say).
     @discardableResult
-    func run(_ arguments: [String], interruptAfter: Double? = nil, stdin: String? = nil) async throws -> Result {
+    func run(_ arguments: [String], interruptAfter: Double? = nil, interruptWhen: (@Sendable () -> Bool)? = nil,
+             stdin: String? = nil) async throws -> Result {
         try await Self.runProcess(Self.executable(), arguments, environment: environment, directory: home,
-                            interruptAfter: interruptAfter, stdin: stdin)
+                                  interruptAfter: interruptAfter, interruptWhen: interruptWhen, stdin: stdin)
     }
 
     /// Runs any executable (`started` gets its pid). Its stdout and stderr are
@@ -63,7 +65,8 @@ struct FprintRunner {
     /// either pipe never waits on a reader busy with the other one. Waiting
     /// holds no thread of the cooperative pool (`Handover`).
     static func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                           directory: URL? = nil, interruptAfter: Double? = nil, stdin: String? = nil,
+                           directory: URL? = nil, interruptAfter: Double? = nil,
+                           interruptWhen: (@Sendable () -> Bool)? = nil, stdin: String? = nil,
                            started: (Int32) -> Void = { _ in }) async throws -> Result {
         let p = Process()
         p.executableURL = executable
@@ -85,6 +88,11 @@ struct FprintRunner {
         if let interruptAfter {
             try await Task.sleep(nanoseconds: UInt64(interruptAfter * 1e9))
             try await handlesInterrupts(p.processIdentifier)
+            kill(p.processIdentifier, SIGINT)
+        }
+        if let interruptWhen {
+            try await handlesInterrupts(p.processIdentifier)
+            while p.isRunning, !interruptWhen() { try await Task.sleep(nanoseconds: 50_000_000) }
             kill(p.processIdentifier, SIGINT)
         }
         let outData = await outDrain.data()

@@ -103,7 +103,7 @@ import Testing
 
     @Test func notifierWakesWaitersOnPokeAndShutdown() async throws {
         let store = try SQLiteDocumentStore.inMemory()
-        let notifier = ChangeNotifier(lastSequence: { try store.lastSequence() })
+        let notifier = ChangeNotifier(lastSequence: { try await onStoreThread { try store.lastSequence() } })
         let waiters = (0..<100).map { _ in Task { await notifier.waitForChange(after: 0, timeout: .seconds(60)) } }
         while await notifier.waiting < 100 { try await Task.sleep(for: .milliseconds(10)) }
         _ = try store.edit(id: "x", body: [:], parent: nil, deleted: false)

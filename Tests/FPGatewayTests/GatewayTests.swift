@@ -13,8 +13,9 @@ struct GatewayFixture {
     let authority = TokenAuthority(secret: Data("test-secret-test-secret-test-secret!".utf8))
     let config: GatewayConfig
 
-    init(bodyLimit: Int = 1 << 20) throws {
-        store = try SQLiteDocumentStore.inMemory()
+    /// An in-memory store, or a WAL database file at `path`.
+    init(bodyLimit: Int = 1 << 20, path: String? = nil) throws {
+        store = try path.map { try SQLiteDocumentStore(path: $0) } ?? SQLiteDocumentStore.inMemory()
         let users = try BasicUsers(fileText: "carol:s3cret\nroot:toor:admin\n")
         config = GatewayConfig(tokens: authority, users: users, bodyLimit: bodyLimit,
                                appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []])

@@ -1,5 +1,6 @@
 import FPCore
 import FPStore
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -49,10 +50,11 @@ import Testing
             let stderr = Pipe()
             process.standardOutput = stdout
             process.standardError = stderr
-            try process.run()
-            // Drain stdout concurrently so the writer never blocks on a full pipe.
-            let output = stdout.fileHandleForReading
-            let reader = Task.detached { output.readDataToEndOfFile() }
+            // Both pipes drained on threads of their own, so the writer never
+            // blocks on a full pipe and no test thread waits on it.
+            let printedOut = PipeDrain(stdout.fileHandleForReading, name: "torture-out")
+            let printedErr = PipeDrain(stderr.fileHandleForReading, name: "torture-err")
+            let exit = try process.startAwaitingExit()
 
             // When it has stored at least one new batch, and then writes for a while more,
             let deadline = Date().addingTimeInterval(30)
@@ -63,9 +65,9 @@ import Testing
             // it is killed without warning
             #expect(process.isRunning, "the torture writer stopped on its own in round \(round)")
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let printed = String(decoding: await reader.value, as: UTF8.self)
-            let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            _ = await exit.value()
+            let printed = String(decoding: await printedOut.data(), as: UTF8.self)
+            let errors = String(decoding: await printedErr.data(), as: UTF8.self)
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
                     "round \(round): writer ended with \(process.terminationStatus); stderr: \(errors)")
 

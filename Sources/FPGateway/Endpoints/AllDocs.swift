@@ -3,7 +3,8 @@ import Foundation
 import HTTPTypes
 
 /// `_all_docs`: every document's winning revision by id, by key range or by
-/// a list of keys; streamed, so `include_docs=true` holds one document at a time.
+/// a list of keys; streamed, so `include_docs=true` holds one batch of rows
+/// (`RowBatch`) at a time.
 extension CouchHandler {
     func allDocs(_ request: CouchRequest) throws -> Reply {
         func jsonString(_ name: String) throws -> String? {
@@ -45,11 +46,9 @@ extension CouchHandler {
         let found = rows
         return .stream(.ok) { out in
             try await out.append(#"{"total_rows":\#(total),"offset":0,"rows":["#)
-            for (n, item) in found.enumerated() {
-                if n > 0 { try await out.append(",") }
+            try await out.appendRows(found) { item in
                 guard let row = item.row else {
-                    try await out.append(CanonicalJSON.bytes(["key": .string(item.key), "error": "not_found"]))
-                    continue
+                    return CanonicalJSON.bytes(["key": .string(item.key), "error": "not_found"])
                 }
                 var value: JSONValue = ["rev": .string(row.rev.description)]
                 if row.deleted { value["deleted"] = true }
@@ -70,7 +69,7 @@ extension CouchHandler {
                     }
                     bytes.append(UInt8(ascii: "}"))
                 }
-                try await out.append(bytes)
+                return bytes
             }
             try await out.append("]}")
         }

@@ -54,7 +54,7 @@ extension CouchHandler {
     }
 
     /// `GET|HEAD|PUT|DELETE /db/{id}/{name}`.
-    func attachment(_ request: CouchRequest, id: String, name: String, user: GatewayUser) async throws -> Reply {
+    func attachment(_ request: CouchRequest, id: String, name: String, user: GatewayUser) throws -> Reply {
         switch request.method {
         case .get, .head:
             guard let target = try request.revisionQuery() ?? store.leaves(id: id).first.flatMap({ $0.deleted ? nil : $0.rev }),
@@ -88,7 +88,6 @@ extension CouchHandler {
             body["_attachments"] = entries.isEmpty ? nil : .object(entries)
             try authorize(user, id: id, body: body, deleted: false)
             let rev = try store.edit(id: id, body: body, parent: parent, deleted: false, attachmentData: data)
-            await notifier.poke()
             return .json(request.method == .put ? .created : .ok, ["ok": true, "id": .string(id), "rev": .string(rev.description)])
         default:
             throw CouchError.methodNotAllowed

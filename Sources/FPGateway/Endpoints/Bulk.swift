@@ -21,7 +21,7 @@ extension CouchHandler {
         return .object(JSONObject(missing.mapValues { ["missing": .array($0.map { .string($0.description) })] }))
     }
 
-    func bulkDocs(_ request: CouchRequest, user: GatewayUser) async throws -> JSONValue {
+    func bulkDocs(_ request: CouchRequest, user: GatewayUser) throws -> JSONValue {
         let (docs, newEdits) = try BulkDocsBody.read(request)
         var results: [JSONValue] = []
         var accepted: [RevisionContent] = []
@@ -70,7 +70,6 @@ extension CouchHandler {
         }
         // Replicated revisions are stored in one transaction.
         if !accepted.isEmpty { try store.putReplicated(accepted, markSynced: false) }
-        await notifier.poke()
         return .array(results)
     }
 
@@ -90,10 +89,8 @@ extension CouchHandler {
         let store = self.store
         return .stream(.ok) { out in
             try await out.append(#"{"results":["#)
-            for (index, item) in items.enumerated() {
-                if index > 0 { try await out.append(",") }
-                try await out.append(try Self.bulkGetEntry(store, id: item.id, rev: item.rev, revs: revs, latest: latest,
-                                                           attachments: attachments))
+            try await out.appendRows(items) { item in
+                try Self.bulkGetEntry(store, id: item.id, rev: item.rev, revs: revs, latest: latest, attachments: attachments)
             }
             try await out.append("]}")
         }

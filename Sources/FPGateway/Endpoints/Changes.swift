@@ -19,28 +19,25 @@ extension CouchHandler {
     }
 
     func changes(_ request: CouchRequest) async throws -> Reply {
-        let options = try changesOptions(request)
+        let options = try await onStoreThread { try self.changesOptions(request) }
         switch options.feed {
         case .normal, .longpoll:
-            var entries = try changeEntries(since: options.since, options)
+            var entries = try await changeEntries(since: options.since, options)
             if entries.isEmpty, options.feed == .longpoll {
                 let deadline = ContinuousClock.now + options.timeout
                 while entries.isEmpty, ContinuousClock.now < deadline {
                     if await notifier.isShuttingDown { break }
                     await notifier.waitForChange(after: options.since, timeout: deadline - ContinuousClock.now)
-                    entries = try changeEntries(since: options.since, options)
+                    entries = try await changeEntries(since: options.since, options)
                 }
             }
             let lastSeq = entries.last?.seq ?? options.since
-            let pending = options.limit == Int.max ? 0 : try store.changeCount(since: lastSeq)
             let store = self.store
+            let pending = options.limit == Int.max ? 0 : try await onStoreThread { try store.changeCount(since: lastSeq) }
             let found = entries
             return .stream(.ok) { out in
                 try await out.append(#"{"results":["#)
-                for (n, entry) in found.enumerated() {
-                    if n > 0 { try await out.append(",") }
-                    try await out.append(Self.changeRow(entry, options, store))
-                }
+                try await out.appendRows(found) { try Self.changeRow($0, options, store) }
                 try await out.append(#"],"last_seq":"\#(lastSeq)","pending":\#(pending)}"#)
             }
         case .continuous, .eventsource:
@@ -58,19 +55,26 @@ extension CouchHandler {
         var since = options.since
         var sent = 0
         let deadline: ContinuousClock.Instant? = options.heartbeat == nil ? .now + options.timeout : nil
+        let store = self.store
         while true {
-            for entry in try changeEntries(since: since, options) where sent < options.limit {
-                let row = try Self.changeRow(entry, options, store)
-                if options.feed == .eventsource {
-                    try await out.append("data: ")
-                    try await out.append(row)
-                    try await out.append("\nid: \"\(entry.seq)\"\n\n")
-                } else {
-                    try await out.append(row)
-                    try await out.append("\n")
+            let entries = Array(try await changeEntries(since: since, options).prefix(options.limit - sent))
+            var index = 0
+            while index < entries.count {
+                let batch = try await RowBatch.make(entries, from: index) { try Self.changeRow($0, options, store) }
+                for (offset, row) in batch.rows.enumerated() {
+                    let entry = entries[index + offset]
+                    if options.feed == .eventsource {
+                        try await out.append("data: ")
+                        try await out.append(row)
+                        try await out.append("\nid: \"\(entry.seq)\"\n\n")
+                    } else {
+                        try await out.append(row)
+                        try await out.append("\n")
+                    }
+                    since = entry.seq
+                    sent += 1
                 }
-                since = entry.seq
-                sent += 1
+                index = batch.next
             }
             try await out.flush()
             let stopping = await notifier.isShuttingDown
@@ -82,7 +86,7 @@ extension CouchHandler {
             }
             let before = since
             await notifier.waitForChange(after: since, timeout: wait)
-            if options.heartbeat != nil, try store.lastSequence() <= before {
+            if options.heartbeat != nil, try await onStoreThread({ try store.lastSequence() }) <= before {
                 try await out.append("\n")
             }
         }
@@ -93,7 +97,11 @@ extension CouchHandler {
 
     /// The changes after `since` that pass the filter, read a page at a time
     /// so a filtered feed never holds the whole database.
-    private func changeEntries(since: Int64, _ options: ChangesOptions) throws -> [ChangeEntry] {
+    private func changeEntries(since: Int64, _ options: ChangesOptions) async throws -> [ChangeEntry] {
+        try await onStoreThread { try self.filteredChanges(since: since, options) }
+    }
+
+    private func filteredChanges(since: Int64, _ options: ChangesOptions) throws -> [ChangeEntry] {
         guard let filter = options.filter else { return try store.changeFeed(since: since, limit: options.limit) }
         var found: [ChangeEntry] = []
         var after = since

@@ -1,0 +1,65 @@
+import FPCore
+@testable import FPGateway
+import FPStore
+import FPTestSupport
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Store work runs off Swift's cooperative pool (`onStoreThread`): writes
+/// that wait for SQLite's write lock must not hold up a read, which the WAL
+/// answers at once. Before, each waiting write held one of the pool's
+/// threads (two on a two-core machine) for up to the busy timeout (10 s).
+@Suite struct GatewayStoreThreadTests {
+    static let waitingWrites = 2 * ProcessInfo.processInfo.activeProcessorCount + 2
+
+    @Test func aReadAnswersWhileMoreWritesThanCoresWaitForTheLock() async throws {
+        let folder = try makeTemporaryFolder("store-thread")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("gateway.sqlite").path
+        let f = try GatewayFixture(path: path)
+        let alice = f.token("alice")
+        _ = try f.store.edit(id: "seed", body: ["couchbase_sync_gateway_id": "alice"], parent: nil, deleted: false)
+
+        // Another process's writer: holds the write lock until told to let go.
+        var lockerConfig = Configuration()
+        lockerConfig.allowsUnsafeTransactions = true  // the transaction outlives one access, on purpose
+        let locker = try DatabaseQueue(path: path, configuration: lockerConfig)
+        try await locker.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+
+        try await f.app.test(.live) { client in
+            let port = try #require(client.port)
+            let writes = (0..<Self.waitingWrites).map { n in
+                Task { try await putOnANewConnection(port: port, "/fprint/w\(n)", token: alice, doc("w\(n)", owner: "alice")) }
+            }
+            // Let every write reach the store and wait there for the lock.
+            try await Task.sleep(for: .milliseconds(500))
+
+            let started = ContinuousClock.now
+            let read = try await getOnANewConnection(port: port, "/fprint/seed", token: alice)
+            let readTook = ContinuousClock.now - started
+
+            try await locker.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+            var statuses: [HTTPResponse.Status] = []
+            for write in writes { statuses.append(try await write.value) }
+
+            #expect(read == .ok)
+            // Before the writes could give up (10 s busy timeout): with the
+            // pool's threads held by them, the read only answered after that,
+            // or never. Generous, since the whole suite may run beside this.
+            #expect(readTook < .seconds(9), "the read took \(readTook) while writes waited for the lock")
+            // No write gave up either: the lock was let go only after the read.
+            #expect(statuses.allSatisfy { $0 == .created }, "writes answered \(statuses)")
+        }
+        #expect(try f.store.count() == Self.waitingWrites + 1)
+    }
+}
+
+func getOnANewConnection(port: Int, _ uri: String, token: String) async throws -> HTTPResponse.Status {
+    try await TestClient.withClient(host: "127.0.0.1", port: port) { other in
+        try await other.get(uri, headers: [.authorization: "Bearer \(token)"]).status
+    }
+}
