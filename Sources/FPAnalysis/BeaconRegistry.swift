@@ -5,19 +5,19 @@ import FPCore
 /// the original's first entry is) or `{mac, uuid, major, minor, floor, x, y}`
 /// with x/y in map units. fprint reads an optional `measuredPower` (dBm at
 /// 1 m) per beacon. Entries without a position are kept out of positioning.
-public struct BeaconRegistry: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var mac: String
-        public var floor: String?
-        public var x: Double
-        public var y: Double
-        public var measuredPower: Double?
+package struct BeaconRegistry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var mac: String
+        package var floor: String?
+        package var x: Double
+        package var y: Double
+        package var measuredPower: Double?
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// `source` names the file in errors.
-    public init(json: JSONValue, source: String) throws(FingerprintError) {
+    package init(json: JSONValue, source: String) throws(FingerprintError) {
         guard case .array(let items) = json else { throw FingerprintError("\(source): $: expected an array of beacons") }
         var out: [Entry] = []
         for (i, item) in items.enumerated() {
@@ -39,7 +39,7 @@ public struct BeaconRegistry: Sendable, Equatable {
         entries = out
     }
 
-    public func entry(address: String) -> Entry? {
+    package func entry(address: String) -> Entry? {
         let a = address.uppercased()
         return entries.first { $0.mac == a }
     }
@@ -50,14 +50,14 @@ public struct BeaconRegistry: Sendable, Equatable {
 /// closed-form solutions of every 3-beacon subset of the strongest
 /// `maxBeacons` → damped Gauss–Newton over all of them. Computed in metres,
 /// returned in map units.
-public struct BeaconLocator: Sendable {
-    public var registry: BeaconRegistry
-    public var metersPerUnit: Double
-    public var pathLoss: PathLoss
-    public var defaultMeasuredPower: Double
-    public var maxBeacons: Int
+package struct BeaconLocator: Sendable {
+    package var registry: BeaconRegistry
+    package var metersPerUnit: Double
+    package var pathLoss: PathLoss
+    package var defaultMeasuredPower: Double
+    package var maxBeacons: Int
 
-    public init(registry: BeaconRegistry, metersPerUnit: Double, pathLoss: PathLoss = PathLoss(),
+    package init(registry: BeaconRegistry, metersPerUnit: Double, pathLoss: PathLoss = PathLoss(),
                 defaultMeasuredPower: Double = -66, maxBeacons: Int = 6) {
         self.registry = registry
         self.metersPerUnit = metersPerUnit
@@ -66,23 +66,23 @@ public struct BeaconLocator: Sendable {
         self.maxBeacons = maxBeacons
     }
 
-    public struct Used: Sendable, Equatable {
-        public var mac: String
-        public var rssi: Double
-        public var distanceMeters: Double
+    package struct Used: Sendable, Equatable {
+        package var mac: String
+        package var rssi: Double
+        package var distanceMeters: Double
     }
 
-    public struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         /// map units
-        public var x: Double
-        public var y: Double
-        public var initialX: Double
-        public var initialY: Double
-        public var beacons: [Used]
+        package var x: Double
+        package var y: Double
+        package var initialX: Double
+        package var initialY: Double
+        package var beacons: [Used]
     }
 
     /// nil with fewer than 3 registry beacons heard.
-    public func locate(_ fp: Fingerprint) -> Result? {
+    package func locate(_ fp: Fingerprint) -> Result? {
         let medians = Reduction.reduce(fp, set: .ble, options: SignalOptions())
         var heard: [(entry: BeaconRegistry.Entry, rssi: Double)] = []
         for e in registry.entries {

@@ -1,26 +1,26 @@
 /// Beacon coverage of measured points: how many beacons each point hears
 /// above a threshold. Trilateration needs at least three, so points with
 /// fewer are flagged (the beacon placement rule).
-public enum Coverage {
-    public struct Point: Sendable, Equatable {
-        public var id: String
-        public var level: String
-        public var x: Int
-        public var y: Int
+package enum Coverage {
+    package struct Point: Sendable, Equatable {
+        package var id: String
+        package var level: String
+        package var x: Int
+        package var y: Int
         /// Beacons heard with median RSSI ≥ the threshold, strongest first (eval's BLE ids).
-        public var heard: [(id: String, rssi: Double)]
-        public var enough: Bool { heard.count >= Coverage.needed }
+        package var heard: [(id: String, rssi: Double)]
+        package var enough: Bool { heard.count >= Coverage.needed }
 
-        public static func == (a: Point, b: Point) -> Bool {
+        package static func == (a: Point, b: Point) -> Bool {
             a.id == b.id && a.level == b.level && a.x == b.x && a.y == b.y && a.heard.map(\.id) == b.heard.map(\.id)
                 && a.heard.map(\.rssi) == b.heard.map(\.rssi)
         }
     }
 
-    public static let needed = 3
+    package static let needed = 3
 
     /// `beacons`: only these BLE ids count (a registry), nil: every BLE transmitter.
-    public static func points(_ fps: [Fingerprint], minRSSI: Double, beacons: Set<String>?) -> [Point] {
+    package static func points(_ fps: [Fingerprint], minRSSI: Double, beacons: Set<String>?) -> [Point] {
         fps.map { fp in
             let medians = Reduction.reduce(fp, set: .ble, options: SignalOptions())
             let heard = medians.filter { $0.value >= minRSSI && (beacons?.contains($0.key) ?? true) }

@@ -1,12 +1,12 @@
 /// Leave-one-out cross-validation as radio-localization-eval runs it: each
 /// fingerprint in turn is the unknown, all the others the radiomap.
-public struct CrossValidation: Sendable {
+package struct CrossValidation: Sendable {
     /// One configuration to evaluate.
-    public struct Case: Sendable, Hashable, Codable {
-        public var set: RadioSet
-        public var estimator: Estimator
-        public var k: Int
-        public init(set: RadioSet, estimator: Estimator, k: Int) {
+    package struct Case: Sendable, Hashable, Codable {
+        package var set: RadioSet
+        package var estimator: Estimator
+        package var k: Int
+        package init(set: RadioSet, estimator: Estimator, k: Int) {
             self.set = set
             self.estimator = estimator
             self.k = k
@@ -14,27 +14,27 @@ public struct CrossValidation: Sendable {
     }
 
     /// The outcome for one left-out fingerprint.
-    public struct Outcome: Sendable, Equatable {
-        public var index: Int
+    package struct Outcome: Sendable, Equatable {
+        package var index: Int
         /// nil when nothing shares a transmitter with it (the evaluator would crash here).
-        public var estimate: Estimate?
+        package var estimate: Estimate?
         /// metres; nil without an estimate
-        public var error: Double?
-        public var floorHit: Bool
+        package var error: Double?
+        package var floorHit: Bool
     }
 
-    public struct Result: Sendable {
-        public var evalCase: Case
-        public var outcomes: [Outcome]
-        public var summary: ErrorSummary
+    package struct Result: Sendable {
+        package var evalCase: Case
+        package var outcomes: [Outcome]
+        package var summary: ErrorSummary
     }
 
-    public let fingerprints: [Fingerprint]
-    public let options: SignalOptions
+    package let fingerprints: [Fingerprint]
+    package let options: SignalOptions
     /// Metres per map unit for a map id (45/2250 for the J building).
-    public let metersPerUnit: @Sendable (String) -> Double
+    package let metersPerUnit: @Sendable (String) -> Double
 
-    public init(fingerprints: [Fingerprint], options: SignalOptions = SignalOptions(),
+    package init(fingerprints: [Fingerprint], options: SignalOptions = SignalOptions(),
                 metersPerUnit: @escaping @Sendable (String) -> Double) {
         self.fingerprints = fingerprints
         self.options = options
@@ -43,7 +43,7 @@ public struct CrossValidation: Sendable {
 
     /// Runs every case. The neighbour search runs once per radio set (for the
     /// largest k asked); estimators and smaller k reuse its lists.
-    public func run(_ cases: [Case]) -> [Result] {
+    package func run(_ cases: [Case]) -> [Result] {
         var results: [Result] = []
         for set in RadioSet.allCases {
             let mine = cases.filter { $0.set == set }

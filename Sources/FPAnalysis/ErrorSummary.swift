@@ -6,22 +6,22 @@
 /// p75/p95 by nearest rank (the value at 1-based rank ⌈p·n⌉), the floor hit
 /// rate among estimated points, and the unlocalised count (no transmitter in
 /// common with any other fingerprint: no estimate, not in the errors).
-public struct ErrorSummary: Sendable, Equatable {
-    public var count: Int
-    public var unlocalised: Int
-    public var mean: Double?
-    public var median: Double?
-    public var p75: Double?
-    public var p95: Double?
-    public var max: Double?
-    public var wrongFloor: Int
-    public var floorHitRate: Double?
+package struct ErrorSummary: Sendable, Equatable {
+    package var count: Int
+    package var unlocalised: Int
+    package var mean: Double?
+    package var median: Double?
+    package var p75: Double?
+    package var p95: Double?
+    package var max: Double?
+    package var wrongFloor: Int
+    package var floorHitRate: Double?
     /// Indices of estimated fingerprints, worst error first (ties: file order).
-    public var worst: [Int]
+    package var worst: [Int]
     /// The errors, ascending.
-    public var sortedErrors: [Double]
+    package var sortedErrors: [Double]
 
-    public init(_ outcomes: [CrossValidation.Outcome]) {
+    package init(_ outcomes: [CrossValidation.Outcome]) {
         let estimated = outcomes.filter { $0.error != nil }
         let ordered = estimated.enumerated().sorted { a, b in
             a.element.error! != b.element.error! ? a.element.error! < b.element.error! : a.offset < b.offset
@@ -43,7 +43,7 @@ public struct ErrorSummary: Sendable, Equatable {
     }
 
     /// The value at 1-based rank ⌈p·n⌉ of ascending values.
-    public static func nearestRank(_ sorted: [Double], _ p: Double) -> Double? {
+    package static func nearestRank(_ sorted: [Double], _ p: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
         let rank = Swift.max(1, Int((p * Double(sorted.count)).rounded(.up)))
         return sorted[Swift.min(rank, sorted.count) - 1]

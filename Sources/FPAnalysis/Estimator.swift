@@ -1,15 +1,15 @@
 /// NN, KNN (weight 1) and WKNN (weight 1/d, d = 0 counted as 0.0001).
-public enum Estimator: String, Sendable, CaseIterable, Codable {
+package enum Estimator: String, Sendable, CaseIterable, Codable {
     case nn, knn, wknn
 
-    public var label: String { rawValue.uppercased() }
+    package var label: String { rawValue.uppercased() }
 }
 
 /// An estimated position: map units and the floor (map id) of the nearest neighbour.
-public struct Estimate: Sendable, Equatable {
-    public var x: Double
-    public var y: Double
-    public var level: String
+package struct Estimate: Sendable, Equatable {
+    package var x: Double
+    package var y: Double
+    package var level: String
 }
 
 extension Estimator {
@@ -18,7 +18,7 @@ extension Estimator {
     /// the evaluator: x = (((0 + w1·x1) + w2·x2) + w3·x3) / (((0 + w1) + w2) + w3),
     /// which is why WKNN with k = 1 may differ from NN in the last bit.
     /// nil when there is no neighbour (no transmitter in common with anything).
-    public func estimate(_ neighbours: ArraySlice<Neighbour>, k: Int, position: (Int) -> (x: Int, y: Int, level: String))
+    package func estimate(_ neighbours: ArraySlice<Neighbour>, k: Int, position: (Int) -> (x: Int, y: Int, level: String))
         -> Estimate?
     {
         guard let first = neighbours.first else { return nil }

@@ -3,11 +3,11 @@ import Foundation
 
 /// Exports of stored documents in shapes other tools read. Pure: documents
 /// in (id + body, in file order), text out; the CLI writes the files.
-public enum Export {
-    public struct Document: Sendable {
-        public var id: String
-        public var body: JSONValue
-        public init(id: String, body: JSONValue) {
+package enum Export {
+    package struct Document: Sendable {
+        package var id: String
+        package var body: JSONValue
+        package init(id: String, body: JSONValue) {
             self.id = id
             self.body = body
         }
@@ -15,7 +15,7 @@ public enum Export {
 
     /// `{"rows":[{"id":…,"value":<document>}]}`: what radio-localization-eval's
     /// FileDataProvider reads (a CouchDB view result), and what `fprint import` reads back.
-    public static func couchView(_ docs: [Document]) -> String {
+    package static func couchView(_ docs: [Document]) -> String {
         var out = "{\"rows\":[\n"
         for (i, d) in docs.enumerated() {
             out += "{\"id\":" + CanonicalJSON.string(.string(d.id)) + ",\"key\":null,\"value\":" + CanonicalJSON.string(d.body) + "}"
@@ -25,7 +25,7 @@ public enum Export {
     }
 
     /// One document per line with its `_id` (no `_rev`: a revision belongs to a database).
-    public static func jsonLines(_ docs: [Document]) -> String {
+    package static func jsonLines(_ docs: [Document]) -> String {
         var out = ""
         for d in docs {
             var body = d.body
@@ -41,7 +41,7 @@ public enum Export {
     /// `@`, tab or carriage return as a formula; such text gets a leading `'`
     /// inside quotes (OWASP's CSV-injection advice), which spreadsheets show
     /// as text. Numbers must not come here: `-71` stays a number (`csvCell`).
-    public static func csvField(_ s: String) -> String {
+    package static func csvField(_ s: String) -> String {
         let formula = s.unicodeScalars.first.map { formulaStarts.contains($0) } ?? false
         guard formula || s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
         return "\"" + (formula ? "'" : "") + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -52,7 +52,7 @@ public enum Export {
 
     /// A cell from a document value: JSON numbers and booleans as they are,
     /// strings as text through `csvField` (an imported document may hold text anywhere).
-    public static func csvCell(_ v: JSONValue?) -> String {
+    package static func csvCell(_ v: JSONValue?) -> String {
         if case .string(let s)? = v { return csvField(s) }
         return text(v)
     }
@@ -73,11 +73,11 @@ public enum Export {
         "CELL:\(text(c["type"])):\(text(c["mcc"]))-\(text(c["mnc"])):\(text(c["lac"])):\(text(c["cid"]))"
     }
 
-    public static let csvHeader =
+    package static let csvHeader =
         "doc_id,created_at,map,x,y,mode,session_id,seq,radio,transmitter,name,rssi,time_ms,frequency,channel"
 
     /// One row per observation (BLE report, Wi-Fi BSS, cell), transmitter ids as eval uses them.
-    public static func csv(_ docs: [Document]) -> String {
+    package static func csv(_ docs: [Document]) -> String {
         var out = csvHeader + "\n"
         for d in docs {
             let b = d.body
@@ -114,7 +114,7 @@ public enum Export {
     /// GeoJSON FeatureCollection: one Point per document with GNSS fixes (their
     /// mean, [long, lat] as RFC 7946 orders them). Returns the text and how
     /// many documents had no fix.
-    public static func geoJSON(_ docs: [Document]) -> (text: String, withoutFix: Int) {
+    package static func geoJSON(_ docs: [Document]) -> (text: String, withoutFix: Int) {
         var features: [JSONValue] = []
         var missing = 0
         for d in docs {
@@ -135,7 +135,7 @@ public enum Export {
         return (CanonicalJSON.string(["type": "FeatureCollection", "features": .array(features)]) + "\n", missing)
     }
 
-    public static let wigleColumns =
+    package static let wigleColumns =
         "MAC,SSID,AuthMode,FirstSeen,Channel,Frequency,RSSI,CurrentLatitude,CurrentLongitude,AltitudeMeters,AccuracyMeters,RCOIs,MfgrId,Type"
 
     /// WiGLE CSV 1.6: the pre-header line, the column line, then one row per
@@ -143,7 +143,7 @@ public enum Export {
     /// startTime + its first sample). Wi-Fi rows `WIFI`, BLE rows `BLE`;
     /// fprint does not record Wi-Fi security, so AuthMode is `[ESS]` (open
     /// infrastructure is all WiGLE can be told), BLE `Misc [LE]`.
-    public static func wigle(_ docs: [Document], appRelease: String, model: String, release: String, device: String)
+    package static func wigle(_ docs: [Document], appRelease: String, model: String, release: String, device: String)
         -> (text: String, withoutFix: Int)
     {
         func pre(_ s: String) -> String { s.replacingOccurrences(of: ",", with: " ") }

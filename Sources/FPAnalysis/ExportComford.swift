@@ -16,7 +16,7 @@ extension Export {
     /// Metres to the micrometre, without binary noise (303 × 0.02 prints 6.06).
     static func metres(_ v: Double) -> String { String((v * 1e6).rounded() / 1e6) }
 
-    public static func comford(_ docs: [Document], metersPerUnit: (String) -> Double, floor: (String) -> Int?)
+    package static func comford(_ docs: [Document], metersPerUnit: (String) -> Double, floor: (String) -> Int?)
         throws(FingerprintError) -> (samples: String, rssi: String, aps: String)
     {
         var samples = "sample_id,doc_id,x,y,floor,map,timestamp,mode\n"

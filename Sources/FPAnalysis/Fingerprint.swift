@@ -8,29 +8,29 @@ import FPCore
 /// `MeasurementDocument`, so imported documents of the old apps (missing keys,
 /// fractional RSSI) evaluate too; what cannot be evaluated is a `FingerprintError`
 /// naming the document and the key.
-public struct Fingerprint: Sendable, Equatable {
-    public struct Sample: Sendable, Equatable {
-        public var transmitter: String
-        public var rssi: Double
+package struct Fingerprint: Sendable, Equatable {
+    package struct Sample: Sendable, Equatable {
+        package var transmitter: String
+        package var rssi: Double
         /// ms from the measurement start
-        public var time: Int
-        public init(transmitter: String, rssi: Double, time: Int) {
+        package var time: Int
+        package init(transmitter: String, rssi: Double, time: Int) {
             self.transmitter = transmitter
             self.rssi = rssi
             self.time = time
         }
     }
 
-    public var id: String
+    package var id: String
     /// Map id (`level`), the evaluator's building and floor.
-    public var level: String
+    package var level: String
     /// Whole map units, as the evaluator reads them.
-    public var x: Int
-    public var y: Int
-    public var ble: [Sample]
-    public var wifi: [Sample]
+    package var x: Int
+    package var y: Int
+    package var ble: [Sample]
+    package var wifi: [Sample]
 
-    public init(id: String, level: String, x: Int, y: Int, ble: [Sample] = [], wifi: [Sample] = []) {
+    package init(id: String, level: String, x: Int, y: Int, ble: [Sample] = [], wifi: [Sample] = []) {
         self.id = id
         self.level = level
         self.x = x
@@ -39,20 +39,20 @@ public struct Fingerprint: Sendable, Equatable {
         self.wifi = wifi
     }
 
-    public static func bleID(_ address: String) -> String { "BLE:" + address.lowercased() }
-    public static func wifiID(_ mac: String) -> String { "WIFI:" + mac }
+    package static func bleID(_ address: String) -> String { "BLE:" + address.lowercased() }
+    package static func wifiID(_ mac: String) -> String { "WIFI:" + mac }
 }
 
-public struct FingerprintError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct FingerprintError: Error, Equatable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension Fingerprint {
     /// Reads a stored document body. BLE reports without RSSI (`null`, the
     /// controller's "not available") are skipped; a missing `time` counts as
     /// 0, as the evaluator's JSON reader defaults it.
-    public init(id: String, body: JSONValue) throws(FingerprintError) {
+    package init(id: String, body: JSONValue) throws(FingerprintError) {
         guard case .object(let o) = body else { throw FingerprintError("document \(id): not a JSON object") }
         func whole(_ key: String) throws(FingerprintError) -> Int {
             guard let v = o[key] else { throw FingerprintError("document \(id): no \(key) (map position)") }

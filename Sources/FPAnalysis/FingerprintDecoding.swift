@@ -5,7 +5,7 @@ extension Fingerprint {
     /// eval needs: several times faster than building the whole JSON tree,
     /// which matters with thousands of documents of thousands of samples.
     /// Same rules as `init(id:body:)`.
-    public init(id: String, json: Data) throws(FingerprintError) {
+    package init(id: String, json: Data) throws(FingerprintError) {
         let lean: Lean
         do {
             lean = try JSONDecoder().decode(Lean.self, from: json)

@@ -2,19 +2,19 @@
 /// axis over a track: x̂ₖ⁻ = x̂ₖ₋₁ + u, Eₖ⁻ = Eₖ₋₁ + σξ² (process noise),
 /// K = Eₖ⁻ / (Eₖ⁻ + ση²) (measurement noise), x̂ₖ = x̂ₖ⁻ + K (zₖ − x̂ₖ⁻),
 /// Eₖ = (1 − K) Eₖ⁻. Started at x̂₀ = z₀ with E₀ = ση².
-public struct Kalman1D: Sendable, Equatable {
-    public var processVariance: Double
-    public var measurementVariance: Double
-    public var control: Double
+package struct Kalman1D: Sendable, Equatable {
+    package var processVariance: Double
+    package var measurementVariance: Double
+    package var control: Double
 
-    public init(processVariance: Double, measurementVariance: Double, control: Double = 0) {
+    package init(processVariance: Double, measurementVariance: Double, control: Double = 0) {
         self.processVariance = processVariance
         self.measurementVariance = measurementVariance
         self.control = control
     }
 
     /// The filtered values and the gains used (the first step has none: nil).
-    public func smooth(_ z: [Double]) -> (values: [Double], gains: [Double?]) {
+    package func smooth(_ z: [Double]) -> (values: [Double], gains: [Double?]) {
         guard let first = z.first else { return ([], []) }
         var x = first, e = measurementVariance
         var values = [x]
@@ -32,7 +32,7 @@ public struct Kalman1D: Sendable, Equatable {
     }
 
     /// The gain the filter settles at: the fixed point of E = (1 − K)(E + σξ²).
-    public var steadyStateGain: Double {
+    package var steadyStateGain: Double {
         // P = E⁻ solves P² − σξ² P − σξ² ση² = 0.
         let q = processVariance, r = measurementVariance
         let p = (q + (q * q + 4 * q * r).squareRoot()) / 2
@@ -41,11 +41,11 @@ public struct Kalman1D: Sendable, Equatable {
 }
 
 /// A track smoothed per axis with the same filter.
-public struct TrackSmoother: Sendable {
-    public var filter: Kalman1D
-    public init(filter: Kalman1D) { self.filter = filter }
+package struct TrackSmoother: Sendable {
+    package var filter: Kalman1D
+    package init(filter: Kalman1D) { self.filter = filter }
 
-    public func smooth(_ points: [(x: Double, y: Double)]) -> [(x: Double, y: Double)] {
+    package func smooth(_ points: [(x: Double, y: Double)]) -> [(x: Double, y: Double)] {
         let xs = filter.smooth(points.map(\.x)).values
         let ys = filter.smooth(points.map(\.y)).values
         return zip(xs, ys).map { ($0, $1) }

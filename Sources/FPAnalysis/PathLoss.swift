@@ -4,14 +4,14 @@ import Foundation
 /// RSSI = P₁ − 10·n·log₁₀(d), so d = 10^((P₁ − RSSI) / (10·n)) metres, where P₁
 /// is the beacon's measured power (RSSI at 1 m) and n the path-loss exponent
 /// (2 in free space, 2.5–4 indoors).
-public struct PathLoss: Sendable, Equatable {
-    public var exponent: Double
-    public init(exponent: Double = 2) { self.exponent = exponent }
+package struct PathLoss: Sendable, Equatable {
+    package var exponent: Double
+    package init(exponent: Double = 2) { self.exponent = exponent }
 
-    public func distance(rssi: Double, measuredPower: Double) -> Double {
+    package func distance(rssi: Double, measuredPower: Double) -> Double {
         pow(10, (measuredPower - rssi) / (10 * exponent))
     }
 
     /// The ratio model some beacon SDKs use instead; reported for comparison only.
-    public static func ratio(rssi: Double, measuredPower: Double) -> Double { rssi / measuredPower }
+    package static func ratio(rssi: Double, measuredPower: Double) -> Double { rssi / measuredPower }
 }

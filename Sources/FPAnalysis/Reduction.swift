@@ -1,30 +1,30 @@
 /// The radio sets the evaluator compares: Wi-Fi alone, BLE alone, or both
 /// (the union of their transmitter ids).
-public enum RadioSet: String, Sendable, CaseIterable, Codable {
+package enum RadioSet: String, Sendable, CaseIterable, Codable {
     case wifi, ble, combined
 }
 
 /// How a fingerprint's sample series become one value per transmitter, and
 /// what a missing transmitter counts as.
-public struct SignalOptions: Sendable, Equatable {
+package struct SignalOptions: Sendable, Equatable {
     /// RSSI that a transmitter missing on one side counts as (dBm).
-    public var zeroSignal: Double
+    package var zeroSignal: Double
     /// Only samples with `time ≤ maxTimeMs` (nil: all), to study scan length.
-    public var maxTimeMs: Int?
+    package var maxTimeMs: Int?
     /// Multiplies BLE medians in the combined set (the evaluator's BLE coefficient); 1 = off.
-    public var bleWeight: Double
+    package var bleWeight: Double
 
-    public init(zeroSignal: Double = -105, maxTimeMs: Int? = nil, bleWeight: Double = 1) {
+    package init(zeroSignal: Double = -105, maxTimeMs: Int? = nil, bleWeight: Double = 1) {
         self.zeroSignal = zeroSignal
         self.maxTimeMs = maxTimeMs
         self.bleWeight = bleWeight
     }
 }
 
-public enum Reduction {
+package enum Reduction {
     /// The median of a series: the middle value, or for an even count the mean
     /// of the two middle values, `(a + b) / 2` in that order (the evaluator's reducer).
-    public static func median(_ values: [Double]) -> Double? {
+    package static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let s = values.sorted()
         let n = s.count
@@ -33,7 +33,7 @@ public enum Reduction {
 
     /// One value per transmitter for a radio set: the median of its samples
     /// with `time ≤ maxTimeMs`. Transmitters with no sample in the window are absent.
-    public static func reduce(_ fp: Fingerprint, set: RadioSet, options: SignalOptions) -> [String: Double] {
+    package static func reduce(_ fp: Fingerprint, set: RadioSet, options: SignalOptions) -> [String: Double] {
         var out: [String: Double] = [:]
         func add(_ samples: [Fingerprint.Sample], weight: Double) {
             var series: [String: [Double]] = [:]

@@ -3,8 +3,8 @@ import Foundation
 /// Small SVG charts, written as text (no GUI, no dependencies): a heatmap of
 /// one transmitter over map positions, RSSI time series, and error CDF plus
 /// box plot. Every string that reaches the SVG is XML-escaped.
-public enum SVGPlot {
-    public static func escape(_ s: String) -> String {
+package enum SVGPlot {
+    package static func escape(_ s: String) -> String {
         var out = ""
         for c in s {
             switch c {
@@ -30,18 +30,18 @@ public enum SVGPlot {
     }
 
     /// RSSI −100 … −40 dBm onto blue → red.
-    public static func color(rssi: Double) -> String {
+    package static func color(rssi: Double) -> String {
         let t = max(0, min(1, (rssi + 100) / 60))
         let r = Int((255 * t).rounded()), b = Int((255 * (1 - t)).rounded())
         return String(format: "#%02x40%02x", r, b)
     }
 
-    public struct HeatPoint: Sendable {
-        public var x: Double, y: Double
+    package struct HeatPoint: Sendable {
+        package var x: Double, y: Double
         /// nil: the transmitter was not heard there
-        public var rssi: Double?
-        public var label: String
-        public init(x: Double, y: Double, rssi: Double?, label: String) {
+        package var rssi: Double?
+        package var label: String
+        package init(x: Double, y: Double, rssi: Double?, label: String) {
             self.x = x
             self.y = y
             self.rssi = rssi
@@ -52,7 +52,7 @@ public enum SVGPlot {
     /// Points at their map positions (x right, y down as on the floor plan),
     /// coloured by median RSSI; grey crosses where not heard. `underlay`: an
     /// image (path or URL) drawn under the points, stretched to the map extent.
-    public static func heatmap(title: String, points: [HeatPoint], mapWidth: Double, mapHeight: Double,
+    package static func heatmap(title: String, points: [HeatPoint], mapWidth: Double, mapHeight: Double,
                                underlay: String? = nil, size: Int = 800) -> String {
         let w = Double(size), scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
@@ -101,7 +101,7 @@ public enum SVGPlot {
     }
 
     /// One polyline per transmitter: RSSI over ms from the measurement start.
-    public static func timeSeries(title: String, series: [(name: String, points: [(time: Int, rssi: Double)])]) -> String {
+    package static func timeSeries(title: String, series: [(name: String, points: [(time: Int, rssi: Double)])]) -> String {
         let all = series.flatMap(\.points)
         let t1 = Double(all.map(\.time).max() ?? 1), lo = (all.map(\.rssi).min() ?? -100).rounded(.down) - 2
         let hi = (all.map(\.rssi).max() ?? -40).rounded(.up) + 2
@@ -119,7 +119,7 @@ public enum SVGPlot {
 
     /// Empirical CDF (step lines) of each result's errors and a box plot
     /// (quartiles by nearest rank, whiskers at min and max).
-    public static func errors(title: String, results: [(label: String, sortedErrors: [Double])]) -> String {
+    package static func errors(title: String, results: [(label: String, sortedErrors: [Double])]) -> String {
         let maxError = max(1, results.flatMap(\.sortedErrors).max() ?? 1)
         let (lines, px, py) = axes(x0: 0, x1: maxError, y0: 0, y1: 1, width: 500, height: 300, left: 60, top: 40,
                                    xLabel: "error (m)", yLabel: "fraction of measurements")
@@ -152,7 +152,7 @@ public enum SVGPlot {
     }
 
     /// A terminal sparkline: one block character per value, scaled between min and max.
-    public static func sparkline(_ values: [Double]) -> String {
+    package static func sparkline(_ values: [Double]) -> String {
         let blocks = Array("▁▂▃▄▅▆▇█")
         guard let lo = values.min(), let hi = values.max() else { return "" }
         return String(values.map { v in

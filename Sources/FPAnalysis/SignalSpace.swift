@@ -8,11 +8,11 @@
 /// evaluator's sum over the union of ids, and with integer RSSI (medians are
 /// multiples of 0.5) every term and partial sum is exact, so the summation
 /// order cannot change a bit of the result.
-public struct SignalSpace: Sendable {
-    public let transmitters: [String]
-    public let rows: Int
-    public let columns: Int
-    public let zeroSignal: Double
+package struct SignalSpace: Sendable {
+    package let transmitters: [String]
+    package let rows: Int
+    package let columns: Int
+    package let zeroSignal: Double
     /// rows × stride values, row-major; padding columns hold zeroSignal.
     let values: [Double]
     let stride: Int
@@ -25,7 +25,7 @@ public struct SignalSpace: Sendable {
     /// provisional column, and each fingerprint's (column, RSSI) pairs are
     /// sorted once, so medians are runs of a sorted array (no dictionary per
     /// fingerprint and transmitter).
-    public init(_ fingerprints: [Fingerprint], set: RadioSet, options: SignalOptions) {
+    package init(_ fingerprints: [Fingerprint], set: RadioSet, options: SignalOptions) {
         var provisional: [String: Int32] = [:]
         var names: [String] = []
         var bleColumn: [Bool] = []
@@ -79,7 +79,7 @@ public struct SignalSpace: Sendable {
     }
 
     /// From reduced fingerprints (transmitter id → value).
-    public init(reduced: [[String: Double]], zeroSignal: Double) {
+    package init(reduced: [[String: Double]], zeroSignal: Double) {
         var ids = Set<String>()
         for r in reduced { ids.formUnion(r.keys) }
         let transmitters = ids.sorted()
@@ -109,7 +109,7 @@ public struct SignalSpace: Sendable {
     }
 
     /// The reduced value of a row's transmitter, nil when not heard.
-    public func value(row: Int, transmitter: String) -> Double? {
+    package func value(row: Int, transmitter: String) -> Double? {
         guard let c = transmitters.firstIndex(of: transmitter), heard(row: row, column: c) else { return nil }
         return values[row * stride + c]
     }
@@ -128,7 +128,7 @@ public struct SignalSpace: Sendable {
 
     /// Signal-space distance: Euclidean over the union of transmitters with a
     /// missing one counting as zeroSignal; infinite with none in common.
-    public func distance(_ a: Int, _ b: Int) -> Double {
+    package func distance(_ a: Int, _ b: Int) -> Double {
         guard shareTransmitter(a, b) else { return .infinity }
         return values.withUnsafeBufferPointer { v in
             Self.squaredDistance(v.baseAddress! + a * stride, v.baseAddress! + b * stride, count: stride)
@@ -154,10 +154,10 @@ public struct SignalSpace: Sendable {
 }
 
 /// One neighbour of a fingerprint: its row and signal-space distance.
-public struct Neighbour: Sendable, Equatable {
-    public var index: Int
-    public var distance: Double
-    public init(index: Int, distance: Double) {
+package struct Neighbour: Sendable, Equatable {
+    package var index: Int
+    package var distance: Double
+    package init(index: Int, distance: Double) {
         self.index = index
         self.distance = distance
     }
@@ -172,7 +172,7 @@ extension SignalSpace {
     /// Each unordered pair is measured once and offered to both rows. A row
     /// receives candidates in ascending row order, so inserting a candidate
     /// after every kept neighbour with distance ≤ its own keeps ties in file order.
-    public func leaveOneOutNeighbours(k: Int) -> [[Neighbour]] {
+    package func leaveOneOutNeighbours(k: Int) -> [[Neighbour]] {
         precondition(k >= 1)
         let n = rows
         var dist = [Double](repeating: .infinity, count: n * k)
@@ -215,7 +215,7 @@ extension SignalSpace {
     /// The `k` nearest rows to an outside query (reduced values by transmitter
     /// id), nearest first, ties in row order. Query transmitters unknown to the
     /// radiomap still count: each adds (q − zeroSignal)² to every distance.
-    public func neighbours(of query: [String: Double], k: Int) -> [Neighbour] {
+    package func neighbours(of query: [String: Double], k: Int) -> [Neighbour] {
         var vector = [Double](repeating: zeroSignal, count: stride)
         var mask = [UInt64](repeating: 0, count: words)
         var extra = 0.0

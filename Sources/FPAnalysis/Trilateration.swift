@@ -10,11 +10,11 @@
 /// 3. `refine`: damped Gauss–Newton on f_i(p) = |p − b_i| − d_i with the
 ///    correct sign, p ← p − step·(BᵀB)⁻¹Bᵀf (B: rows (p − b_i)/|p − b_i|).
 ///    Without the minus it climbs away from the solution (the thesis misprint).
-public enum Trilateration {
-    public struct Anchor: Sendable, Equatable {
-        public var position: Vec3
-        public var distance: Double
-        public init(_ position: Vec3, _ distance: Double) {
+package enum Trilateration {
+    package struct Anchor: Sendable, Equatable {
+        package var position: Vec3
+        package var distance: Double
+        package init(_ position: Vec3, _ distance: Double) {
             self.position = position
             self.distance = distance
         }
@@ -22,7 +22,7 @@ public enum Trilateration {
 
     /// nil when the three beacons are (nearly) collinear. `planar`: positions
     /// in the beacons' plane (2-D maps): the point in the plane, no ±z.
-    public static func closedForm(_ a: Anchor, _ b: Anchor, _ c: Anchor, planar: Bool = false) -> Vec3? {
+    package static func closedForm(_ a: Anchor, _ b: Anchor, _ c: Anchor, planar: Bool = false) -> Vec3? {
         let p1 = a.position, p2 = b.position, p3 = c.position
         let d = (p2 - p1).length
         guard d > 1e-12 else { return nil }
@@ -45,7 +45,7 @@ public enum Trilateration {
     }
 
     /// Mean of the closed-form solutions over all 3-beacon subsets that have one.
-    public static func averageOfTriples(_ anchors: [Anchor], planar: Bool = false) -> Vec3? {
+    package static func averageOfTriples(_ anchors: [Anchor], planar: Bool = false) -> Vec3? {
         guard anchors.count >= 3 else { return nil }
         var sum = Vec3(0, 0, 0)
         var n = 0
@@ -65,7 +65,7 @@ public enum Trilateration {
     /// Damped Gauss–Newton in the plane (z kept), from `start`. Stops when a
     /// step is shorter than `tolerance` or after `maxSteps`.
     /// `sign` is −1 for the correct update; +1 reproduces the misprinted one.
-    public static func refine(_ anchors: [Anchor], from start: Vec3, step: Double = 0.05, tolerance: Double = 1e-12,
+    package static func refine(_ anchors: [Anchor], from start: Vec3, step: Double = 0.05, tolerance: Double = 1e-12,
                               maxSteps: Int = 20_000, sign: Double = -1) -> Vec3 {
         var p = start
         for _ in 0..<maxSteps {

@@ -4,20 +4,20 @@ import Foundation
 
 /// A btsnoop capture loaded for replay: every advertising report with its
 /// time relative to the first record of the file.
-public struct BtsnoopCapture: Sendable {
-    public let path: String
-    public let datalink: BtsnoopFile.Datalink
+package struct BtsnoopCapture: Sendable {
+    package let path: String
+    package let datalink: BtsnoopFile.Datalink
     /// Reports in file order; `time` = ms since the capture's first record.
-    public let scans: [BLEScan]
-    public let malformedEvents: Int
-    public let durationMs: Int
+    package let scans: [BLEScan]
+    package let malformedEvents: Int
+    package let durationMs: Int
     /// Every HCI packet of the file with its time (what `--keep-raw` replays into documents).
-    public let packets: [RawHCIPacket]
+    package let packets: [RawHCIPacket]
 
-    public enum LoadError: Error, CustomStringConvertible {
+    package enum LoadError: Error, CustomStringConvertible {
         case unreadable(String, String)
         case malformed(String, HCIParseError)
-        public var description: String {
+        package var description: String {
             switch self {
             case let .unreadable(path, why): "\(path): cannot read: \(why)"
             case let .malformed(path, e): "\(path): not a usable btsnoop capture: \(e.description)"
@@ -25,7 +25,7 @@ public struct BtsnoopCapture: Sendable {
         }
     }
 
-    public init(path: String) throws(LoadError) {
+    package init(path: String) throws(LoadError) {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw .unreadable(path, (error as NSError).localizedDescription)
@@ -35,7 +35,7 @@ public struct BtsnoopCapture: Sendable {
 
     /// Parses a whole capture. A truncated record (header or data past the end)
     /// fails the file; a malformed event inside an intact record is counted and skipped.
-    public init(bytes: [UInt8], path: String) throws(HCIParseError) {
+    package init(bytes: [UInt8], path: String) throws(HCIParseError) {
         let file = try BtsnoopFile(bytes: bytes)
         var decoder = EventDecoder()
         var scans: [BLEScan] = []
@@ -64,20 +64,20 @@ public struct BtsnoopCapture: Sendable {
 /// BLE from a btsnoop file, paced by the measurement clock: at recorded pace on
 /// a real clock, as fast as possible on a virtual one (`--fast`). Each entry keeps
 /// its recorded time offset, and the document says it is a replay.
-public final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
-    public let radio = Radio.ble
-    public let capture: BtsnoopCapture
+package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
+    package let radio = Radio.ble
+    package let capture: BtsnoopCapture
     let lock = NSLock()
     var next = 0
     var nextPacket = 0
     var sink: SampleSink?
     var rawLog: RawHCILog?
 
-    public init(capture: BtsnoopCapture) { self.capture = capture }
+    package init(capture: BtsnoopCapture) { self.capture = capture }
 
-    public var source: String { "btsnoop:\(capture.path)" }
+    package var source: String { "btsnoop:\(capture.path)" }
 
-    public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+    package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         lock.withLock { self.sink = sink; rawLog = context.rawHCI; next = 0; nextPacket = 0 }
         var status = ProviderStatus(status: .ok, source: source)
         status.replay = true
@@ -85,7 +85,7 @@ public final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
         return status
     }
 
-    public func advance(toMs ms: Int) async {
+    package func advance(toMs ms: Int) async {
         let batch: [Sample] = lock.withLock {
             var out: [Sample] = []
             while next < capture.scans.count, capture.scans[next].time <= ms {
@@ -101,5 +101,5 @@ public final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
         if !batch.isEmpty { sink?.emit(contentsOf: batch) }
     }
 
-    public func stop() async {}
+    package func stop() async {}
 }

@@ -12,7 +12,7 @@ import Foundation
 /// again at once, a vanished adapter ends the loop (what was read stays in
 /// the sink), anything else is retried after `retryPauseMs` and counted, so a
 /// persistent error neither spins nor goes unreported (`health`).
-public final class HCIEventReader: @unchecked Sendable {
+package final class HCIEventReader: @unchecked Sendable {
     private let clock: any MeasurementClock
     private let sink: SampleSink
     private let retryPauseMs: Int
@@ -24,7 +24,7 @@ public final class HCIEventReader: @unchecked Sendable {
     /// Every frame read, as read (`--keep-raw`); nil = not kept.
     private let rawLog: RawHCILog?
 
-    public init(clock: any MeasurementClock, sink: SampleSink, rawLog: RawHCILog? = nil, retryPauseMs: Int = 100) {
+    package init(clock: any MeasurementClock, sink: SampleSink, rawLog: RawHCILog? = nil, retryPauseMs: Int = 100) {
         self.clock = clock
         self.sink = sink
         self.rawLog = rawLog
@@ -32,7 +32,7 @@ public final class HCIEventReader: @unchecked Sendable {
     }
 
     /// Starts reading `source` until `stop` or until its adapter vanishes.
-    public func start(reading source: any HCIFrameSource, threadName: String) {
+    package func start(reading source: any HCIFrameSource, threadName: String) {
         let thread = ReaderThread(name: threadName) { [self] shouldStop in
             readLoop(source, until: shouldStop)
         }
@@ -41,13 +41,13 @@ public final class HCIEventReader: @unchecked Sendable {
 
     /// Stops reading and waits for the loop to end (at most one poll timeout)
     /// without blocking the caller's thread.
-    public func stop() async {
+    package func stop() async {
         let thread = lock.withLock { self.thread }
         await thread?.stop()
     }
 
     /// An event that reached the command engine instead of the read loop.
-    public func deliver(_ event: HCIEvent) {
+    package func deliver(_ event: HCIEvent) {
         let ms = clock.elapsedMs()
         if let rawLog { rawLog.record(RawHCIPacket(atMs: ms, h4: event.h4, received: true)) }
         let scans = lock.withLock { decoder.scans(event: event, time: ms) }
@@ -55,7 +55,7 @@ public final class HCIEventReader: @unchecked Sendable {
     }
 
     /// What the reader has met so far.
-    public var health: ReaderHealth {
+    package var health: ReaderHealth {
         lock.withLock {
             var h = state
             h.malformed = decoder.malformed
@@ -64,7 +64,7 @@ public final class HCIEventReader: @unchecked Sendable {
     }
 
     /// Malformed events skipped so far.
-    public var malformedEvents: Int { lock.withLock { decoder.malformed } }
+    package var malformedEvents: Int { lock.withLock { decoder.malformed } }
 
     private func readLoop(_ source: any HCIFrameSource, until shouldStop: () -> Bool) {
         while !shouldStop() {
@@ -107,22 +107,22 @@ public final class HCIEventReader: @unchecked Sendable {
 
 /// What a live HCI reader met: reports delivered, events it could not
 /// decode, read errors it retried, and whether its adapter went away.
-public struct ReaderHealth: Sendable, Equatable {
+package struct ReaderHealth: Sendable, Equatable {
     /// Advertising reports turned into samples.
-    public var reports = 0
+    package var reports = 0
     /// Malformed events skipped.
-    public var malformed = 0
+    package var malformed = 0
     /// Persistent read errors, each retried after a pause.
-    public var readErrors = 0
-    public var lastReadError: HCISocketError?
+    package var readErrors = 0
+    package var lastReadError: HCISocketError?
     /// Set when the adapter vanished: the loop ended there.
-    public var vanished: Vanishing?
+    package var vanished: Vanishing?
 
-    public struct Vanishing: Sendable, Equatable {
+    package struct Vanishing: Sendable, Equatable {
         /// Measurement-clock time of the failed read.
-        public var atMs: Int
-        public var error: HCISocketError
+        package var atMs: Int
+        package var error: HCISocketError
     }
 
-    public init() {}
+    package init() {}
 }

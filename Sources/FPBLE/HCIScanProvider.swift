@@ -8,11 +8,11 @@ import Foundation
 /// always restores the adapter (scan off, previous filter) in `stop`, which
 /// the engine also calls on Ctrl-C and SIGTERM. Its final status carries the
 /// malformed count, read errors, and an adapter that went away mid-measurement.
-public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
-    public let radio = Radio.ble
-    public let device: UInt16
-    public let exclusive: Bool
-    public let parameters: HCICommand.ScanParameters
+package final class HCIScanProvider: RadioProvider, @unchecked Sendable {
+    package let radio = Radio.ble
+    package let device: UInt16
+    package let exclusive: Bool
+    package let parameters: HCICommand.ScanParameters
 
     let lock = NSLock()
     var socket: (any HCIScanSocket)?
@@ -26,7 +26,7 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     /// `socket`: one already opened by `preflight`, used instead of opening again
     /// (closing a user-channel socket powers the adapter down and back, and an
     /// immediate second bind can then find it busy). Tests pass their own.
-    public init(device: UInt16, exclusive: Bool, parameters: HCICommand.ScanParameters,
+    package init(device: UInt16, exclusive: Bool, parameters: HCICommand.ScanParameters,
                 socket: (any HCIScanSocket)? = nil, retryPauseMs: Int = 100) {
         self.device = device
         self.exclusive = exclusive
@@ -35,17 +35,17 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
         self.retryPauseMs = retryPauseMs
     }
 
-    public var source: String { "hci:hci\(device)" + (exclusive ? ":exclusive" : "") }
+    package var source: String { "hci:hci\(device)" + (exclusive ? ":exclusive" : "") }
 
     /// Opens and binds the socket without scanning: the CLI calls this first
     /// so an explicit `--ble-source hci:…` fails with its one-line reason.
-    public static func preflight(device: UInt16, exclusive: Bool) throws(HCISocketError) -> HCISocket {
+    package static func preflight(device: UInt16, exclusive: Bool) throws(HCISocketError) -> HCISocket {
         try HCISocket(device: device, exclusive: exclusive)
     }
 
     /// Opening the socket and the HCI commands wait on the controller (up to
     /// seconds when it does not answer): they run off the cooperative pool.
-    public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+    package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         await BlockingWork.run("fprint.hci.start") { [self] in startScanning(context: context, sink: sink) }
     }
 
@@ -83,9 +83,9 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     }
 
     /// Real radios deliver from their own thread; the tick is not needed.
-    public func advance(toMs ms: Int) async {}
+    package func advance(toMs ms: Int) async {}
 
-    public func stop() async {
+    package func stop() async {
         let (wasRunning, reader) = lock.withLock {
             let r = running
             running = false
@@ -106,15 +106,15 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
 
     /// After `stop`: what the reader met, so live documents carry the same
     /// `malformed` count replayed ones do, and a vanished adapter is `unavailable`.
-    public func finalStatus() async -> ProviderStatus? { currentStatus }
+    package func finalStatus() async -> ProviderStatus? { currentStatus }
 
     /// The status so far, for live views (`fprint scan`); nil before a successful start.
-    public var currentStatus: ProviderStatus? {
+    package var currentStatus: ProviderStatus? {
         readerHealth.map { Self.status(source: source, device: "hci\(device)", health: $0, retryPauseMs: retryPauseMs) }
     }
 
     /// What the reader has met so far; nil before a successful start.
-    public var readerHealth: ReaderHealth? { lock.withLock { reader }?.health }
+    package var readerHealth: ReaderHealth? { lock.withLock { reader }?.health }
 
     /// The status a finished live read earns. Reports heard before a fault are
     /// kept in either case: the engine already holds them.
@@ -140,5 +140,5 @@ public final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     static func seconds(_ ms: Int) -> String { String(format: "%.1f s", Double(ms) / 1000) }
 
     /// Malformed events skipped so far.
-    public var malformedEvents: Int { lock.withLock { reader }?.malformedEvents ?? 0 }
+    package var malformedEvents: Int { lock.withLock { reader }?.malformedEvents ?? 0 }
 }

@@ -7,8 +7,8 @@ import FPHex
 /// The report itself (address, RSSI, type) is always kept; advertising data
 /// that does not decode is still stored raw (`data`) and counted, because a
 /// bad AD structure from one device must not lose the RSSI sample.
-public enum ReportMapper {
-    public static func scan(_ r: AdvertisingReport, time: Int, controller: Int? = nil) -> (BLEScan, adError: Bool) {
+package enum ReportMapper {
+    package static func scan(_ r: AdvertisingReport, time: Int, controller: Int? = nil) -> (BLEScan, adError: Bool) {
         var scan = BLEScan(
             address: r.address.description, addressType: r.addressType.name,
             rssi: r.rssi.map(Int.init), time: time, eventType: r.eventType.name,
@@ -25,7 +25,7 @@ public enum ReportMapper {
         return (scan, false)
     }
 
-    public static func beacon(_ frame: BeaconFrame) -> Beacon {
+    package static func beacon(_ frame: BeaconFrame) -> Beacon {
         switch frame {
         case let .iBeacon(uuid, major, minor, power):
             return Beacon(type: "ibeacon", uuid: uuid, major: Int(major), minor: Int(minor), measuredPower: Int(power))
@@ -48,7 +48,7 @@ public enum ReportMapper {
     }
 
     /// A short human label of a beacon id for tables: `ibeacon FB0B57A2-…/1/53`.
-    public static func label(_ b: Beacon?) -> String {
+    package static func label(_ b: Beacon?) -> String {
         guard let b else { return "" }
         switch b.type {
         case "ibeacon", "altbeacon": return "\(b.type) \(b.uuid ?? "?") \(b.major ?? 0)/\(b.minor ?? 0)"
@@ -60,16 +60,16 @@ public enum ReportMapper {
 }
 
 /// Decodes H4/monitor packets into scans and counts what it had to skip.
-public struct EventDecoder: Sendable {
-    public private(set) var malformed = 0
-    public private(set) var adErrors = 0
-    public private(set) var lastError: HCIParseError?
+package struct EventDecoder: Sendable {
+    package private(set) var malformed = 0
+    package private(set) var adErrors = 0
+    package private(set) var lastError: HCIParseError?
 
-    public init() {}
+    package init() {}
 
     /// Scans in one HCI event (parameters without the H4 byte); a malformed
     /// event is counted and yields nothing.
-    public mutating func scans(event packet: ArraySlice<UInt8>, time: Int, controller: Int? = nil) -> [BLEScan] {
+    package mutating func scans(event packet: ArraySlice<UInt8>, time: Int, controller: Int? = nil) -> [BLEScan] {
         let event: HCIEvent
         do { event = try HCIEvent(bytes: packet) } catch {
             count(error)
@@ -79,7 +79,7 @@ public struct EventDecoder: Sendable {
     }
 
     /// Scans in an event already parsed (one the command engine caught).
-    public mutating func scans(event: HCIEvent, time: Int, controller: Int? = nil) -> [BLEScan] {
+    package mutating func scans(event: HCIEvent, time: Int, controller: Int? = nil) -> [BLEScan] {
         let reports: [AdvertisingReport]
         do { reports = try AdvertisingReports.parse(event) } catch {
             count(error)

@@ -3,16 +3,16 @@ import Foundation
 
 /// One floor plan of the app config (`maps[]`). `scale` and `floor` are fprint
 /// additions; configs of the old apps have neither.
-public struct MapInfo: Sendable, Equatable {
-    public var id: String
-    public var location: String
-    public var description: String
-    public var mapURL: String
+package struct MapInfo: Sendable, Equatable {
+    package var id: String
+    package var location: String
+    package var description: String
+    package var mapURL: String
     /// Map units per metre; `MapScale.jBuilding` when the config gives none.
-    public var scale: MapScale
-    public var floor: Int?
+    package var scale: MapScale
+    package var floor: Int?
 
-    public init(id: String, location: String, description: String, mapURL: String,
+    package init(id: String, location: String, description: String, mapURL: String,
                 scale: MapScale = .jBuilding, floor: Int? = nil) {
         self.id = id
         self.location = location
@@ -25,28 +25,28 @@ public struct MapInfo: Sendable, Equatable {
 
 /// The app config of Radio F-Prints: where the gateway and the scenarios are,
 /// and which maps exist.
-public struct AppConfig: Sendable, Equatable {
-    public var gatewayURL: String
-    public var authURL: String
+package struct AppConfig: Sendable, Equatable {
+    package var gatewayURL: String
+    package var authURL: String
     /// An absolute URL, or a path relative to the app config's own location.
-    public var scenariosURL: String
-    public var maps: [MapInfo]
+    package var scenariosURL: String
+    package var maps: [MapInfo]
 
-    public init(gatewayURL: String, authURL: String, scenariosURL: String, maps: [MapInfo]) {
+    package init(gatewayURL: String, authURL: String, scenariosURL: String, maps: [MapInfo]) {
         self.gatewayURL = gatewayURL
         self.authURL = authURL
         self.scenariosURL = scenariosURL
         self.maps = maps
     }
 
-    public func map(id: String) -> MapInfo? { maps.first { $0.id == id } }
+    package func map(id: String) -> MapInfo? { maps.first { $0.id == id } }
 
     /// Parses and validates app config JSON; `source` (a path or URL) names it in errors.
-    public static func parse(_ data: Data, source: String) throws(ConfigError) -> AppConfig {
+    package static func parse(_ data: Data, source: String) throws(ConfigError) -> AppConfig {
         try AppConfig(json: JSONText.parse(data, source: source), source: source)
     }
 
-    public init(json: JSONValue, source: String) throws(ConfigError) {
+    package init(json: JSONValue, source: String) throws(ConfigError) {
         let r = JSONReader(source: source)
         let root = try r.object(json, at: "$")
         gatewayURL = try r.httpURL(root, "gatewayURL", at: "$")
@@ -90,16 +90,16 @@ public struct AppConfig: Sendable, Equatable {
 }
 
 /// One scripted walk: waypoints on a map, walked in order.
-public struct Scenario: Sendable, Equatable {
-    public let scenarioID: String
-    public let name: String
-    public let mapID: String
-    public let points: [MapPoint]
+package struct Scenario: Sendable, Equatable {
+    package let scenarioID: String
+    package let name: String
+    package let mapID: String
+    package let points: [MapPoint]
     /// The waypoints as a route; always valid because a scenario has at least 2 points.
-    public let route: Route
+    package let route: Route
 
     /// nil for fewer than 2 points.
-    public init?(scenarioID: String, name: String, mapID: String, points: [MapPoint]) {
+    package init?(scenarioID: String, name: String, mapID: String, points: [MapPoint]) {
         guard let route = Route(waypoints: points) else { return nil }
         self.scenarioID = scenarioID
         self.name = name
@@ -110,20 +110,20 @@ public struct Scenario: Sendable, Equatable {
 }
 
 /// The scenarios file (`{"scenarios": [...]}`).
-public struct ScenarioSet: Sendable, Equatable {
-    public var scenarios: [Scenario]
+package struct ScenarioSet: Sendable, Equatable {
+    package var scenarios: [Scenario]
 
-    public init(scenarios: [Scenario]) { self.scenarios = scenarios }
+    package init(scenarios: [Scenario]) { self.scenarios = scenarios }
 
-    public func scenario(id: String) -> Scenario? { scenarios.first { $0.scenarioID == id } }
+    package func scenario(id: String) -> Scenario? { scenarios.first { $0.scenarioID == id } }
 
     /// Parses and validates scenarios JSON. With an app config, every `mapID`
     /// must name one of its maps.
-    public static func parse(_ data: Data, source: String, appConfig: AppConfig? = nil) throws(ConfigError) -> ScenarioSet {
+    package static func parse(_ data: Data, source: String, appConfig: AppConfig? = nil) throws(ConfigError) -> ScenarioSet {
         try ScenarioSet(json: JSONText.parse(data, source: source), source: source, appConfig: appConfig)
     }
 
-    public init(json: JSONValue, source: String, appConfig: AppConfig? = nil) throws(ConfigError) {
+    package init(json: JSONValue, source: String, appConfig: AppConfig? = nil) throws(ConfigError) {
         let r = JSONReader(source: source)
         let root = try r.object(json, at: "$")
         let list = try r.array(r.required(root, "scenarios", at: "$", expected: "an array"), at: "$.scenarios")

@@ -4,15 +4,15 @@
 /// The description is one line meant for the user, normally
 /// `<file or URL>: <JSON path>: <problem>`, e.g.
 /// `Config/app-config.json: $.maps[1].id: expected a string, found number`.
-public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
-    public let description: String
+package struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
+    package let description: String
     /// The server answered 404: for optional files (environments) that means "none".
-    public var notFound = false
+    package var notFound = false
 
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 
     /// Errors are the same when they say the same.
-    public static func == (a: ConfigError, b: ConfigError) -> Bool { a.description == b.description }
+    package static func == (a: ConfigError, b: ConfigError) -> Bool { a.description == b.description }
 
     /// `source: path: problem`, the form of every content error.
     init(source: String, path: String, _ problem: String) {

@@ -3,24 +3,24 @@ import FPNet
 import Foundation
 
 /// An app config with its scenarios, and where they came from.
-public struct LoadedConfig: Sendable, Equatable {
-    public var appConfig: AppConfig
-    public var scenarios: ScenarioSet
+package struct LoadedConfig: Sendable, Equatable {
+    package var appConfig: AppConfig
+    package var scenarios: ScenarioSet
     /// The app config's path or URL (URL passwords hidden).
-    public var source: String
+    package var source: String
     /// The scenarios' path or URL, after resolving a relative `scenariosURL`.
-    public var scenariosSource: String
+    package var scenariosSource: String
     /// True when the app config or the scenarios are the offline copy because
     /// fetching failed; `warning` then says why.
-    public var fromCache: Bool
+    package var fromCache: Bool
     /// One line for the user (fetch failures answered from the cache, a cache
     /// that could not be updated); nil when all went well.
-    public var warning: String?
+    package var warning: String?
     /// The directory of a local app config, for sibling files such as
     /// environments; nil for a remote one.
-    public var baseDirectory: String?
+    package var baseDirectory: String?
     /// Where the app config was read, without URL credentials.
-    public var location: ConfigLocation?
+    package var location: ConfigLocation?
     /// `user:password@` of the app config's URL, sent (as Basic) to that
     /// origin only: scenarios and environments the same server serves.
     var urlCredentials: URLCredentials?
@@ -33,17 +33,17 @@ public struct LoadedConfig: Sendable, Equatable {
 /// content the cached copy is used instead, with a warning. Invalid content
 /// never replaces a cached copy. Local files are not cached: they are already
 /// on this machine, and a missing local file is an error the user should see.
-public struct ConfigLoader: Sendable {
-    public let cacheDirectory: String
-    public let transport: any HTTPTransport
-    public let timeouts: HTTPTimeouts
+package struct ConfigLoader: Sendable {
+    package let cacheDirectory: String
+    package let transport: any HTTPTransport
+    package let timeouts: HTTPTimeouts
     /// What relative config paths are relative to.
-    public let currentDirectory: String
+    package let currentDirectory: String
     /// Headers that authenticate a fetch of this URL (a credential stored for
     /// the gateway serving it); used unless the URL named its own credentials.
-    public let authorize: @Sendable (URL) -> HTTPHeaders
+    package let authorize: @Sendable (URL) -> HTTPHeaders
 
-    public init(cacheDirectory: String, transport: any HTTPTransport,
+    package init(cacheDirectory: String, transport: any HTTPTransport,
                 timeouts: HTTPTimeouts = HTTPTimeouts(connect: 5, total: 20),
                 currentDirectory: String = FileManager.default.currentDirectoryPath,
                 authorize: @escaping @Sendable (URL) -> HTTPHeaders = { _ in HTTPHeaders() }) {
@@ -55,11 +55,11 @@ public struct ConfigLoader: Sendable {
     }
 
     /// `location`: a path, `file://` URL or http(s) URL of the app config.
-    public func load(from location: String) throws(ConfigError) -> LoadedConfig {
+    package func load(from location: String) throws(ConfigError) -> LoadedConfig {
         try load(from: ConfigLocation.parse(location, currentDirectory: currentDirectory))
     }
 
-    public func load(from given: ConfigLocation) throws(ConfigError) -> LoadedConfig {
+    package func load(from given: ConfigLocation) throws(ConfigError) -> LoadedConfig {
         // Credentials in the URL become a header: never cached, shown or logged.
         var location = given
         var credentials: URLCredentials?
@@ -87,7 +87,7 @@ public struct ConfigLoader: Sendable {
     /// `environments/<MAP>.json` beside a remote app config, fetched with the
     /// config's credentials and cached like it. Nil when the server has none
     /// (404) and no copy is cached; other failures without a cached copy throw.
-    public func loadEnvironment<T>(map: String, of loaded: LoadedConfig,
+    package func loadEnvironment<T>(map: String, of loaded: LoadedConfig,
                                    decode: @escaping (Data, String) throws -> T) throws(ConfigError) -> T? {
         guard let base = loaded.location, case .remote = base else { return nil }
         let location = try base.resolving("environments/\(Self.pathSegment(map)).json", referencedAt: "environments")

@@ -2,14 +2,14 @@ import FPNet
 import Foundation
 
 /// Where a config document lives: a local file or an http(s) URL.
-public enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
+package enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
     /// An absolute, lexically normalised path.
     case file(String)
     case remote(URL)
 
     /// Reads a location as the user wrote it: an http(s) URL, a `file://` URL,
     /// or a path (relative paths are taken from `currentDirectory`, `~/` from HOME).
-    public static func parse(_ text: String, currentDirectory: String) throws(ConfigError) -> ConfigLocation {
+    package static func parse(_ text: String, currentDirectory: String) throws(ConfigError) -> ConfigLocation {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw ConfigError("the config location is empty") }
         if let scheme = scheme(of: trimmed) {
@@ -38,7 +38,7 @@ public enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
     /// A reference found inside this document (the app config's `scenariosURL`):
     /// absolute URLs stand alone, anything else is relative to this document.
     /// `path` names the referring JSON key in errors.
-    public func resolving(_ reference: String, referencedAt path: String) throws(ConfigError) -> ConfigLocation {
+    package func resolving(_ reference: String, referencedAt path: String) throws(ConfigError) -> ConfigLocation {
         let ref = reference.trimmingCharacters(in: .whitespaces)
         if Self.scheme(of: ref) != nil {
             let target: ConfigLocation
@@ -65,7 +65,7 @@ public enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The path or URL, with any URL password hidden.
-    public var description: String {
+    package var description: String {
         switch self {
         case .file(let path): path
         case .remote(let url): HTTPError.displayURL(url.absoluteString)
@@ -73,14 +73,14 @@ public enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `scheme://host:port` of a remote document; nil for a file.
-    public var origin: String? {
+    package var origin: String? {
         guard case .remote(let url) = self else { return nil }
         return HTTPAuth.origin(of: url)
     }
 
     /// The directory of a local document (where sibling files such as
     /// environments live); nil for a remote one.
-    public var directory: String? {
+    package var directory: String? {
         guard case .file(let path) = self else { return nil }
         return URL(fileURLWithPath: path).deletingLastPathComponent().path
     }

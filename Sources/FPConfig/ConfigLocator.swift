@@ -2,15 +2,15 @@ import Foundation
 
 /// Finds the shipped app config when the user named none (`FPRINT_CONFIG` and
 /// the `config-url` setting are the caller's to check first).
-public enum ConfigLocator {
-    public static let relativePath = "Config/app-config.json"
-    public static let systemPaths = [
+package enum ConfigLocator {
+    package static let relativePath = "Config/app-config.json"
+    package static let systemPaths = [
         "/usr/local/share/fprint/Config/app-config.json",
         "/usr/share/fprint/Config/app-config.json",
     ]
 
     /// The first existing candidate, or nil.
-    public static func defaultAppConfigPath(
+    package static func defaultAppConfigPath(
         executablePath: String?, currentDirectory: String,
         fileExists: (String) -> Bool = { FileManager.default.isReadableFile(atPath: $0) }
     ) -> String? {
@@ -22,7 +22,7 @@ public enum ConfigLocator {
     /// executable's directory and each parent up to `/` (a development build at
     /// `.build/debug/fprint` finds the repository's copy), following a symlinked
     /// executable to its real location too; then the system install locations.
-    public static func candidates(executablePath: String?, currentDirectory: String) -> [String] {
+    package static func candidates(executablePath: String?, currentDirectory: String) -> [String] {
         var result = [ConfigLocation.normalised(currentDirectory + "/" + relativePath)]
         if let executablePath, !executablePath.isEmpty {
             let absolute = executablePath.hasPrefix("/") ? executablePath : currentDirectory + "/" + executablePath
@@ -43,7 +43,7 @@ public enum ConfigLocator {
     }
 
     /// The executable of this process, for `defaultAppConfigPath`.
-    public static var currentExecutablePath: String? {
+    package static var currentExecutablePath: String? {
         Bundle.main.executablePath ?? CommandLine.arguments.first
     }
 }

@@ -2,23 +2,23 @@ import Foundation
 
 /// Where fprint keeps its files, following the XDG base directory spec.
 /// Built from an environment dictionary so tests can pass a fake one.
-public struct FPPaths: Sendable, Equatable {
+package struct FPPaths: Sendable, Equatable {
     /// `$XDG_DATA_HOME/fprint` (default `~/.local/share/fprint`).
-    public var dataDirectory: String
+    package var dataDirectory: String
     /// `$XDG_CONFIG_HOME/fprint` (default `~/.config/fprint`).
-    public var configDirectory: String
+    package var configDirectory: String
     /// `$XDG_CACHE_HOME/fprint` (default `~/.cache/fprint`).
-    public var cacheDirectory: String
+    package var cacheDirectory: String
     /// `$FPRINT_DB`, else `<data>/fprint.sqlite`.
-    public var databasePath: String
+    package var databasePath: String
     /// `<config>/settings.json`.
-    public var settingsPath: String
+    package var settingsPath: String
     /// `<data>/install-id`.
-    public var installIDPath: String
+    package var installIDPath: String
     /// `<cache>/config`: offline copies of remote app configs and scenarios.
-    public var configCacheDirectory: String
+    package var configCacheDirectory: String
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         // The spec says relative XDG values are invalid and must be ignored.
         func base(_ variable: String, _ fallback: String) -> String {

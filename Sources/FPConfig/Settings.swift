@@ -3,24 +3,24 @@ import FPNet
 import Foundation
 
 /// The user's persisted choices (DESIGN.md §4 "Settings").
-public struct Settings: Sendable, Equatable {
+package struct Settings: Sendable, Equatable {
     /// Where the app config is loaded from; nil means the default location.
-    public var configURL: String?
+    package var configURL: String?
     /// Radios to collect: at least one, in `Radio.allCases` order.
-    public var radios: [Radio]
+    package var radios: [Radio]
     /// Length of a static measurement, in `measurementSecondsRange`.
-    public var measurementSeconds: Int
+    package var measurementSeconds: Int
     /// Walking-speed correction, in `speedCorrectionRange` (see `WalkPace`).
-    public var speedCorrection: Int
+    package var speedCorrection: Int
 
-    public static let measurementSecondsRange = 5...120
-    public static let speedCorrectionRange = WalkPace.correctionRange
-    public static let defaults = Settings()
+    package static let measurementSecondsRange = 5...120
+    package static let speedCorrectionRange = WalkPace.correctionRange
+    package static let defaults = Settings()
 
     /// Every key of `fprint settings`, with descriptions for help output.
-    public static var keys: [SettingKey] { SettingKey.allCases }
+    package static var keys: [SettingKey] { SettingKey.allCases }
 
-    public init(configURL: String? = nil, radios: [Radio] = Radio.allCases, measurementSeconds: Int = 20,
+    package init(configURL: String? = nil, radios: [Radio] = Radio.allCases, measurementSeconds: Int = 20,
                 speedCorrection: Int = 0) {
         self.configURL = configURL
         self.radios = radios
@@ -30,7 +30,7 @@ public struct Settings: Sendable, Equatable {
 
     /// The value as `fprint settings get` prints it (`""` for the default
     /// config location; a URL's password masked).
-    public func value(of key: SettingKey) -> String {
+    package func value(of key: SettingKey) -> String {
         switch key {
         case .configURL: configURL.map(HTTPError.displayURL) ?? ""
         case .radios: radios.map(\.rawValue).joined(separator: ",")
@@ -40,7 +40,7 @@ public struct Settings: Sendable, Equatable {
     }
 
     /// Sets a key from its text form, validating it.
-    public mutating func set(_ key: SettingKey, to text: String) throws(ConfigError) {
+    package mutating func set(_ key: SettingKey, to text: String) throws(ConfigError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let invalid = ConfigError("invalid value \"\(HTTPError.displayURL(text))\" for \(key.name): expected \(key.allowed)")
         switch key {
@@ -125,16 +125,16 @@ public struct Settings: Sendable, Equatable {
 }
 
 /// A key of `fprint settings get/set`.
-public enum SettingKey: String, CaseIterable, Sendable {
+package enum SettingKey: String, CaseIterable, Sendable {
     case configURL = "config-url"
     case radios
     case measurementSeconds = "measurement-seconds"
     case speedCorrection = "speed-correction"
 
-    public var name: String { rawValue }
+    package var name: String { rawValue }
 
     /// Looks a key up by name; the error lists the known keys.
-    public init(name: String) throws(ConfigError) {
+    package init(name: String) throws(ConfigError) {
         guard let key = SettingKey(rawValue: name.lowercased()) else {
             let known = SettingKey.allCases.map(\.name).joined(separator: ", ")
             throw ConfigError("unknown setting \"\(name)\"; known settings: \(known)")
@@ -143,7 +143,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     /// One line for help output.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .configURL: "where the app config is loaded from (empty: the default location)"
         case .radios: "radios to collect"
@@ -153,7 +153,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     /// What values are allowed, as error messages and help show it.
-    public var allowed: String {
+    package var allowed: String {
         switch self {
         case .configURL: "a file path, a file:// or http(s):// URL, or \"\" for the default location"
         case .radios: "a comma-separated list of ble, wifi, cell, location (at least one)"
@@ -164,24 +164,24 @@ public enum SettingKey: String, CaseIterable, Sendable {
         }
     }
 
-    public var defaultValue: String { Settings.defaults.value(of: self) }
+    package var defaultValue: String { Settings.defaults.value(of: self) }
 }
 
 /// Reads and writes the settings file (`FPPaths.settingsPath`).
-public struct SettingsStore: Sendable {
-    public let path: String
+package struct SettingsStore: Sendable {
+    package let path: String
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// The saved settings; defaults when there is no file yet.
-    public func load() throws(ConfigError) -> Settings {
+    package func load() throws(ConfigError) -> Settings {
         guard FileManager.default.fileExists(atPath: path) else { return .defaults }
         return try Settings(json: JSONText.parse(Files.read(path), source: path), source: path)
     }
 
     /// Writes atomically, creating the directory. Owner-only permissions: a
     /// config URL may carry credentials.
-    public func save(_ settings: Settings) throws(ConfigError) {
+    package func save(_ settings: Settings) throws(ConfigError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
@@ -191,7 +191,7 @@ public struct SettingsStore: Sendable {
 
     /// Back to defaults by removing the file, so future default changes apply.
     @discardableResult
-    public func reset() throws(ConfigError) -> Settings {
+    package func reset() throws(ConfigError) -> Settings {
         if unlink(path) != 0, errno != ENOENT {
             throw ConfigError(source: path, "cannot remove: \(String(cString: strerror(errno)))")
         }
@@ -199,13 +199,13 @@ public struct SettingsStore: Sendable {
     }
 
     /// The text value of a key (`""` for the default config location).
-    public func get(_ key: String) throws(ConfigError) -> String {
+    package func get(_ key: String) throws(ConfigError) -> String {
         try load().value(of: SettingKey(name: key))
     }
 
     /// Validates, applies and saves one key; returns the new settings.
     @discardableResult
-    public func set(_ key: String, _ value: String) throws(ConfigError) -> Settings {
+    package func set(_ key: String, _ value: String) throws(ConfigError) -> Settings {
         let settingKey = try SettingKey(name: key)
         var settings = try load()
         try settings.set(settingKey, to: value)

@@ -8,41 +8,41 @@ import ServiceLifecycle
 import UnixSignals
 
 /// What the gateway serves, how it authenticates and what it allows a client.
-public struct GatewayConfig: Sendable {
+package struct GatewayConfig: Sendable {
     /// The one database name it serves (`/fprint`).
-    public var databaseName: String
-    public var tokens: TokenAuthority
-    public var users: BasicUsers
+    package var databaseName: String
+    package var tokens: TokenAuthority
+    package var users: BasicUsers
     /// Largest request body accepted; larger ones get 413.
-    public var bodyLimit: Int
+    package var bodyLimit: Int
     /// Memory for all request bodies held at once; a body that does not fit gets 503.
-    public var bodyBudget: Int
+    package var bodyBudget: Int
     /// Lifetime of tokens issued by `POST /_session`.
-    public var sessionTTL: Int64
+    package var sessionTTL: Int64
     /// The app config served at `/config/app-config.json`; its gatewayURL,
     /// authURL and scenariosURL are rewritten to `publicURL`, so a team needs one server.
-    public var appConfig: JSONValue?
+    package var appConfig: JSONValue?
     /// The scenarios served at `/config/scenarios.json`.
-    public var scenarios: JSONValue?
+    package var scenarios: JSONValue?
     /// Other files served under `/config/…` (maps, environments), as is.
-    public var files: [String: Data]
+    package var files: [String: Data]
     /// Longest a longpoll `_changes` waits.
-    public var maxLongpoll: Duration
+    package var maxLongpoll: Duration
     /// The URL clients reach this gateway at (behind a proxy: the proxy's);
     /// nil: http://127.0.0.1:<port>.
-    public var publicURL: String?
+    package var publicURL: String?
     /// A connection is closed when it sends nothing for this long: unfinished
     /// headers, a stalled body, or an idle keep-alive connection.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// Most connections open at once (nil: from the open-file limit); past
     /// it the connection idle the longest is closed.
-    public var maxConnections: Int?
+    package var maxConnections: Int?
     /// Where the access log goes (nil: none).
-    public var accessLogPath: String?
+    package var accessLogPath: String?
     /// How long open requests may finish after SIGTERM before they are cut.
-    public var shutdownGrace: Duration
+    package var shutdownGrace: Duration
 
-    public init(databaseName: String = "fprint", tokens: TokenAuthority, users: BasicUsers = BasicUsers(),
+    package init(databaseName: String = "fprint", tokens: TokenAuthority, users: BasicUsers = BasicUsers(),
                 bodyLimit: Int = 32 << 20, bodyBudget: Int = 96 << 20, sessionTTL: Int64 = 30 * 24 * 3600,
                 appConfig: JSONValue? = nil, scenarios: JSONValue? = nil, files: [String: Data] = [:],
                 maxLongpoll: Duration = .seconds(60), publicURL: String? = nil, idleTimeout: Duration = .seconds(10),
@@ -66,7 +66,7 @@ public struct GatewayConfig: Sendable {
 }
 
 /// A gateway put together: the application plus the services beside it.
-public struct GatewayAssembly {
+package struct GatewayAssembly {
     let app: any Service
     let notifierService: ChangeNotifierService
     let logger: Logger
@@ -74,7 +74,7 @@ public struct GatewayAssembly {
 
     /// Runs until the given signals (or task cancellation) stop it; open
     /// requests get `shutdownGrace` to finish, then they are cut.
-    public func run(signals: [UnixSignal]) async throws {
+    package func run(signals: [UnixSignal]) async throws {
         // A parent may hand down a blocked SIGTERM (the signal mask survives
         // exec); this thread takes the stop signals so they always arrive.
         var stopSignals = sigset_t()
@@ -92,7 +92,7 @@ public struct GatewayAssembly {
 }
 
 /// Builds the gateway over any replicable store.
-public func buildGateway(
+package func buildGateway(
     store: any ReplicableStore, config: GatewayConfig, host: String = "127.0.0.1", port: Int = 5984,
     logger: Logger? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> GatewayAssembly {
@@ -104,7 +104,7 @@ public func buildGateway(
 }
 
 /// The Hummingbird application alone (tests drive it with HummingbirdTesting).
-public func buildGatewayApplication(store: any ReplicableStore, config: GatewayConfig, port: Int = 0,
+package func buildGatewayApplication(store: any ReplicableStore, config: GatewayConfig, port: Int = 0,
                                     logger: Logger? = nil) throws -> some ApplicationProtocol {
     try makeApplication(store: store, config: config, host: "127.0.0.1", port: port,
                         logger: logger ?? Logger(label: "fprint.gateway"), onServerRunning: { _ in }).0
@@ -138,7 +138,7 @@ private func makeApplication(
 }
 
 /// Why `fprint gateway` could not start serving.
-public enum GatewayStartError: Error {
+package enum GatewayStartError: Error {
     /// Another server listens on the address.
     case addressInUse
     /// A setting could not be used (the access log, …).
@@ -146,7 +146,7 @@ public enum GatewayStartError: Error {
 }
 
 /// Runs the gateway until SIGTERM/SIGINT (`fprint gateway`).
-public func runGateway(store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger,
+package func runGateway(store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger,
                        onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
     let gateway: GatewayAssembly
     do {
@@ -163,19 +163,19 @@ public func runGateway(store: any ReplicableStore, config: GatewayConfig, host: 
 }
 
 /// A gateway running in this process (tests, benchmarks).
-public struct RunningGateway: Sendable {
-    public let port: Int
+package struct RunningGateway: Sendable {
+    package let port: Int
     let task: Task<Void, any Error>
 
     /// Stops the server and waits for it to finish.
-    public func stop() async {
+    package func stop() async {
         task.cancel()
         _ = await task.result
     }
 }
 
 /// Starts the gateway on `host:port` (0: a free port) and returns once it listens.
-public func startGateway(store: any ReplicableStore, config: GatewayConfig, host: String = "127.0.0.1",
+package func startGateway(store: any ReplicableStore, config: GatewayConfig, host: String = "127.0.0.1",
                          port: Int = 0) async throws -> RunningGateway {
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     var logger = Logger(label: "fprint.gateway")

@@ -6,17 +6,17 @@ extension GatewayRole {
 }
 
 /// Who a request acts for.
-public struct GatewayUser: Sendable, Equatable {
-    public var name: String
-    public var role: GatewayRole
+package struct GatewayUser: Sendable, Equatable {
+    package var name: String
+    package var role: GatewayRole
 
-    public init(name: String, role: GatewayRole = .user) {
+    package init(name: String, role: GatewayRole = .user) {
         self.name = name
         self.role = role
     }
 
-    public init(name: String, isAdmin: Bool) { self.init(name: name, role: isAdmin ? .admin : .user) }
+    package init(name: String, isAdmin: Bool) { self.init(name: name, role: isAdmin ? .admin : .user) }
 
-    public var isAdmin: Bool { role == .admin }
-    public var roles: [String] { role.couchRoles }
+    package var isAdmin: Bool { role == .admin }
+    package var roles: [String] { role.couchRoles }
 }

@@ -4,13 +4,13 @@ import FPHex
 import Foundation
 
 /// Why a token was refused. Descriptions never contain the token.
-public enum TokenError: Error, Equatable, CustomStringConvertible {
+package enum TokenError: Error, Equatable, CustomStringConvertible {
     case malformed
     case badSignature
     case expired
     case unsupported(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed: "the token is not a well-formed JWT"
         case .badSignature: "the token's signature does not match this gateway's secret"
@@ -23,19 +23,19 @@ public enum TokenError: Error, Equatable, CustomStringConvertible {
 /// HS256 JSON Web Tokens (RFC 7519) signed with the gateway's secret.
 /// Hand-rolled over swift-crypto's HMAC: fprint needs one algorithm and
 /// three claims, which is less code than configuring a JWT library.
-public struct TokenAuthority: Sendable {
+package struct TokenAuthority: Sendable {
     let key: SymmetricKey
 
-    public init(secret: Data) {
+    package init(secret: Data) {
         key = SymmetricKey(data: secret)
     }
 
     /// Makes a new random secret (32 bytes, as hex text for the secret file).
-    public static func newSecret() -> String {
+    package static func newSecret() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { Hex.string($0) }
     }
 
-    public func issue(user: String, role: GatewayRole = .user, ttlSeconds: Int64, now: Date = Date()) -> String {
+    package func issue(user: String, role: GatewayRole = .user, ttlSeconds: Int64, now: Date = Date()) -> String {
         let iat = Int64(now.timeIntervalSince1970)
         var payload: JSONValue = ["sub": .string(user), "iat": .int(iat), "exp": .int(iat + ttlSeconds)]
         if role != .user { payload["role"] = .string(role.rawValue) }
@@ -46,11 +46,11 @@ public struct TokenAuthority: Sendable {
         return signingInput + "." + Base64URL.encode(Data(mac))
     }
 
-    public func issue(user: String, admin: Bool, ttlSeconds: Int64, now: Date = Date()) -> String {
+    package func issue(user: String, admin: Bool, ttlSeconds: Int64, now: Date = Date()) -> String {
         issue(user: user, role: admin ? .admin : .user, ttlSeconds: ttlSeconds, now: now)
     }
 
-    public func verify(_ token: String, now: Date = Date()) throws(TokenError) -> TokenClaims {
+    package func verify(_ token: String, now: Date = Date()) throws(TokenError) -> TokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
               let payloadData = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2])

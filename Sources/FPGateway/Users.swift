@@ -5,16 +5,16 @@ import Foundation
 /// Basic-auth users (`name:password[:role]` lines in a 0600 file; role is
 /// viewer, user or admin, default user). Passwords are compared as SHA-256
 /// digests in constant time.
-public struct BasicUsers: Sendable {
+package struct BasicUsers: Sendable {
     struct Entry: Sendable {
         var digest: Data
         var role: GatewayRole
     }
     var entries: [String: Entry]
 
-    public init() { entries = [:] }
+    package init() { entries = [:] }
 
-    public init(fileText: String) throws {
+    package init(fileText: String) throws {
         entries = [:]
         for (number, line) in fileText.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -34,9 +34,9 @@ public struct BasicUsers: Sendable {
         }
     }
 
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
 
-    public func authenticate(name: String, password: String) -> GatewayUser? {
+    package func authenticate(name: String, password: String) -> GatewayUser? {
         // An unknown name costs the same digest as a known one.
         let entry = entries[name]
         let digest = Data(SHA256.hash(data: Data(password.utf8)))
@@ -47,7 +47,7 @@ public struct BasicUsers: Sendable {
     }
 }
 
-public struct GatewaySetupError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct GatewaySetupError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -1,8 +1,8 @@
 import FPHex
 
 /// A 48-bit Bluetooth device address, stored most significant byte first.
-public struct BDAddress: Sendable, Hashable, CustomStringConvertible {
-    public let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+package struct BDAddress: Sendable, Hashable, CustomStringConvertible {
+    package let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
     /// From the 6 little-endian bytes an HCI event carries.
     @inlinable init(littleEndian s: ArraySlice<UInt8>) {
@@ -10,22 +10,22 @@ public struct BDAddress: Sendable, Hashable, CustomStringConvertible {
         bytes = (s[i + 5], s[i + 4], s[i + 3], s[i + 2], s[i + 1], s[i])
     }
 
-    public init(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8, _ b4: UInt8, _ b5: UInt8) {
+    package init(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8, _ b4: UInt8, _ b5: UInt8) {
         bytes = (b0, b1, b2, b3, b4, b5)
     }
 
-    public static func == (l: BDAddress, r: BDAddress) -> Bool {
+    package static func == (l: BDAddress, r: BDAddress) -> Bool {
         l.bytes.0 == r.bytes.0 && l.bytes.1 == r.bytes.1 && l.bytes.2 == r.bytes.2
             && l.bytes.3 == r.bytes.3 && l.bytes.4 == r.bytes.4 && l.bytes.5 == r.bytes.5
     }
 
-    public func hash(into h: inout Hasher) {
+    package func hash(into h: inout Hasher) {
         h.combine(bytes.0); h.combine(bytes.1); h.combine(bytes.2)
         h.combine(bytes.3); h.combine(bytes.4); h.combine(bytes.5)
     }
 
     /// `AA:BB:CC:DD:EE:FF`, upper case (the form BlueZ and the old apps print).
-    public var description: String {
+    package var description: String {
         // Built in one small buffer: this runs once per report on the hot path.
         let all = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5]
         return String(unsafeUninitializedCapacity: 17) { out in
@@ -42,7 +42,7 @@ public struct BDAddress: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The address types of LE advertising reports (Core spec Vol 4 Part E 7.7.65.2/.13).
-public enum AddressType: UInt8, Sendable, CaseIterable {
+package enum AddressType: UInt8, Sendable, CaseIterable {
     case publicDevice = 0x00
     case randomDevice = 0x01
     case publicIdentity = 0x02  // resolved from an RPA by the controller
@@ -50,7 +50,7 @@ public enum AddressType: UInt8, Sendable, CaseIterable {
     case anonymous = 0xFF  // extended reports only: no address sent
 
     /// The stable string stored in documents.
-    public var name: String {
+    package var name: String {
         switch self {
         case .publicDevice: "public"
         case .randomDevice: "random"

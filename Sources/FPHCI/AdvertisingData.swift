@@ -1,57 +1,57 @@
 import FPHex
 
 /// The decoded AD structures of one advertisement (Core Supplement Part A).
-public struct AdvertisingData: Sendable, Equatable {
-    public var flags: UInt8?
+package struct AdvertisingData: Sendable, Equatable {
+    package var flags: UInt8?
     /// Complete name if present, else the shortened one.
-    public var name: String?
-    public var nameIsComplete = false
-    public var txPowerLevel: Int8?
+    package var name: String?
+    package var nameIsComplete = false
+    package var txPowerLevel: Int8?
     /// Manufacturer specific data: company id (little-endian on air) and the rest.
-    public var manufacturer: [Manufacturer] = []
+    package var manufacturer: [Manufacturer] = []
     /// 16/32/128-bit service UUIDs as upper-case strings (`FEAA`, `0000FEAA`, `…-…`).
-    public var serviceUUIDs: [String] = []
-    public var serviceData: [ServiceData] = []
+    package var serviceUUIDs: [String] = []
+    package var serviceData: [ServiceData] = []
     /// Structures fprint does not decode: type and payload.
-    public var other: [Structure] = []
+    package var other: [Structure] = []
 
-    public struct Manufacturer: Sendable, Equatable {
-        public var companyID: UInt16
-        public var payload: [UInt8]
-        public init(companyID: UInt16, payload: [UInt8]) { self.companyID = companyID; self.payload = payload }
+    package struct Manufacturer: Sendable, Equatable {
+        package var companyID: UInt16
+        package var payload: [UInt8]
+        package init(companyID: UInt16, payload: [UInt8]) { self.companyID = companyID; self.payload = payload }
     }
 
-    public struct ServiceData: Sendable, Equatable {
-        public var uuid: String
-        public var payload: [UInt8]
-        public init(uuid: String, payload: [UInt8]) { self.uuid = uuid; self.payload = payload }
+    package struct ServiceData: Sendable, Equatable {
+        package var uuid: String
+        package var payload: [UInt8]
+        package init(uuid: String, payload: [UInt8]) { self.uuid = uuid; self.payload = payload }
     }
 
-    public struct Structure: Sendable, Equatable {
-        public var type: UInt8
-        public var payload: [UInt8]
-        public init(type: UInt8, payload: [UInt8]) { self.type = type; self.payload = payload }
+    package struct Structure: Sendable, Equatable {
+        package var type: UInt8
+        package var payload: [UInt8]
+        package init(type: UInt8, payload: [UInt8]) { self.type = type; self.payload = payload }
     }
 
     /// AD type codes (Bluetooth Assigned Numbers 2.3).
-    public enum ADType {
-        public static let flags: UInt8 = 0x01
-        public static let incomplete16: UInt8 = 0x02, complete16: UInt8 = 0x03
-        public static let incomplete32: UInt8 = 0x04, complete32: UInt8 = 0x05
-        public static let incomplete128: UInt8 = 0x06, complete128: UInt8 = 0x07
-        public static let shortName: UInt8 = 0x08, completeName: UInt8 = 0x09
-        public static let txPower: UInt8 = 0x0A
-        public static let serviceData16: UInt8 = 0x16, serviceData32: UInt8 = 0x20, serviceData128: UInt8 = 0x21
-        public static let manufacturer: UInt8 = 0xFF
+    package enum ADType {
+        package static let flags: UInt8 = 0x01
+        package static let incomplete16: UInt8 = 0x02, complete16: UInt8 = 0x03
+        package static let incomplete32: UInt8 = 0x04, complete32: UInt8 = 0x05
+        package static let incomplete128: UInt8 = 0x06, complete128: UInt8 = 0x07
+        package static let shortName: UInt8 = 0x08, completeName: UInt8 = 0x09
+        package static let txPower: UInt8 = 0x0A
+        package static let serviceData16: UInt8 = 0x16, serviceData32: UInt8 = 0x20, serviceData128: UInt8 = 0x21
+        package static let manufacturer: UInt8 = 0xFF
     }
 
-    public init() {}
+    package init() {}
 
     /// Decodes `length, type, payload` structures. A zero length byte is
     /// padding and is skipped (some stacks pad with zeros, also mid-data).
     /// Throws, with the offset, when a structure overruns the data or a
     /// fixed-size field has the wrong length.
-    public init(bytes: ArraySlice<UInt8>) throws(HCIParseError) {
+    package init(bytes: ArraySlice<UInt8>) throws(HCIParseError) {
         var c = ByteCursor(bytes)
         while c.remaining > 0 {
             let start = c.offset
@@ -64,7 +64,7 @@ public struct AdvertisingData: Sendable, Equatable {
         }
     }
 
-    public init(bytes: [UInt8]) throws(HCIParseError) { try self.init(bytes: bytes[...]) }
+    package init(bytes: [UInt8]) throws(HCIParseError) { try self.init(bytes: bytes[...]) }
 
     private mutating func decode(type: UInt8, payload: ArraySlice<UInt8>, offset: Int) throws(HCIParseError) {
         switch type {
@@ -117,15 +117,15 @@ public struct AdvertisingData: Sendable, Equatable {
 }
 
 /// UUID text forms.
-public enum UUIDText {
+package enum UUIDText {
     /// A little-endian (on-air) UUID as text: 16/32-bit as 4/8 hex digits,
     /// 128-bit in the canonical 8-4-4-4-12 form, upper case.
-    public static func littleEndian(_ bytes: ArraySlice<UInt8>) -> String {
+    package static func littleEndian(_ bytes: ArraySlice<UInt8>) -> String {
         text(bytes.reversed(), dashed: bytes.count == 16)
     }
 
     /// 16 big-endian bytes as `FB0B57A2-8228-44CD-913A-94A122BA1206`.
-    public static func canonical(_ b: ArraySlice<UInt8>) -> String {
+    package static func canonical(_ b: ArraySlice<UInt8>) -> String {
         text(b, dashed: true)
     }
 

@@ -1,12 +1,12 @@
 /// How an advertisement was sent: a legacy PDU type or the extended event-type bits.
-public enum AdvertisingEventType: Sendable, Equatable {
+package enum AdvertisingEventType: Sendable, Equatable {
     case legacy(LegacyPDU)
     /// Extended advertising (non-legacy PDUs), with its Event_Type bits (bit 15 masked off).
     case extended(UInt16)
 
-    public enum LegacyPDU: UInt8, Sendable {
+    package enum LegacyPDU: UInt8, Sendable {
         case advInd = 0, advDirectInd = 1, advScanInd = 2, advNonconnInd = 3, scanRsp = 4
-        public var name: String {
+        package var name: String {
             switch self {
             case .advInd: "ADV_IND"
             case .advDirectInd: "ADV_DIRECT_IND"
@@ -18,21 +18,21 @@ public enum AdvertisingEventType: Sendable, Equatable {
     }
 
     /// Extended-report Event_Type bits (Core spec Vol 4 Part E 7.7.65.13).
-    public enum Bits {
-        public static let connectable: UInt16 = 1 << 0
-        public static let scannable: UInt16 = 1 << 1
-        public static let directed: UInt16 = 1 << 2
-        public static let scanResponse: UInt16 = 1 << 3
-        public static let legacy: UInt16 = 1 << 4
+    package enum Bits {
+        package static let connectable: UInt16 = 1 << 0
+        package static let scannable: UInt16 = 1 << 1
+        package static let directed: UInt16 = 1 << 2
+        package static let scanResponse: UInt16 = 1 << 3
+        package static let legacy: UInt16 = 1 << 4
         /// Bits 5–6: 0 complete, 1 incomplete (more to come), 2 incomplete (truncated).
-        public static let dataStatusShift: UInt16 = 5
+        package static let dataStatusShift: UInt16 = 5
         /// Bits 7–14 are reserved; bit 15 is set by some Broadcom controllers and must be ignored.
-        public static let defined: UInt16 = 0x007F
+        package static let defined: UInt16 = 0x007F
     }
 
     /// Maps extended Event_Type bits to the legacy PDU when the legacy bit is set
     /// (the five combinations the spec allows), else keeps the bits.
-    public init(extendedBits raw: UInt16) {
+    package init(extendedBits raw: UInt16) {
         let bits = raw & Bits.defined
         if bits & Bits.legacy != 0 {
             switch bits & 0x0F {
@@ -50,7 +50,7 @@ public enum AdvertisingEventType: Sendable, Equatable {
 
     /// The stable string stored in documents: `ADV_IND`…, or `EXT` plus the set bits
     /// (`EXT_CONN_SCAN`, `EXT_NONCONN`, `EXT_SCAN_RSP`, `_INCOMPLETE`, `_TRUNCATED`).
-    public var name: String {
+    package var name: String {
         switch self {
         case .legacy(let p): return p.name
         case .extended(let bits):
@@ -71,30 +71,30 @@ public enum AdvertisingEventType: Sendable, Equatable {
 }
 
 /// One advertising report: who sent what, how loud. `data` slices the event buffer.
-public struct AdvertisingReport: Sendable {
-    public var eventType: AdvertisingEventType
-    public var addressType: AddressType
-    public var address: BDAddress
+package struct AdvertisingReport: Sendable {
+    package var eventType: AdvertisingEventType
+    package var addressType: AddressType
+    package var address: BDAddress
     /// dBm, nil when the controller said "not available" (127).
-    public var rssi: Int8?
+    package var rssi: Int8?
     /// Extended reports: the advertiser's TX power in dBm, nil when not available (127).
-    public var txPower: Int8?
+    package var txPower: Int8?
     /// Extended reports: primary/secondary PHY and advertising set id.
-    public var primaryPHY: UInt8?
-    public var secondaryPHY: UInt8?
-    public var advertisingSID: UInt8?
+    package var primaryPHY: UInt8?
+    package var secondaryPHY: UInt8?
+    package var advertisingSID: UInt8?
     /// The advertising data (AD structures), undecoded.
-    public var data: ArraySlice<UInt8>
+    package var data: ArraySlice<UInt8>
 }
 
 /// Reads one or more reports out of an LE Meta event.
-public enum AdvertisingReports {
-    public static let maxReports = 0x19
+package enum AdvertisingReports {
+    package static let maxReports = 0x19
 
     /// Decodes an LE Advertising Report or LE Extended Advertising Report
     /// from an LE Meta event; any other event or subevent yields `[]`.
     /// Throws on malformed bytes: the caller counts and skips the event.
-    public static func parse(_ event: HCIEvent) throws(HCIParseError) -> [AdvertisingReport] {
+    package static func parse(_ event: HCIEvent) throws(HCIParseError) -> [AdvertisingReport] {
         guard event.code == HCIEvent.leMeta else { return [] }
         // Offsets are relative to the event code byte (+2 = after code and length).
         var c = ByteCursor(event.parameters, origin: event.parameters.startIndex - 2)
@@ -107,7 +107,7 @@ public enum AdvertisingReports {
     }
 
     /// Decodes an H4 frame (04 3E …); `[]` for other packets.
-    public static func parse(h4 bytes: ArraySlice<UInt8>) throws(HCIParseError) -> [AdvertisingReport] {
+    package static func parse(h4 bytes: ArraySlice<UInt8>) throws(HCIParseError) -> [AdvertisingReport] {
         guard bytes.first == H4Type.event.rawValue else { return [] }
         return try parse(HCIEvent(h4: bytes))
     }

@@ -1,7 +1,7 @@
 import FPHex
 
 /// Beacon identities decoded from advertising data.
-public enum BeaconFrame: Sendable, Equatable {
+package enum BeaconFrame: Sendable, Equatable {
     /// Apple iBeacon: company 0x004C, type 0x02, length 0x15.
     case iBeacon(uuid: String, major: UInt16, minor: UInt16, measuredPower: Int8)
     /// AltBeacon (Radius Networks): code 0xBEAC, 20-byte id (uuid + major + minor by convention).
@@ -13,12 +13,12 @@ public enum BeaconFrame: Sendable, Equatable {
     /// Eddystone-TLM (unencrypted, version 0).
     case eddystoneTLM(batteryMilliVolts: UInt16, temperatureCelsius: Double?, advertisingCount: UInt32, uptimeTenths: UInt32)
 
-    public static let eddystoneService = "FEAA"
-    public static let appleCompany: UInt16 = 0x004C
+    package static let eddystoneService = "FEAA"
+    package static let appleCompany: UInt16 = 0x004C
 
     /// The first beacon found in the advertisement, if any. Malformed beacon
     /// payloads are not beacons (nil), never an error: the report is still valid.
-    public static func decode(_ ad: AdvertisingData) -> BeaconFrame? {
+    package static func decode(_ ad: AdvertisingData) -> BeaconFrame? {
         for m in ad.manufacturer {
             if let b = iBeacon(m) ?? altBeacon(m) { return b }
         }

@@ -3,35 +3,35 @@
 ///
 /// Datalinks: 1002 = H4 (each record starts with the H4 type byte),
 /// 2001 = BlueZ monitor (record flags carry controller index and opcode).
-public struct BtsnoopFile: Sendable {
-    public enum Datalink: UInt32, Sendable {
+package struct BtsnoopFile: Sendable {
+    package enum Datalink: UInt32, Sendable {
         case h4 = 1002
         case monitor = 2001
     }
 
     /// One HCI packet of the capture.
-    public struct Record: Sendable {
+    package struct Record: Sendable {
         /// Microseconds since the Unix epoch; negative for captures dated before 1970.
-        public var timestampMicros: Int64
+        package var timestampMicros: Int64
         /// Controller index (monitor files); nil for H4 files.
-        public var index: UInt16?
-        public var type: H4Type
+        package var index: UInt16?
+        package var type: H4Type
         /// True for controller → host.
-        public var received: Bool
+        package var received: Bool
         /// The packet without its H4 type byte.
-        public var packet: ArraySlice<UInt8>
+        package var packet: ArraySlice<UInt8>
     }
 
     /// btsnoop times count microseconds from 0000-01-01; this is 1970-01-01 on that scale.
-    public static let epochOffsetMicros: Int64 = 0x00DC_DDB3_0F2F_8000
+    package static let epochOffsetMicros: Int64 = 0x00DC_DDB3_0F2F_8000
 
     static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
 
-    public let datalink: Datalink
-    public let bytes: [UInt8]
+    package let datalink: Datalink
+    package let bytes: [UInt8]
 
     /// Checks the 16-byte header.
-    public init(bytes: [UInt8]) throws(HCIParseError) {
+    package init(bytes: [UInt8]) throws(HCIParseError) {
         var c = ByteCursor(bytes[...])
         let m = try c.take(8, "btsnoop magic")
         guard m.elementsEqual(Self.magic) else { throw .invalid(what: "btsnoop magic", offset: 0, value: Int(m.first ?? 0)) }
@@ -45,17 +45,17 @@ public struct BtsnoopFile: Sendable {
 
     /// Decodes every record. Records that are not HCI packets (monitor notes,
     /// index add/remove) are skipped; a record overrunning the file throws.
-    public func records() throws(HCIParseError) -> [Record] {
+    package func records() throws(HCIParseError) -> [Record] {
         var out: [Record] = []
         var it = makeIterator()
         while let r = try it.next() { out.append(r) }
         return out
     }
 
-    public func makeIterator() -> Iterator { Iterator(file: self) }
+    package func makeIterator() -> Iterator { Iterator(file: self) }
 
     /// Reads records one by one (no array of the whole capture needed).
-    public struct Iterator {
+    package struct Iterator {
         var cursor: ByteCursor
         let datalink: Datalink
 
@@ -65,7 +65,7 @@ public struct BtsnoopFile: Sendable {
             datalink = file.datalink
         }
 
-        public mutating func next() throws(HCIParseError) -> Record? {
+        package mutating func next() throws(HCIParseError) -> Record? {
             while cursor.remaining > 0 {
                 _ = try BtsnoopFile.be32(&cursor, "record original length")
                 let included = Int(try BtsnoopFile.be32(&cursor, "record included length"))

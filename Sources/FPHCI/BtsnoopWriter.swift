@@ -1,23 +1,23 @@
 /// Writes btsnoop files (datalink 1002, H4), as `btmon -w` and Android's
 /// snoop log do, so `--keep-raw` evidence opens in Wireshark and replays in
 /// `--ble-source btsnoop:FILE`.
-public enum BtsnoopWriter {
-    public struct Packet: Sendable {
+package enum BtsnoopWriter {
+    package struct Packet: Sendable {
         /// Microseconds since the Unix epoch.
-        public var timestampMicros: Int64
+        package var timestampMicros: Int64
         /// The H4 type byte, then the packet.
-        public var h4: [UInt8]
+        package var h4: [UInt8]
         /// Controller → host.
-        public var received: Bool
+        package var received: Bool
 
-        public init(timestampMicros: Int64, h4: [UInt8], received: Bool) {
+        package init(timestampMicros: Int64, h4: [UInt8], received: Bool) {
             self.timestampMicros = timestampMicros
             self.h4 = h4
             self.received = received
         }
     }
 
-    public static func h4File(_ packets: [Packet]) -> [UInt8] {
+    package static func h4File(_ packets: [Packet]) -> [UInt8] {
         var out = BtsnoopFile.magic
         append32(1, to: &out)  // version
         append32(BtsnoopFile.Datalink.h4.rawValue, to: &out)

@@ -1,10 +1,10 @@
 import FPHex
 
 /// HCI error codes by name (Core spec Vol 1 Part F), for messages people can act on.
-public enum HCIStatusCode {
-    public static let success: UInt8 = 0x00
-    public static let unknownCommand: UInt8 = 0x01
-    public static let commandDisallowed: UInt8 = 0x0C
+package enum HCIStatusCode {
+    package static let success: UInt8 = 0x00
+    package static let unknownCommand: UInt8 = 0x01
+    package static let commandDisallowed: UInt8 = 0x0C
 
     static let names: [UInt8: String] = [
         0x00: "Success", 0x01: "Unknown HCI Command", 0x02: "Unknown Connection Identifier",
@@ -25,7 +25,7 @@ public enum HCIStatusCode {
     ]
 
     /// `Command Disallowed (0x0C)`.
-    public static func name(_ code: UInt8) -> String {
+    package static func name(_ code: UInt8) -> String {
         "\(names[code] ?? "Unknown Error") (0x\(Hex.byte(code)))"
     }
 }

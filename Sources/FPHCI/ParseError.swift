@@ -2,7 +2,8 @@
 ///
 /// Parsers throw this (typed) instead of returning nil so a caller can count
 /// and report a malformed event precisely, then skip it.
-public enum HCIParseError: Error, Sendable, Equatable, CustomStringConvertible {
+@usableFromInline
+package enum HCIParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Fewer bytes than the structure needs.
     case truncated(what: String, offset: Int, needed: Int, available: Int)
     /// A field holds a value the specification does not allow.
@@ -10,7 +11,7 @@ public enum HCIParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Bytes left over after a structure that must fill its container exactly.
     case trailing(what: String, offset: Int, count: Int)
 
-    public var description: String {
+    @usableFromInline package var description: String {
         switch self {
         case let .truncated(what, offset, needed, available):
             "\(what) truncated at byte \(offset): needs \(needed) bytes, \(available) present"

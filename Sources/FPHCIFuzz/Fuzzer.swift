@@ -5,16 +5,16 @@ import FPHex
 /// it mutates real events (bit flips, byte sets, truncation, extension,
 /// length-byte lies, splices) and random bytes, and runs every parser on each.
 /// A parser bug shows as a trap (the process dies) or a broken invariant.
-public struct HCIFuzzer {
-    public private(set) var executions = 0
-    public private(set) var parsedReports = 0
-    public private(set) var rejected = 0
-    public private(set) var violations: [String] = []
+package struct HCIFuzzer {
+    package private(set) var executions = 0
+    package private(set) var parsedReports = 0
+    package private(set) var rejected = 0
+    package private(set) var violations: [String] = []
     var state: UInt64
     let corpus: [[UInt8]]
 
     /// `corpus`: event packets without the H4 byte (code, length, parameters).
-    public init(corpus: [[UInt8]], seed: UInt64) {
+    package init(corpus: [[UInt8]], seed: UInt64) {
         self.corpus = corpus.isEmpty ? [[0x3E, 0x00]] : corpus
         state = seed &+ 0x9E37_79B9_7F4A_7C15
     }
@@ -30,7 +30,7 @@ public struct HCIFuzzer {
 
     mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
 
-    public mutating func mutate() -> [UInt8] {
+    package mutating func mutate() -> [UInt8] {
         var b = corpus[below(corpus.count)]
         for _ in 0...below(4) {
             switch below(8) {
@@ -51,7 +51,7 @@ public struct HCIFuzzer {
     }
 
     /// Runs every parser on one input and checks what must hold for any bytes.
-    public mutating func run(_ input: [UInt8]) {
+    package mutating func run(_ input: [UInt8]) {
         executions += 1
         let event: HCIEvent
         do { event = try HCIEvent(bytes: input) } catch { rejected += 1; return }
@@ -72,12 +72,12 @@ public struct HCIFuzzer {
     }
 
     /// `count` mutated inputs.
-    public mutating func run(iterations count: Int) {
+    package mutating func run(iterations count: Int) {
         for _ in 0..<count { run(mutate()) }
     }
 
     /// Event packets of a btsnoop capture, as a corpus.
-    public static func corpus(btsnoop bytes: [UInt8]) -> [[UInt8]] {
+    package static func corpus(btsnoop bytes: [UInt8]) -> [[UInt8]] {
         guard let file = try? BtsnoopFile(bytes: bytes), let records = try? file.records() else { return [] }
         return records.filter { $0.type == .event }.map { Array($0.packet) }
     }

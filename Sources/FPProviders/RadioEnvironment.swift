@@ -6,24 +6,24 @@ import Foundation
 ///
 /// Loaded from a radio environment file (format: RadioEnvironmentParser.swift
 /// and Config/environments/README.md). Every value here has been validated.
-public struct RadioEnvironment: Sendable, Equatable {
+package struct RadioEnvironment: Sendable, Equatable {
     /// The map id this floor's coordinates belong to, e.g. `J3NP`.
-    public var map: String
+    package var map: String
     /// Human-readable title; the map id when the file gives none.
-    public var name: String
+    package var name: String
     /// Where it came from (the file name): provider statuses say `simulated:<source>`.
-    public var source: String
+    package var source: String
     /// The seed the file suggests when the command line gives none.
-    public var seed: UInt64?
-    public var scale: MapScale
-    public var propagation: Propagation
+    package var seed: UInt64?
+    package var scale: MapScale
+    package var propagation: Propagation
     /// nil: the floor has no geographic anchor, so the simulated GNSS is unavailable.
-    public var geo: GeoAnchor?
-    public var ble: [BLETransmitter]
-    public var wifi: [WiFiAccessPoint]
-    public var cells: [Cell]
+    package var geo: GeoAnchor?
+    package var ble: [BLETransmitter]
+    package var wifi: [WiFiAccessPoint]
+    package var cells: [Cell]
 
-    public init(map: String, name: String? = nil, source: String, seed: UInt64? = nil, scale: MapScale = .jBuilding,
+    package init(map: String, name: String? = nil, source: String, seed: UInt64? = nil, scale: MapScale = .jBuilding,
                 propagation: Propagation = Propagation(), geo: GeoAnchor? = nil,
                 ble: [BLETransmitter] = [], wifi: [WiFiAccessPoint] = [], cells: [Cell] = []) {
         self.map = map
@@ -40,46 +40,46 @@ public struct RadioEnvironment: Sendable, Equatable {
 
     /// Log-distance path loss with Gaussian shadowing, shared by every radio:
     /// RSSI = reference power at 1 m − 10·n·log10(max(d, 0.5 m)) + N(0, σ).
-    public struct Propagation: Sendable, Equatable {
+    package struct Propagation: Sendable, Equatable {
         /// n: 2 in free space, ~1.6–3.5 indoors.
-        public var pathLossExponent: Double
+        package var pathLossExponent: Double
         /// σ of the per-sample shadowing / fading noise.
-        public var shadowingSigmaDb: Double
+        package var shadowingSigmaDb: Double
         /// Samples weaker than this are not heard at all.
-        public var sensitivityDbm: Double
+        package var sensitivityDbm: Double
 
-        public init(pathLossExponent: Double = 2.2, shadowingSigmaDb: Double = 4, sensitivityDbm: Double = -100) {
+        package init(pathLossExponent: Double = 2.2, shadowingSigmaDb: Double = 4, sensitivityDbm: Double = -100) {
             self.pathLossExponent = pathLossExponent
             self.shadowingSigmaDb = shadowingSigmaDb
             self.sensitivityDbm = sensitivityDbm
         }
 
         /// Closer than this the log law stops making sense (near field, antenna size).
-        public static let minimumDistanceM = 0.5
+        package static let minimumDistanceM = 0.5
 
         /// The mean RSSI (no noise) at a distance in metres.
-        public func meanRSSI(at1m: Double, distanceM: Double) -> Double {
+        package func meanRSSI(at1m: Double, distanceM: Double) -> Double {
             at1m - 10 * pathLossExponent * log10(max(distanceM, Propagation.minimumDistanceM))
         }
     }
 
     /// Ties map units to WGS-84: a map point with known lat/long and the map's bearing.
-    public struct GeoAnchor: Sendable, Equatable {
-        public var originLat: Double
-        public var originLong: Double
+    package struct GeoAnchor: Sendable, Equatable {
+        package var originLat: Double
+        package var originLong: Double
         /// The map point (map units) that sits at originLat/originLong.
-        public var originX: Double
-        public var originY: Double
+        package var originX: Double
+        package var originY: Double
         /// Bearing of the map's "up" (−y when y grows down) from true north, clockwise.
-        public var rotationDeg: Double
+        package var rotationDeg: Double
         /// Floor plans are images, so y grows downward (south when rotationDeg is 0) unless this is false.
-        public var yAxisDown: Bool
+        package var yAxisDown: Bool
         /// RMS horizontal error of the simulated fixes, metres; also reported as `accuracy`.
-        public var accuracyM: Double
+        package var accuracyM: Double
         /// Altitude reported with each fix, metres above sea level; nil: no altitude.
-        public var altM: Double?
+        package var altM: Double?
 
-        public init(originLat: Double, originLong: Double, originX: Double = 0, originY: Double = 0,
+        package init(originLat: Double, originLong: Double, originX: Double = 0, originY: Double = 0,
                     rotationDeg: Double = 0, yAxisDown: Bool = true, accuracyM: Double = 10, altM: Double? = nil) {
             self.originLat = originLat
             self.originLong = originLong
@@ -92,7 +92,7 @@ public struct RadioEnvironment: Sendable, Equatable {
         }
 
         /// Metres east and north of the origin for a map point.
-        public func eastNorth(of point: MapPoint, scale: MapScale) -> (east: Double, north: Double) {
+        package func eastNorth(of point: MapPoint, scale: MapScale) -> (east: Double, north: Double) {
             let right = (point.x - originX) * scale.metersPerUnit
             let up = (point.y - originY) * scale.metersPerUnit * (yAxisDown ? -1 : 1)
             // Rotate the map frame (right, up) clockwise by the bearing of "up".
@@ -102,7 +102,7 @@ public struct RadioEnvironment: Sendable, Equatable {
 
         /// Latitude/longitude of a point a few hundred metres from the origin at most
         /// (local tangent plane on the WGS-84 ellipsoid; error far below GNSS noise).
-        public func coordinate(east: Double, north: Double) -> (lat: Double, long: Double) {
+        package func coordinate(east: Double, north: Double) -> (lat: Double, long: Double) {
             let a = 6_378_137.0, f = 1 / 298.257_223_563
             let e2 = f * (2 - f)
             let phi = originLat * .pi / 180
@@ -114,28 +114,28 @@ public struct RadioEnvironment: Sendable, Equatable {
             return (lat, long)
         }
 
-        public func coordinate(of point: MapPoint, scale: MapScale) -> (lat: Double, long: Double) {
+        package func coordinate(of point: MapPoint, scale: MapScale) -> (lat: Double, long: Double) {
             let en = eastNorth(of: point, scale: scale)
             return coordinate(east: en.east, north: en.north)
         }
     }
 
     /// A BLE advertiser (usually a beacon) on the floor.
-    public struct BLETransmitter: Sendable, Equatable {
+    package struct BLETransmitter: Sendable, Equatable {
         /// `AA:BB:CC:DD:EE:FF`, upper case.
-        public var address: String
+        package var address: String
         /// `public` or `random`.
-        public var addressType: String
-        public var position: MapPoint
+        package var addressType: String
+        package var position: MapPoint
         /// RSSI at 1 m, dBm (iBeacon "measured power"); also advertised in `beacon`.
-        public var measuredPower: Int
+        package var measuredPower: Int
         /// advInterval; each advert adds the spec's 0–10 ms random advDelay.
-        public var intervalMs: Int
-        public var name: String?
+        package var intervalMs: Int
+        package var name: String?
         /// Decoded beacon identity reported with every advert (measuredPower included).
-        public var beacon: Beacon?
+        package var beacon: Beacon?
 
-        public init(address: String, addressType: String = "public", position: MapPoint, measuredPower: Int = -66,
+        package init(address: String, addressType: String = "public", position: MapPoint, measuredPower: Int = -66,
                     intervalMs: Int = 100, name: String? = nil, beacon: Beacon? = nil) {
             self.address = address
             self.addressType = addressType
@@ -147,20 +147,20 @@ public struct RadioEnvironment: Sendable, Equatable {
         }
 
         /// Beacons advertise non-connectable; other devices connectable undirected.
-        public var eventType: String { beacon == nil ? "ADV_IND" : "ADV_NONCONN_IND" }
+        package var eventType: String { beacon == nil ? "ADV_IND" : "ADV_NONCONN_IND" }
     }
 
     /// One BSS (a radio of an access point broadcasting one SSID).
-    public struct WiFiAccessPoint: Sendable, Equatable {
-        public var mac: String
-        public var ssid: String
-        public var position: MapPoint
+    package struct WiFiAccessPoint: Sendable, Equatable {
+        package var mac: String
+        package var ssid: String
+        package var position: MapPoint
         /// Centre frequency, MHz.
-        public var frequency: Int
+        package var frequency: Int
         /// RSSI at 1 m, dBm.
-        public var rssiAt1m: Double
+        package var rssiAt1m: Double
 
-        public init(mac: String, ssid: String, position: MapPoint, frequency: Int, rssiAt1m: Double = -35) {
+        package init(mac: String, ssid: String, position: MapPoint, frequency: Int, rssiAt1m: Double = -35) {
             self.mac = mac
             self.ssid = ssid
             self.position = position
@@ -168,28 +168,28 @@ public struct RadioEnvironment: Sendable, Equatable {
             self.rssiAt1m = rssiAt1m
         }
 
-        public var channel: Int? { WiFiChannel.number(frequencyMHz: frequency) }
+        package var channel: Int? { WiFiChannel.number(frequencyMHz: frequency) }
     }
 
     /// A cellular cell; its position is usually far off the floor plan (a mast
     /// hundreds of metres away), so its level barely changes across the floor.
-    public struct Cell: Sendable, Equatable {
+    package struct Cell: Sendable, Equatable {
         /// `gsm`, `umts`, `lte` or `nr`.
-        public var type: String
+        package var type: String
         /// Cell identity (LTE: 28-bit ECI).
-        public var cid: Int
+        package var cid: Int
         /// Location / tracking area code (LTE: TAC).
-        public var lac: Int
+        package var lac: Int
         /// Primary scrambling code (UMTS) or physical cell id (LTE/NR).
-        public var psc: Int?
-        public var mcc: String
-        public var mnc: String
-        public var serving: Bool
-        public var position: MapPoint
+        package var psc: Int?
+        package var mcc: String
+        package var mnc: String
+        package var serving: Bool
+        package var position: MapPoint
         /// Model reference power at 1 m, chosen so the level on the floor is right.
-        public var rssiAt1m: Double
+        package var rssiAt1m: Double
 
-        public init(type: String, cid: Int, lac: Int, psc: Int? = nil, mcc: String, mnc: String, serving: Bool = false,
+        package init(type: String, cid: Int, lac: Int, psc: Int? = nil, mcc: String, mnc: String, serving: Bool = false,
                     position: MapPoint, rssiAt1m: Double) {
             self.type = type
             self.cid = cid
@@ -205,9 +205,9 @@ public struct RadioEnvironment: Sendable, Equatable {
 }
 
 /// Wi-Fi channel numbers (IEEE 802.11 channel plans for 2.4, 5 and 6 GHz).
-public enum WiFiChannel {
+package enum WiFiChannel {
     /// nil when the frequency is not a channel centre of those bands.
-    public static func number(frequencyMHz f: Int) -> Int? {
+    package static func number(frequencyMHz f: Int) -> Int? {
         switch f {
         case 2484: 14
         case 2412...2472 where (f - 2407) % 5 == 0: (f - 2407) / 5

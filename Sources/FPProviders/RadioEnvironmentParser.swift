@@ -52,26 +52,26 @@ import Foundation
 //   J3NP.json: $.ble[3].x: expected a number
 
 /// A problem in a radio environment file.
-public struct RadioEnvironmentError: Error, Equatable, CustomStringConvertible, LocalizedError {
-    public var file: String
+package struct RadioEnvironmentError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    package var file: String
     /// JSON path like `$.ble[3].x`; empty for problems with the file as a whole.
-    public var path: String
-    public var problem: String
+    package var path: String
+    package var problem: String
 
-    public init(file: String, path: String, problem: String) {
+    package init(file: String, path: String, problem: String) {
         self.file = file
         self.path = path
         self.problem = problem
     }
 
-    public var description: String { path.isEmpty ? "\(file): \(problem)" : "\(file): \(path): \(problem)" }
-    public var errorDescription: String? { description }
+    package var description: String { path.isEmpty ? "\(file): \(problem)" : "\(file): \(path): \(problem)" }
+    package var errorDescription: String? { description }
 }
 
 extension RadioEnvironment {
     /// Reads and validates an environment file. Errors name `path` as given;
     /// `source` (for statuses) is its last component.
-    public static func load(path: String) throws -> RadioEnvironment {
+    package static func load(path: String) throws -> RadioEnvironment {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -84,7 +84,7 @@ extension RadioEnvironment {
     }
 
     /// Parses environment JSON; `source` names it in statuses and errors.
-    public init(data: Data, source: String) throws {
+    package init(data: Data, source: String) throws {
         try self.init(data: data, source: source, errorLabel: source)
     }
 

@@ -2,8 +2,8 @@ import FPCore
 import Foundation
 
 /// The simulated providers for a floor, one per requested radio, in `Radio.allCases` order.
-public enum SimulatedRadios {
-    public static func providers(environment: RadioEnvironment, seed: UInt64, radios: Set<Radio>) -> [any RadioProvider] {
+package enum SimulatedRadios {
+    package static func providers(environment: RadioEnvironment, seed: UInt64, radios: Set<Radio>) -> [any RadioProvider] {
         Radio.allCases.filter { radios.contains($0) }.map { radio -> any RadioProvider in
             switch radio {
             case .ble: SimulatedBLEProvider(environment: environment, seed: seed)
@@ -15,14 +15,14 @@ public enum SimulatedRadios {
     }
 }
 
-public typealias SimulatedBLEProvider = SimulatedProvider<BLESimulation>
-public typealias SimulatedWiFiProvider = SimulatedProvider<WiFiSimulation>
-public typealias SimulatedCellProvider = SimulatedProvider<CellSimulation>
-public typealias SimulatedLocationProvider = SimulatedProvider<LocationSimulation>
+package typealias SimulatedBLEProvider = SimulatedProvider<BLESimulation>
+package typealias SimulatedWiFiProvider = SimulatedProvider<WiFiSimulation>
+package typealias SimulatedCellProvider = SimulatedProvider<CellSimulation>
+package typealias SimulatedLocationProvider = SimulatedProvider<LocationSimulation>
 
 /// One radio's simulation: deterministic state that turns time and the
 /// receiver's position into samples. Usable without a provider (it is synchronous).
-public protocol RadioSimulation: Sendable {
+package protocol RadioSimulation: Sendable {
     static var radio: Radio { get }
     init(environment: RadioEnvironment, seed: UInt64)
     /// Why the environment cannot drive this radio, if it cannot.
@@ -34,22 +34,22 @@ public protocol RadioSimulation: Sendable {
 }
 
 /// A `RadioProvider` that runs a `RadioSimulation` on the measurement's clock.
-public actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
-    public nonisolated let radio: Radio
-    public nonisolated let environment: RadioEnvironment
-    public nonisolated let seed: UInt64
+package actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
+    package nonisolated let radio: Radio
+    package nonisolated let environment: RadioEnvironment
+    package nonisolated let seed: UInt64
     private var simulation: Simulation?
     private var context: CaptureContext?
     private var sink: SampleSink?
     private var lastMs = 0
 
-    public init(environment: RadioEnvironment, seed: UInt64) {
+    package init(environment: RadioEnvironment, seed: UInt64) {
         radio = Simulation.radio
         self.environment = environment
         self.seed = seed
     }
 
-    public func start(context: CaptureContext, sink: SampleSink) -> ProviderStatus {
+    package func start(context: CaptureContext, sink: SampleSink) -> ProviderStatus {
         let source = "simulated:\(environment.source)"
         func unavailable(_ reason: String) -> ProviderStatus {
             ProviderStatus(status: .unavailable, source: source, simulated: true, reason: reason)
@@ -73,7 +73,7 @@ public actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
         return ProviderStatus(status: .ok, source: source, simulated: true)
     }
 
-    public func advance(toMs ms: Int) {
+    package func advance(toMs ms: Int) {
         guard ms > lastMs, let context, let sink, simulation != nil else { return }
         var out: [Sample] = []
         simulation?.advance(toMs: ms, position: context.position, into: &out)
@@ -81,7 +81,7 @@ public actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
         if !out.isEmpty { sink.emit(contentsOf: out) }
     }
 
-    public func stop() {
+    package func stop() {
         simulation = nil
         context = nil
         sink = nil
@@ -111,9 +111,9 @@ private struct Channel: Sendable {
 
 /// BLE advertising: each transmitter sends every advInterval + advDelay (0–10 ms,
 /// as the Core spec randomises it), from a random phase; each advert heard is one report.
-public struct BLESimulation: RadioSimulation {
-    public static var radio: Radio { .ble }
-    public var unavailableReason: String? { nil }
+package struct BLESimulation: RadioSimulation {
+    package static var radio: Radio { .ble }
+    package var unavailableReason: String? { nil }
 
     struct Transmitter: Sendable {
         let template: BLEScan
@@ -130,7 +130,7 @@ public struct BLESimulation: RadioSimulation {
     /// Reused between calls so a tick allocates nothing once warmed up.
     private var batch: [(time: Int, index: Int, rssi: Int)] = []
 
-    public init(environment: RadioEnvironment, seed: UInt64) {
+    package init(environment: RadioEnvironment, seed: UInt64) {
         channel = Channel(environment)
         let base = SeededRandom(seed: seed).fork("ble")
         transmitters = environment.ble.map { t in
@@ -143,7 +143,7 @@ public struct BLESimulation: RadioSimulation {
         }
     }
 
-    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+    package mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
         let sigma = channel.propagation.shadowingSigmaDb
         batch.removeAll(keepingCapacity: true)
         for i in transmitters.indices {
@@ -170,11 +170,11 @@ public struct BLESimulation: RadioSimulation {
 
 /// Wi-Fi: a full scan every 3 s (the first 1.5 s in, as a scan takes time);
 /// every BSS heard appears once per scan, stamped with the scan time.
-public struct WiFiSimulation: RadioSimulation {
-    public static var radio: Radio { .wifi }
-    public static let firstScanMs = 1500
-    public static let scanIntervalMs = 3000
-    public var unavailableReason: String? { nil }
+package struct WiFiSimulation: RadioSimulation {
+    package static var radio: Radio { .wifi }
+    package static let firstScanMs = 1500
+    package static let scanIntervalMs = 3000
+    package var unavailableReason: String? { nil }
 
     struct AccessPoint: Sendable {
         let template: WiFiScan
@@ -187,7 +187,7 @@ public struct WiFiSimulation: RadioSimulation {
     private var accessPoints: [AccessPoint]
     private var nextScanMs = WiFiSimulation.firstScanMs
 
-    public init(environment: RadioEnvironment, seed: UInt64) {
+    package init(environment: RadioEnvironment, seed: UInt64) {
         channel = Channel(environment)
         let base = SeededRandom(seed: seed).fork("wifi")
         accessPoints = environment.wifi.map { ap in
@@ -197,7 +197,7 @@ public struct WiFiSimulation: RadioSimulation {
         }
     }
 
-    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+    package mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
         let sigma = channel.propagation.shadowingSigmaDb
         while nextScanMs <= ms {
             let t = nextScanMs
@@ -220,11 +220,11 @@ public struct WiFiSimulation: RadioSimulation {
 /// Cellular: the serving cell first, then neighbours, every second. Cell levels
 /// drift slowly (first-order autoregressive noise with a 10 s correlation time)
 /// instead of jumping per report, as a modem's averaged measurements do.
-public struct CellSimulation: RadioSimulation {
-    public static var radio: Radio { .cell }
-    public static let intervalMs = 1000
-    public static let correlationMs = 10_000.0
-    public var unavailableReason: String? { nil }
+package struct CellSimulation: RadioSimulation {
+    package static var radio: Radio { .cell }
+    package static let intervalMs = 1000
+    package static let correlationMs = 10_000.0
+    package var unavailableReason: String? { nil }
 
     struct Tower: Sendable {
         let template: CellScan
@@ -238,7 +238,7 @@ public struct CellSimulation: RadioSimulation {
     private var towers: [Tower]
     private var nextMs = CellSimulation.intervalMs
 
-    public init(environment: RadioEnvironment, seed: UInt64) {
+    package init(environment: RadioEnvironment, seed: UInt64) {
         channel = Channel(environment)
         let base = SeededRandom(seed: seed).fork("cell")
         let ordered = environment.cells.filter(\.serving) + environment.cells.filter { !$0.serving }
@@ -250,7 +250,7 @@ public struct CellSimulation: RadioSimulation {
         }
     }
 
-    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+    package mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
         let sigma = channel.propagation.shadowingSigmaDb
         let rho = exp(-Double(CellSimulation.intervalMs) / CellSimulation.correlationMs)
         while nextMs <= ms {
@@ -276,24 +276,24 @@ public struct CellSimulation: RadioSimulation {
 
 /// GNSS: a fix every second at the receiver's map position, moved by Gaussian
 /// noise whose RMS horizontal error is the anchor's `accuracyM`.
-public struct LocationSimulation: RadioSimulation {
-    public static var radio: Radio { .location }
-    public static let intervalMs = 1000
+package struct LocationSimulation: RadioSimulation {
+    package static var radio: Radio { .location }
+    package static let intervalMs = 1000
 
     private let geo: RadioEnvironment.GeoAnchor?
     private let scale: MapScale
     private var random: SeededRandom
     private var nextMs = LocationSimulation.intervalMs
-    public let unavailableReason: String?
+    package let unavailableReason: String?
 
-    public init(environment: RadioEnvironment, seed: UInt64) {
+    package init(environment: RadioEnvironment, seed: UInt64) {
         geo = environment.geo
         scale = environment.scale
         random = SeededRandom(seed: seed).fork("location")
         unavailableReason = environment.geo == nil ? "environment \(environment.source) has no geo anchor" : nil
     }
 
-    public mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
+    package mutating func advance(toMs ms: Int, position: (Int) -> MapPoint, into out: inout [Sample]) {
         guard let geo else { return }
         // Per-axis σ = accuracy/√2 makes the RMS of the 2-D error equal to accuracy.
         let sigma = geo.accuracyM / 2.squareRoot()

@@ -3,21 +3,21 @@ import Foundation
 
 /// What the engine measures with: providers for the enabled radios, the
 /// device, one clock, and the labels written into every document.
-public struct CaptureSetup: Sendable {
-    public var providers: [any RadioProvider]
-    public var device: any DeviceInfoProvider
-    public var clock: any MeasurementClock
+package struct CaptureSetup: Sendable {
+    package var providers: [any RadioProvider]
+    package var device: any DeviceInfoProvider
+    package var clock: any MeasurementClock
     /// Radios the user turned on (their providers are in `providers`).
-    public var radios: Set<Radio>
+    package var radios: Set<Radio>
     /// How often providers are advanced and progress reported.
-    public var tickMs: Int
-    public var generator: String
+    package var tickMs: Int
+    package var generator: String
     /// Motion sensors, read at the end of each document's window; nil = not read (recorded as unavailable).
-    public var sensors: (any MotionSensorReader)?
+    package var sensors: (any MotionSensorReader)?
     /// Where BLE providers keep raw HCI packets (`--keep-raw`); nil = not kept.
-    public var rawHCI: RawHCILog?
+    package var rawHCI: RawHCILog?
 
-    public init(providers: [any RadioProvider], device: any DeviceInfoProvider, clock: any MeasurementClock,
+    package init(providers: [any RadioProvider], device: any DeviceInfoProvider, clock: any MeasurementClock,
                 radios: Set<Radio>, tickMs: Int = 100, generator: String = "fprint",
                 sensors: (any MotionSensorReader)? = nil) {
         self.providers = providers
@@ -31,14 +31,14 @@ public struct CaptureSetup: Sendable {
 }
 
 /// Live state for progress displays.
-public struct CaptureProgress: Sendable, Equatable {
-    public var elapsedMs: Int
-    public var totalMs: Int
-    public var counts: [Radio: Int]
+package struct CaptureProgress: Sendable, Equatable {
+    package var elapsedMs: Int
+    package var totalMs: Int
+    package var counts: [Radio: Int]
     /// Walks: where the surveyor should be now, the next waypoint, documents cut so far.
-    public var target: MapPoint?
-    public var nextWaypoint: Int?
-    public var documentsCut: Int
+    package var target: MapPoint?
+    package var nextWaypoint: Int?
+    package var documentsCut: Int
 }
 
 /// Runs providers on one clock and collects their samples. Cancellation
@@ -174,19 +174,19 @@ struct DocumentBuilder {
 }
 
 /// Static measurement at one surveyed point (DESIGN.md §4: default 20 s, 5–120 s).
-public struct StaticMeasurement: Sendable {
-    public static let allowedSeconds = 5...120
-    public var level: String
-    public var point: MapPoint
-    public var durationMs: Int
+package struct StaticMeasurement: Sendable {
+    package static let allowedSeconds = 5...120
+    package var level: String
+    package var point: MapPoint
+    package var durationMs: Int
 
-    public init(level: String, point: MapPoint, durationMs: Int) {
+    package init(level: String, point: MapPoint, durationMs: Int) {
         self.level = level
         self.point = point
         self.durationMs = durationMs
     }
 
-    public func run(_ setup: CaptureSetup, progress: @escaping (CaptureProgress) -> Void = { _ in })
+    package func run(_ setup: CaptureSetup, progress: @escaping (CaptureProgress) -> Void = { _ in })
         async throws -> MeasurementDocument
     {
         let device = setup.device.snapshot()

@@ -7,19 +7,19 @@ import FPCore
 /// of its window (`route-interpolated-at-window-midpoint`), i.e. the distance
 /// walked at time t is `t × pace` in map units, interpolated linearly along
 /// the polyline. The last window is kept only if it lasts at least 1 s.
-public struct Walk: Sendable {
-    public static let windowMs = 2000
-    public static let minimumLastWindowMs = 1000
-    public static let positionRule = "route-interpolated-at-window-midpoint"
+package struct Walk: Sendable {
+    package static let windowMs = 2000
+    package static let minimumLastWindowMs = 1000
+    package static let positionRule = "route-interpolated-at-window-midpoint"
 
-    public var level: String
-    public var scenarioId: String
-    public var route: Route
-    public var pace: WalkPace
-    public var scale: MapScale
-    public var sessionId: String
+    package var level: String
+    package var scenarioId: String
+    package var route: Route
+    package var pace: WalkPace
+    package var scale: MapScale
+    package var sessionId: String
 
-    public init(level: String, scenarioId: String, route: Route, pace: WalkPace, scale: MapScale, sessionId: String) {
+    package init(level: String, scenarioId: String, route: Route, pace: WalkPace, scale: MapScale, sessionId: String) {
         self.level = level
         self.scenarioId = scenarioId
         self.route = route
@@ -29,21 +29,21 @@ public struct Walk: Sendable {
     }
 
     /// Time to walk the whole route, rounded up to the millisecond.
-    public var durationMs: Int {
+    package var durationMs: Int {
         Int((route.length / pace.unitsPerSecond(scale: scale) * 1000).rounded(.up))
     }
 
     /// Where the surveyor should be at a time (ms from the walk's start).
-    public func position(atMs ms: Int) -> MapPoint {
+    package func position(atMs ms: Int) -> MapPoint {
         route.point(atDistance: Double(ms) / 1000 * pace.unitsPerSecond(scale: scale))
     }
 
-    public func nextWaypoint(atMs ms: Int) -> Int {
+    package func nextWaypoint(atMs ms: Int) -> Int {
         route.nextWaypointIndex(atDistance: Double(ms) / 1000 * pace.unitsPerSecond(scale: scale))
     }
 
     /// The document windows [start, end) in ms.
-    public var windows: [Range<Int>] {
+    package var windows: [Range<Int>] {
         let total = durationMs
         var out: [Range<Int>] = []
         var start = 0
@@ -55,7 +55,7 @@ public struct Walk: Sendable {
         return out
     }
 
-    public func run(_ setup: CaptureSetup, progress: @escaping (CaptureProgress) -> Void = { _ in })
+    package func run(_ setup: CaptureSetup, progress: @escaping (CaptureProgress) -> Void = { _ in })
         async throws -> [MeasurementDocument]
     {
         let device = setup.device.snapshot()

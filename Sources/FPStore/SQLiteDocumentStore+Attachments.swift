@@ -5,7 +5,7 @@ import GRDB
 /// Attachment bytes beside the revision bodies (table `attachments`, v6):
 /// bodies hold stubs, this table the bytes, once per document and digest.
 extension SQLiteDocumentStore {
-    public func attachmentBytes(id: String, digest: String) throws -> [UInt8]? {
+    package func attachmentBytes(id: String, digest: String) throws -> [UInt8]? {
         try read { db in
             let statement = try db.cachedStatement(sql: "SELECT data FROM attachments WHERE doc_id = ? AND digest = ?")
             guard let frame = try Data.fetchOne(statement, arguments: [id, digest]) else { return nil }
@@ -13,7 +13,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func hasAttachment(id: String, digest: String) throws -> Bool {
+    package func hasAttachment(id: String, digest: String) throws -> Bool {
         try read { db in try Self.hasAttachment(db, id: id, digest: digest) }
     }
 

@@ -4,18 +4,18 @@ import GRDB
 
 /// A stored document as its JSON text, for bulk readers (eval, export) that
 /// decode only what they need.
-public struct DocumentText: Sendable, Equatable {
-    public var id: String
-    public var rev: String
-    public var createdAtMs: Int64
+package struct DocumentText: Sendable, Equatable {
+    package var id: String
+    package var rev: String
+    package var createdAtMs: Int64
     /// The body without `_id`/`_rev`, canonical JSON.
-    public var body: String
+    package var body: String
 }
 
 /// What a bulk read found: every intact document, and the damaged ones by name.
-public struct DocumentTexts: Sendable, Equatable {
-    public var documents: [DocumentText]
-    public var damaged: [DamagedDocument]
+package struct DocumentTexts: Sendable, Equatable {
+    package var documents: [DocumentText]
+    package var damaged: [DamagedDocument]
 }
 
 extension SQLiteDocumentStore {
@@ -23,7 +23,7 @@ extension SQLiteDocumentStore {
     /// "file order": oldest `createdAt` first, then id. This is the order
     /// eval breaks neighbour ties in, so it is fixed and documented.
     /// Throws the first damaged document; `readDocumentTexts` carries on past them.
-    public func documentTexts(_ query: ListQuery) throws -> [DocumentText] {
+    package func documentTexts(_ query: ListQuery) throws -> [DocumentText] {
         let read = try readDocumentTexts(query)
         if let first = read.damaged.first { throw first }
         return read.documents
@@ -32,7 +32,7 @@ extension SQLiteDocumentStore {
     /// As `documentTexts`, but a damaged body (bad frame, bad JSON, or a
     /// damaged database page under it) is listed in `damaged` and skipped:
     /// one bad document must not cost the user every other one.
-    public func readDocumentTexts(_ query: ListQuery) throws -> DocumentTexts {
+    package func readDocumentTexts(_ query: ListQuery) throws -> DocumentTexts {
         if let limit = query.limit, limit < 0 { throw StoreError.invalid("a limit must not be negative") }
         // Ids first from `documents` and its index, then each body by key: a
         // damaged page under one body then fails that lookup only, where one

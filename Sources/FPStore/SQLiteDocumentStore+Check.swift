@@ -3,22 +3,22 @@ import Foundation
 import GRDB
 
 /// What `fprint check` found.
-public struct StoreCheckReport: Sendable, Equatable {
-    public var documents = 0
+package struct StoreCheckReport: Sendable, Equatable {
+    package var documents = 0
     /// Revisions whose body was read back, decompressed and parsed.
-    public var bodies = 0
+    package var bodies = 0
     /// Damaged bodies and broken revision-tree rows, one entry per revision.
-    public var damaged: [DamagedDocument] = []
+    package var damaged: [DamagedDocument] = []
     /// SQLite's own integrity and foreign-key findings.
-    public var sqlite: [String] = []
-    public var isSound: Bool { damaged.isEmpty && sqlite.isEmpty }
+    package var sqlite: [String] = []
+    package var isSound: Bool { damaged.isEmpty && sqlite.isEmpty }
 }
 
 extension SQLiteDocumentStore {
     /// Reads back every stored body (decompress, checksum, JSON) and checks
     /// the revision tree and SQLite's integrity. `progress(done, total)`
     /// is called every few hundred bodies.
-    public func check(progress: (Int, Int) -> Void = { _, _ in }) throws -> StoreCheckReport {
+    package func check(progress: (Int, Int) -> Void = { _, _ in }) throws -> StoreCheckReport {
         var report = StoreCheckReport()
         do {
             report.sqlite = try integrityCheck()
@@ -95,7 +95,7 @@ extension SQLiteDocumentStore {
     /// documents then no longer exist locally and no tombstone is replicated.
     /// Returns the ids moved.
     @discardableResult
-    public func quarantine(_ damaged: [DamagedDocument]) throws -> [String] {
+    package func quarantine(_ damaged: [DamagedDocument]) throws -> [String] {
         var moved: [String] = []
         let reasons = Dictionary(damaged.map { ($0.id, $0.description) }, uniquingKeysWith: { a, b in a + "; " + b })
         let now = ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
@@ -125,7 +125,7 @@ extension SQLiteDocumentStore {
 
     /// Puts back the body of a damaged revision from a peer's copy. The
     /// revision keeps its id and place in the tree; nothing is replicated anew.
-    public func restoreBody(_ content: RevisionContent) throws {
+    package func restoreBody(_ content: RevisionContent) throws {
         let canonical = CanonicalJSON.bytes(content.body)
         let stored = StoredBody.compress(canonical)
         let summary = Summary(body: content.body)
@@ -139,7 +139,7 @@ extension SQLiteDocumentStore {
     }
 
     /// Rows of `quarantine`: (document id, revision, reason).
-    public func quarantined() throws -> [(id: String, rev: String, reason: String)] {
+    package func quarantined() throws -> [(id: String, rev: String, reason: String)] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT doc_id, rev, reason FROM quarantine ORDER BY id").map { ($0[0], $0[1], $0[2]) }
         }
@@ -148,7 +148,7 @@ extension SQLiteDocumentStore {
     /// Proves the store can take a write before minutes of recording depend
     /// on it: a probe document goes through the whole insert path (every
     /// table and index a measurement touches) and is rolled back.
-    public func checkWritable() throws {
+    package func checkWritable() throws {
         let probe = PendingRevision(id: "fprint-write-check", body: ["probe": true], parent: nil)
         try guarded {
             try writer.writeWithoutTransaction { db in

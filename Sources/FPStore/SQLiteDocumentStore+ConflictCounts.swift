@@ -6,7 +6,7 @@ extension SQLiteDocumentStore {
     /// one pass over the revision tree's keys and parent index, never a
     /// body, so `list --json` stays fast on large stores. Callers ask
     /// `conflicts(id:)` of these few for the live count.
-    public func documentsWithSeveralLeaves() throws -> Set<String> {
+    package func documentsWithSeveralLeaves() throws -> Set<String> {
         try read { db in
             Set(try String.fetchAll(db.cachedStatement(sql: """
                 SELECT r.doc_id FROM revisions r

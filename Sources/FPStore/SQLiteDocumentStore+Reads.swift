@@ -2,7 +2,7 @@ import FPCore
 import GRDB
 
 extension SQLiteDocumentStore {
-    public func document(id: String, includeDeleted: Bool) throws -> StoredDocument? {
+    package func document(id: String, includeDeleted: Bool) throws -> StoredDocument? {
         let raw = try read { db in
             let statement = try db.cachedStatement(sql: """
                 SELECT d.id, d.rev, d.deleted, d.seq, r.body
@@ -44,7 +44,7 @@ extension SQLiteDocumentStore {
         return (sql, arguments)
     }
 
-    public func list(_ query: ListQuery) throws -> [DocumentSummary] {
+    package func list(_ query: ListQuery) throws -> [DocumentSummary] {
         if let limit = query.limit, limit < 0 { throw StoreError.invalid("a list limit must not be negative") }
         // Only summary columns: `list` must stay fast with 100,000 documents.
         var sql = "SELECT \(ListedSummary.selection) FROM documents WHERE deleted = 0"
@@ -64,7 +64,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func resolve(idPrefix: String) throws -> String {
+    package func resolve(idPrefix: String) throws -> String {
         guard !idPrefix.isEmpty else { throw StoreError.invalid("an id prefix must not be empty") }
         let upper = Self.prefixUpperBound(idPrefix)
         return try read { db in
@@ -89,7 +89,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func localDocument(id: String) throws -> JSONValue? {
+    package func localDocument(id: String) throws -> JSONValue? {
         let text = try read { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM local_documents WHERE id = ?"), arguments: [id])
@@ -102,14 +102,14 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func count() throws -> Int {
+    package func count() throws -> Int {
         try read { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM documents WHERE deleted = 0")) ?? 0
         }
     }
 
     /// Whether a live document is on the gateway: one row read, for `fprint show`.
-    public func isSynced(id: String) throws -> Bool {
+    package func isSynced(id: String) throws -> Bool {
         let synced = try read { db in
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT synced FROM documents WHERE id = ? AND deleted = 0"),
                               arguments: [id])

@@ -6,7 +6,7 @@ import GRDB
 extension SQLiteDocumentStore {
     /// The latest change of each document after `since`, in sequence order,
     /// tombstones included: the local `_changes` feed.
-    public func changes(since: Int64, limit: Int) throws -> [StoredDocument] {
+    package func changes(since: Int64, limit: Int) throws -> [StoredDocument] {
         guard limit > 0 else { return [] }
         let raws = try read { db in
             let statement = try db.cachedStatement(sql: """
@@ -26,7 +26,7 @@ extension SQLiteDocumentStore {
 
     /// The winning branch of a document's revision tree, newest first (the
     /// ids of CouchDB's `_revisions`). Works for deleted documents too.
-    public func revisionHistory(id: String) throws -> [Revision] {
+    package func revisionHistory(id: String) throws -> [Revision] {
         try read { db in
             let statement = try db.cachedStatement(sql: """
                 WITH RECURSIVE branch (rev, parent_rev, generation) AS (
@@ -48,7 +48,7 @@ extension SQLiteDocumentStore {
     /// The last update sequence number handed out, 0 for a new database.
     /// Read from SQLite's AUTOINCREMENT counter, which never goes back even
     /// when change rows are removed.
-    public func lastSequence() throws -> Int64 {
+    package func lastSequence() throws -> Int64 {
         try read { db in
             try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changes'") ?? 0
         }
@@ -56,7 +56,7 @@ extension SQLiteDocumentStore {
 
     /// This database's random id, made when it was created. Part of the
     /// replication id, so a wiped and rebuilt database starts replication afresh.
-    public func databaseUUID() throws -> String {
+    package func databaseUUID() throws -> String {
         let uuid = try read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'database_uuid'")
         }
@@ -65,14 +65,14 @@ extension SQLiteDocumentStore {
     }
 
     /// The name of the last schema migration applied ("v1", …).
-    public func schemaVersion() throws -> String {
+    package func schemaVersion() throws -> String {
         let applied = try read { db in try Schema.migrator.appliedMigrations(db) }
         guard let last = applied.last else { throw StoreError.io("the database has no schema migrations applied") }
         return last
     }
 
     /// SQLite's integrity and foreign-key checks; empty when the database is sound.
-    public func integrityCheck() throws -> [String] {
+    package func integrityCheck() throws -> [String] {
         try read { db in
             var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {

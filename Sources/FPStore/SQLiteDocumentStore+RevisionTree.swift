@@ -8,7 +8,7 @@ import GRDB
 /// A leaf is a revision no other revision names as its parent. Leaves keep
 /// their bodies; the document row always points at the winning leaf.
 extension SQLiteDocumentStore: ReplicableStore {
-    public func changeFeed(since: Int64, limit: Int) throws -> [ChangeEntry] {
+    package func changeFeed(since: Int64, limit: Int) throws -> [ChangeEntry] {
         guard limit > 0 else { return [] }
         return try read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
@@ -25,17 +25,17 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    public func changeCount(since: Int64) throws -> Int {
+    package func changeCount(since: Int64) throws -> Int {
         try read { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM documents WHERE seq > ?"), arguments: [since]) ?? 0
         }
     }
 
-    public func deletedCount() throws -> Int {
+    package func deletedCount() throws -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM documents WHERE deleted = 1") ?? 0 }
     }
 
-    public func revsDiff(_ revs: [String: [Revision]]) throws -> [String: [Revision]] {
+    package func revsDiff(_ revs: [String: [Revision]]) throws -> [String: [Revision]] {
         try read { db in
             let statement = try db.cachedStatement(sql: "SELECT 1 FROM revisions WHERE doc_id = ? AND rev = ?")
             var missing: [String: [Revision]] = [:]
@@ -48,7 +48,7 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    public func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws {
+    package func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws {
         guard !revisions.isEmpty else { return }
         for content in revisions {
             try Self.validate(id: content.id)
@@ -81,7 +81,7 @@ extension SQLiteDocumentStore: ReplicableStore {
     }
 
     @discardableResult
-    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
+    package func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
                      attachmentData: [String: [UInt8]]) throws -> Revision {
         try Self.validate(id: id)
         let stored = body  // a tombstone keeps what it was given, as in CouchDB
@@ -112,7 +112,7 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    public func revision(id: String, rev: Revision) throws -> RevisionContent? {
+    package func revision(id: String, rev: Revision) throws -> RevisionContent? {
         guard let text = try revisionText(id: id, rev: rev) else { return nil }
         do {
             return try text.content()
@@ -121,7 +121,7 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    public func revisionText(id: String, rev: Revision) throws -> RevisionText? {
+    package func revisionText(id: String, rev: Revision) throws -> RevisionText? {
         try read { db in
             let statement = try db.cachedStatement(sql: "SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?")
             guard let row = try Self.readingDamage(id: id, rev: rev.description, {
@@ -132,17 +132,17 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    public func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)] {
+    package func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)] {
         try read { db in RevisionWinner.sorted(try Self.leafRows(db, id: id)) }
     }
 
-    public func conflicts(id: String) throws -> [Revision] {
+    package func conflicts(id: String) throws -> [Revision] {
         let all = try leaves(id: id)
         guard let winner = all.first else { return [] }
         return all.dropFirst().filter { !$0.deleted && $0.rev != winner.rev }.map(\.rev)
     }
 
-    public func allDocs(startKey: String?, endKey: String?, limit: Int?) throws -> [AllDocsRow] {
+    package func allDocs(startKey: String?, endKey: String?, limit: Int?) throws -> [AllDocsRow] {
         var sql = "SELECT id, rev, deleted FROM documents WHERE deleted = 0"
         var arguments = StatementArguments()
         if let startKey {
@@ -167,7 +167,7 @@ extension SQLiteDocumentStore: ReplicableStore {
     }
 
     @discardableResult
-    public func deleteLocalDocument(id: String) throws -> Bool {
+    package func deleteLocalDocument(id: String) throws -> Bool {
         try write { db in
             try db.cachedStatement(sql: "DELETE FROM local_documents WHERE id = ?").execute(arguments: [id])
             return db.changesCount > 0

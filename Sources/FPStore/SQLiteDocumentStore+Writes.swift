@@ -93,7 +93,7 @@ private struct UnsafeSendableBuffer<T>: @unchecked Sendable {
 
 extension SQLiteDocumentStore {
     @discardableResult
-    public func insert(_ documents: [NewDocument]) throws -> [StoredDocument] {
+    package func insert(_ documents: [NewDocument]) throws -> [StoredDocument] {
         guard !documents.isEmpty else { return [] }
         for document in documents {
             try Self.validate(id: document.id)
@@ -132,7 +132,7 @@ extension SQLiteDocumentStore {
     }
 
     @discardableResult
-    public func update(id: String, body: JSONValue, expected: Revision) throws -> StoredDocument {
+    package func update(id: String, body: JSONValue, expected: Revision) throws -> StoredDocument {
         try Self.validate(body: body, of: id)
         // The new revision descends from `expected`; if that is not the
         // current one the write below refuses, so it can be hashed up front.
@@ -146,7 +146,7 @@ extension SQLiteDocumentStore {
     }
 
     @discardableResult
-    public func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [AppliedUpdate] {
+    package func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [AppliedUpdate] {
         guard !updates.isEmpty else { return [] }
         let prepared = concurrentMap(updates) { update in Result { try PendingRevision(update) } }
         let pending = try prepared.map { try $0.get() }
@@ -172,7 +172,7 @@ extension SQLiteDocumentStore {
         return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
     }
 
-    public func delete(id: String) throws {
+    package func delete(id: String) throws {
         try write { db in
             let current = try Self.currentState(db, id: id)
             guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
@@ -187,7 +187,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func markSynced(ids: [String]) throws {
+    package func markSynced(ids: [String]) throws {
         guard !ids.isEmpty else { return }
         try write { db in
             let statement = try db.cachedStatement(sql: "UPDATE documents SET synced = 1 WHERE id = ?")
@@ -199,7 +199,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    public func putLocalDocument(id: String, body: JSONValue) throws {
+    package func putLocalDocument(id: String, body: JSONValue) throws {
         guard !id.isEmpty, !id.utf8.contains(0) else {
             throw StoreError.invalid("a local document id must be non-empty text")
         }

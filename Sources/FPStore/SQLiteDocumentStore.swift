@@ -13,15 +13,15 @@ import GRDB
 /// transaction, so a batch is stored whole or not at all, even when the
 /// process is killed mid-write. GRDB types never leave this module: every
 /// method throws `StoreError` only (database errors become `.io`).
-public struct SQLiteDocumentStore: DocumentStore, Sendable {
+package struct SQLiteDocumentStore: DocumentStore, Sendable {
     let writer: any DatabaseWriter
     /// What opening had to settle for (rollback journal, immutable), nil when nothing.
-    public let openNote: StoreOpenNote?
+    package let openNote: StoreOpenNote?
 
     /// Opens (or creates) the database file at `path` for reading and
     /// writing, creating missing parent folders (the gateway's default).
     /// Commands choose with `init(path:access:)`.
-    public init(path: String) throws {
+    package init(path: String) throws {
         try self.init(path: path, access: .readWrite(createFolders: true))
     }
 
@@ -34,7 +34,7 @@ public struct SQLiteDocumentStore: DocumentStore, Sendable {
     }
 
     /// A fresh in-memory store with the production configuration and schema.
-    public static func inMemory() throws -> SQLiteDocumentStore {
+    package static func inMemory() throws -> SQLiteDocumentStore {
         do {
             return try SQLiteDocumentStore(writer: DatabaseQueue(configuration: makeConfiguration()))
         } catch {

@@ -3,14 +3,14 @@ import Foundation
 import GRDB
 
 /// What `fprint maintenance` did.
-public struct MaintenanceReport: Sendable, Equatable {
-    public var recompressed = 0
-    public var pageSizeBefore = 0
-    public var pageSizeAfter = 0
-    public var bytesBefore: Int64 = 0
-    public var bytesAfter: Int64 = 0
+package struct MaintenanceReport: Sendable, Equatable {
+    package var recompressed = 0
+    package var pageSizeBefore = 0
+    package var pageSizeAfter = 0
+    package var bytesBefore: Int64 = 0
+    package var bytesAfter: Int64 = 0
     /// False when `shouldStop` ended it early (everything done so far is kept).
-    public var finished = true
+    package var finished = true
 }
 
 extension SQLiteDocumentStore {
@@ -19,7 +19,7 @@ extension SQLiteDocumentStore {
     /// loses nothing: pre-v4 text bodies become zstd frames in batches,
     /// then VACUUM rebuilds the file, moving pages smaller than the current
     /// default up to it. `shouldStop` is asked between steps.
-    public static func maintain(path: String, progress: (String) -> Void,
+    package static func maintain(path: String, progress: (String) -> Void,
                                 shouldStop: () -> Bool = { false }) throws -> MaintenanceReport {
         // Opened and migrated as usual, then closed: the steps below need the
         // only connection (changing the page size leaves WAL mode for a while).

@@ -5,7 +5,7 @@ import GRDB
 /// How a database file is opened: read-only for commands that only read
 /// (so a 0444 file or a read-only mount still opens, and a typo never
 /// creates a file), read-write for those that store.
-public enum StoreAccess: Sendable {
+package enum StoreAccess: Sendable {
     case readOnly
     /// `createFolders`: make missing parent folders (the default XDG location
     /// only: an explicit path in a folder that does not exist is a typo).
@@ -13,7 +13,7 @@ public enum StoreAccess: Sendable {
 }
 
 /// What opening had to settle for, for the command to say in one line.
-public enum StoreOpenNote: Sendable, Equatable {
+package enum StoreOpenNote: Sendable, Equatable {
     /// WAL needs shared memory the filesystem lacks (9p, some NFS): a rollback journal is used.
     case rollbackJournal(reason: String)
     /// Read-only media: opened immutable (SQLite takes no locks and trusts nobody writes).
@@ -24,7 +24,7 @@ extension SQLiteDocumentStore {
     /// Opens the database at `path` for `access`. A read-only open never
     /// creates or changes anything; a missing file is `StoreError.notFound`
     /// with the path as id.
-    public init(path: String, access: StoreAccess) throws {
+    package init(path: String, access: StoreAccess) throws {
         try self.init(path: path, access: access, walOpener: Self.openWAL)
     }
 

@@ -3,19 +3,19 @@ import FPHCI
 import Glibc
 
 /// One local Bluetooth adapter as the kernel reports it.
-public struct AdapterInfo: Sendable, Equatable {
-    public var index: Int
-    public var name: String
-    public var address: String
-    public var up: Bool
-    public var le: Bool
+package struct AdapterInfo: Sendable, Equatable {
+    package var index: Int
+    package var name: String
+    package var address: String
+    package var up: Bool
+    package var le: Bool
     /// From Read Local Version (only when the adapter is up and we may ask).
-    public var manufacturer: String?
+    package var manufacturer: String?
 }
 
-public enum Adapters {
+package enum Adapters {
     /// Lists adapters with HCIGETDEVLIST/HCIGETDEVINFO on an unbound HCI socket.
-    public static func list() throws(HCISocketError) -> [AdapterInfo] {
+    package static func list() throws(HCISocketError) -> [AdapterInfo] {
         let fd: Int32
         switch system_socket(HCIConst.afBluetooth, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), HCIConst.btprotoHCI) {
         case .success(let v): fd = v

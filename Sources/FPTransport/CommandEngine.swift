@@ -4,21 +4,21 @@ import FPHCI
 ///
 /// Other events that arrive meanwhile (advertising reports right after a scan
 /// enable) go to `onEvent`, so nothing heard is dropped.
-public struct CommandEngine {
-    public let transport: any HCITransport
-    public var timeoutMs: Int32 = 4000
-    public var attempts = 3
-    public let deviceName: String
-    public var onEvent: (HCIEvent) -> Void = { _ in }
+package struct CommandEngine {
+    package let transport: any HCITransport
+    package var timeoutMs: Int32 = 4000
+    package var attempts = 3
+    package let deviceName: String
+    package var onEvent: (HCIEvent) -> Void = { _ in }
 
-    public init(transport: any HCITransport, deviceName: String) {
+    package init(transport: any HCITransport, deviceName: String) {
         self.transport = transport
         self.deviceName = deviceName
     }
 
     /// The return parameters of a successful command; throws with the HCI error named.
     @discardableResult
-    public func send(_ command: HCICommand) throws(HCISocketError) -> [UInt8] {
+    package func send(_ command: HCICommand) throws(HCISocketError) -> [UInt8] {
         for _ in 0..<attempts {
             try transport.write(command.h4)
             if let reply = try awaitReply(command) { return reply }

@@ -2,7 +2,7 @@ import Glibc
 import SystemPackage
 
 /// How a read loop treats a failed read of an HCI socket.
-public enum HCIReadFault: Sendable, Equatable {
+package enum HCIReadFault: Sendable, Equatable {
     /// Nothing is wrong (EINTR, EAGAIN): read again at once.
     case transient
     /// The adapter is gone (unplugged, powered down, driver unloaded, socket
@@ -22,7 +22,7 @@ extension HCISocketError {
         Errno(rawValue: EBADFD) /* Linux only, not named by swift-system */, .networkDown, .brokenPipe, .socketShutdown,
     ]
 
-    public var readFault: HCIReadFault {
+    package var readFault: HCIReadFault {
         switch self {
         case .noAdapter, .adapterDown, .closed: .vanished
         case .system(_, let e) where Self.vanishedErrnos.contains(e): .vanished

@@ -15,23 +15,23 @@ enum HCIConst {
 
 /// One HCI socket on one adapter. It only moves bytes; parsing is FPHCI's job.
 /// Reads use poll with a timeout so loops can notice cancellation.
-public final class HCISocket: @unchecked Sendable {
-    public let fd: Int32
-    public let device: UInt16
-    public let exclusive: Bool
+package final class HCISocket: @unchecked Sendable {
+    package let fd: Int32
+    package let device: UInt16
+    package let exclusive: Bool
 
     /// The receive buffer asked for. The kernel charges each queued event its
     /// buffer's true size (about 1 KB for a short advertising report), so 3,000
     /// reports/s fill ~3 MB/s of buffer while the reader is stalled; 4 MB
     /// rides out a stall of about a second (`make bench` measures it).
-    public static let requestedReceiveBufferBytes: Int32 = 4 << 20
+    package static let requestedReceiveBufferBytes: Int32 = 4 << 20
 
     /// The receive buffer the kernel granted (what SO_RCVBUF reads back).
-    public let receiveBufferBytes: Int
+    package let receiveBufferBytes: Int
 
     /// Opens `hciN`: the raw channel (shared with bluetoothd, event filter) or,
     /// with `exclusive`, the user channel (adapter must be down).
-    public init(device: UInt16, exclusive: Bool) throws(HCISocketError) {
+    package init(device: UInt16, exclusive: Bool) throws(HCISocketError) {
         let name = "hci\(device)"
         let fd: Int32
         switch system_socket(HCIConst.afBluetooth, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), HCIConst.btprotoHCI) {
@@ -55,7 +55,7 @@ public final class HCISocket: @unchecked Sendable {
     /// Adopts an open datagram socket that delivers H4 frames as an HCI
     /// socket does (one frame per read, drops when its receive queue is full):
     /// a UDP socket on loopback stands in for the kernel in benchmarks.
-    public init(adopting fd: Int32, device: UInt16) {
+    package init(adopting fd: Int32, device: UInt16) {
         self.fd = fd
         self.device = device
         exclusive = false
@@ -80,7 +80,7 @@ public final class HCISocket: @unchecked Sendable {
     deinit { system_close(fd) }
 
     /// Lets HCI events through (all of them, or those in `events`); raw channel only.
-    public func setFilter(events: [UInt8]? = nil) throws(HCISocketError) {
+    package func setFilter(events: [UInt8]? = nil) throws(HCISocketError) {
         guard !exclusive else { return }
         var f = hci_filter()
         f.type_mask = 1 << UInt32(H4Type.event.rawValue)
@@ -95,10 +95,10 @@ public final class HCISocket: @unchecked Sendable {
     }
 
     /// A socket filter saved to be put back.
-    public struct SavedFilter: @unchecked Sendable { let value: hci_filter }
+    package struct SavedFilter: @unchecked Sendable { let value: hci_filter }
 
     /// The filter in place now, to restore on exit.
-    public func currentFilter() -> SavedFilter? {
+    package func currentFilter() -> SavedFilter? {
         guard !exclusive else { return nil }
         var f = hci_filter()
         var len = socklen_t(MemoryLayout<hci_filter>.size)
@@ -106,20 +106,20 @@ public final class HCISocket: @unchecked Sendable {
         return SavedFilter(value: f)
     }
 
-    public func restoreFilter(_ saved: SavedFilter) {
+    package func restoreFilter(_ saved: SavedFilter) {
         var f = saved.value
         _ = system_setsockopt(fd, HCIConst.solHCI, HCIConst.hciFilter, &f, socklen_t(MemoryLayout<hci_filter>.size))
     }
 
     /// Writes one H4 frame. An empty one goes to the kernel as it is (an HCI
     /// socket refuses it with EINVAL): the caller gets an error, never a crash.
-    public func write(_ frame: [UInt8]) throws(HCISocketError) {
+    package func write(_ frame: [UInt8]) throws(HCISocketError) {
         let r = frame.withUnsafeBytes { system_write(fd, $0.baseAddress, $0.count) }
         if case .failure(let e) = r { throw HCISocketError.from(e, "write to hci\(device)", device: "hci\(device)") }
     }
 
     /// One H4 frame, or nil when nothing arrived within `timeoutMs`.
-    public func read(timeoutMs: Int32) throws(HCISocketError) -> [UInt8]? {
+    package func read(timeoutMs: Int32) throws(HCISocketError) -> [UInt8]? {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         switch system_poll(&p, 1, timeoutMs) {
         case .success(0): return nil

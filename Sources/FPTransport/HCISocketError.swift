@@ -3,7 +3,7 @@ import Glibc
 import SystemPackage
 
 /// Why the kernel HCI socket could not be used; each maps to one CLI message and exit code.
-public enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kernel has no AF_BLUETOOTH (EAFNOSUPPORT): no bluetooth module, or a container/VM without it.
     case noBluetooth
     /// EPERM/EACCES: raw HCI needs CAP_NET_RAW (and CAP_NET_ADMIN for scan control).
@@ -22,7 +22,7 @@ public enum HCISocketError: Error, Sendable, Equatable, CustomStringConvertible 
     case closed(device: String)
     case system(String, Errno)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noBluetooth: "this kernel has no Bluetooth sockets (AF_BLUETOOTH: EAFNOSUPPORT): load the bluetooth module (modprobe bluetooth) or run on a machine whose kernel has Bluetooth"
         case .permission(let op): "permission denied for \(op): raw HCI needs CAP_NET_RAW and CAP_NET_ADMIN; run as root or grant them once: sudo setcap cap_net_raw,cap_net_admin+eip $(which fprint)"

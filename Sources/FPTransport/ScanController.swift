@@ -2,15 +2,15 @@ import FPHCI
 
 /// Starts and stops LE scanning: extended where the controller has it,
 /// legacy otherwise; duplicate filtering off; always leaves scanning disabled.
-public struct ScanController {
-    public let engine: CommandEngine
-    public private(set) var extended = false
-    public private(set) var version: LocalVersion?
+package struct ScanController {
+    package let engine: CommandEngine
+    package private(set) var extended = false
+    package private(set) var version: LocalVersion?
 
-    public init(engine: CommandEngine) { self.engine = engine }
+    package init(engine: CommandEngine) { self.engine = engine }
 
     /// Reads version and features, then disables any scan, sets parameters and enables.
-    public mutating func start(_ parameters: HCICommand.ScanParameters) throws(HCISocketError) {
+    package mutating func start(_ parameters: HCICommand.ScanParameters) throws(HCISocketError) {
         version = try? LocalVersion(returnParameters: try engine.send(HCICommand(HCICommand.Opcode.readLocalVersion)))
         let lmp = try engine.send(HCICommand(HCICommand.Opcode.readLocalFeatures))
         // LMP features page 0, byte 4 bit 6: LE Supported (Controller).
@@ -31,7 +31,7 @@ public struct ScanController {
     }
 
     /// Disables scanning. "Command Disallowed" here means it was not scanning: fine.
-    public func stop() throws(HCISocketError) {
+    package func stop() throws(HCISocketError) {
         do {
             try engine.send(extended ? .setExtendedScanEnable(false) : .setScanEnable(false))
         } catch {

@@ -3,37 +3,37 @@ import Foundation
 
 /// Parsers for ModemManager's `mmcli -J` output. mmcli prints every value as
 /// a string and `--` for "not known"; cell ids and area codes are hexadecimal.
-public enum MMCLIOutput {
-    public struct ParseError: Error, CustomStringConvertible {
-        public let description: String
+package enum MMCLIOutput {
+    package struct ParseError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// What `mmcli -m N -J` says about the modem and its registration.
-    public struct Modem: Sendable, Equatable {
-        public var state: String?
-        public var failedReason: String?
-        public var accessTechnologies: [String]
-        public var signalPercent: Int?
-        public var operatorCode: String?
-        public var operatorName: String?
-        public var registrationState: String?
-        public var simPath: String?
-        public var model: String?
+    package struct Modem: Sendable, Equatable {
+        package var state: String?
+        package var failedReason: String?
+        package var accessTechnologies: [String]
+        package var signalPercent: Int?
+        package var operatorCode: String?
+        package var operatorName: String?
+        package var registrationState: String?
+        package var simPath: String?
+        package var model: String?
     }
 
     /// `mmcli -m N --location-get -J` → `modem.location.3gpp`.
-    public struct Location3GPP: Sendable, Equatable {
-        public var mcc: String?
-        public var mnc: String?
-        public var lac: Int?
-        public var tac: Int?
-        public var cid: Int?
+    package struct Location3GPP: Sendable, Equatable {
+        package var mcc: String?
+        package var mnc: String?
+        package var lac: Int?
+        package var tac: Int?
+        package var cid: Int?
     }
 
     /// `mmcli -m N --signal-get -J`: per technology.
-    public struct Signal: Sendable, Equatable {
-        public var values: [String: [String: Double]]
-        public func value(_ tech: String, _ key: String) -> Double? { values[tech]?[key] }
+    package struct Signal: Sendable, Equatable {
+        package var values: [String: [String: Double]]
+        package func value(_ tech: String, _ key: String) -> Double? { values[tech]?[key] }
     }
 
     static func object(_ text: String) throws(ParseError) -> [String: Any] {
@@ -53,14 +53,14 @@ public enum MMCLIOutput {
     static func hex(_ any: Any?) -> Int? { string(any).flatMap { Int($0, radix: 16) } }
 
     /// `-L -J` → the modem indexes (`/org/freedesktop/ModemManager1/Modem/3` → 3).
-    public static func modemList(_ text: String) throws(ParseError) -> [Int] {
+    package static func modemList(_ text: String) throws(ParseError) -> [Int] {
         guard let list = try object(text)["modem-list"] as? [Any] else {
             throw ParseError(description: "mmcli -L -J has no modem-list")
         }
         return list.compactMap { ($0 as? String)?.split(separator: "/").last.flatMap { Int($0) } }
     }
 
-    public static func modem(_ text: String) throws(ParseError) -> Modem {
+    package static func modem(_ text: String) throws(ParseError) -> Modem {
         guard let m = try object(text)["modem"] as? [String: Any] else {
             throw ParseError(description: "mmcli -m -J has no modem object")
         }
@@ -77,12 +77,12 @@ public enum MMCLIOutput {
     }
 
     /// `mmcli -i N -J` → the SIM's home network code (MCC+MNC).
-    public static func simOperatorCode(_ text: String) throws(ParseError) -> String? {
+    package static func simOperatorCode(_ text: String) throws(ParseError) -> String? {
         let sim = try object(text)["sim"] as? [String: Any]
         return string((sim?["properties"] as? [String: Any])?["operator-code"])
     }
 
-    public static func location(_ text: String) throws(ParseError) -> Location3GPP? {
+    package static func location(_ text: String) throws(ParseError) -> Location3GPP? {
         let loc = (try object(text)["modem"] as? [String: Any])?["location"] as? [String: Any]
         guard let g = loc?["3gpp"] as? [String: Any] else { return nil }
         // A LAC of 0 on LTE means "no location area" (the network uses TAC): drop it.
@@ -91,7 +91,7 @@ public enum MMCLIOutput {
                             cid: hex(g["cid"]))
     }
 
-    public static func signal(_ text: String) throws(ParseError) -> Signal {
+    package static func signal(_ text: String) throws(ParseError) -> Signal {
         let s = (try object(text)["modem"] as? [String: Any])?["signal"] as? [String: Any] ?? [:]
         var values: [String: [String: Double]] = [:]
         for (tech, block) in s {
@@ -102,13 +102,13 @@ public enum MMCLIOutput {
     }
 
     /// MCC is always three digits; the rest (two or three) is the MNC.
-    public static func splitPLMN(_ code: String?) -> (mcc: String, mnc: String)? {
+    package static func splitPLMN(_ code: String?) -> (mcc: String, mnc: String)? {
         guard let code, code.count >= 5, code.count <= 6, code.allSatisfy(\.isNumber) else { return nil }
         return (String(code.prefix(3)), String(code.dropFirst(3)))
     }
 
     /// The document's cell `type` for ModemManager's access-technology words.
-    public static func cellType(_ techs: [String]) -> String? {
+    package static func cellType(_ techs: [String]) -> String? {
         let set = Set(techs)
         if set.contains("5gnr") { return "nr" }
         if set.contains("lte") || set.contains("lte-cat-m") || set.contains("lte-nb-iot") { return "lte" }
@@ -119,7 +119,7 @@ public enum MMCLIOutput {
     }
 
     /// One serving-cell entry from what the modem, SIM, location and signal interfaces said.
-    public static func servingCell(modem: Modem, simOperatorCode: String?, location: Location3GPP?, signal: Signal?,
+    package static func servingCell(modem: Modem, simOperatorCode: String?, location: Location3GPP?, signal: Signal?,
                                    atMs ms: Int) -> CellScan {
         let type = cellType(modem.accessTechnologies)
         let plmn = splitPLMN(modem.operatorCode)

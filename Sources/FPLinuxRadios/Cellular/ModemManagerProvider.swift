@@ -4,8 +4,8 @@ import Foundation
 /// Serving cells through ModemManager's `mmcli -J`: the first modem's
 /// registration, 3GPP location (cell id, LAC/TAC) and signal (RSSI, RSRP, RSRQ,
 /// SINR after `--signal-setup`), polled for the whole measurement into `cellScans[]`.
-public final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
-    public let radio = Radio.cell
+package final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
+    package let radio = Radio.cell
     let runner: any CommandRunner
     let pollMs: Int
     let timeoutMs: Int
@@ -14,20 +14,20 @@ public final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
     private var pollErrors: [String] = []
     private var cells = 0
 
-    public init(runner: any CommandRunner = ProcessRunner(tool: "mmcli"), pollMs: Int = 2000, timeoutMs: Int = 5000) {
+    package init(runner: any CommandRunner = ProcessRunner(tool: "mmcli"), pollMs: Int = 2000, timeoutMs: Int = 5000) {
         self.runner = runner
         self.pollMs = pollMs
         self.timeoutMs = timeoutMs
     }
 
     /// What `start` finds: the modem to poll, or why there is none.
-    public enum Probe: Sendable, Equatable {
+    package enum Probe: Sendable, Equatable {
         case modem(index: Int, model: String?)
         case unavailable(String)
     }
 
     /// Finds a usable modem (also used by `fprint doctor`).
-    public func probe() -> Probe {
+    package func probe() -> Probe {
         guard let list = runner.run(["-L", "-J"], timeoutMs: timeoutMs) else {
             return .unavailable("ModemManager's mmcli is not installed")
         }
@@ -49,7 +49,7 @@ public final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
     }
 
     /// Probing runs mmcli, a child process that may take seconds: off the cooperative pool.
-    public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+    package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         await BlockingWork.run("fprint.mmcli.start") { [self] in startPolling(context: context, sink: sink) }
     }
 
@@ -98,11 +98,11 @@ public final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
 
     private func note(_ error: String) { lock.withLock { pollErrors.append(error) } }
 
-    public func advance(toMs ms: Int) async {}
+    package func advance(toMs ms: Int) async {}
 
-    public func stop() async { await reader?.stop() }
+    package func stop() async { await reader?.stop() }
 
-    public func finalStatus() async -> ProviderStatus? {
+    package func finalStatus() async -> ProviderStatus? {
         let (cells, errors) = lock.withLock { (self.cells, pollErrors) }
         if cells > 0 { return nil }
         return ProviderStatus(status: .unavailable, source: "modemmanager",

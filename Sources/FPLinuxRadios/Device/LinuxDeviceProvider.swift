@@ -10,17 +10,17 @@ import Glibc
 ///
 /// Every file is read under `root`, so tests run it against a fake sysfs tree.
 /// Nothing here fails a measurement: what cannot be read is named in the status reason.
-public struct LinuxDeviceProvider: DeviceInfoProvider {
-    public let root: String
+package struct LinuxDeviceProvider: DeviceInfoProvider {
+    package let root: String
     /// Where the install id (the document's `deviceId`) lives; not under `root`.
-    public let installIdPath: String
+    package let installIdPath: String
 
-    public init(root: String = "/", installIdPath: String) {
+    package init(root: String = "/", installIdPath: String) {
         self.root = root
         self.installIdPath = installIdPath
     }
 
-    public func snapshot() -> DeviceSnapshot {
+    package func snapshot() -> DeviceSnapshot {
         var missing: [String] = []
         let hardware = hardwareModel() ?? {
             missing.append("hardware model (no DMI or device-tree model)")

@@ -2,18 +2,18 @@ import FPCore
 import Foundation
 
 /// Where gpsd listens (`--gpsd host:port`; gpsd's default is localhost:2947).
-public struct GPSDEndpoint: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: UInt16
-    public static let `default` = GPSDEndpoint(host: "127.0.0.1", port: 2947)
+package struct GPSDEndpoint: Sendable, Equatable, CustomStringConvertible {
+    package var host: String
+    package var port: UInt16
+    package static let `default` = GPSDEndpoint(host: "127.0.0.1", port: 2947)
 
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
 
     /// `host`, `host:port`, `:port` or `[v6]:port`; nil for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var host = text, portText: Substring? = nil
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
@@ -30,21 +30,21 @@ public struct GPSDEndpoint: Sendable, Equatable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 /// GNSS fixes from gpsd's JSON protocol: connect, `?WATCH={"enable":true,"json":true}`,
 /// turn TPV reports into `geolocation[]` entries timed on the measurement clock.
-public final class GPSDProvider: RadioProvider, @unchecked Sendable {
-    public let radio = Radio.location
-    public let endpoint: GPSDEndpoint
+package final class GPSDProvider: RadioProvider, @unchecked Sendable {
+    package let radio = Radio.location
+    package let endpoint: GPSDEndpoint
     let connectTimeoutMs: Int
     private let lock = NSLock()
     private var tracker = GPSDFixTracker()
     private var reader: ReaderThread?
     private var readError: String?
 
-    public init(endpoint: GPSDEndpoint = .default, connectTimeoutMs: Int = 1500) {
+    package init(endpoint: GPSDEndpoint = .default, connectTimeoutMs: Int = 1500) {
         self.endpoint = endpoint
         self.connectTimeoutMs = connectTimeoutMs
     }
@@ -52,7 +52,7 @@ public final class GPSDProvider: RadioProvider, @unchecked Sendable {
     var source: String { "gpsd:\(endpoint)" }
 
     /// Connecting and the greeting wait on the network: off the cooperative pool.
-    public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+    package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         await BlockingWork.run("fprint.gpsd.start") { [self] in startWatching(context: context, sink: sink) }
     }
 
@@ -88,14 +88,14 @@ public final class GPSDProvider: RadioProvider, @unchecked Sendable {
         return ProviderStatus(status: .ok, source: source)
     }
 
-    public func advance(toMs ms: Int) async {}
+    package func advance(toMs ms: Int) async {}
 
-    public func stop() async {
+    package func stop() async {
         await reader?.stop()
     }
 
     /// No fix at all is not "ok with zero samples": say why, so the document is never silently empty.
-    public func finalStatus() async -> ProviderStatus? {
+    package func finalStatus() async -> ProviderStatus? {
         let (fixes, reason, readError) = lock.withLock { (tracker.fixes, tracker.noFixReason, self.readError) }
         if fixes > 0 { return nil }
         if let readError { return unavailable("lost the connection to gpsd at \(endpoint): \(readError)") }

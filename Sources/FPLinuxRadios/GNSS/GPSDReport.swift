@@ -3,7 +3,7 @@ import Foundation
 
 /// One line of gpsd's JSON protocol (https://gpsd.io/gpsd_json.html). Only the
 /// classes fprint acts on are modelled; unknown classes decode to `.other`.
-public enum GPSDReport: Sendable, Equatable {
+package enum GPSDReport: Sendable, Equatable {
     case version(release: String)
     case devices(count: Int)
     case tpv(TPV)
@@ -12,33 +12,33 @@ public enum GPSDReport: Sendable, Equatable {
     case other(className: String)
 
     /// Time-position-velocity. `mode` 0/1 = no fix, 2 = 2D, 3 = 3D.
-    public struct TPV: Sendable, Equatable, Decodable {
-        public var mode: Int
-        public var time: String?
-        public var lat: Double?
-        public var lon: Double?
-        public var altMSL: Double?
-        public var alt: Double?
-        public var altHAE: Double?
-        public var eph: Double?
-        public var epx: Double?
-        public var epy: Double?
-        public var speed: Double?
-        public var track: Double?
+    package struct TPV: Sendable, Equatable, Decodable {
+        package var mode: Int
+        package var time: String?
+        package var lat: Double?
+        package var lon: Double?
+        package var altMSL: Double?
+        package var alt: Double?
+        package var altHAE: Double?
+        package var eph: Double?
+        package var epx: Double?
+        package var epy: Double?
+        package var speed: Double?
+        package var track: Double?
 
         /// A position gpsd stands behind: mode ≥ 2 with both coordinates.
-        public var hasFix: Bool { mode >= 2 && lat != nil && lon != nil }
+        package var hasFix: Bool { mode >= 2 && lat != nil && lon != nil }
         /// Horizontal error in metres: `eph` where given, else the larger axis error.
-        public var horizontalError: Double? {
+        package var horizontalError: Double? {
             if let eph { return eph }
             if let epx, let epy { return max(epx, epy) }
             return nil
         }
     }
 
-    public struct Sky: Sendable, Equatable {
-        public var used: Int?
-        public var visible: Int?
+    package struct Sky: Sendable, Equatable {
+        package var used: Int?
+        package var visible: Int?
     }
 
     private struct Envelope: Decodable {
@@ -54,7 +54,7 @@ public enum GPSDReport: Sendable, Equatable {
     private struct Satellite: Decodable { var used: Bool? }
 
     /// Parses one line; nil when it is not a JSON object with a `class` (gpsd never sends that).
-    public init?(line: some StringProtocol) {
+    package init?(line: some StringProtocol) {
         let data = Data(line.utf8)
         guard let env = try? JSONDecoder().decode(Envelope.self, from: data) else { return nil }
         switch env.class {
@@ -77,17 +77,17 @@ public enum GPSDReport: Sendable, Equatable {
 
 /// Turns a stream of gpsd reports into fixes: remembers the latest sky view
 /// (gpsd sends SKY separately from TPV) and what went wrong when no fix comes.
-public struct GPSDFixTracker: Sendable {
-    public private(set) var sky = GPSDReport.Sky(used: nil, visible: nil)
-    public private(set) var lastMode: Int?
-    public private(set) var fixes = 0
-    public private(set) var deviceCount: Int?
-    public private(set) var lastError: String?
+package struct GPSDFixTracker: Sendable {
+    package private(set) var sky = GPSDReport.Sky(used: nil, visible: nil)
+    package private(set) var lastMode: Int?
+    package private(set) var fixes = 0
+    package private(set) var deviceCount: Int?
+    package private(set) var lastError: String?
 
-    public init() {}
+    package init() {}
 
     /// Feeds one report; returns a fix (timed `atMs`) when the report is a TPV with a position.
-    public mutating func feed(_ report: GPSDReport, atMs ms: Int) -> GeoFix? {
+    package mutating func feed(_ report: GPSDReport, atMs ms: Int) -> GeoFix? {
         switch report {
         case .devices(let n): deviceCount = n
         case .error(let m): lastError = m
@@ -112,7 +112,7 @@ public struct GPSDFixTracker: Sendable {
     }
 
     /// Why there were no fixes, for the document's provider status.
-    public var noFixReason: String {
+    package var noFixReason: String {
         if deviceCount == 0 { return "gpsd has no GPS receiver attached" }
         if let lastError, !lastError.isEmpty { return "gpsd reported an error: \(lastError)" }
         switch lastMode {

@@ -7,18 +7,18 @@ import Foundation
 /// Value = (raw + offset) × scale, per the IIO ABI. Units as stored: acceleration
 /// m/s², angular velocity rad/s (both IIO's own), magnetic field µT (IIO gives
 /// gauss; ×100 to match the iOS app's CoreMotion microtesla).
-public struct IIOMotionSensors: MotionSensorReader {
+package struct IIOMotionSensors: MotionSensorReader {
     /// Injectable so tests read a fake sysfs tree.
-    public let root: String
+    package let root: String
 
-    public init(root: String = "/sys/bus/iio/devices") { self.root = root }
+    package init(root: String = "/sys/bus/iio/devices") { self.root = root }
 
     enum Kind: String, CaseIterable {
         case accel, anglvel, magn
         var factor: Double { self == .magn ? 100 : 1 }
     }
 
-    public func read() -> MotionReading {
+    package func read() -> MotionReading {
         let fm = FileManager.default
         guard let entries = try? fm.contentsOfDirectory(atPath: root) else {
             return MotionReading(status: unavailable("no IIO bus at \(root) (kernel without industrial-I/O sensors)"))

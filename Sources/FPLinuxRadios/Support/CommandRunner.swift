@@ -1,13 +1,13 @@
 import Foundation
 
 /// The outcome of running a command-line tool.
-public struct CommandResult: Sendable, Equatable {
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
-    public var timedOut: Bool
+package struct CommandResult: Sendable, Equatable {
+    package var status: Int32
+    package var stdout: String
+    package var stderr: String
+    package var timedOut: Bool
 
-    public init(status: Int32, stdout: String, stderr: String = "", timedOut: Bool = false) {
+    package init(status: Int32, stdout: String, stderr: String = "", timedOut: Bool = false) {
         self.status = status
         self.stdout = stdout
         self.stderr = stderr
@@ -15,33 +15,33 @@ public struct CommandResult: Sendable, Equatable {
     }
 
     /// The first non-empty line of stderr (tools put their reason there), for one-line messages.
-    public var errorLine: String {
+    package var errorLine: String {
         let lines = (stderr + "\n" + stdout).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         return lines.first { !$0.isEmpty } ?? "exit status \(status)"
     }
 }
 
 /// Runs a tool; the seam that lets tests replay recorded outputs.
-public protocol CommandRunner: Sendable {
+package protocol CommandRunner: Sendable {
     /// nil when the tool is not installed.
     func run(_ arguments: [String], timeoutMs: Int) -> CommandResult?
 }
 
 /// Runs a real executable through Foundation's Process, killed after a timeout
 /// (a wedged modem can make mmcli hang for its D-Bus timeout of 25 s or more).
-public struct ProcessRunner: CommandRunner {
-    public let executable: String?
+package struct ProcessRunner: CommandRunner {
+    package let executable: String?
 
     /// Looks the tool up on PATH (and the sbin folders, which a user's PATH may lack).
-    public init(tool: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(tool: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let path = (environment["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin"
         executable = path.split(separator: ":").map { "\($0)/\(tool)" }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    public init(executable: String?) { self.executable = executable }
+    package init(executable: String?) { self.executable = executable }
 
-    public func run(_ arguments: [String], timeoutMs: Int) -> CommandResult? {
+    package func run(_ arguments: [String], timeoutMs: Int) -> CommandResult? {
         guard let executable else { return nil }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)

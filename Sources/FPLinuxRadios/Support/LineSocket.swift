@@ -7,8 +7,8 @@ import Foundation
 import SystemPackage
 
 /// Why a line socket could not connect, send or read: one line for the status reason.
-public struct LineSocketError: Error, CustomStringConvertible {
-    public let description: String
+package struct LineSocketError: Error, CustomStringConvertible {
+    package let description: String
     init(description: String) { self.description = description }
     init(_ code: Errno) { description = code.description }
 }
@@ -19,7 +19,7 @@ private var lastErrno: Errno { Errno(rawValue: errno) }
 /// A TCP connection read line by line with timeouts (gpsd's protocol is JSON
 /// lines). Blocking calls are bounded by `poll`, so a reader loop can notice
 /// cancellation; one owner task uses it at a time.
-public final class LineSocket: @unchecked Sendable {
+package final class LineSocket: @unchecked Sendable {
     private var fd: Int32
     private var buffer: [UInt8] = []
 
@@ -27,7 +27,7 @@ public final class LineSocket: @unchecked Sendable {
     deinit { close() }
 
     /// Connects to host:port within `timeoutMs`; the error names the cause (refused, timed out, unknown host).
-    public static func connect(host: String, port: UInt16, timeoutMs: Int) throws(LineSocketError) -> LineSocket {
+    package static func connect(host: String, port: UInt16, timeoutMs: Int) throws(LineSocketError) -> LineSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -60,7 +60,7 @@ public final class LineSocket: @unchecked Sendable {
         throw LineSocketError(description: lastError)
     }
 
-    public func send(_ text: String) throws(LineSocketError) {
+    package func send(_ text: String) throws(LineSocketError) {
         var bytes = Array(text.utf8)
         var off = 0
         while off < bytes.count {
@@ -81,7 +81,7 @@ public final class LineSocket: @unchecked Sendable {
 
     /// The next line (without the newline), or nil when none arrived within `timeoutMs`.
     /// Throws when the peer closed the connection.
-    public func readLine(timeoutMs: Int) throws(LineSocketError) -> String? {
+    package func readLine(timeoutMs: Int) throws(LineSocketError) -> String? {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeoutMs, 0)) * 1_000_000
         while true {
             if let nl = buffer.firstIndex(of: 0x0A) {
@@ -109,7 +109,7 @@ public final class LineSocket: @unchecked Sendable {
         }
     }
 
-    public func close() {
+    package func close() {
         if fd >= 0 { _ = Glibc.close(fd); fd = -1 }
     }
 }

@@ -3,7 +3,7 @@ import FPHex
 
 /// Generic-netlink / nl80211 message building and parsing, pure (no sockets):
 /// layouts from linux/netlink.h, linux/genetlink.h and linux/nl80211.h.
-public enum NL80211 {
+package enum NL80211 {
     // netlink
     static let NLM_F_REQUEST: UInt16 = 0x1, NLM_F_ACK: UInt16 = 0x4, NLM_F_DUMP: UInt16 = 0x300
     static let NLMSG_ERROR: UInt16 = 2, NLMSG_DONE: UInt16 = 3
@@ -21,13 +21,13 @@ public enum NL80211 {
     static let IFTYPE_STATION: UInt32 = 2
 
     /// One attribute: type (flags masked off) and payload.
-    public struct Attribute: Equatable, Sendable {
-        public var type: UInt16
-        public var payload: ArraySlice<UInt8>
+    package struct Attribute: Equatable, Sendable {
+        package var type: UInt16
+        package var payload: ArraySlice<UInt8>
     }
 
     /// Netlink attributes in `bytes` (4-byte aligned TLVs); nil when a length is inconsistent.
-    public static func attributes(_ bytes: ArraySlice<UInt8>) -> [Attribute]? {
+    package static func attributes(_ bytes: ArraySlice<UInt8>) -> [Attribute]? {
         var out: [Attribute] = []
         var i = bytes.startIndex
         while i + 4 <= bytes.endIndex {
@@ -46,19 +46,19 @@ public enum NL80211 {
     static func u64(_ b: ArraySlice<UInt8>, _ i: Int) -> UInt64 { UInt64(u32(b, i)) | UInt64(u32(b, i + 4)) << 32 }
 
     /// One BSS from a GET_SCAN dump entry.
-    public struct BSS: Equatable, Sendable {
-        public var bssid: String
-        public var ssid: String
-        public var frequency: Int
-        public var signalDBm: Int?
-        public var seenMsAgo: Int?
-        public var lastSeenBoottimeNs: UInt64?
-        public var associated: Bool
-        public var ifindex: Int?
+    package struct BSS: Equatable, Sendable {
+        package var bssid: String
+        package var ssid: String
+        package var frequency: Int
+        package var signalDBm: Int?
+        package var seenMsAgo: Int?
+        package var lastSeenBoottimeNs: UInt64?
+        package var associated: Bool
+        package var ifindex: Int?
     }
 
     /// Splits a receive buffer into netlink messages: (type, flags, payload after the 16-byte header).
-    public static func messages(_ buffer: ArraySlice<UInt8>) -> [(type: UInt16, flags: UInt16, seq: UInt32, payload: ArraySlice<UInt8>)]? {
+    package static func messages(_ buffer: ArraySlice<UInt8>) -> [(type: UInt16, flags: UInt16, seq: UInt32, payload: ArraySlice<UInt8>)]? {
         var out: [(UInt16, UInt16, UInt32, ArraySlice<UInt8>)] = []
         var i = buffer.startIndex
         while i + 16 <= buffer.endIndex {
@@ -71,7 +71,7 @@ public enum NL80211 {
     }
 
     /// Parses the payload of an nl80211 NEW_SCAN_RESULTS message (genl header + attributes).
-    public static func bss(fromGenlPayload payload: ArraySlice<UInt8>) -> BSS? {
+    package static func bss(fromGenlPayload payload: ArraySlice<UInt8>) -> BSS? {
         guard payload.count >= 4, let top = attributes(payload.dropFirst(4)) else { return nil }
         let ifindex = top.first { $0.type == ATTR_IFINDEX && $0.payload.count >= 4 }.map { Int(u32($0.payload, $0.payload.startIndex)) }
         guard let nest = top.first(where: { $0.type == ATTR_BSS }), let a = attributes(nest.payload) else { return nil }
@@ -91,7 +91,7 @@ public enum NL80211 {
     }
 
     /// The SSID element (id 0) of an information-element list, escaped; nil when absent or truncated.
-    public static func ssid(fromIEs ies: ArraySlice<UInt8>) -> String? {
+    package static func ssid(fromIEs ies: ArraySlice<UInt8>) -> String? {
         var i = ies.startIndex
         while i + 2 <= ies.endIndex {
             let id = ies[i], len = Int(ies[i + 1])
@@ -105,7 +105,7 @@ public enum NL80211 {
     /// SSIDs are 0–32 arbitrary bytes. Printable UTF-8 is kept; control bytes, invalid
     /// UTF-8 and the backslash are written `\xNN` (backslash `\\`), so the text is
     /// lossless and safe for terminals and JSON (as `iw` escapes).
-    public static func escapeSSID(_ bytes: ArraySlice<UInt8>) -> String {
+    package static func escapeSSID(_ bytes: ArraySlice<UInt8>) -> String {
         if let s = String(validating: bytes, as: UTF8.self),
            !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" || ($0.value >= 0x80 && $0.value < 0xA0) }) {
             return s
@@ -118,7 +118,7 @@ public enum NL80211 {
     }
 
     /// 2.4 GHz, 5 GHz, 6 GHz and 60 GHz channel numbers (IEEE 802.11 channel formulas).
-    public static func channel(frequencyMHz f: Int) -> Int? {
+    package static func channel(frequencyMHz f: Int) -> Int? {
         switch f {
         case 2484: return 14
         case 2412...2472: return (f - 2407) / 5
@@ -147,7 +147,7 @@ public enum NL80211 {
     }
 
     /// Attributes of a GET_INTERFACE dump entry: (ifindex, name, is a station).
-    public static func interface(fromGenlPayload payload: ArraySlice<UInt8>) -> (index: Int, name: String, station: Bool)? {
+    package static func interface(fromGenlPayload payload: ArraySlice<UInt8>) -> (index: Int, name: String, station: Bool)? {
         guard payload.count >= 4, let a = attributes(payload.dropFirst(4)) else { return nil }
         guard let idx = a.first(where: { $0.type == ATTR_IFINDEX && $0.payload.count >= 4 }),
               let name = a.first(where: { $0.type == ATTR_IFNAME })

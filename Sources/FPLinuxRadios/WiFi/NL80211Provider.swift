@@ -10,9 +10,9 @@ import SystemPackage
 /// measurement (needs CAP_NET_ADMIN; without it the kernel's cached results are
 /// read, and the status says so), results dumped twice a second, and each BSS
 /// reported once per new sighting, dated when the kernel last heard it.
-public final class NL80211Provider: RadioProvider, @unchecked Sendable {
-    public let radio = Radio.wifi
-    public let interfaceName: String?
+package final class NL80211Provider: RadioProvider, @unchecked Sendable {
+    package let radio = Radio.wifi
+    package let interfaceName: String?
     private let lock = NSLock()
     private var reader: ReaderThread?
     private var emitted = 0
@@ -22,13 +22,13 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
     /// lines: how the test fixtures were recorded in the VM (`FPRINT_NL80211_RECORD`).
     let recordPath: String?
 
-    public init(interface: String? = nil, recordTo recordPath: String? = nil) {
+    package init(interface: String? = nil, recordTo recordPath: String? = nil) {
         self.interfaceName = interface
         self.recordPath = recordPath
     }
 
     /// Wi-Fi interfaces the kernel's nl80211 knows (for `fprint doctor` and the default choice).
-    public static func interfaces() throws -> [(index: Int, name: String, station: Bool)] {
+    package static func interfaces() throws -> [(index: Int, name: String, station: Bool)] {
         let s = try GenericNetlinkSocket()
         let family = try s.familyID("nl80211")
         return try s.transact(family: family, cmd: NL80211.CMD_GET_INTERFACE, dump: true, attributes: [])
@@ -54,7 +54,7 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
         }
     }
 
-    public func preflightReason() -> String? {
+    package func preflightReason() -> String? {
         switch resolve() {
         case .success: return nil
         case .failure(let e): return e.code == .noSuchFileOrDirectory ? "the kernel has no nl80211 (no Wi-Fi support)" : e.description
@@ -62,7 +62,7 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
     }
 
     /// Resolving the interface and the trial scan trigger wait on the kernel: off the cooperative pool.
-    public func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
+    package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         await BlockingWork.run("fprint.nl80211.start") { [self] in startReading(context: context, sink: sink) }
     }
 
@@ -159,10 +159,10 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    public func advance(toMs ms: Int) async {}
-    public func stop() async { await reader?.stop() }
+    package func advance(toMs ms: Int) async {}
+    package func stop() async { await reader?.stop() }
 
-    public func finalStatus() async -> ProviderStatus? {
+    package func finalStatus() async -> ProviderStatus? {
         let (n, err) = lock.withLock { (emitted, loopError) }
         if n > 0 { return nil }
         return ProviderStatus(status: .unavailable, source: "nl80211:\(interfaceName ?? "auto")",
@@ -171,5 +171,5 @@ public final class NL80211Provider: RadioProvider, @unchecked Sendable {
 }
 
 extension NL80211Provider: PreflightCheck {
-    public func preflight() -> String? { preflightReason() }
+    package func preflight() -> String? { preflightReason() }
 }
