@@ -33,7 +33,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "FPNet", dependencies: ["CCurl", "FPCore"]),
         // App config, scenarios, maps, persisted settings, XDG paths.
-        .target(name: "FPConfig", dependencies: ["FPCore", "FPNet"]),
+        .target(name: "FPConfig", dependencies: ["FPCore", "FPNet", .product(name: "SystemPackage", package: "swift-system")]),
         // SQLite document store with revisions, sequences and _local docs.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .target(name: "FPStore", dependencies: [
@@ -82,6 +82,7 @@ let package = Package(
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
             "FPBLE", "FPTransport", "FPHCI",
             "FPLinuxRadios",
+            .product(name: "SystemPackage", package: "swift-system"),
             "FPAnalysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

@@ -104,15 +104,10 @@ enum PrivateFile {
     /// Writes `data` to `path` atomically. The file is created 0600 before a
     /// byte is written, so it is never readable by others.
     static func write(path: String, data: Data) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CommandFailure("\(path): cannot write: \(String(cString: strerror(errno)))", .ioError) }
-        fchmod(fd, 0o600)
-        let ok = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) == $0.count }
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw CommandFailure("\(path): cannot write the file", .ioError)
+        do {
+            try Files.writeAtomically(data, to: path, permissions: 0o600)
+        } catch {
+            throw CommandFailure(error.description, .ioError)
         }
     }
 }

@@ -2,6 +2,7 @@ import FPConfig
 import FPCore
 import FPStore
 import Foundation
+import SystemPackage
 
 /// A measurement that was recorded but could not be stored is never thrown
 /// away: its documents go to a rescue file that `fprint import` reads back.
@@ -51,24 +52,18 @@ enum Rescue {
 
     /// A new file with mode 0600 (documents carry device ids and places), fsynced.
     static func writePrivate(_ path: String, _ data: Data) -> Bool {
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
+        guard let fd = try? FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                                permissions: [.ownerReadWrite]) else { return false }
+        do {
+            try fd.closeAfter {
+                _ = try data.withUnsafeBytes { try fd.writeAll($0) }
+                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
             return true
-        }
-        guard written, fsync(fd) == 0 else {
+        } catch {
             unlink(path)
             return false
         }
-        return true
     }
 
     static func shellQuoted(_ text: String) -> String {

@@ -1,6 +1,7 @@
 import FPCore
 import FPNet
 import Foundation
+import SystemPackage
 
 /// The user's persisted choices (DESIGN.md §4 "Settings").
 package struct Settings: Sendable, Equatable {
@@ -192,8 +193,9 @@ package struct SettingsStore: Sendable {
     /// Back to defaults by removing the file, so future default changes apply.
     @discardableResult
     package func reset() throws(ConfigError) -> Settings {
-        if unlink(path) != 0, errno != ENOENT {
-            throw ConfigError(source: path, "cannot remove: \(String(cString: strerror(errno)))")
+        if unlink(path) != 0 {
+            let failure = Errno(rawValue: errno)
+            if failure != .noSuchFileOrDirectory { throw ConfigError(source: path, "cannot remove: \(failure)") }
         }
         return .defaults
     }

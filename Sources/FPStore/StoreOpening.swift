@@ -1,6 +1,7 @@
 import FPCore
 import Foundation
 import GRDB
+import SystemPackage
 
 /// How a database file is opened: read-only for commands that only read
 /// (so a 0444 file or a read-only mount still opens, and a typo never
@@ -105,11 +106,15 @@ extension SQLiteDocumentStore {
         } else if !isDirectory.boolValue {
             throw StoreError.invalid("\(folder.path) is not a folder, so it cannot hold the database \(path)")
         }
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            Glibc.close(fd)
-        } else if errno != EEXIST {
-            throw StoreError.io("cannot create the database \(path): \(String(cString: strerror(errno)))")
+        do {
+            // Created 0600 here, before SQLite would create it with the umask's mode.
+            let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                             permissions: [.ownerReadWrite])
+            try fd.close()
+        } catch let failure as Errno where failure == .fileExists {
+            return
+        } catch {
+            throw StoreError.io("cannot create the database \(path): \(error)")
         }
     }
 
