@@ -17,7 +17,7 @@ enum Rescue {
         do {
             return try store.insert(documents)
         } catch {
-            let why = (error as? StoreError)?.description ?? "\(error)"
+            let why = error.description
             let lines = documents.map { doc -> String in
                 // Attachment bytes go inline: the file must hold the whole measurement.
                 var body = Attachments.inlined(doc.body) { doc.attachmentData[$0] ?? [] }

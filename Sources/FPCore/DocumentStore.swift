@@ -148,31 +148,35 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 
 /// The document store every command and, later, the replicator use.
 /// Implementations are atomic per call: a batch is stored whole or not at all.
+/// Calls throw `StoreError` only, except those that read stored bodies
+/// (`document`, and `revision`, `revisionText`, `attachmentBytes` of
+/// `ReplicableStore`), which also throw `DamagedDocument` for a body that
+/// cannot be read, so a reader of many documents can skip and name it.
 public protocol DocumentStore: Sendable {
     /// Stores new documents in one transaction; returns them with their revisions.
     @discardableResult
-    func insert(_ documents: [NewDocument]) throws -> [StoredDocument]
+    func insert(_ documents: [NewDocument]) throws(StoreError) -> [StoredDocument]
     /// The current winning revision, nil if absent. Deleted documents are returned only when asked.
     func document(id: String, includeDeleted: Bool) throws -> StoredDocument?
     /// Replaces a document's body; `expected` must be its current revision.
     @discardableResult
-    func update(id: String, body: JSONValue, expected: Revision) throws -> StoredDocument
+    func update(id: String, body: JSONValue, expected: Revision) throws(StoreError) -> StoredDocument
     /// Several updates in one transaction (one commit, one fsync). An update
     /// whose `expected` revision is no longer current, or whose document is
     /// gone, is skipped and left out of the result; the others are applied.
     @discardableResult
-    func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [AppliedUpdate]
+    func updateWhereCurrent(_ updates: [DocumentUpdate]) throws(StoreError) -> [AppliedUpdate]
     /// Deletes an unsynced document, leaving a tombstone revision.
-    func delete(id: String) throws
+    func delete(id: String) throws(StoreError)
     /// Summaries, newest first.
-    func list(_ query: ListQuery) throws -> [DocumentSummary]
+    func list(_ query: ListQuery) throws(StoreError) -> [DocumentSummary]
     /// Finds the full id of a document from a unique prefix.
-    func resolve(idPrefix: String) throws -> String
+    func resolve(idPrefix: String) throws(StoreError) -> String
     /// Marks documents as present on the gateway (deletion then refuses them).
-    func markSynced(ids: [String]) throws
+    func markSynced(ids: [String]) throws(StoreError)
     /// Non-replicated `_local` documents (checkpoints, settings).
-    func localDocument(id: String) throws -> JSONValue?
-    func putLocalDocument(id: String, body: JSONValue) throws
+    func localDocument(id: String) throws(StoreError) -> JSONValue?
+    func putLocalDocument(id: String, body: JSONValue) throws(StoreError)
     /// Number of live (non-deleted) documents.
-    func count() throws -> Int
+    func count() throws(StoreError) -> Int
 }

@@ -175,54 +175,54 @@ public struct AllDocsRow: Sendable, Equatable {
 
 public protocol ReplicableStore: DocumentStore {
     /// The latest change of each document after `since`, in sequence order.
-    func changeFeed(since: Int64, limit: Int) throws -> [ChangeEntry]
+    func changeFeed(since: Int64, limit: Int) throws(StoreError) -> [ChangeEntry]
     /// How many documents changed after `since` (the push's total).
-    func changeCount(since: Int64) throws -> Int
+    func changeCount(since: Int64) throws(StoreError) -> Int
     /// The last update sequence handed out (0 when empty).
-    func lastSequence() throws -> Int64
+    func lastSequence() throws(StoreError) -> Int64
     /// How many documents are deleted (CouchDB's `doc_del_count`).
-    func deletedCount() throws -> Int
+    func deletedCount() throws(StoreError) -> Int
     /// A random id of this database, made at creation (part of the replication id).
-    func databaseUUID() throws -> String
+    func databaseUUID() throws(StoreError) -> String
     /// For each document id, the revisions of `revs` this store does not have.
     /// Ids with nothing missing are left out (CouchDB's `_revs_diff`).
-    func revsDiff(_ revs: [String: [Revision]]) throws -> [String: [Revision]]
+    func revsDiff(_ revs: [String: [Revision]]) throws(StoreError) -> [String: [Revision]]
     /// Stores revisions made elsewhere, with their ancestry, in one transaction
     /// (`new_edits:false`): no generation check; a revision already present is
     /// skipped; siblings become conflicts; the winner is CouchDB's
     /// deterministic choice. `markSynced` says they came from the gateway.
-    func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws
+    func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws(StoreError)
     /// A new local edit (`new_edits:true`): `parent` must be the current
     /// winner (nil for a new or deleted document). Returns the new revision.
     /// `attachmentData` holds the bytes of attachments new in this edit (the
     /// body holds their stubs).
     @discardableResult
     func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
-              attachmentData: [String: [UInt8]]) throws -> Revision
+              attachmentData: [String: [UInt8]]) throws(StoreError) -> Revision
     /// The bytes of an attachment of `id` by digest; nil when unknown.
     func attachmentBytes(id: String, digest: String) throws -> [UInt8]?
     /// Whether the store has those bytes (without reading them).
-    func hasAttachment(id: String, digest: String) throws -> Bool
+    func hasAttachment(id: String, digest: String) throws(StoreError) -> Bool
     /// One revision with its ancestry; nil if unknown or its body was
     /// discarded (it is no longer a leaf).
     func revision(id: String, rev: Revision) throws -> RevisionContent?
     /// The same, with the body as the stored canonical text (unparsed).
     func revisionText(id: String, rev: Revision) throws -> RevisionText?
     /// All leaves of a document, winner first; empty if unknown.
-    func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)]
+    func leaves(id: String) throws(StoreError) -> [(rev: Revision, deleted: Bool)]
     /// Non-winning, non-deleted leaves: the conflicts `fprint show` lists.
-    func conflicts(id: String) throws -> [Revision]
+    func conflicts(id: String) throws(StoreError) -> [Revision]
     /// `_all_docs` rows in id order (deleted documents left out).
-    func allDocs(startKey: String?, endKey: String?, limit: Int?) throws -> [AllDocsRow]
+    func allDocs(startKey: String?, endKey: String?, limit: Int?) throws(StoreError) -> [AllDocsRow]
     /// Deletes a `_local` document; false if there was none.
     @discardableResult
-    func deleteLocalDocument(id: String) throws -> Bool
+    func deleteLocalDocument(id: String) throws(StoreError) -> Bool
 }
 
 extension ReplicableStore {
     /// A new local edit without new attachment bytes.
     @discardableResult
-    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws -> Revision {
+    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws(StoreError) -> Revision {
         try edit(id: id, body: body, parent: parent, deleted: deleted, attachmentData: [:])
     }
 

@@ -6,14 +6,14 @@ import GRDB
 /// bodies hold stubs, this table the bytes, once per document and digest.
 extension SQLiteDocumentStore {
     package func attachmentBytes(id: String, digest: String) throws -> [UInt8]? {
-        try read { db in
+        try readBody { db in
             let statement = try db.cachedStatement(sql: "SELECT data FROM attachments WHERE doc_id = ? AND digest = ?")
             guard let frame = try Data.fetchOne(statement, arguments: [id, digest]) else { return nil }
             return try StoredBody.decompressBytes(frame, id: id, rev: nil, what: "attachment \(digest)")
         }
     }
 
-    package func hasAttachment(id: String, digest: String) throws -> Bool {
+    package func hasAttachment(id: String, digest: String) throws(StoreError) -> Bool {
         try read { db in try Self.hasAttachment(db, id: id, digest: digest) }
     }
 
@@ -23,7 +23,7 @@ extension SQLiteDocumentStore {
     }
 
     /// Every stub of a body to be stored must be an object with a digest.
-    static func validateAttachmentStubs(_ attachments: JSONValue, of id: String) throws {
+    static func validateAttachmentStubs(_ attachments: JSONValue, of id: String) throws(StoreError) {
         guard let entries = attachments.objectValue else {
             throw StoreError.invalid("the _attachments of document \(id) must be an object")
         }

@@ -3,7 +3,7 @@ import GRDB
 
 extension SQLiteDocumentStore {
     package func document(id: String, includeDeleted: Bool) throws -> StoredDocument? {
-        let raw = try read { db in
+        let raw = try readBody { db in
             let statement = try db.cachedStatement(sql: """
                 SELECT d.id, d.rev, d.deleted, d.seq, r.body
                 FROM documents d JOIN revisions r ON r.doc_id = d.id AND r.rev = d.rev
@@ -44,7 +44,7 @@ extension SQLiteDocumentStore {
         return (sql, arguments)
     }
 
-    package func list(_ query: ListQuery) throws -> [DocumentSummary] {
+    package func list(_ query: ListQuery) throws(StoreError) -> [DocumentSummary] {
         if let limit = query.limit, limit < 0 { throw StoreError.invalid("a list limit must not be negative") }
         // Only summary columns: `list` must stay fast with 100,000 documents.
         var sql = "SELECT \(ListedSummary.selection) FROM documents WHERE deleted = 0"
@@ -64,7 +64,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    package func resolve(idPrefix: String) throws -> String {
+    package func resolve(idPrefix: String) throws(StoreError) -> String {
         guard !idPrefix.isEmpty else { throw StoreError.invalid("an id prefix must not be empty") }
         let upper = Self.prefixUpperBound(idPrefix)
         return try read { db in
@@ -89,7 +89,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    package func localDocument(id: String) throws -> JSONValue? {
+    package func localDocument(id: String) throws(StoreError) -> JSONValue? {
         let text = try read { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM local_documents WHERE id = ?"), arguments: [id])
@@ -102,7 +102,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    package func count() throws -> Int {
+    package func count() throws(StoreError) -> Int {
         try read { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM documents WHERE deleted = 0")) ?? 0
         }

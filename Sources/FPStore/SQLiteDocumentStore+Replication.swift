@@ -48,7 +48,7 @@ extension SQLiteDocumentStore {
     /// The last update sequence number handed out, 0 for a new database.
     /// Read from SQLite's AUTOINCREMENT counter, which never goes back even
     /// when change rows are removed.
-    package func lastSequence() throws -> Int64 {
+    package func lastSequence() throws(StoreError) -> Int64 {
         try read { db in
             try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changes'") ?? 0
         }
@@ -56,7 +56,7 @@ extension SQLiteDocumentStore {
 
     /// This database's random id, made when it was created. Part of the
     /// replication id, so a wiped and rebuilt database starts replication afresh.
-    package func databaseUUID() throws -> String {
+    package func databaseUUID() throws(StoreError) -> String {
         let uuid = try read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'database_uuid'")
         }

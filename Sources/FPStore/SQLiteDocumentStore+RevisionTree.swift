@@ -8,7 +8,7 @@ import GRDB
 /// A leaf is a revision no other revision names as its parent. Leaves keep
 /// their bodies; the document row always points at the winning leaf.
 extension SQLiteDocumentStore: ReplicableStore {
-    package func changeFeed(since: Int64, limit: Int) throws -> [ChangeEntry] {
+    package func changeFeed(since: Int64, limit: Int) throws(StoreError) -> [ChangeEntry] {
         guard limit > 0 else { return [] }
         return try read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
@@ -25,17 +25,17 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    package func changeCount(since: Int64) throws -> Int {
+    package func changeCount(since: Int64) throws(StoreError) -> Int {
         try read { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM documents WHERE seq > ?"), arguments: [since]) ?? 0
         }
     }
 
-    package func deletedCount() throws -> Int {
+    package func deletedCount() throws(StoreError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM documents WHERE deleted = 1") ?? 0 }
     }
 
-    package func revsDiff(_ revs: [String: [Revision]]) throws -> [String: [Revision]] {
+    package func revsDiff(_ revs: [String: [Revision]]) throws(StoreError) -> [String: [Revision]] {
         try read { db in
             let statement = try db.cachedStatement(sql: "SELECT 1 FROM revisions WHERE doc_id = ? AND rev = ?")
             var missing: [String: [Revision]] = [:]
@@ -48,7 +48,7 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    package func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws {
+    package func putReplicated(_ revisions: [RevisionContent], markSynced: Bool) throws(StoreError) {
         guard !revisions.isEmpty else { return }
         for content in revisions {
             try Self.validate(id: content.id)
@@ -82,7 +82,7 @@ extension SQLiteDocumentStore: ReplicableStore {
 
     @discardableResult
     package func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
-                     attachmentData: [String: [UInt8]]) throws -> Revision {
+                     attachmentData: [String: [UInt8]]) throws(StoreError) -> Revision {
         try Self.validate(id: id)
         let stored = body  // a tombstone keeps what it was given, as in CouchDB
         try Self.validate(body: stored, of: id)
@@ -122,7 +122,7 @@ extension SQLiteDocumentStore: ReplicableStore {
     }
 
     package func revisionText(id: String, rev: Revision) throws -> RevisionText? {
-        try read { db in
+        try readBody { db in
             let statement = try db.cachedStatement(sql: "SELECT deleted, body FROM revisions WHERE doc_id = ? AND rev = ?")
             guard let row = try Self.readingDamage(id: id, rev: rev.description, {
                 try Row.fetchOne(statement, arguments: [id, rev.description])
@@ -132,17 +132,17 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
     }
 
-    package func leaves(id: String) throws -> [(rev: Revision, deleted: Bool)] {
+    package func leaves(id: String) throws(StoreError) -> [(rev: Revision, deleted: Bool)] {
         try read { db in RevisionWinner.sorted(try Self.leafRows(db, id: id)) }
     }
 
-    package func conflicts(id: String) throws -> [Revision] {
+    package func conflicts(id: String) throws(StoreError) -> [Revision] {
         let all = try leaves(id: id)
         guard let winner = all.first else { return [] }
         return all.dropFirst().filter { !$0.deleted && $0.rev != winner.rev }.map(\.rev)
     }
 
-    package func allDocs(startKey: String?, endKey: String?, limit: Int?) throws -> [AllDocsRow] {
+    package func allDocs(startKey: String?, endKey: String?, limit: Int?) throws(StoreError) -> [AllDocsRow] {
         var sql = "SELECT id, rev, deleted FROM documents WHERE deleted = 0"
         var arguments = StatementArguments()
         if let startKey {
@@ -167,7 +167,7 @@ extension SQLiteDocumentStore: ReplicableStore {
     }
 
     @discardableResult
-    package func deleteLocalDocument(id: String) throws -> Bool {
+    package func deleteLocalDocument(id: String) throws(StoreError) -> Bool {
         try write { db in
             try db.cachedStatement(sql: "DELETE FROM local_documents WHERE id = ?").execute(arguments: [id])
             return db.changesCount > 0

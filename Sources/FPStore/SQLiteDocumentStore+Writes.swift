@@ -41,7 +41,7 @@ struct PendingRevision {
 
     /// An update's body: text that `JSONSkim` finds canonical is kept as
     /// it came, anything else goes through the value.
-    init(_ update: DocumentUpdate) throws {
+    init(_ update: DocumentUpdate) throws(StoreError) {
         let body: JSONValue
         switch update.body {
         case .value(let value):
@@ -93,7 +93,7 @@ private struct UnsafeSendableBuffer<T>: @unchecked Sendable {
 
 extension SQLiteDocumentStore {
     @discardableResult
-    package func insert(_ documents: [NewDocument]) throws -> [StoredDocument] {
+    package func insert(_ documents: [NewDocument]) throws(StoreError) -> [StoredDocument] {
         guard !documents.isEmpty else { return [] }
         for document in documents {
             try Self.validate(id: document.id)
@@ -132,7 +132,7 @@ extension SQLiteDocumentStore {
     }
 
     @discardableResult
-    package func update(id: String, body: JSONValue, expected: Revision) throws -> StoredDocument {
+    package func update(id: String, body: JSONValue, expected: Revision) throws(StoreError) -> StoredDocument {
         try Self.validate(body: body, of: id)
         // The new revision descends from `expected`; if that is not the
         // current one the write below refuses, so it can be hashed up front.
@@ -146,10 +146,10 @@ extension SQLiteDocumentStore {
     }
 
     @discardableResult
-    package func updateWhereCurrent(_ updates: [DocumentUpdate]) throws -> [AppliedUpdate] {
+    package func updateWhereCurrent(_ updates: [DocumentUpdate]) throws(StoreError) -> [AppliedUpdate] {
         guard !updates.isEmpty else { return [] }
-        let prepared = concurrentMap(updates) { update in Result { try PendingRevision(update) } }
-        let pending = try prepared.map { try $0.get() }
+        let prepared = concurrentMap(updates) { update in Result { () throws(StoreError) in try PendingRevision(update) } }
+        let pending = try prepared.map { (result) throws(StoreError) in try result.get() }
         return try write { db in
             try pending.compactMap { p in
                 guard let current = try Self.currentState(db, id: p.id), !current.deleted, current.rev == p.parent else {
@@ -172,7 +172,7 @@ extension SQLiteDocumentStore {
         return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
     }
 
-    package func delete(id: String) throws {
+    package func delete(id: String) throws(StoreError) {
         try write { db in
             let current = try Self.currentState(db, id: id)
             guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
@@ -187,7 +187,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    package func markSynced(ids: [String]) throws {
+    package func markSynced(ids: [String]) throws(StoreError) {
         guard !ids.isEmpty else { return }
         try write { db in
             let statement = try db.cachedStatement(sql: "UPDATE documents SET synced = 1 WHERE id = ?")
@@ -199,7 +199,7 @@ extension SQLiteDocumentStore {
         }
     }
 
-    package func putLocalDocument(id: String, body: JSONValue) throws {
+    package func putLocalDocument(id: String, body: JSONValue) throws(StoreError) {
         guard !id.isEmpty, !id.utf8.contains(0) else {
             throw StoreError.invalid("a local document id must be non-empty text")
         }
@@ -256,7 +256,7 @@ extension SQLiteDocumentStore {
 
     // MARK: - Validation
 
-    static func validate(id: String) throws {
+    static func validate(id: String) throws(StoreError) {
         guard !id.isEmpty else { throw StoreError.invalid("a document id must not be empty") }
         // CouchDB reserves `_` ids (`_design/…`, `_local/…`); a replica would refuse them.
         guard !id.hasPrefix("_") else { throw StoreError.invalid("document id \(id) must not start with '_'") }
@@ -264,7 +264,7 @@ extension SQLiteDocumentStore {
         guard !id.utf8.contains(0) else { throw StoreError.invalid("document id must not contain NUL characters") }
     }
 
-    static func validate(body: JSONValue, of id: String) throws {
+    static func validate(body: JSONValue, of id: String) throws(StoreError) {
         guard let object = body.objectValue else {
             throw StoreError.invalid("the body of document \(id) must be a JSON object")
         }
@@ -279,7 +279,8 @@ extension SQLiteDocumentStore {
     /// `validate(body:of:)` for a body given as checked canonical text
     /// (`RevisionContent.canonicalBody`): only its keys and its
     /// `_attachments` member are read.
-    static func validate(canonicalBody text: [UInt8], members known: [JSONSkim.Member]? = nil, of id: String) throws {
+    static func validate(canonicalBody text: [UInt8], members known: [JSONSkim.Member]? = nil,
+                         of id: String) throws(StoreError) {
         let skim = JSONSkim(text)
         guard let members = known ?? skim.shallowMembers(of: 0..<text.count) else {
             throw StoreError.invalid("the body of document \(id) must be a JSON object")
@@ -288,7 +289,13 @@ extension SQLiteDocumentStore {
             guard member.key == "_attachments" else {
                 throw StoreError.invalid("the body of document \(id) must not contain the reserved key \(member.key)")
             }
-            try validateAttachmentStubs(try skim.parse(member.value), of: id)
+            let stubs: JSONValue
+            do {
+                stubs = try skim.parse(member.value)
+            } catch {
+                throw StoreError.invalid("the _attachments of document \(id) are not valid JSON (\(error))")
+            }
+            try validateAttachmentStubs(stubs, of: id)
         }
     }
 }

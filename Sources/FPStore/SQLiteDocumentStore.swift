@@ -118,8 +118,12 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
     }
 
     /// One write transaction: committed when `updates` returns, rolled back when it throws.
-    func write<T>(_ updates: (Database) throws -> T) throws -> T {
-        try guarded { try writer.write(updates) }
+    func write<T>(_ updates: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.write(updates)
+        } catch {
+            throw Self.translate(error)
+        }
     }
 
     /// One read that goes on past damaged pages: the snapshot is ended with
@@ -139,8 +143,18 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
         }
     }
 
-    /// One read, isolated from concurrent writes.
-    func read<T>(_ value: (Database) throws -> T) throws -> T {
+    /// One read, isolated from concurrent writes, of anything but bodies.
+    func read<T>(_ value: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.read(value)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// One read of stored bodies: a body that cannot be read throws its
+    /// `DamagedDocument`, every other failure a `StoreError`.
+    func readBody<T>(_ value: (Database) throws -> T) throws -> T {
         try guarded { try writer.read(value) }
     }
 
@@ -148,6 +162,9 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
         switch error {
         case let error as StoreError:
             return error
+        case let damaged as DamagedDocument:
+            // Met where no body is read (a damaged page under an index, say).
+            return .io(damaged.description)
         case let error as DatabaseError:
             let message = error.message ?? "\(error.resultCode)"
             switch error.resultCode {

@@ -51,10 +51,10 @@ struct FprintRunner {
     }
 
     /// Runs fprint with arguments; `interruptAfter` sends SIGINT after that many
-    /// seconds, `interruptWhen` once it holds (checked every 50 ms); `stdin`
-    /// is written to its standard input (a password, say).
+    /// seconds, `interruptWhen` once it holds for the standard output so far
+    /// (checked every 50 ms); `stdin` is written to its standard input (a password, say).
     @discardableResult
-    func run(_ arguments: [String], interruptAfter: Double? = nil, interruptWhen: (@Sendable () -> Bool)? = nil,
+    func run(_ arguments: [String], interruptAfter: Double? = nil, interruptWhen: (@Sendable (String) -> Bool)? = nil,
              stdin: String? = nil) async throws -> Result {
         try await Self.runProcess(Self.executable(), arguments, environment: environment, directory: home,
                                   interruptAfter: interruptAfter, interruptWhen: interruptWhen, stdin: stdin)
@@ -66,7 +66,7 @@ struct FprintRunner {
     /// holds no thread of the cooperative pool (`Handover`).
     static func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                            directory: URL? = nil, interruptAfter: Double? = nil,
-                           interruptWhen: (@Sendable () -> Bool)? = nil, stdin: String? = nil,
+                           interruptWhen: (@Sendable (String) -> Bool)? = nil, stdin: String? = nil,
                            started: (Int32) -> Void = { _ in }) async throws -> Result {
         let p = Process()
         p.executableURL = executable
@@ -92,7 +92,9 @@ struct FprintRunner {
         }
         if let interruptWhen {
             try await handlesInterrupts(p.processIdentifier)
-            while p.isRunning, !interruptWhen() { try await Task.sleep(nanoseconds: 50_000_000) }
+            while p.isRunning, !interruptWhen(String(decoding: outDrain.soFar, as: UTF8.self)) {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
             kill(p.processIdentifier, SIGINT)
         }
         let outData = await outDrain.data()
