@@ -14,7 +14,7 @@ import FPCore
 /// a `_bulk_get` entry reads leaves, then texts, then attachments, and an
 /// earlier try that hopped for every call made pulls about a quarter slower.
 func onStoreThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await BlockingWork.run("fprint.gateway.store") { Result { try work() } }.get()
+    try await BlockingWork.run("fprint.gateway.store", work)
 }
 
 /// Rows of a streamed answer (`_bulk_get`, `_changes`, `_all_docs`) made off
@@ -29,20 +29,18 @@ enum RowBatch {
     static func make<Item: Sendable>(_ items: [Item], from start: Int,
                                      _ makeRow: @escaping @Sendable (Item) throws -> [UInt8]) async throws
         -> (rows: [[UInt8]], next: Int) {
-        try await BlockingWork.run("fprint.gateway.rows") {
-            Result { () throws -> ([[UInt8]], Int) in
-                var rows: [[UInt8]] = []
-                var bytes = 0
-                var index = start
-                while index < items.count, rows.count < maxRows, bytes < maxBytes {
-                    let row = try makeRow(items[index])
-                    bytes += row.count
-                    rows.append(row)
-                    index += 1
-                }
-                return (rows, index)
+        try await BlockingWork.run("fprint.gateway.rows") { () throws -> ([[UInt8]], Int) in
+            var rows: [[UInt8]] = []
+            var bytes = 0
+            var index = start
+            while index < items.count, rows.count < maxRows, bytes < maxBytes {
+                let row = try makeRow(items[index])
+                bytes += row.count
+                rows.append(row)
+                index += 1
             }
-        }.get()
+            return (rows, index)
+        }
     }
 }
 

@@ -119,11 +119,7 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
 
     /// One write transaction: committed when `updates` returns, rolled back when it throws.
     func write<T>(_ updates: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try writer.write(updates)
-        } catch {
-            throw Self.translate(error)
-        }
+        try translated { try writer.write(updates) }
     }
 
     /// One read that goes on past damaged pages: the snapshot is ended with
@@ -145,8 +141,13 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
 
     /// One read, isolated from concurrent writes, of anything but bodies.
     func read<T>(_ value: (Database) throws -> T) throws(StoreError) -> T {
+        try translated { try writer.read(value) }
+    }
+
+    /// Runs `work`, turning every error into a `StoreError`.
+    func translated<T>(_ work: () throws -> T) throws(StoreError) -> T {
         do {
-            return try writer.read(value)
+            return try work()
         } catch {
             throw Self.translate(error)
         }
