@@ -13,6 +13,8 @@ package struct BtsnoopCapture: Sendable {
     package let durationMs: Int
     /// Every HCI packet of the file with its time (what `--keep-raw` replays into documents).
     package let packets: [RawHCIPacket]
+    /// Bytes of a last record cut short, dropped (0 when the file ends cleanly).
+    package let droppedTailBytes: Int
 
     package enum LoadError: Error, CustomStringConvertible {
         case unreadable(String, String)
@@ -33,8 +35,9 @@ package struct BtsnoopCapture: Sendable {
         do { try self.init(bytes: Array(data), path: path) } catch { throw .malformed(path, error) }
     }
 
-    /// Parses a whole capture. A truncated record (header or data past the end)
-    /// fails the file; a malformed event inside an intact record is counted and skipped.
+    /// Parses a whole capture. A last record cut short is dropped (`droppedTailBytes`)
+    /// unless no record is intact, which fails the file; a malformed event inside
+    /// an intact record is counted and skipped.
     package init(bytes: [UInt8], path: String) throws(HCIParseError) {
         let file = try BtsnoopFile(bytes: bytes)
         var decoder = EventDecoder()
@@ -52,6 +55,8 @@ package struct BtsnoopCapture: Sendable {
             guard record.type == .event, record.received else { continue }
             scans += decoder.scans(event: record.packet, time: ms, controller: record.index.map(Int.init))
         }
+        if let cut = it.cutTail, packets.isEmpty { throw cut.error }
+        droppedTailBytes = it.cutTail?.droppedBytes ?? 0
         self.path = path
         datalink = file.datalink
         self.scans = scans

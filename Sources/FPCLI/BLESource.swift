@@ -59,9 +59,15 @@ enum BLEFailure {
     static func provider(_ source: BLESource, explicit: Bool, exclusive: Bool, passive: Bool) throws -> any RadioProvider {
         switch source {
         case .btsnoop(let path):
-            do { return BtsnoopReplayProvider(capture: try BtsnoopCapture(path: path)) } catch {
+            let capture: BtsnoopCapture
+            do { capture = try BtsnoopCapture(path: path) } catch {
                 throw CommandFailure(error.description, .dataError)
             }
+            if capture.droppedTailBytes > 0 {
+                Terminal.err("warning: \(path): the last record is cut short; its \(capture.droppedTailBytes) bytes are dropped"
+                    + " and the \(capture.packets.count) intact packets before it replayed")
+            }
+            return BtsnoopReplayProvider(capture: capture)
         case .hci(let device):
             let socket: HCISocket
             do { socket = try HCIScanProvider.preflight(device: device, exclusive: exclusive) } catch {

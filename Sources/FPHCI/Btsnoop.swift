@@ -43,8 +43,9 @@ package struct BtsnoopFile: Sendable {
         self.bytes = bytes
     }
 
-    /// Decodes every record. Records that are not HCI packets (monitor notes,
-    /// index add/remove) are skipped; a record overrunning the file throws.
+    /// Decodes every intact record. Records that are not HCI packets (monitor
+    /// notes, index add/remove) are skipped; a last record cut short ends the
+    /// list (`Iterator.cutTail` says what was dropped).
     package func records() throws(HCIParseError) -> [Record] {
         var out: [Record] = []
         var it = makeIterator()
@@ -58,6 +59,10 @@ package struct BtsnoopFile: Sendable {
     package struct Iterator {
         var cursor: ByteCursor
         let datalink: Datalink
+        /// A record that overran the end of the file: a capture copied while
+        /// it was still being written (Android's snoop log, say). The intact
+        /// records before it stand, as tshark keeps them; nil when none was cut.
+        package private(set) var cutTail: (droppedBytes: Int, error: HCIParseError)?
 
         init(file: BtsnoopFile) {
             cursor = ByteCursor(file.bytes[...])
@@ -67,15 +72,23 @@ package struct BtsnoopFile: Sendable {
 
         package mutating func next() throws(HCIParseError) -> Record? {
             while cursor.remaining > 0 {
-                _ = try BtsnoopFile.be32(&cursor, "record original length")
-                let included = Int(try BtsnoopFile.be32(&cursor, "record included length"))
-                let flags = try BtsnoopFile.be32(&cursor, "record flags")
-                _ = try BtsnoopFile.be32(&cursor, "record drops")
-                let hi = try BtsnoopFile.be32(&cursor, "record timestamp")
-                let lo = try BtsnoopFile.be32(&cursor, "record timestamp")
-                let stamp = Int64(bitPattern: UInt64(hi) << 32 | UInt64(lo)) &- BtsnoopFile.epochOffsetMicros
-                let dataOffset = cursor.offset
-                let data = try cursor.take(included, "record data")
+                let recordStart = cursor.position
+                let flags: UInt32, stamp: Int64, dataOffset: Int, data: ArraySlice<UInt8>
+                do {
+                    _ = try BtsnoopFile.be32(&cursor, "record original length")
+                    let included = Int(try BtsnoopFile.be32(&cursor, "record included length"))
+                    flags = try BtsnoopFile.be32(&cursor, "record flags")
+                    _ = try BtsnoopFile.be32(&cursor, "record drops")
+                    let hi = try BtsnoopFile.be32(&cursor, "record timestamp")
+                    let lo = try BtsnoopFile.be32(&cursor, "record timestamp")
+                    stamp = Int64(bitPattern: UInt64(hi) << 32 | UInt64(lo)) &- BtsnoopFile.epochOffsetMicros
+                    dataOffset = cursor.offset
+                    data = try cursor.take(included, "record data")
+                } catch {
+                    cutTail = (cursor.bytes.endIndex - recordStart, error)
+                    cursor.position = cursor.bytes.endIndex
+                    return nil
+                }
                 switch datalink {
                 case .h4:
                     guard let first = data.first else { continue }

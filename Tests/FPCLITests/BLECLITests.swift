@@ -67,6 +67,18 @@ struct BLECLITests {
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test func aCaptureCutMidRecordReplaysItsIntactRecordsWithOneWarning() async throws {
+        let fp = try FprintRunner()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Self.capture("whoisbe__pongbot-mcp-adv")))
+        let cut = fp.home.appendingPathComponent("cut.btsnoop")
+        try whole.dropLast(5).write(to: cut)
+        let r = try await fp.run(["scan", "--ble-source", "btsnoop:" + cut.path, "--fast"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: \(cut.path): the last record is cut short") }
+        #expect(warnings.count == 1, "\(r.stderr)")
+        #expect(!r.lines.isEmpty)
+    }
+
     @Test func scanPipedPrintsJSONLinesPerTransmitter() async throws {
         let fp = try FprintRunner()
         let r = try await fp.run(["scan", "--ble-source", "btsnoop:" + Self.capture("whoisbe__pongbot-mcp-adv"), "--fast"])

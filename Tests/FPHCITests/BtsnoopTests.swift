@@ -112,10 +112,27 @@ struct BtsnoopTests {
         }
     }
 
-    @Test func truncatedRecordThrows() throws {
+    /// A capture copied while still being written ends mid-record: every
+    /// intact record stands, and the cut one is named with its bytes.
+    @Test func aLastRecordCutShortIsDroppedAlone() throws {
         let bytes = try Fixtures.capture("csacca__horizon-74-at-ble-adv.btsnoop")
-        let file = try BtsnoopFile(bytes: Array(bytes.dropLast(3)))
-        #expect(throws: HCIParseError.self) { _ = try file.records() }
+        let file = try BtsnoopFile(bytes: Array(bytes))
+        let whole = try file.records()
+        var it = try BtsnoopFile(bytes: Array(bytes.dropLast(3))).makeIterator()
+        var kept: [BtsnoopFile.Record] = []
+        while let record = try it.next() { kept.append(record) }
+        #expect(kept.count == whole.count - 1)
+        #expect(kept.map(\.packet) == whole.dropLast().map(\.packet))
+        // Record header, the H4 type byte (not in monitor records), packet.
+        let lastSize = 24 + (file.datalink == .h4 ? 1 : 0) + whole.last!.packet.count
+        #expect(it.cutTail?.droppedBytes == lastSize - 3)
+        if case .truncated(let what, _, _, _)? = it.cutTail?.error { #expect(what == "record data") } else {
+            Issue.record("expected a truncation, got \(String(describing: it.cutTail?.error))")
+        }
+        // A file ending cleanly cuts nothing.
+        var clean = try BtsnoopFile(bytes: Array(bytes)).makeIterator()
+        while try clean.next() != nil {}
+        #expect(clean.cutTail == nil)
     }
 
     /// Every report of every capture decodes its AD structures and finds the beacons the README promises.
