@@ -86,6 +86,10 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
         lock.withLock { self.sink = sink; rawLog = context.rawHCI; next = 0; nextPacket = 0 }
         var status = ProviderStatus(status: .ok, source: source)
         status.replay = true
+        if capture.packets.isEmpty {
+            status.status = .unavailable
+            status.reason = "the capture holds no HCI packets (only its file header)"
+        }
         status.malformed = capture.malformedEvents
         return status
     }

@@ -18,7 +18,7 @@ struct Doctor: ReportingCommand {
               fprint doctor --gpsd gps-box.local:2947 --wifi-iface wlan1
             """)
 
-    @Flag(help: "Print the capability matrix as one JSON object.") var json = false
+    @Flag(help: "Print the capability matrix as one JSON array, an object per capability.") var json = false
     @Option(name: .customLong("gpsd"), help: ArgumentHelp("Where gpsd listens (default: 127.0.0.1:2947).", valueName: "host:port"))
     var gpsd: String?
     @Option(name: .customLong("wifi-iface"), help: ArgumentHelp("Wi-Fi interface to check.", valueName: "name"))

@@ -23,7 +23,7 @@ struct CaptureOptions: ParsableArguments {
     @Flag(help: "Use simulated radios from the map's radio environment (Config/environments/<map>.json); documents say so.")
     var simulate = false
 
-    @Flag(help: "With --simulate: run simulated time as fast as possible (the document records a virtual clock).")
+    @Flag(help: "With --simulate or a btsnoop:… replay: run time as fast as possible (the document records a virtual clock).")
     var fast = false
 
     @Option(help: "With --simulate: seed of the simulated radios (default: the environment's seed).")

@@ -200,6 +200,9 @@ struct Workspace {
         let sensors = capture.simulate || capture.fast ? nil : RealRadios.sensors(environment: environment)
         var setup = CaptureSetup(providers: providers, device: device, clock: clock, radios: radios, generator: generator,
                                  sensors: sensors)
+        if capture.fast, !capture.simulate {
+            setup.sensorsNotRead = "motion sensors are not read in virtual time (--fast)"
+        }
         if capture.keepRaw { setup.rawHCI = RawHCILog() }
         return setup
     }

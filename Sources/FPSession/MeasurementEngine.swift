@@ -14,6 +14,8 @@ package struct CaptureSetup: Sendable {
     package var generator: String
     /// Motion sensors, read at the end of each document's window; nil = not read (recorded as unavailable).
     package var sensors: (any MotionSensorReader)?
+    /// Why `sensors` is nil, for the document's `providers.sensors`.
+    package var sensorsNotRead = "motion sensors are not read with simulated radios"
     /// Where BLE providers keep raw HCI packets (`--keep-raw`); nil = not kept.
     package var rawHCI: RawHCILog?
 
@@ -165,7 +167,7 @@ struct DocumentBuilder {
         } else {
             doc.providers["sensors"] = ProviderStatus(
                 status: .unavailable, source: "none",
-                reason: setup.sensors == nil ? "motion sensors are not read with simulated radios"
+                reason: setup.sensors == nil ? setup.sensorsNotRead
                     : "the measurement ended before the sensors were read")
         }
         doc.generator = setup.generator

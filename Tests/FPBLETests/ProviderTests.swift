@@ -42,6 +42,17 @@ struct ProviderTests {
         #expect(first.count + sink.drain().count == 412)
     }
 
+    @Test func aHeaderOnlyCaptureIsUnavailableWithTheReason() async throws {
+        let header = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x07, 0xD1]  // version 1, datalink 2001
+        let capture = try BtsnoopCapture(bytes: header, path: "empty.btsnoop")
+        let provider = BtsnoopReplayProvider(capture: capture)
+        let status = await provider.start(context: CaptureContext(clock: VirtualClock(), level: "J1NP", position: { _ in MapPoint(x: 0, y: 0) }),
+                                          sink: SampleSink())
+        #expect(status.status == .unavailable)
+        #expect(status.reason == "the capture holds no HCI packets (only its file header)")
+        #expect(status.replay == true)
+    }
+
     @Test func brokenFileIsOneLineError() {
         #expect(throws: BtsnoopCapture.LoadError.self) { _ = try BtsnoopCapture(path: "/nonexistent.btsnoop") }
         do {
