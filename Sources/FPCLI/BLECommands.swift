@@ -172,7 +172,7 @@ struct Scan: ReportingCommand {
             }
             let lines = Terminal.table(["ADDRESS", "TYPE", "COUNT", "LAST", "MEDIAN", "NAME", "BEACON"], rows, rightAligned: [2, 3, 4])
             // Home, clear screen, then the table: an in-place view.
-            Terminal.out("\u{1B}[H\u{1B}[2J" + "fprint scan: \(stats.count) transmitters, \(ms / 1000) s\n" + lines.joined(separator: "\n"))
+            Terminal.out("\u{1B}[H\u{1B}[2J" + "fprint scan: \(Terminal.counted(stats.count, "transmitter")), \(ms / 1000) s\n" + lines.joined(separator: "\n"))
         } else {
             for s in sorted where changed.contains(s.address) { Terminal.out(CanonicalJSON.string(s.json)) }
         }

@@ -75,7 +75,7 @@ struct CoverageCommand: ReportingCommand {
                 Terminal.out(line)
             }
             let short = points.filter { !$0.enough }.count
-            Terminal.err("\(points.count) points, \(short) with fewer than \(Coverage.needed) beacons at ≥ \(Int(minRSSI)) dBm")
+            Terminal.err("\(Terminal.counted(points.count, "point")), \(short) with fewer than \(Coverage.needed) beacons at ≥ \(Int(minRSSI)) dBm")
         }
     }
 }

@@ -30,6 +30,6 @@ final class DamageLog: @unchecked Sendable {
         guard !damaged.isEmpty else { return nil }
         let ids = Set(damaged.map(\.id)).sorted()
         let named = ids.prefix(5).joined(separator: ", ") + (ids.count > 5 ? ", …" : "")
-        return CommandFailure("\(ids.count) damaged document(s) left out (\(named)); `fprint check` lists them, `fprint repair` mends or quarantines them", .ioError)
+        return CommandFailure("\(Terminal.counted(ids.count, "damaged document")) left out (\(named)); `fprint check` lists them, `fprint repair` mends or quarantines them", .ioError)
     }
 }

@@ -99,7 +99,7 @@ struct ExportCommand: ReportingCommand {
                 try writeFile("\(dir)/\(name)", text)
             }
         }
-        Terminal.err("exported \(docs.count) documents (\(format.rawValue))")
+        Terminal.err("exported \(Terminal.counted(docs.count, "document")) (\(format.rawValue))")
     }
 
     func write(_ text: String) throws {

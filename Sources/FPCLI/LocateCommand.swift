@@ -121,7 +121,7 @@ struct Locate: ReportingCommand {
         if json {
             for r in reports { Terminal.out(CanonicalJSON.string(r.json)) }
         } else {
-            Terminal.err("radiomap: \(mapFPs.count) documents of map \(level.isEmpty ? "(none)" : level), \(set.rawValue), WKNN k=\(k)"
+            Terminal.err("radiomap: \(Terminal.counted(mapFPs.count, "document")) of map \(level.isEmpty ? "(none)" : level), \(set.rawValue), WKNN k=\(k)"
                 + (locator.map { "; beacons: \($0.registry.entries.count) in the registry" } ?? "; no beacon registry for \(level)"))
             for r in reports { for line in r.lines { Terminal.out(line) } }
         }

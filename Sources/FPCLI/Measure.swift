@@ -90,7 +90,7 @@ struct Measure: ReportingCommand {
                 }
             } catch is CancellationError {
                 // Earlier runs stay stored; only the one in progress is discarded.
-                Terminal.err("stopped: \(stored.value) document(s) stored; the measurement in progress was discarded")
+                Terminal.err("stopped: \(Terminal.counted(stored.value, "document")) stored; the measurement in progress was discarded")
                 throw ExitCode(ExitStatus.interrupted.rawValue)
             }
             return

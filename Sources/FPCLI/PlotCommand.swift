@@ -66,7 +66,7 @@ struct Plot: AsyncParsableCommand {
                                          label: String(fp.id.prefix(8)))
             }
             guard points.contains(where: { $0.rssi != nil }) else {
-                throw CommandFailure("transmitter \(transmitter) is not heard in any of the \(fps.count) measurements", .notFound)
+                throw CommandFailure("transmitter \(transmitter) is not heard in any of the \(Terminal.counted(fps.count, "measurement"))", .notFound)
             }
             if out.sparkline {
                 Terminal.out(SVGPlot.sparkline(points.map { $0.rssi ?? -105 }))

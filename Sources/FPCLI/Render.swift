@@ -103,7 +103,7 @@ enum Render {
                                     rightAligned: [0, 3, 4, 5]).map { "  " + $0 }
         }
 
-        section("BLE (\(doc.bleScans.count) reports, \(Set(doc.bleScans.map(\.address)).count) transmitters)")
+        section("BLE (\(Terminal.counted(doc.bleScans.count, "report")), \(Terminal.counted(Set(doc.bleScans.map(\.address)).count, "transmitter")))")
         lines.append("  status: \(status("ble"))")
         if !doc.bleScans.isEmpty {
             let rows = doc.bleScans.sorted { ($0.time, $0.address) < ($1.time, $1.address) }.map { b -> [String] in

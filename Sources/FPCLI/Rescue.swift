@@ -32,7 +32,7 @@ enum Rescue {
                 if writePrivate(path, Data(text.utf8)) {
                     throw CommandFailure("""
                         \(ws.databasePath): could not store the measurement (\(why)); \
-                        its \(documents.count) document(s) are saved in \(path). Bring them back with: \
+                        its \(Terminal.counted(documents.count, "document")) \(documents.count == 1 ? "is" : "are") saved in \(path). Bring them back with: \
                         fprint import --db \(shellQuoted(ws.databasePath)) \(shellQuoted(path))
                         """, .ioError)
                 }

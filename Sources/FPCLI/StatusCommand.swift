@@ -52,7 +52,7 @@ struct Status: ReportingCommand {
         Terminal.out("gateway:    \(text.map(HTTPError.displayURL) ?? "not configured")")
         Terminal.out("credential: \(credential?.line ?? "none (no gateway configured)")")
         if !refused.isEmpty {
-            Terminal.out("refused:    \(refused.count) document(s), kept unsynced and offered again at each sync:")
+            Terminal.out("refused:    \(Terminal.counted(refused.count, "document")), kept unsynced and offered again at each sync:")
             for r in refused { Terminal.out("  \(r.id) \(r.rev): \(r.reason) (\(r.gateway), \(r.time))") }
         }
     }

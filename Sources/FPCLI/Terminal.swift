@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Output plumbing: data goes to stdout, messages and progress to stderr.
 enum Terminal {
@@ -9,17 +10,30 @@ enum Terminal {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
+    /// A message on its own line: a progress line left open (Ctrl-C mid-run)
+    /// is ended first, not written over.
     static func err(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        let prefix = statusOpen.exchange(false, ordering: .relaxed) ? "\n" : ""
+        FileHandle.standardError.write(Data((prefix + line + "\n").utf8))
     }
 
     /// Rewrites the current stderr line (TTY progress).
     static func status(_ line: String) {
+        statusOpen.store(true, ordering: .relaxed)
         FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
     }
 
     static func endStatus() {
+        statusOpen.store(false, ordering: .relaxed)
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+
+    /// Whether a progress line is on screen without its newline.
+    private static let statusOpen = Atomic(false)
+
+    /// "1 document", "3 documents": a count with its noun in the right number.
+    static func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
     }
 
     /// Left-aligned columns, widths from the content.

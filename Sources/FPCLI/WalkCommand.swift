@@ -70,8 +70,10 @@ struct WalkCommand: ReportingCommand {
         if json {
             for s in stored { Terminal.out(Workspace.documentJSON(s)) }
         } else {
-            for s in stored { Terminal.out(s.id) }
-            Terminal.err("stored \(stored.count) documents of walk session \(walk.sessionId)")
+            // Ids are for pipes (`| xargs fprint show`); a person gets the summary.
+            if !Terminal.stdoutIsTTY { for s in stored { Terminal.out(s.id) } }
+            Terminal.err("stored \(Terminal.counted(stored.count, "document")) of walk session \(walk.sessionId)"
+                + (Terminal.stdoutIsTTY ? " (`fprint list --session \(walk.sessionId)` lists them)" : ""))
         }
     }
 }

@@ -254,7 +254,7 @@ import Testing
                                   "--duration", "5", "--every", "5s", "--count", "3"],
                                  interruptWhen: { $0.contains("\n") })
         #expect(r.status == 130)
-        #expect(r.stderr.contains("stopped: 1 document(s) stored; the measurement in progress was discarded"), "\(r.stderr)")
+        #expect(r.stderr.contains("stopped: 1 document stored; the measurement in progress was discarded"), "\(r.stderr)")
         #expect(r.lines.count == 1)  // the one stored id
         #expect(try SQLiteDocumentStore(path: fp.db).count() == 1)
     }

@@ -40,7 +40,7 @@ func damageBody(of id: String, in path: String) throws {
         let exported = Set(try e.lines.map { try #require(fp.json($0)["_id"] as? String) })
         #expect(exported == Set(all).subtracting([bad]))
         #expect(e.stderr.contains("warning: skipped \(bad)"))
-        #expect(e.stderr.contains("1 damaged document(s) left out (\(bad))"))
+        #expect(e.stderr.contains("1 damaged document left out (\(bad))"))
 
         let ev = try await fp.run(["eval", "--json"])
         #expect(ev.status == 74, "\(ev.stderr)")
