@@ -112,15 +112,17 @@ struct Show: ReportingCommand {
         commandName: "show",
         abstract: "Show one measurement: measurement info, cellular, Wi-Fi, BLE, geolocation.",
         discussion: """
-            ID may be any unique prefix of the document id. Sample tables are sorted by time (ms from the measurement start). --json prints the stored document with _id and _rev.
+            ID may be any unique prefix of the document id. Cellular, Wi-Fi and BLE are summarised per transmitter: how often it was heard (N), its median, lowest and highest RSSI, and when it was first and last heard (ms from the measurement start), most heard first. --samples prints every sample instead, sorted by time. --json prints the stored document with _id and _rev.
 
             Examples:
               fprint show 3f2a9c
+              fprint show 3f2a9c --samples
               fprint show 3f2a9c --json | jq '.bleScans | length'
             """)
 
     @Argument(help: "Document id or a unique prefix of it.") var id: String
     @Flag(help: "Print the document as JSON.") var json = false
+    @Flag(help: "Print every sample, in time order, instead of a row per transmitter.") var samples = false
     @OptionGroup var storeOptions: StoreOptions
 
     func perform() async throws {
@@ -146,7 +148,7 @@ struct Show: ReportingCommand {
         }
         for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
                                      conflicts: try store.conflicts(id: fullID).map(\.description),
-                                     attachments: attachments)
+                                     attachments: attachments, samples: samples)
         {
             Terminal.out(line)
         }

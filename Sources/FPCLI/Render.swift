@@ -35,8 +35,9 @@ enum Render {
         return lines
     }
 
+    /// `samples`: every sample in time order; otherwise one row per transmitter (`RenderSummary`).
     static func showLines(id: String, rev: String, doc: MeasurementDocument, synced: Bool, conflicts: [String],
-                          attachments: [String] = []) -> [String] {
+                          attachments: [String] = [], samples: Bool = false) -> [String] {
         var lines: [String] = []
         func section(_ title: String) {
             if !lines.isEmpty { lines.append("") }
@@ -81,7 +82,9 @@ enum Render {
 
         section("Cellular (\(doc.cellScans.count))")
         lines.append("  status: \(status("cell"))")
-        if !doc.cellScans.isEmpty {
+        if !doc.cellScans.isEmpty, !samples {
+            lines += RenderSummary.cellular(doc.cellScans).map { "  " + $0 }
+        } else if !doc.cellScans.isEmpty {
             let rows = doc.cellScans.sorted { $0.time < $1.time }.map { c -> [String] in
                 let plmn: String = c.mcc.map { "\($0)-\(c.mnc ?? "?")" } ?? ""
                 let numbers: [String] = [c.cid, c.lac, c.psc, c.rssi].map { $0.map(String.init) ?? "" }
@@ -93,7 +96,9 @@ enum Render {
 
         section("Wi-Fi (\(doc.wifiScans.count))")
         lines.append("  status: \(status("wifi"))")
-        if !doc.wifiScans.isEmpty {
+        if !doc.wifiScans.isEmpty, !samples {
+            lines += RenderSummary.wifi(doc.wifiScans).map { "  " + $0 }
+        } else if !doc.wifiScans.isEmpty {
             let rows = doc.wifiScans.sorted { ($0.time, $0.mac) < ($1.time, $1.mac) }.map { w -> [String] in
                 let freq: String = w.frequency.map(String.init) ?? ""
                 let channel: String = w.channel.map(String.init) ?? ""
@@ -105,7 +110,9 @@ enum Render {
 
         section("BLE (\(Terminal.counted(doc.bleScans.count, "report")), \(Terminal.counted(Set(doc.bleScans.map(\.address)).count, "transmitter")))")
         lines.append("  status: \(status("ble"))")
-        if !doc.bleScans.isEmpty {
+        if !doc.bleScans.isEmpty, !samples {
+            lines += RenderSummary.ble(doc.bleScans).map { "  " + $0 }
+        } else if !doc.bleScans.isEmpty {
             let rows = doc.bleScans.sorted { ($0.time, $0.address) < ($1.time, $1.address) }.map { b -> [String] in
                 let rssi: String = b.rssi.map(String.init) ?? "n/a"
                 let label: String = beaconText(b.beacon) ?? b.name ?? ""

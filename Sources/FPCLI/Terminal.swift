@@ -41,10 +41,13 @@ enum Terminal {
         var widths = header.map(\.count)
         for row in rows { for (i, c) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
         func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in
+            var text = cells.enumerated().map { i, c in
                 let pad = String(repeating: " ", count: max(0, widths[i] - c.count))
                 return rightAligned.contains(i) ? pad + c : c + pad
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "  ")
+            // Trailing spaces only: a right-aligned first column keeps its pad.
+            while text.last == " " { text.removeLast() }
+            return text
         }
         return [line(header)] + rows.map(line)
     }

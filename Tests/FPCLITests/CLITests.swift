@@ -46,14 +46,27 @@ import Testing
         let sections = show.lines.filter { $0.hasPrefix("== ") }.map { $0.split(separator: " ")[1] }
         #expect(sections == ["Measurement", "Cellular", "Wi-Fi", "BLE", "Geolocation"])
         #expect(show.stdout.contains("mode            static"))
-        // The BLE table is sorted by time.
+        // By default BLE is a row per transmitter, the most heard first.
+        let doc = try fp.json(try await fp.run(["show", id, "--json"]).stdout)
+        let addresses = try #require(doc["bleScans"] as? [[String: Any]]).compactMap { $0["address"] as? String }
+        let heard = Dictionary(addresses.map { ($0, 1) }, uniquingKeysWith: +)
+        let mostHeard = try #require(heard.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.first)
         let bleStart = try #require(show.allLines.firstIndex { $0.hasPrefix("== BLE") })
-        let times = show.allLines[(bleStart + 3)...].prefix { !$0.isEmpty }.compactMap {
-            Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
-        }
-        #expect(times.count > 100 && times == times.sorted())
+        #expect(show.allLines[bleStart + 2].hasPrefix("  ADDRESS"))
+        let rows = show.allLines[(bleStart + 3)...].prefix { !$0.isEmpty }
+        #expect(rows.count == heard.count)
+        #expect(rows.first?.hasPrefix("  \(mostHeard.key)") == true, "\(rows.first ?? "")")
+        #expect(rows.first?.contains(" \(mostHeard.value) ") == true)
         // The registry beacon at (1441, 303) is heard.
         #expect(show.stdout.contains("C5:D5:21:51:D7:90"))
+
+        // --samples prints every report, sorted by time.
+        let samples = try await fp.run(["show", String(id.prefix(6)), "--samples"])
+        let start = try #require(samples.allLines.firstIndex { $0.hasPrefix("== BLE") })
+        let times = samples.allLines[(start + 3)...].prefix { !$0.isEmpty }.compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        }
+        #expect(times.count == addresses.count && times == times.sorted())
     }
 
     @Test func radiosSettingAndFlagsDecideWhatIsCollected() async throws {
