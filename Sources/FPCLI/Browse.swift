@@ -206,8 +206,13 @@ struct Import: ReportingCommand {
         let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
         var summary: [JSONObject] = []
         for file in files {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw CommandFailure("\(file): is a directory; name the files in it (e.g. \(file)/*.json)", .dataError)
+            }
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw CommandFailure("\(file): cannot read the file", .dataError)
+                let why = FileManager.default.fileExists(atPath: file) ? "cannot read the file (permission?)" : "no such file"
+                throw CommandFailure("\(file): \(why)", .dataError)
             }
             let parsed: LegacyImport.Parsed
             do {

@@ -29,18 +29,23 @@ public enum LegacyImport {
         var raw: [(id: String?, value: JSONValue, path: String)] = []
         var format = Format.json
         var skipped = 0
-        if let whole = try? CanonicalJSON.parse(data) {
+        let parsedWhole = Result { () throws(JSONParseError) in try JSONParser.parse([UInt8](data)) }
+        if case .success(let whole) = parsedWhole {
             switch whole {
-            case .object(let o) where o["rows"] != nil:
-                guard case .array(let rows)? = o["rows"] else { throw ImportError("\(source): $.rows: expected an array") }
+            case _ where whole.objectValue?["rows"] != nil || Self.areCouchRows(whole):
+                // A dump's `rows`, or the rows array alone, copied out of one.
+                let prefix = whole.arrayValue == nil ? "$.rows" : "$"
+                guard case .array(let rows)? = whole.arrayValue == nil ? whole["rows"] : whole else {
+                    throw ImportError("\(source): $.rows: expected an array")
+                }
                 format = rows.contains { $0["doc"] != nil } ? .couchAllDocs : .couchView
                 for (i, row) in rows.enumerated() {
-                    guard case .object = row else { throw ImportError("\(source): $.rows[\(i)]: expected an object") }
+                    guard case .object = row else { throw ImportError("\(source): \(prefix)[\(i)]: expected an object") }
                     let id = row["id"]?.stringValue
                     // `_all_docs` rows carry the body under `doc` (null when deleted); views under `value`.
                     let body = format == .couchAllDocs ? row["doc"] : row["value"]
                     if let body, case .object = body {
-                        raw.append((id, body, "$.rows[\(i)].\(format == .couchAllDocs ? "doc" : "value")"))
+                        raw.append((id, body, "\(prefix)[\(i)].\(format == .couchAllDocs ? "doc" : "value")"))
                     } else {
                         skipped += 1  // a deleted row, or `_all_docs` without include_docs
                     }
@@ -58,10 +63,16 @@ public enum LegacyImport {
             for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
-                guard let value = try? CanonicalJSON.parse(trimmed) else {
-                    throw ImportError("\(source): line \(n + 1): not valid JSON")
+                do throws(JSONParseError) {
+                    raw.append((nil, try JSONParser.parse(Array(trimmed.utf8)), "line \(n + 1)"))
+                } catch {
+                    // A first line that is no document alone: one JSON document
+                    // spread over lines, whose own error says where it breaks.
+                    if raw.isEmpty, case .failure(let whole) = parsedWhole {
+                        throw ImportError("\(source): line \(whole.line), column \(whole.column): not valid JSON (\(whole.reason))")
+                    }
+                    throw ImportError("\(source): line \(n + 1), column \(error.column): not valid JSON (\(error.reason))")
                 }
-                raw.append((nil, value, "line \(n + 1)"))
             }
             if raw.isEmpty { throw ImportError("\(source): no documents found") }
         }
@@ -85,6 +96,7 @@ public enum LegacyImport {
             let normalised = (doc["schemaVersion"]?.intValue ?? 0) >= 1 || doc["imported"] != nil
             let legacyBefore = doc["legacy"]?.objectValue ?? [:]
             try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: "\(source): \(entry.path)")
+            try checkUsable(doc, path: "\(source): \(entry.path)")
             if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
             if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
             // Inline attachments (a rescue file, a CouchDB dump with attachments=true) become stubs and bytes.
@@ -158,6 +170,34 @@ public enum LegacyImport {
         }
         if doc["mode"] == nil { doc["mode"] = doc["sessionId"] == nil ? "static" : "walk" }
         if doc["schemaVersion"] == nil { doc["schemaVersion"] = 0 }  // 0: written before fprint
+    }
+
+    /// What eval and locate need of a stored measurement: a whole-number map
+    /// position, and numbers where the contract has them. A file failing it
+    /// is refused whole, naming the first bad value.
+    static func checkUsable(_ doc: JSONObject, path: String) throws(ImportError) {
+        for key in ["x", "y"] {
+            guard let value = doc[key] else { throw ImportError("\(path).\(key): missing (a measurement needs its map position)") }
+            guard let number = value.doubleValue, number.rounded() == number else {
+                throw ImportError("\(path).\(key): expected a whole number of map units, found \(CanonicalJSON.string(value))")
+            }
+        }
+        for (list, keys) in listNumbers {
+            for (i, item) in (doc[list]?.arrayValue ?? []).enumerated() {
+                for key in keys.sorted() {
+                    guard let value = item[key], !value.isNull, value.doubleValue == nil else { continue }
+                    throw ImportError("\(path).\(list)[\(i)].\(key): expected a number, found \(CanonicalJSON.string(value))")
+                }
+            }
+        }
+    }
+
+    /// An array whose every element is a CouchDB row (`id` with `value` or `doc`, no `_id`).
+    static func areCouchRows(_ value: JSONValue) -> Bool {
+        guard let items = value.arrayValue, !items.isEmpty else { return false }
+        return items.allSatisfy { item in
+            item["_id"] == nil && item["id"]?.stringValue != nil && (item["value"] != nil || item["doc"] != nil)
+        }
     }
 
     /// A number, or a string that holds exactly one; nil leaves the value alone.

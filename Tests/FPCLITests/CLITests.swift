@@ -186,13 +186,27 @@ import Testing
         #expect(show.stdout.contains("2017-05-12T12:33:21.000Z"))
     }
 
+    @Test func importRefusesWhatEvalCannotUseAndNamesDirectories() async throws {
+        let fp = try FprintRunner()
+        let file = fp.home.appendingPathComponent("rssi.json")
+        try #"[{"_id":"a","x":1,"y":2},{"_id":"b","x":1,"y":2,"wifiScans":[{"mac":"m","rssi":"abc","time":1}]}]"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        let r = try await fp.run(["import", file.path])
+        #expect(r.status == 65)
+        #expect(r.stderr == "error: \(file.path): $[1].wifiScans[0].rssi: expected a number, found \"abc\"\n")
+        #expect(try SQLiteDocumentStore(path: fp.db).count() == 0)  // not even document a
+        let folder = try await fp.run(["import", fp.home.path])
+        #expect(folder.status == 65)
+        #expect(folder.stderr.hasPrefix("error: \(fp.home.path): is a directory"))
+    }
+
     @Test func badImportFileStoresNothing() async throws {
         let fp = try FprintRunner()
         let file = fp.home.appendingPathComponent("broken.jsonl")
         try "{\"_id\":\"ok-1\",\"x\":1}\n{broken\n".write(to: file, atomically: true, encoding: .utf8)
         let r = try await fp.run(["import", file.path])
         #expect(r.status == 65)
-        #expect(r.stderr == "error: \(file.path): line 2: not valid JSON\n")
+        #expect(r.stderr == "error: \(file.path): line 2, column 2: not valid JSON (unexpected \"b\" where a key in double quotes should be)\n")
         #expect(try SQLiteDocumentStore(path: fp.db).count() == 0)
     }
 

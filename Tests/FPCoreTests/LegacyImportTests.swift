@@ -73,16 +73,34 @@ import Testing
         #expect(parsed.documents.first?.body["x"] == .int(1534))
     }
 
+    /// A view's rows array copied without its `{"rows": …}`: still rows, ids kept.
+    @Test func rowsWithoutTheirHeader() throws {
+        let text = #"[{"id":"r1","key":"r1","value":{"x":1,"y":2}},{"id":"r2","key":"r2","value":{"x":"3","y":4}}]"#
+        let parsed = try LegacyImport.parse(Data(text.utf8), source: "rows.json")
+        #expect(parsed.format == .couchView)
+        #expect(parsed.documents.map(\.id) == ["r1", "r2"])
+        #expect(parsed.documents[1].body["x"] == .int(3))
+    }
+
     @Test(arguments: [
         (#"{"rows": 5}"#, "f.json: $.rows: expected an array"),
         (#"{"rows": [3]}"#, "f.json: $.rows[0]: expected an object"),
         ("[1]", "f.json: $[0]: expected an object"),
         ("42", "f.json: $: expected a document, an array of documents or a CouchDB dump"),
-        ("{\"x\":1}\n{oops\n", "f.json: line 2: not valid JSON"),
-        (#"{"x":1,"startTime":"yesterday"}"#, #"f.json: $.startTime: cannot read the time "yesterday""#),
-        (#"{"x":1,"bleScans":{"a":1}}"#, "f.json: $.bleScans: expected an array"),
-        (#"{"x":1,"wifiScans":[7]}"#, "f.json: $.wifiScans[0]: expected an object"),
+        ("{\"x\":1,\"y\":2}\n{oops\n", #"f.json: line 2, column 2: not valid JSON (unexpected "o" where a key in double quotes should be)"#),
+        // One document over several lines: its own line and column.
+        ("{\n  \"x\": 1,\n  \"y\": 2,,\n}\n", #"f.json: line 3, column 10: not valid JSON (unexpected "," where a key in double quotes should be)"#),
+        (#"{"x":1,"y":2,"startTime":"yesterday"}"#, #"f.json: $.startTime: cannot read the time "yesterday""#),
+        (#"{"x":1,"y":2,"bleScans":{"a":1}}"#, "f.json: $.bleScans: expected an array"),
+        (#"{"x":1,"y":2,"wifiScans":[7]}"#, "f.json: $.wifiScans[0]: expected an object"),
         ("", "f.json: no documents found"),
+        // What eval cannot use is refused, naming the value.
+        (#"{"y":2}"#, "f.json: $.x: missing (a measurement needs its map position)"),
+        (#"{"x":1.5,"y":2}"#, "f.json: $.x: expected a whole number of map units, found 1.5"),
+        (#"[{"x":1,"y":2},{"x":1,"y":2,"bleScans":[{"address":"a","rssi":"abc"}]}]"#,
+         #"f.json: $[1].bleScans[0].rssi: expected a number, found "abc""#),
+        (#"[{"id":"r1","key":"r1","value":{"x":1,"y":"two"}}]"#,
+         #"f.json: $[0].value.y: expected a whole number of map units, found "two""#),
     ])
     func badFilesGiveOneLineErrors(text: String, message: String) {
         #expect(throws: LegacyImport.ImportError(message)) {
