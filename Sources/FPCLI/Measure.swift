@@ -23,8 +23,10 @@ struct Measure: ReportingCommand {
             """)
 
     @Option(help: "Map id (see `fprint maps`).") var map: String
-    @Option(help: "X in map units.") var x: Double
-    @Option(help: "Y in map units.") var y: Double
+    // `.unconditional`: `--x -5` is read as a value (and refused as negative),
+    // not as a missing value followed by an unknown option.
+    @Option(parsing: .unconditional, help: "X in map units (non-negative, right from the map's origin).") var x: Double
+    @Option(parsing: .unconditional, help: "Y in map units (non-negative, down from the map's origin).") var y: Double
     @Option(help: "Seconds to measure (5–120; default: the measurement-seconds setting).") var duration: Int?
     @Flag(help: "Print the stored document as JSON.") var json = false
     @Option(help: ArgumentHelp("Measure periodically, one run every interval (e.g. 30s, 15m, 1h).", valueName: "interval"))

@@ -297,6 +297,13 @@ import Testing
         #expect(r.status == 64)
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
+
+    /// A negative coordinate is read as a value and refused as one, not as a missing value.
+    @Test func negativeCoordinatesAreNamed() async throws {
+        let r = try await FprintRunner().run(["measure", "--map", "J1NP", "--x", "-5", "--y", "1", "--simulate"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--x and --y must be non-negative map units"), "\(r.stderr)")
+    }
 }
 
 extension ISO8601DateFormatter {
