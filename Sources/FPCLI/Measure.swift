@@ -82,7 +82,8 @@ struct Measure: ReportingCommand {
             do {
                 try await Interrupts.cancellable {
                     try await schedule.run { n in
-                        let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios)
+                        let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios,
+                                                        spanMs: plan.durationMs)
                         let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
                         let doc = try await plan.run(setup) { printer.update($0) }
                         printer.finish()
@@ -97,7 +98,8 @@ struct Measure: ReportingCommand {
             }
             return
         }
-        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
+        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
+                                        spanMs: plan.durationMs)
         let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
         let doc = try await Interrupts.cancellable {
             try await plan.run(setup) { printer.update($0) }

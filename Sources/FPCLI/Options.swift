@@ -26,7 +26,7 @@ struct CaptureOptions: ParsableArguments {
     @Flag(help: "With --simulate or a btsnoop:… replay: run time as fast as possible (the document records a virtual clock).")
     var fast = false
 
-    @Option(help: "With --simulate: seed of the simulated radios (default: the environment's seed).")
+    @Option(help: "With --simulate: seed of the simulated radios (default: a fresh one each run, printed and stored as providers.<radio>.seed).")
     var seed: UInt64?
 
     @Option(name: .customLong("ble-source"), help: ArgumentHelp(
@@ -65,6 +65,7 @@ struct CaptureOptions: ParsableArguments {
             }
         }
         if seed != nil && !simulate { throw ValidationError("--seed needs --simulate") }
+        if let seed, seed > UInt64(Int64.max) { throw ValidationError("--seed must be at most \(Int64.max)") }
         if keepRaw {
             let rawSource: Bool
             switch bleSource {

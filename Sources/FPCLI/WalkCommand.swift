@@ -43,11 +43,12 @@ struct WalkCommand: ReportingCommand {
         let radios = try capture.radios(enabled: settings.radios)
         let store = try ws.openStore(.write)
         try Rescue.preflight(store, ws)  // a walk's route is not lost to a store that cannot write
-        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios)
         let walk = Walk(
             level: mapInfo.id, scenarioId: scenario.scenarioID, route: route,
             pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
             scale: ws.scale(of: mapInfo), sessionId: Workspace.newDocumentID())
+        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
+                                        spanMs: walk.durationMs)
         Terminal.err(String(format: "walk %@ on %@: %d waypoints, %.1f m at %.2f m/s, about %.0f s, %d documents",
                             scenario.scenarioID, mapInfo.id, route.waypoints.count,
                             route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,

@@ -153,7 +153,9 @@ struct Workspace {
     }
 
     /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
-    func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>) throws
+    /// `spanMs`: how long the capture lasts; in virtual time (--fast) it ends at the real now,
+    /// so a fast document is never stamped in the future.
+    func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>, spanMs: Int) throws
         -> CaptureSetup
     {
         let device = LinuxDeviceProvider(installIdPath: paths.installIDPath)
@@ -165,11 +167,14 @@ struct Workspace {
         }
         let wantsSimulation = capture.simulate || (radios.contains(.ble) && capture.bleSource == .sim)
         var simulated: [any RadioProvider] = []
-        let clock: any MeasurementClock = capture.fast ? VirtualClock() : MonotonicClock()
+        let clock: any MeasurementClock =
+            capture.fast ? VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(spanMs) / 1000)) : MonotonicClock()
         if wantsSimulation {
             let env = try radioEnvironment(map: map, loaded: loaded)
             // A fresh seed per run unless one is given: two measurements at one point should differ as real ones do.
-            let seed = capture.seed ?? UInt64.random(in: 1...UInt64.max)
+            // Below 2^53, so every JSON reader (JavaScript's too) reads it back exactly.
+            let seed = capture.seed ?? UInt64.random(in: 1...(1 << 53))
+            if capture.seed == nil { Terminal.err("simulated radios: seed \(seed) (--seed \(seed) repeats this run)") }
             let simRadios = capture.simulate ? radios : [.ble]
             simulated = SimulatedRadios.providers(environment: env, seed: seed, radios: simRadios)
         }

@@ -70,7 +70,9 @@ package actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
         self.context = context
         self.sink = sink
         lastMs = 0
-        return ProviderStatus(status: .ok, source: source, simulated: true)
+        var status = ProviderStatus(status: .ok, source: source, simulated: true)
+        status.seed = seed
+        return status
     }
 
     package func advance(toMs ms: Int) {

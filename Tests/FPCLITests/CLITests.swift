@@ -298,6 +298,30 @@ import Testing
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
 
+    /// Virtual time ends at the real now, and the seed is printed and stored.
+    @Test func fastDocumentsEndNowAndKeepTheirSeed() async throws {
+        let fp = try FprintRunner()
+        let before = Date()
+        let r = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
+                                  "--duration", "60", "--json"])
+        let after = Date()
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try fp.json(r.stdout)
+        let end = try #require((doc["endTime"] as? String).flatMap(ISO8601DateFormatter.withMillis.date(from:)))
+        let start = try #require((doc["startTime"] as? String).flatMap(ISO8601DateFormatter.withMillis.date(from:)))
+        #expect(end <= after.addingTimeInterval(0.01) && start >= before.addingTimeInterval(-61), "\(start) – \(end)")
+        let providers = try #require(doc["providers"] as? [String: Any])
+        let seed = try #require((providers["ble"] as? [String: Any])?["seed"] as? Int)
+        #expect((providers["wifi"] as? [String: Any])?["seed"] as? Int == seed)
+        #expect(r.stderr.contains("simulated radios: seed \(seed) (--seed \(seed) repeats this run)"), "\(r.stderr)")
+
+        let again = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
+                                      "--duration", "60", "--json", "--seed", String(seed)])
+        let repeated = try fp.json(again.stdout)
+        #expect(!again.stderr.contains("simulated radios: seed"))
+        #expect((repeated["bleScans"] as? [[String: Any]])?.count == (doc["bleScans"] as? [[String: Any]])?.count)
+    }
+
     /// A negative coordinate is read as a value and refused as one, not as a missing value.
     @Test func negativeCoordinatesAreNamed() async throws {
         let r = try await FprintRunner().run(["measure", "--map", "J1NP", "--x", "-5", "--y", "1", "--simulate"])
