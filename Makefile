@@ -33,11 +33,17 @@ bench: bench-ble
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --sync --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
 
+# The binary, the shipped Config/ and Scenarios/ (found by the binary in
+# PREFIX/share/fprint) and shell completions where bash, zsh and fish look.
 install:
 	$(SWIFT) build -c release --product fprint
-	install -d $(PREFIX)/bin $(PREFIX)/share/fprint
+	install -d $(PREFIX)/bin $(PREFIX)/share/fprint $(PREFIX)/share/bash-completion/completions \
+		$(PREFIX)/share/zsh/site-functions $(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(shell $(SWIFT) build -c release --show-bin-path)/fprint $(PREFIX)/bin/fprint
 	cp -R Config Scenarios $(PREFIX)/share/fprint/
+	$(PREFIX)/bin/fprint --generate-completion-script bash > $(PREFIX)/share/bash-completion/completions/fprint
+	$(PREFIX)/bin/fprint --generate-completion-script zsh > $(PREFIX)/share/zsh/site-functions/_fprint
+	$(PREFIX)/bin/fprint --generate-completion-script fish > $(PREFIX)/share/fish/vendor_completions.d/fprint.fish
 
 clean:
 	rm -rf .build .demo

@@ -18,10 +18,13 @@ package enum ConfigLocator {
     }
 
     /// Every place searched, in order (also for a "looked in …" error message):
-    /// `Config/app-config.json` in the current directory; then in the
-    /// executable's directory and each parent up to `/` (a development build at
-    /// `.build/debug/fprint` finds the repository's copy), following a symlinked
-    /// executable to its real location too; then the system install locations.
+    /// `Config/app-config.json` in the current directory; then, for the
+    /// executable (and, when it is a symlink, its real location), the
+    /// installed copy beside it (`make install PREFIX=P` puts the binary in
+    /// `P/bin` and the config in `P/share/fprint`) and the executable's
+    /// directory and each parent up to `/` (a development build at
+    /// `.build/debug/fprint` finds the repository's copy); then the system
+    /// install locations.
     package static func candidates(executablePath: String?, currentDirectory: String) -> [String] {
         var result = [ConfigLocation.normalised(currentDirectory + "/" + relativePath)]
         if let executablePath, !executablePath.isEmpty {
@@ -29,6 +32,8 @@ package enum ConfigLocator {
             let given = URL(fileURLWithPath: absolute).standardized
             for executable in [given.path, given.resolvingSymlinksInPath().path] {
                 var directory = NSString(string: executable).deletingLastPathComponent
+                let prefix = NSString(string: directory).deletingLastPathComponent
+                result.append(ConfigLocation.normalised(prefix + "/share/fprint/" + relativePath))
                 while !directory.isEmpty {
                     result.append(ConfigLocation.normalised(directory + "/" + relativePath))
                     let parent = NSString(string: directory).deletingLastPathComponent

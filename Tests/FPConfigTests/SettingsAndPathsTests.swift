@@ -166,10 +166,16 @@ import Testing
             == "/usr/local/share/fprint/Config/app-config.json")
         #expect(find(["/usr/share/fprint/Config/app-config.json"]) == "/usr/share/fprint/Config/app-config.json")
         #expect(find([]) == nil)
+        // `make install PREFIX=$HOME/opt`: the binary in opt/bin, the config in opt/share/fprint.
+        #expect(ConfigLocator.defaultAppConfigPath(
+            executablePath: "/home/u/opt/bin/fprint", currentDirectory: "/tmp",
+            fileExists: { $0 == "/home/u/opt/share/fprint/Config/app-config.json" })
+            == "/home/u/opt/share/fprint/Config/app-config.json")
 
         let all = ConfigLocator.candidates(executablePath: exe, currentDirectory: "/work")
         #expect(all == [
-            "/work/Config/app-config.json", "/repo/.build/debug/Config/app-config.json",
+            "/work/Config/app-config.json", "/repo/.build/share/fprint/Config/app-config.json",
+            "/repo/.build/debug/Config/app-config.json",
             "/repo/.build/Config/app-config.json", "/repo/Config/app-config.json", "/Config/app-config.json",
             "/usr/local/share/fprint/Config/app-config.json", "/usr/share/fprint/Config/app-config.json",
         ])
