@@ -72,7 +72,8 @@ import Testing
     }
 
     /// Real gpsd, fed by gpsfake from the committed NMEA log.
-    @Test func realGpsdThroughGpsfakeDeliversFixes() async throws {
+    @Test(.enabled(if: toolsInstalled("gpsfake", "gpsd"), "gpsd and gpsfake are not installed (apt-get install gpsd gpsd-clients)"))
+    func realGpsdThroughGpsfakeDeliversFixes() async throws {
         guard let gpsfake = requireTool("gpsfake"), requireTool("gpsd") != nil else { return }
         let port = try freeTCPPort()
         let log = try Fixtures.url("gnss/hradec-walk.nmea").path

@@ -37,12 +37,20 @@ func which(_ name: String) -> String? {
     return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
-/// Real-component tests run when the component is installed; CI (`.ci/run`
-/// installs them) sets FPRINT_REQUIRE_REAL=1 so a missing tool fails instead of skipping.
+/// Real-component tests run when the component is installed, and are listed
+/// as skipped, with the reason, when it is not (`.enabled(if:)` below); CI
+/// (`.ci/run` installs them) sets FPRINT_REQUIRE_REAL=1 so a missing tool
+/// fails instead of skipping.
 func requireTool(_ name: String) -> String? {
     if let p = which(name) { return p }
     if ProcessInfo.processInfo.environment["FPRINT_REQUIRE_REAL"] == "1" {
         Issue.record("\(name) is not installed but FPRINT_REQUIRE_REAL=1 (run .ci/run's apt line)")
     }
     return nil
+}
+
+/// Runs the test when every tool is installed or FPRINT_REQUIRE_REAL=1 (which
+/// then fails it in `requireTool`); otherwise Swift Testing reports it skipped.
+func toolsInstalled(_ names: String...) -> Bool {
+    names.allSatisfy { which($0) != nil } || ProcessInfo.processInfo.environment["FPRINT_REQUIRE_REAL"] == "1"
 }
