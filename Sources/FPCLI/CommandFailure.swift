@@ -63,6 +63,7 @@ extension CommandFailure {
         case .authRejected, .noSigner: self.init(error.description, .authRejected)
         case .protocolError: self.init(error.description, .protocolError)
         case .store: self.init(error.description, .ioError)
+        case .cancelled: self.init(error.description, .interrupted)
         }
     }
 }

@@ -71,16 +71,16 @@ struct Sync: ReportingCommand {
         let transport = client.transport()
         let auth = try GatewayAuth.resolve(given, explicitToken: token, workspace: workspace, transport: transport)
         let remote = RemoteDatabase(url: auth.url, transport: transport, credentials: auth.credentials)
-        let userID = pullOnly ? nil : auth.userID(transport: transport)
+        let userID = pullOnly ? nil : await auth.userID(transport: transport)
         let printer = SyncProgressPrinter(quiet: quiet, dryRun: dryRun)
         let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: batchSize),
                                     userID: userID, dryRun: dryRun, progress: { printer.update($0) })
         var reports: [SyncReport] = []
         // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
         do throws(SyncError) {
-            try replicator.checkRemote()
-            if !pullOnly { reports.append(try replicator.push()) }
-            if !pushOnly { reports.append(try replicator.pull()) }
+            try await replicator.checkRemote()
+            if !pullOnly { reports.append(try await replicator.push()) }
+            if !pushOnly { reports.append(try await replicator.pull()) }
         } catch {
             printer.finish()
             throw CommandFailure(error)

@@ -4,9 +4,26 @@ import Foundation
 ///
 /// Implementations judge only the transport: a 404 or 500 is a response, not
 /// an error (callers decide with `HTTPResponse.requireSuccess`). Failures to
-/// get any response are thrown as `HTTPError`.
+/// get any response are thrown as `HTTPError`. `send` must not block the
+/// calling thread: callers run on Swift's cooperative pool (two threads on a
+/// two-core machine), which a waiting transfer would take from every task.
+/// A cancelled caller gets `HTTPError.cancelled` soon after.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: HTTPRequest) throws -> HTTPResponse
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse
+}
+
+/// A transport that can also wait on the calling thread, for the few
+/// synchronous callers (the config loader, which runs before any task
+/// work starts). Never call `sendBlocking` from async code.
+public protocol BlockingHTTPTransport: HTTPTransport {
+    func sendBlocking(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse
+}
+
+extension BlockingHTTPTransport {
+    /// For stand-ins that answer at once (tests); a real transport overrides it.
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        try sendBlocking(request)
+    }
 }
 
 /// An HTTP method. A string, not an enum, because CouchDB also uses `COPY`.
@@ -135,6 +152,8 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
     case status(url: String, code: Int, body: String)
     /// Any other transfer failure.
     case failed(url: String, reason: String)
+    /// The calling task was cancelled; the transfer was abandoned.
+    case cancelled(url: String)
 
     public var description: String {
         switch self {
@@ -146,6 +165,7 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
         case .status(let url, let code, let body):
             body.isEmpty ? "\(url) answered HTTP \(code)" : "\(url) answered HTTP \(code): \(body)"
         case .failed(let url, let reason): "request to \(url) failed: \(reason)"
+        case .cancelled(let url): "request to \(url) cancelled"
         }
     }
 

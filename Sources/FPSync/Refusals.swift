@@ -57,7 +57,7 @@ public struct RefusalLog: Sendable {
 }
 
 /// The push's view of the log: loaded once, changed per batch by the upload
-/// thread, written only when it changed.
+/// task (one at a time), written only when it changed.
 final class RefusalBook: @unchecked Sendable {
     private let log: RefusalLog
     private let gateway: String

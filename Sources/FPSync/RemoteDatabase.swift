@@ -15,6 +15,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case noSigner(String)
     /// The local store failed.
     case store(String)
+    /// The task running the sync was cancelled (Ctrl-C); checkpoints so far are kept.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .noSigner(let id):
             "cannot tell who you are: the gateway's _session names no user for these credentials, so unsigned documents (\(id) first) are not pushed; use `fprint login --user NAME`, a token, or user:password@ in the URL"
         case .store(let why): why
+        case .cancelled: "sync cancelled"
         }
     }
 }
@@ -49,11 +52,11 @@ public struct RemoteDatabase: Sendable {
     public let credentials: SyncCredentials
     public let retry: RetryPolicy
     public let timeouts: HTTPTimeouts
-    let sleep: @Sendable (Double) -> Void
+    let sleep: @Sendable (Double) async -> Void
 
     public init(url: URL, transport: any HTTPTransport, credentials: SyncCredentials, retry: RetryPolicy = RetryPolicy(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(connect: 10, total: 120),
-                sleep: @escaping @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }) {
+                sleep: @escaping @Sendable (Double) async -> Void = { try? await Task.sleep(for: .seconds($0)) }) {
         // No trailing slash: paths are appended as `/segment`.
         var text = url.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
@@ -100,19 +103,19 @@ public struct RemoteDatabase: Sendable {
     /// read) become `authRejected`. A session cookie refused with 401 logs in
     /// again once and repeats the request.
     public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], json: JSONValue? = nil,
-                     accept: String = "application/json") throws(SyncError) -> HTTPResponse {
-        try send(method, path, query: query, jsonText: json.map { CanonicalJSON.data($0) }, accept: accept)
+                     accept: String = "application/json") async throws(SyncError) -> HTTPResponse {
+        try await send(method, path, query: query, jsonText: json.map { CanonicalJSON.data($0) }, accept: accept)
     }
 
     /// The same with a body that is already JSON text (pushed revisions are
     /// spliced from stored text, never parsed and re-serialised).
     public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], jsonText body: Data?,
-                     accept: String = "application/json") throws(SyncError) -> HTTPResponse {
+                     accept: String = "application/json") async throws(SyncError) -> HTTPResponse {
         let url = makeURL(path, query: query)
-        let response = try sendWithRetries(method, url, body: body, accept: accept)
+        let (response, cookie) = try await sendWithRetries(method, url, body: body, accept: accept)
         if response.status == 401, case .session(let session) = credentials {
-            try session.renew()
-            let again = try sendWithRetries(method, url, body: body, accept: accept)
+            try await session.renew(refused: cookie)
+            let (again, _) = try await sendWithRetries(method, url, body: body, accept: accept)
             try rejectCredentialErrors(again, method, url)
             return again
         }
@@ -120,39 +123,39 @@ public struct RemoteDatabase: Sendable {
         return response
     }
 
-    private func sendWithRetries(_ method: HTTPMethod, _ url: URL, body: Data?, accept: String) throws(SyncError)
-        -> HTTPResponse
+    /// The response and the header value of the credentials it was sent with
+    /// (a session renews once per refused cookie, not once per caller).
+    private func sendWithRetries(_ method: HTTPMethod, _ url: URL, body: Data?, accept: String) async throws(SyncError)
+        -> (HTTPResponse, String?)
     {
         var delay = retry.initialDelay
         var lastFailure = ""
         for attempt in 1...max(1, retry.attempts) {
-            do {
-                // Headers per attempt: a session may have been renewed meanwhile.
-                var headers: HTTPHeaders = ["Accept": accept]
-                try credentials.apply(to: &headers)
-                if body != nil { headers["Content-Type"] = "application/json" }
-                let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeouts: timeouts)
-                let response = try transport.send(request)
+            // Headers per attempt: a session may have been renewed meanwhile.
+            var headers: HTTPHeaders = ["Accept": accept]
+            try await credentials.apply(to: &headers)
+            if body != nil { headers["Content-Type"] = "application/json" }
+            let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeouts: timeouts)
+            do throws(HTTPError) {
+                let response = try await transport.send(request)
                 if response.status >= 500 {
                     lastFailure = "\(describe(method, url)) answered HTTP \(response.status)"
                 } else {
-                    return response
-                }
-            } catch let error as SyncError {
-                throw error
-            } catch let error as HTTPError {
-                switch error {
-                case .invalidURL, .invalidRequest: throw SyncError.protocolError(error.description)
-                case .tls: throw SyncError.unreachable(error.description)
-                default: lastFailure = error.description
+                    return (response, headers["Cookie"])
                 }
             } catch {
-                lastFailure = "\(error)"
+                switch error {
+                case .invalidURL, .invalidRequest: throw .protocolError(error.description)
+                case .tls: throw .unreachable(error.description)
+                case .cancelled: throw .cancelled
+                default: lastFailure = error.description
+                }
             }
             if attempt < retry.attempts {
-                sleep(delay)
+                await sleep(delay)
                 delay = min(delay * 2, retry.maxDelay)
             }
+            if Task.isCancelled { throw .cancelled }
         }
         throw SyncError.unreachable(lastFailure)
     }
@@ -187,9 +190,9 @@ public struct RemoteDatabase: Sendable {
 
     /// Sends and requires 2xx; the body is parsed as JSON.
     public func json(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], body: JSONValue? = nil)
-        throws(SyncError) -> JSONValue
+        async throws(SyncError) -> JSONValue
     {
-        let response = try send(method, path, query: query, json: body)
+        let response = try await send(method, path, query: query, json: body)
         try require(response, method, path)
         return try Self.parse(response.body, what: describe(method, makeURL(path)))
     }

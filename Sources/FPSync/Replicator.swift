@@ -85,25 +85,16 @@ public struct Replicator: Sendable {
     /// (without credentials) and the direction. Never the token, so a new
     /// token keeps the checkpoints; a wiped database gets a new UUID and
     /// starts afresh.
-    public func replicationID(_ direction: SyncDirection) throws(SyncError) -> String {
-        let uuid = try storeCall { try store.databaseUUID() }
+    public func replicationID(_ direction: SyncDirection) async throws(SyncError) -> String {
+        let store = store
+        let uuid = try await storeWork { try store.databaseUUID() }
         let input = "fprint-replication-v1|\(uuid)|\(remote.displayURL)|\(direction.rawValue)"
         return Hex.string(Insecure.MD5.hash(data: Data(input.utf8)))
     }
 
-    func storeCall<T>(_ body: () throws -> T) throws(SyncError) -> T {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw SyncError.store(error.description)
-        } catch {
-            throw SyncError.store("\(error)")
-        }
-    }
-
     /// Checks the remote database exists and we may read it.
-    public func checkRemote() throws(SyncError) {
-        let info = try remote.json(.get, [])
+    public func checkRemote() async throws(SyncError) {
+        let info = try await remote.json(.get, [])
         guard info["db_name"] != nil || info["update_seq"] != nil else {
             throw SyncError.protocolError("\(remote.displayURL) does not look like a CouchDB database")
         }
@@ -114,7 +105,7 @@ public struct Replicator: Sendable {
     /// The CouchDB checkpoint shape: `session_id`, `source_last_seq` and a
     /// `history` of sessions, so two sides that disagree can find the
     /// last sequence both recorded.
-    struct Checkpoint {
+    struct Checkpoint: Sendable {
         var sessionID: String
         var lastSeq: JSONValue
         var history: [JSONValue]
@@ -163,9 +154,10 @@ public struct Replicator: Sendable {
         return nil
     }
 
-    func readCheckpoints(_ repID: String) throws(SyncError) -> (local: Checkpoint?, remote: Checkpoint?) {
-        let local = Checkpoint(try storeCall { try store.localDocument(id: repID) })
-        let response = try remote.send(.get, ["_local", repID])
+    func readCheckpoints(_ repID: String) async throws(SyncError) -> (local: Checkpoint?, remote: Checkpoint?) {
+        let store = store
+        let local = Checkpoint(try await storeWork { try store.localDocument(id: repID) })
+        let response = try await remote.send(.get, ["_local", repID])
         var remoteCheckpoint: Checkpoint?
         if response.status == 200 {
             remoteCheckpoint = Checkpoint(try RemoteDatabase.parse(response.body, what: "the remote checkpoint"))
@@ -179,7 +171,7 @@ public struct Replicator: Sendable {
     /// between the two leaves the sides disagreeing (and the history finds
     /// the common point) rather than the local side claiming more.
     func writeCheckpoint(_ repID: String, session: String, startSeq: JSONValue, seq: JSONValue, previous: Checkpoint?,
-                         report: SyncReport) throws(SyncError) {
+                         report: SyncReport) async throws(SyncError) {
         guard !dryRun else { return }
         let entry: JSONValue = [
             "session_id": .string(session), "recorded_seq": seq, "start_last_seq": startSeq, "end_last_seq": seq,
@@ -192,19 +184,20 @@ public struct Replicator: Sendable {
         // CouchDB needs the current `_rev` of a `_local` doc to update it. A
         // PUT whose answer was lost (cut connection) is retried with the old
         // `_rev` and gets 409 although it was applied: read the rev again once.
-        var put = try putRemoteCheckpoint(repID, checkpoint.json)
-        if put.status == 409 { put = try putRemoteCheckpoint(repID, checkpoint.json) }
+        var put = try await putRemoteCheckpoint(repID, checkpoint.json)
+        if put.status == 409 { put = try await putRemoteCheckpoint(repID, checkpoint.json) }
         try remote.require(put, .put, ["_local", repID])
-        try storeCall { try store.putLocalDocument(id: repID, body: checkpoint.json) }
+        let store = store
+        try await storeWork { try store.putLocalDocument(id: repID, body: checkpoint.json) }
     }
 
-    private func putRemoteCheckpoint(_ repID: String, _ body: JSONValue) throws(SyncError) -> HTTPResponse {
+    private func putRemoteCheckpoint(_ repID: String, _ body: JSONValue) async throws(SyncError) -> HTTPResponse {
         var remoteDoc = body
-        let current = try remote.send(.get, ["_local", repID])
+        let current = try await remote.send(.get, ["_local", repID])
         if current.status == 200, let rev = (try? CanonicalJSON.parse(current.body))?["_rev"] {
             remoteDoc["_rev"] = rev
         }
-        return try remote.send(.put, ["_local", repID], json: remoteDoc)
+        return try await remote.send(.put, ["_local", repID], json: remoteDoc)
     }
 
     static func newSessionID() -> String {

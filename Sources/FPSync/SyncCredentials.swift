@@ -16,13 +16,29 @@ public enum SyncCredentials: Sendable {
     case session(CouchSession)
 
     /// Sets the header of these credentials; a session close to expiry logs in again first.
-    public func apply(to headers: inout HTTPHeaders) throws(SyncError) {
+    public func apply(to headers: inout HTTPHeaders) async throws(SyncError) {
+        if case .session(let session) = self {
+            headers["Cookie"] = "\(CouchSession.cookieName)=\(try await session.currentCookie())"
+        } else {
+            applyFixed(to: &headers)
+        }
+    }
+
+    /// The same on the calling thread, for synchronous callers (config fetches).
+    public func applyBlocking(to headers: inout HTTPHeaders) throws(SyncError) {
+        if case .session(let session) = self {
+            headers["Cookie"] = "\(CouchSession.cookieName)=\(try session.currentCookieBlocking())"
+        } else {
+            applyFixed(to: &headers)
+        }
+    }
+
+    private func applyFixed(to headers: inout HTTPHeaders) {
         switch self {
-        case .none: break
+        case .none, .session: break
         case .bearer(let token): headers["Authorization"] = "Bearer \(token)"
         case .basic(let user, let password): headers["Authorization"] = HTTPAuth.basic(user: user, password: password)
         case .cookie(let name, let value): headers["Cookie"] = "\(name)=\(value)"
-        case .session(let session): headers["Cookie"] = "\(CouchSession.cookieName)=\(try session.currentCookie())"
         }
     }
 
