@@ -17,7 +17,7 @@ import Testing
     @Test func syncsWaitingOnASilentServerLeaveThePoolFree() async throws {
         let silent = try SilentListener()
         defer { silent.stop() }
-        let count = ProcessInfo.processInfo.activeProcessorCount * 2
+        let count = ProcessInfo.processInfo.activeProcessorCount * 4
         var syncs: [Task<SyncReport, any Error>] = []
         for index in 0..<count {
             let store = try SQLiteDocumentStore.inMemory()
@@ -32,10 +32,13 @@ import Testing
                 return try await replicator.pull()
             })
         }
-        try await Task.sleep(for: .milliseconds(500))  // every sync has sent its first request and waits
+        // Every sync gets as far as its first request at once. With a
+        // blocking transport only as many as the pool has threads would.
+        let deadline = Date().addingTimeInterval(3)
+        while silent.accepted < count, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(silent.accepted == count, "only \(silent.accepted) of \(count) syncs reached the server")
 
-        // With a blocking transport every pool thread would be stuck in
-        // libcurl until the timeout, and this task could not start.
+        // Nor is a plain task kept waiting for a thread.
         let started = Date()
         let sum = await Task.detached { (1...1000).reduce(0, +) }.value
         let waited = Date().timeIntervalSince(started)
@@ -92,11 +95,14 @@ import Testing
     }
 }
 
-/// A loopback port that takes connections (the kernel's backlog) and never
-/// answers.
-final class SilentListener: Sendable {
+/// A loopback port that accepts connections, counts them and never answers.
+final class SilentListener: @unchecked Sendable {
+    // @unchecked: `held` and `stopped` are touched only with `lock` held.
     let port: Int
     private let fd: Int32
+    private let lock = NSLock()
+    private var held: [Int32] = []
+    private var stopped = false
 
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -113,9 +119,29 @@ final class SilentListener: Sendable {
         }
         self.fd = fd
         port = Int(UInt16(bigEndian: address.sin_port))
+        // A blocking accept loop: a thread of its own, not the pool's.
+        Thread.detachNewThread { [self] in
+            while true {
+                let connection = accept(fd, nil, nil)
+                guard connection >= 0 else { return }
+                lock.withLock { held.append(connection) }
+            }
+        }
     }
 
-    func stop() { close(fd) }
+    /// Connections accepted so far.
+    var accepted: Int { lock.withLock { held.count } }
+
+    func stop() {
+        let connections = lock.withLock {
+            defer { stopped = true }
+            return stopped ? [] : held
+        }
+        shutdown(fd, Int32(SHUT_RDWR))  // wakes the accept loop
+        for connection in connections { close(connection) }
+    }
+
+    deinit { close(fd) }
 }
 
 /// A CouchDB stand-in whose uploads and logins take time (suspending, as a
