@@ -73,8 +73,8 @@ extension Replicator {
             report.written += received.count
             done += results.count
             progress(SyncProgress(direction: .pull, done: done, total: max(total, done), transferred: report.written))
-            try await writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: lastSeq, previous: previous,
-                                report: report)
+            try await writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: lastSeq,
+                                      previous: previous, report: report)
             previous = Checkpoint(sessionID: session, lastSeq: lastSeq, history: previous?.history ?? [])
             since = lastSeq
             if results.count < limits.count && feed["pending"] != nil && pending == 0 { break }

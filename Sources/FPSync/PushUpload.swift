@@ -98,22 +98,25 @@ extension Replicator {
     /// go out as stored (canonical text with the `_` members spliced in).
     func upload(_ revisions: [RevisionText]) async throws(SyncError) -> [Rejection] {
         var rejected: [Rejection] = []
-        var queue = ArraySlice(revisions.map { (id: $0.id, rev: $0.rev.description, doc: $0.documentJSON(revisions: true)) })
+        // Each document's text is made as its request is built, so one
+        // request's worth is held beside the batch, not a copy of all of it.
+        var queue = ArraySlice(revisions)
         var maxCount = limits.count
         while !queue.isEmpty {
-            var body = Array(#"{"new_edits":false,"docs":["#.utf8)
+            var body = Data(#"{"new_edits":false,"docs":["#.utf8)
             var count = 0
             for item in queue.prefix(maxCount) {
-                if count > 0 && body.count + item.doc.count > limits.bytes { break }
+                let doc = item.documentJSON(revisions: true)
+                if count > 0 && body.count + doc.count > limits.bytes { break }
                 if count > 0 { body.append(UInt8(ascii: ",")) }
-                body += item.doc
+                body.append(contentsOf: doc)
                 count += 1
             }
-            body += Array("]}".utf8)
-            let response = try await remote.send(.post, ["_bulk_docs"], jsonText: Data(body))
+            body.append(contentsOf: "]}".utf8)
+            let response = try await remote.send(.post, ["_bulk_docs"], jsonText: body)
             if response.status == 413 {
                 guard count > 1 else {
-                    rejected.append(Rejection(id: queue.first?.id ?? "?", rev: queue.first?.rev ?? "",
+                    rejected.append(Rejection(id: queue.first?.id ?? "?", rev: queue.first?.rev.description ?? "",
                                               reason: "HTTP 413 " + Self.refusalReason(response, id: queue.first?.id)))
                     queue = queue.dropFirst()
                     continue
@@ -126,7 +129,8 @@ extension Replicator {
             // per document, errors (per-document 403s) among them.
             let answer = try RemoteDatabase.parse(response.body, what: "_bulk_docs")
             guard let entries = answer.arrayValue else { throw SyncError.protocolError("_bulk_docs: not an array") }
-            let sentRevs = Dictionary(queue.prefix(count).map { ($0.id, $0.rev) }, uniquingKeysWith: { first, _ in first })
+            let sentRevs = Dictionary(queue.prefix(count).map { ($0.id, $0.rev.description) },
+                                      uniquingKeysWith: { first, _ in first })
             for entry in entries where entry["error"] != nil {
                 let id = entry["id"]?.stringValue ?? "?"
                 rejected.append(Rejection(id: id, rev: entry["rev"]?.stringValue ?? sentRevs[id] ?? "",

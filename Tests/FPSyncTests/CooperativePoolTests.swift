@@ -123,7 +123,8 @@ final class SilentListener: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 let connection = accept(fd, nil, nil)
-                guard connection >= 0 else { return }
+                if connection < 0 && errno == EINTR { continue }  // a signal (a test's child exiting)
+                guard connection >= 0 else { return }  // shut down
                 lock.withLock { held.append(connection) }
             }
         }
