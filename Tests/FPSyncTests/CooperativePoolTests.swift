@@ -13,7 +13,9 @@ import Testing
 @Suite(.serialized) struct CooperativePoolTests {
     /// More syncs than cores wait on a server that never answers; a plain
     /// task still runs at once, and cancelling the syncs ends them promptly
-    /// as `cancelled` (not as the timeout, 20 s away).
+    /// as `cancelled` (not as the timeout, 60 s away). The bounds are loose
+    /// because other suites of this process may hold pool threads a while
+    /// (a blocking transport fails each of them by tens of seconds).
     @Test func syncsWaitingOnASilentServerLeaveThePoolFree() async throws {
         let silent = try SilentListener()
         defer { silent.stop() }
@@ -24,7 +26,7 @@ import Testing
             try store.insert([NewDocument(id: "d\(index)", body: body(owner: "alice"))])
             let remote = RemoteDatabase(url: URL(string: "http://127.0.0.1:\(silent.port)/fprint")!,
                                         transport: CurlHTTPTransport(), credentials: .bearer("t"), retry: .none,
-                                        timeouts: HTTPTimeouts(connect: 20, total: 20))
+                                        timeouts: HTTPTimeouts(connect: 60, total: 60))
             let replicator = Replicator(store: store, remote: remote, userID: "alice")
             let pushing = index.isMultiple(of: 2)
             syncs.append(Task {
@@ -34,7 +36,7 @@ import Testing
         }
         // Every sync gets as far as its first request at once. With a
         // blocking transport only as many as the pool has threads would.
-        let deadline = Date().addingTimeInterval(3)
+        let deadline = Date().addingTimeInterval(20)
         while silent.accepted < count, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(silent.accepted == count, "only \(silent.accepted) of \(count) syncs reached the server")
 
@@ -43,7 +45,7 @@ import Testing
         let sum = await Task.detached { (1...1000).reduce(0, +) }.value
         let waited = Date().timeIntervalSince(started)
         #expect(sum == 500_500)
-        #expect(waited < 1, "a plain task waited \(waited) s for a thread")
+        #expect(waited < 5, "a plain task waited \(waited) s for a thread")
 
         let cancelledAt = Date()
         for sync in syncs { sync.cancel() }
@@ -54,7 +56,7 @@ import Testing
             }
         }
         let took = Date().timeIntervalSince(cancelledAt)
-        #expect(took < 5, "cancelled syncs took \(took) s to end")
+        #expect(took < 10, "cancelled syncs took \(took) s to end")
     }
 
     /// The push uploads one batch while it prepares the next: `_revs_diff`
