@@ -82,7 +82,7 @@ let package = Package(
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
             "FPBLE", "FPTransport", "FPHCI",
             "FPLinuxRadios",
-            "FPAnalysis", "CMalloc",
+            "FPAnalysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

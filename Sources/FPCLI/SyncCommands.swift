@@ -1,5 +1,4 @@
 import ArgumentParser
-import CMalloc
 import FPConfig
 import FPCore
 import FPNet
@@ -66,11 +65,6 @@ struct Sync: ReportingCommand {
     }
 
     func perform() async throws {
-        // A batch is made on one thread and freed on another (the pool, the
-        // transport's thread, store threads); glibc's arena per thread kept
-        // freed batches in each, and the push's peak grew with its length
-        // (115 MiB for 10,000 documents, 98 MiB with two arenas).
-        _ = mallopt(M_ARENA_MAX, 2)
         let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let given = try client.gatewayURL(workspace)
         let store = try workspace.openStore(.write)
