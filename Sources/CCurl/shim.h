@@ -32,3 +32,9 @@ static inline CURLcode fp_curl_setopt_write_callback(CURL *handle, CURLoption op
 static inline CURLcode fp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+/* CURLOPT_XFERINFOFUNCTION: called about once a second even when no byte
+ * moves; a non-zero return aborts the transfer (how a cancelled task stops it). */
+static inline CURLcode fp_curl_setopt_xferinfo(CURL *handle, curl_xferinfo_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+}

@@ -3,7 +3,7 @@ import FPSync
 import Foundation
 
 /// Exit codes, documented in the README. Close to sysexits(3) where one fits.
-public enum ExitStatus: Int32, CaseIterable, Sendable {
+package enum ExitStatus: Int32, CaseIterable, Sendable {
     case ok = 0
     case failure = 1
     case usage = 64  // bad arguments (swift-argument-parser's validation failures)
@@ -63,6 +63,7 @@ extension CommandFailure {
         case .authRejected, .noSigner: self.init(error.description, .authRejected)
         case .protocolError: self.init(error.description, .protocolError)
         case .store: self.init(error.description, .ioError)
+        case .cancelled: self.init(error.description, .interrupted)
         }
     }
 }

@@ -2,10 +2,10 @@ import ArgumentParser
 import FPCore
 
 /// The root of the command tree.
-public struct Fprint: AsyncParsableCommand {
-    public static let version = "0.1.0"
+package struct Fprint: AsyncParsableCommand {
+    package static let version = "0.1.0"
 
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "fprint",
         abstract: "Collect radio fingerprints (BLE, Wi-Fi, cellular, GNSS) for indoor positioning.",
         discussion: """
@@ -28,5 +28,5 @@ public struct Fprint: AsyncParsableCommand {
             Sync.self, Login.self, Status.self, GatewayCommand.self, Check.self, Repair.self, Maintenance.self,
         ])
 
-    public init() {}
+    package init() {}
 }

@@ -78,11 +78,11 @@ struct GatewayAuth {
     /// The user documents are signed with: the token's `sub`, else the name
     /// `GET /_session` reports for these credentials; nil when neither
     /// names one (then nothing unsigned is pushed).
-    func userID(transport: any HTTPTransport) -> String? {
+    func userID(transport: any HTTPTransport) async -> String? {
         if let token, let claims = TokenClaims.unverified(token) { return claims.subject }
         let session = RemoteDatabase(url: Self.sessionURL(of: url), transport: transport, credentials: credentials,
                                      retry: .none)
-        guard let answer = try? session.json(.get, []), let name = answer["userCtx"]?["name"]?.stringValue,
+        guard let answer = try? await session.json(.get, []), let name = answer["userCtx"]?["name"]?.stringValue,
               !name.isEmpty else { return nil }
         return name
     }
@@ -93,7 +93,7 @@ struct GatewayAuth {
 /// gateway database on that origin (the gateway serves `/config/`).
 struct ConfigAuthorizer: Sendable {
     let paths: FPPaths
-    let transport: any HTTPTransport
+    let transport: any BlockingHTTPTransport
 
     func headers(for url: URL) -> HTTPHeaders {
         var headers = HTTPHeaders()
@@ -111,7 +111,7 @@ struct ConfigAuthorizer: Sendable {
         }
         // A session close to expiry logs in again first; if that fails the
         // server's 401 names the problem.
-        try? credentials.apply(to: &headers)
+        try? credentials.applyBlocking(to: &headers)
         return headers
     }
 }

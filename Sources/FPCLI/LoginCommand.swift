@@ -35,7 +35,7 @@ struct Login: ReportingCommand {
         let answer: CouchSession.Answer
         // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
         do throws(SyncError) {
-            answer = try CouchSession.login(sessionURL: sessionURL, name: user, password: password,
+            answer = try await CouchSession.login(sessionURL: sessionURL, name: user, password: password,
                                             transport: client.transport())
         } catch {
             throw CommandFailure(error)

@@ -72,7 +72,7 @@ struct Repair: ReportingCommand {
             for d in report.damaged {
                 guard reachable, let rev = d.rev.flatMap(Revision.init) else { remaining.append(d); continue }
                 do {
-                    let content = try Self.fetch(remote, id: d.id, rev: rev)
+                    let content = try await Self.fetch(remote, id: d.id, rev: rev)
                     try store.restoreBody(content)
                     restored.append("\(d.id) \(rev)")
                 } catch SyncError.unreachable(let why) {
@@ -100,8 +100,8 @@ struct Repair: ReportingCommand {
     }
 
     /// The revision as the gateway keeps it; it must be the same revision.
-    static func fetch(_ remote: RemoteDatabase, id: String, rev: Revision) throws -> RevisionContent {
-        let answer = try remote.json(.get, [id], query: [("rev", rev.description), ("revs", "true")])
+    static func fetch(_ remote: RemoteDatabase, id: String, rev: Revision) async throws -> RevisionContent {
+        let answer = try await remote.json(.get, [id], query: [("rev", rev.description), ("revs", "true")])
         guard var object = answer.objectValue, object["_rev"]?.stringValue == rev.description else {
             throw CommandFailure("the gateway answered another revision of \(id)")
         }

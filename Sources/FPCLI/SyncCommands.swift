@@ -71,19 +71,26 @@ struct Sync: ReportingCommand {
         let transport = client.transport()
         let auth = try GatewayAuth.resolve(given, explicitToken: token, workspace: workspace, transport: transport)
         let remote = RemoteDatabase(url: auth.url, transport: transport, credentials: auth.credentials)
-        let userID = pullOnly ? nil : auth.userID(transport: transport)
         let printer = SyncProgressPrinter(quiet: quiet, dryRun: dryRun)
-        let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: batchSize),
-                                    userID: userID, dryRun: dryRun, progress: { printer.update($0) })
-        var reports: [SyncReport] = []
-        // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
-        do throws(SyncError) {
-            try replicator.checkRemote()
-            if !pullOnly { reports.append(try replicator.push()) }
-            if !pushOnly { reports.append(try replicator.pull()) }
-        } catch {
-            printer.finish()
-            throw CommandFailure(error)
+        let (pushOnly, pullOnly, dryRun, batchSize) = (self.pushOnly, self.pullOnly, self.dryRun, self.batchSize)
+        // Ctrl-C or SIGTERM cancels the task: the transfer in flight aborts, what
+        // is stored and checkpointed stays, and the command exits 130.
+        let (reports, userID) = try await Interrupts.cancellable { () async throws -> ([SyncReport], String?) in
+            let userID = pullOnly ? nil : await auth.userID(transport: transport)
+            try Task.checkCancellation()
+            let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: batchSize),
+                                        userID: userID, dryRun: dryRun, progress: { printer.update($0) })
+            var reports: [SyncReport] = []
+            // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
+            do throws(SyncError) {
+                try await replicator.checkRemote()
+                if !pullOnly { reports.append(try await replicator.push()) }
+                if !pushOnly { reports.append(try await replicator.pull()) }
+            } catch {
+                printer.finish()
+                throw CommandFailure(error)
+            }
+            return (reports, userID)
         }
         printer.finish()
         let pushed = reports.first { $0.direction == .push }

@@ -35,7 +35,7 @@ package struct LoadedConfig: Sendable, Equatable {
 /// on this machine, and a missing local file is an error the user should see.
 package struct ConfigLoader: Sendable {
     package let cacheDirectory: String
-    package let transport: any HTTPTransport
+    package let transport: any BlockingHTTPTransport
     package let timeouts: HTTPTimeouts
     /// What relative config paths are relative to.
     package let currentDirectory: String
@@ -43,7 +43,7 @@ package struct ConfigLoader: Sendable {
     /// the gateway serving it); used unless the URL named its own credentials.
     package let authorize: @Sendable (URL) -> HTTPHeaders
 
-    package init(cacheDirectory: String, transport: any HTTPTransport,
+    package init(cacheDirectory: String, transport: any BlockingHTTPTransport,
                 timeouts: HTTPTimeouts = HTTPTimeouts(connect: 5, total: 20),
                 currentDirectory: String = FileManager.default.currentDirectoryPath,
                 authorize: @escaping @Sendable (URL) -> HTTPHeaders = { _ in HTTPHeaders() }) {
@@ -173,12 +173,11 @@ package struct ConfigLoader: Sendable {
         let response: HTTPResponse
         var headers: HTTPHeaders = ["Accept": "application/json"]
         for field in extra { headers[field.name] = field.value }
-        do {
-            response = try transport.send(HTTPRequest(url: url, headers: headers, timeouts: timeouts))
-        } catch let error as HTTPError {
-            throw ConfigError(error.description)
+        // Blocking: configs load synchronously, before any sync work starts.
+        do throws(HTTPError) {
+            response = try transport.sendBlocking(HTTPRequest(url: url, headers: headers, timeouts: timeouts))
         } catch {
-            throw ConfigError(source: shown, "cannot fetch: \(error)")
+            throw ConfigError(error.description)
         }
         // The status alone: an error page's HTML would not help on one line.
         guard response.isSuccess else {

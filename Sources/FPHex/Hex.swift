@@ -1,19 +1,19 @@
 /// Hex text of bytes and back: the one encoder every module uses (revision
 /// ids, tokens, BSSIDs, HCI dumps). A module of its own, without Foundation,
 /// so the dependency-free HCI parsers and FPCore can both use it.
-public enum Hex {
-    public static let lowerDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    public static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+package enum Hex {
+    package static let lowerDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    package static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     /// Two hex digits of one byte, upper case unless asked otherwise
     /// (HCI opcodes and status codes are printed upper case).
-    public static func byte(_ b: UInt8, uppercase: Bool = true) -> String {
+    package static func byte(_ b: UInt8, uppercase: Bool = true) -> String {
         string(CollectionOfOne(b), uppercase: uppercase)
     }
 
     /// Hex of a byte sequence, no separators; lower case unless asked otherwise.
     @inlinable
-    public static func string<S: Sequence<UInt8>>(_ bytes: S, uppercase: Bool = false) -> String {
+    package static func string<S: Sequence<UInt8>>(_ bytes: S, uppercase: Bool = false) -> String {
         // Every BLE report's raw data goes through here: work on plain buffers.
         let digits = uppercase ? upperDigits : lowerDigits
         return bytes.withContiguousStorageIfAvailable { write($0, digits) }
@@ -36,7 +36,7 @@ public enum Hex {
     }
 
     /// Parses hex digits (white space ignored); nil on any other character or an odd count.
-    public static func bytes<S: StringProtocol>(_ text: S) -> [UInt8]? {
+    package static func bytes<S: StringProtocol>(_ text: S) -> [UInt8]? {
         var out: [UInt8] = []
         var high: UInt8?
         for c in text.utf8 {

@@ -1,9 +1,4 @@
-import CCurl
 import Foundation
-
-/// `curl_global_init` must run once per process before any other libcurl call
-/// and is not thread-safe itself; a global `let` is initialised exactly once.
-private let curlGlobalInitOK: Bool = fp_curl_global_init() == CURLE_OK
 
 /// HTTP over libcurl with one reused easy handle, so consecutive requests to
 /// the same server share a kept-alive connection (and TLS session).
@@ -13,215 +8,82 @@ private let curlGlobalInitOK: Bool = fp_curl_global_init() == CURLE_OK
 ///   methods never follow (re-sending a body elsewhere is not safe).
 /// - `http_proxy`, `https_proxy` and `no_proxy` are honoured by libcurl itself.
 ///
-/// Requests are serialised by a lock (a curl easy handle is single-threaded);
-/// create one transport per concurrent stream of requests.
-public final class CurlHTTPTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked: `handle` and `errorBuffer` are only touched while `lock` is held.
-    private let lock = NSLock()
-    private let handle: UnsafeMutableRawPointer?
-    private let errorBuffer: UnsafeMutablePointer<CChar>
+/// Transfers run one after the other on the transport's own thread
+/// (`CurlWorker`); `send` suspends its caller until the answer is there, and
+/// a cancelled caller stops its transfer within about a second (libcurl's
+/// progress callback). Create one transport per concurrent stream of requests.
+package final class CurlHTTPTransport: BlockingHTTPTransport {
+    package let insecure: Bool
+    package let userAgent: String
+    package let maxRedirects: Int
+    private let worker: CurlWorker
 
-    public let insecure: Bool
-    public let userAgent: String
-    public let maxRedirects: Int
-
-    public init(insecure: Bool = false, userAgent: String = "fprint", maxRedirects: Int = 5) {
+    package init(insecure: Bool = false, userAgent: String = "fprint", maxRedirects: Int = 5) {
         self.insecure = insecure
         self.userAgent = userAgent
         self.maxRedirects = maxRedirects
-        handle = curlGlobalInitOK ? curl_easy_init() : nil
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        worker = CurlWorker(CurlSettings(insecure: insecure, userAgent: userAgent, maxRedirects: maxRedirects))
     }
 
-    deinit {
-        if let handle { curl_easy_cleanup(handle) }
-        errorBuffer.deallocate()
-    }
+    deinit { worker.close() }
 
-    public func send(_ request: HTTPRequest) throws -> HTTPResponse {
-        try perform(request)
-    }
-
-    /// The typed-throwing form of `send`.
-    public func perform(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse {
-        let urlString = request.url.absoluteString
-        let shownURL = HTTPError.displayURL(urlString)
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              request.url.host != nil
-        else { throw .invalidURL(shownURL) }
-        if (request.method == .get || request.method == .head), request.body != nil {
-            throw .invalidRequest("\(request.method) cannot carry a body")
+    package func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        // Malformed requests fail here, without a trip to the thread.
+        _ = try CurlEasy.validate(request)
+        let shownURL = HTTPError.displayURL(request.url.absoluteString)
+        if Task.isCancelled { throw .cancelled(url: shownURL) }
+        let holder = JobHolder()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+                let job = CurlJob(request) { continuation.resume(returning: $0) }
+                holder.set(job)
+                worker.submit(job)
+            }
+        } onCancel: {
+            holder.cancel()
         }
-        let headerLines = try Self.headerLines(request.headers, hasBody: request.body != nil)
+        return try result.get()
+    }
 
+    /// Waits on the calling thread (for synchronous callers only).
+    package func sendBlocking(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse {
+        _ = try CurlEasy.validate(request)
+        let done = DispatchSemaphore(value: 0)
+        let outcome = OutcomeBox()
+        worker.submit(CurlJob(request) { result in
+            outcome.result = result
+            done.signal()
+        })
+        done.wait()
+        return try outcome.result!.get()
+    }
+}
+
+/// The job of one `send`, for its cancellation handler, which may run
+/// before the job exists (then the job starts cancelled) or after it.
+private final class JobHolder: @unchecked Sendable {
+    // @unchecked: both fields are touched only with `lock` held.
+    private let lock = NSLock()
+    private var job: CurlJob?
+    private var cancelled = false
+
+    func set(_ job: CurlJob) {
         lock.lock()
         defer { lock.unlock() }
-        guard let handle else { throw .failed(url: shownURL, reason: "libcurl could not be initialised") }
-
-        // Reset clears every option but keeps the connection cache, so each
-        // request starts clean without losing keep-alive.
-        curl_easy_reset(handle)
-        errorBuffer[0] = 0
-        let sink = ResponseSink()
-        let sinkPointer = Unmanaged.passRetained(sink)
-        defer { sinkPointer.release() }
-
-        var headerList: UnsafeMutablePointer<curl_slist>?
-        for line in headerLines { headerList = curl_slist_append(headerList, line) }
-        defer { curl_slist_free_all(headerList) }
-
-        var setupOK = true
-        func set(_ option: CURLoption, _ value: Int) { setupOK = setupOK && fp_curl_setopt_long(handle, option, value) == CURLE_OK }
-        func set(_ option: CURLoption, _ value: String) { setupOK = setupOK && fp_curl_setopt_pointer(handle, option, value) == CURLE_OK }
-
-        set(CURLOPT_URL, urlString)
-        set(CURLOPT_NOSIGNAL, 1)  // no SIGALRM for DNS timeouts: we are multi-threaded
-        set(CURLOPT_PROTOCOLS_STR, "http,https")
-        set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.timeouts.connect))
-        set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeouts.total))
-        set(CURLOPT_USERAGENT, userAgent)
-        set(CURLOPT_ACCEPT_ENCODING, "")  // offer every encoding libcurl can decode
-        set(CURLOPT_SSL_VERIFYPEER, insecure ? 0 : 1)
-        set(CURLOPT_SSL_VERIFYHOST, insecure ? 0 : 2)
-        if request.method == .get || request.method == .head {
-            set(CURLOPT_FOLLOWLOCATION, 1)
-            set(CURLOPT_MAXREDIRS, maxRedirects)
-            set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        }
-        setupOK = setupOK && fp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList) == CURLE_OK
-        setupOK = setupOK && fp_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
-        setupOK = setupOK && fp_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback) == CURLE_OK
-        setupOK = setupOK && fp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, sinkPointer.toOpaque()) == CURLE_OK
-        setupOK = setupOK && fp_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback) == CURLE_OK
-        setupOK = setupOK && fp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, sinkPointer.toOpaque()) == CURLE_OK
-
-        switch request.method {
-        case .get: set(CURLOPT_HTTPGET, 1)
-        case .head: set(CURLOPT_NOBODY, 1)
-        case .post: set(CURLOPT_POST, 1)
-        default: set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-        }
-        // POST and PUT always send a body (empty if none) so a Content-Length goes out.
-        let body = request.body ?? ((request.method == .post || request.method == .put) ? Data() : nil)
-        guard setupOK else { throw .failed(url: shownURL, reason: "libcurl rejected an option") }
-
-        let code: CURLcode
-        if let body {
-            // libcurl does not copy POSTFIELDS: the bytes must outlive perform,
-            // hence perform inside the closure. An empty body still needs a
-            // non-NULL pointer, or libcurl would read the body from stdin.
-            var bytes = [UInt8](body)
-            if bytes.isEmpty { bytes = [0] }
-            code = bytes.withUnsafeBufferPointer { buffer in
-                guard fp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) == CURLE_OK,
-                      fp_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress) == CURLE_OK
-                else { return CURLE_FAILED_INIT }
-                return curl_easy_perform(handle)
-            }
-        } else {
-            code = curl_easy_perform(handle)
-        }
-        // Clear pointers into this call's buffers so nothing dangles in the reused handle.
-        _ = fp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, nil)
-        _ = fp_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
-
-        guard code == CURLE_OK else { throw Self.error(code, url: shownURL, detail: errorText(code)) }
-        // libcurl (seen with 7.88) reports success when the connection closes
-        // inside the header block, with the headers so far and an empty body.
-        guard sink.headersComplete else {
-            throw .unreachable(url: shownURL, reason: "the connection closed in the middle of the response headers")
-        }
-        var status = 0
-        _ = fp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return HTTPResponse(status: status, headers: sink.headers, body: sink.body)
+        self.job = job
+        if cancelled { job.abort.set() }
     }
 
-    private func errorText(_ code: CURLcode) -> String {
-        let detail = String(cString: errorBuffer).trimmingCharacters(in: .whitespacesAndNewlines)
-        if !detail.isEmpty { return detail }
-        return curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
-    }
-
-    static func error(_ code: CURLcode, url: String, detail: String) -> HTTPError {
-        switch code {
-        case CURLE_OPERATION_TIMEDOUT:
-            return .timeout(url: url, reason: detail)
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
-             CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
-            return .unreachable(url: url, reason: detail)
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_INITFAILED:
-            return .tls(url: url, reason: detail)
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
-            return .invalidURL(url)
-        default:
-            return .failed(url: url, reason: detail)
-        }
-    }
-
-    /// "Name: value" lines for libcurl. Rejects line breaks (header injection)
-    /// without echoing the value, which may be a credential.
-    static func headerLines(_ headers: HTTPHeaders, hasBody: Bool) throws(HTTPError) -> [String] {
-        var lines: [String] = []
-        for field in headers {
-            let badName = field.name.isEmpty || field.name.contains { $0 == ":" || $0.isWhitespace || $0.isNewline }
-            if badName { throw .invalidRequest("header name \"\(field.name)\" is not a valid token") }
-            if field.value.contains(where: \.isNewline) {
-                throw .invalidRequest("the value of header \(field.name) contains a line break")
-            }
-            // "Name;" is libcurl's way to send a header with an empty value.
-            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
-        }
-        // libcurl would otherwise add `Expect: 100-continue` to large bodies
-        // (a wasted round trip with many servers) and a form Content-Type.
-        if headers["Expect"] == nil { lines.append("Expect:") }
-        if hasBody, headers["Content-Type"] == nil { lines.append("Content-Type:") }
-        return lines
-    }
-
-    static func milliseconds(_ seconds: Double) -> Int {
-        guard seconds.isFinite, seconds > 0 else { return 0 }  // 0: no limit, libcurl's convention
-        return max(1, Int((seconds * 1000).rounded()))
+    func cancel() {
+        lock.lock()
+        defer { lock.unlock() }
+        cancelled = true
+        job?.abort.set()
     }
 }
 
-/// Collects one transfer's body and headers from libcurl's callbacks.
-final class ResponseSink {
-    var body = Data()
-    var headers = HTTPHeaders()
-    /// The last response's header block ended with its blank line.
-    private(set) var headersComplete = false
-
-    func headerLine(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.hasPrefix("HTTP/") {
-            headers = HTTPHeaders()  // a new response starts (redirect, 100 Continue): keep only the last
-            headersComplete = false
-        } else if trimmed.isEmpty {
-            headersComplete = true
-        } else if let colon = trimmed.firstIndex(of: ":") {
-            let name = String(trimmed[..<colon])
-            let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers.add(name, value)
-        }
-    }
-}
-
-private let writeCallback: curl_write_callback = { data, size, count, context in
-    let length = size * count
-    guard let data, let context, length > 0 else { return length }
-    let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-    data.withMemoryRebound(to: UInt8.self, capacity: length) { sink.body.append($0, count: length) }
-    return length
-}
-
-private let headerCallback: curl_write_callback = { data, size, count, context in
-    let length = size * count
-    guard let data, let context, length > 0 else { return length }
-    let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-    let bytes = UnsafeRawBufferPointer(start: data, count: length)
-    sink.headerLine(String(decoding: bytes, as: UTF8.self))
-    return length
+/// The outcome of a blocking send, written before the semaphore is signalled
+/// and read after it is waited on (which orders the two).
+private final class OutcomeBox: @unchecked Sendable {
+    var result: Result<HTTPResponse, HTTPError>?
 }

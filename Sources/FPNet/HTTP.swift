@@ -4,47 +4,64 @@ import Foundation
 ///
 /// Implementations judge only the transport: a 404 or 500 is a response, not
 /// an error (callers decide with `HTTPResponse.requireSuccess`). Failures to
-/// get any response are thrown as `HTTPError`.
-public protocol HTTPTransport: Sendable {
-    func send(_ request: HTTPRequest) throws -> HTTPResponse
+/// get any response are thrown as `HTTPError`. `send` must not block the
+/// calling thread: callers run on Swift's cooperative pool (two threads on a
+/// two-core machine), which a waiting transfer would take from every task.
+/// A cancelled caller gets `HTTPError.cancelled` soon after.
+package protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse
+}
+
+/// A transport that can also wait on the calling thread, for the few
+/// synchronous callers (the config loader, which runs before any task
+/// work starts). Never call `sendBlocking` from async code.
+package protocol BlockingHTTPTransport: HTTPTransport {
+    func sendBlocking(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse
+}
+
+extension BlockingHTTPTransport {
+    /// For stand-ins that answer at once (tests); a real transport overrides it.
+    package func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        try sendBlocking(request)
+    }
 }
 
 /// An HTTP method. A string, not an enum, because CouchDB also uses `COPY`.
-public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
-    public init(stringLiteral value: String) { self.init(rawValue: value) }
-    public var description: String { rawValue }
+package struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+    package init(stringLiteral value: String) { self.init(rawValue: value) }
+    package var description: String { rawValue }
 
-    public static let get = HTTPMethod(rawValue: "GET")
-    public static let head = HTTPMethod(rawValue: "HEAD")
-    public static let post = HTTPMethod(rawValue: "POST")
-    public static let put = HTTPMethod(rawValue: "PUT")
-    public static let delete = HTTPMethod(rawValue: "DELETE")
+    package static let get = HTTPMethod(rawValue: "GET")
+    package static let head = HTTPMethod(rawValue: "HEAD")
+    package static let post = HTTPMethod(rawValue: "POST")
+    package static let put = HTTPMethod(rawValue: "PUT")
+    package static let delete = HTTPMethod(rawValue: "DELETE")
 }
 
 /// Header fields in order, looked up case-insensitively. A list rather than a
 /// dictionary because responses may repeat a name (`Set-Cookie`).
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public struct Field: Sendable, Equatable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) {
+package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    package struct Field: Sendable, Equatable {
+        package var name: String
+        package var value: String
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
-    public private(set) var fields: [Field] = []
+    package private(set) var fields: [Field] = []
 
-    public init() {}
-    public init(_ fields: [Field]) { self.fields = fields }
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init() {}
+    package init(_ fields: [Field]) { self.fields = fields }
+    package init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// The first value of a name; setting replaces every field of that name (nil removes them).
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
         set {
             fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
@@ -52,38 +69,38 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
     }
 
-    public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
+    package mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 }
 
 /// Limits of one request, in seconds.
-public struct HTTPTimeouts: Sendable, Equatable {
+package struct HTTPTimeouts: Sendable, Equatable {
     /// Time allowed to establish the connection (TCP and TLS).
-    public var connect: Double
+    package var connect: Double
     /// Time allowed for the whole transfer, connection included.
-    public var total: Double
+    package var total: Double
 
-    public init(connect: Double, total: Double) {
+    package init(connect: Double, total: Double) {
         self.connect = connect
         self.total = total
     }
 
-    public static let `default` = HTTPTimeouts(connect: 10, total: 60)
+    package static let `default` = HTTPTimeouts(connect: 10, total: 60)
 }
 
-public struct HTTPRequest: Sendable, Equatable {
-    public var method: HTTPMethod
-    public var url: URL
-    public var headers: HTTPHeaders
-    public var body: Data?
-    public var timeouts: HTTPTimeouts
+package struct HTTPRequest: Sendable, Equatable {
+    package var method: HTTPMethod
+    package var url: URL
+    package var headers: HTTPHeaders
+    package var body: Data?
+    package var timeouts: HTTPTimeouts
 
-    public init(method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
+    package init(method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
                 timeouts: HTTPTimeouts = .default) {
         self.method = method
         self.url = url
@@ -93,23 +110,23 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 }
 
-public struct HTTPResponse: Sendable, Equatable {
-    public var status: Int
+package struct HTTPResponse: Sendable, Equatable {
+    package var status: Int
     /// Headers of the final response (after any redirects).
-    public var headers: HTTPHeaders
-    public var body: Data
+    package var headers: HTTPHeaders
+    package var body: Data
 
-    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+    package init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    public var isSuccess: Bool { (200..<300).contains(status) }
+    package var isSuccess: Bool { (200..<300).contains(status) }
 
     /// Returns self for a 2xx status, else throws `.status` with the start of the body.
     @discardableResult
-    public func requireSuccess(url: URL) throws(HTTPError) -> HTTPResponse {
+    package func requireSuccess(url: URL) throws(HTTPError) -> HTTPResponse {
         guard isSuccess else {
             throw .status(url: HTTPError.displayURL(url.absoluteString), code: status,
                           body: HTTPError.snippet(body))
@@ -120,7 +137,7 @@ public struct HTTPResponse: Sendable, Equatable {
 
 /// Why a request got no usable response. Descriptions are one line and never
 /// contain request headers (so never an Authorization token) nor URL passwords.
-public enum HTTPError: Error, Equatable, CustomStringConvertible {
+package enum HTTPError: Error, Equatable, CustomStringConvertible {
     /// The URL is malformed or not http(s).
     case invalidURL(String)
     /// The request itself is unusable (for example a header value with a line break).
@@ -135,8 +152,10 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
     case status(url: String, code: Int, body: String)
     /// Any other transfer failure.
     case failed(url: String, reason: String)
+    /// The calling task was cancelled; the transfer was abandoned.
+    case cancelled(url: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidURL(let url): "invalid URL \(url): only http:// and https:// URLs are supported"
         case .invalidRequest(let why): "invalid HTTP request: \(why)"
@@ -146,11 +165,12 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
         case .status(let url, let code, let body):
             body.isEmpty ? "\(url) answered HTTP \(code)" : "\(url) answered HTTP \(code): \(body)"
         case .failed(let url, let reason): "request to \(url) failed: \(reason)"
+        case .cancelled(let url): "request to \(url) cancelled"
         }
     }
 
     /// The URL as shown in messages: any `user:password@` is replaced by `***@`.
-    public static func displayURL(_ url: String) -> String {
+    package static func displayURL(_ url: String) -> String {
         guard var parts = URLComponents(string: url), parts.user != nil || parts.password != nil else { return url }
         parts.user = "***"
         parts.password = nil

@@ -2,17 +2,17 @@ import Foundation
 
 /// `user:password@` taken out of a URL, so the URL can be shown, hashed and
 /// logged, and the credentials sent as a header on every request instead.
-public struct URLCredentials: Sendable, Equatable {
-    public var user: String
-    public var password: String
+package struct URLCredentials: Sendable, Equatable {
+    package var user: String
+    package var password: String
 
-    public init(user: String, password: String) {
+    package init(user: String, password: String) {
         self.user = user
         self.password = password
     }
 
     /// The URL without user info, and the credentials it carried (nil when none).
-    public static func split(_ url: URL) -> (url: URL, credentials: URLCredentials?) {
+    package static func split(_ url: URL) -> (url: URL, credentials: URLCredentials?) {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
               parts.user != nil || parts.password != nil
         else { return (url, nil) }
@@ -25,18 +25,18 @@ public struct URLCredentials: Sendable, Equatable {
     }
 
     /// `Authorization: Basic …` for these credentials.
-    public var basicHeader: String { HTTPAuth.basic(user: user, password: password) }
+    package var basicHeader: String { HTTPAuth.basic(user: user, password: password) }
 }
 
 /// Header values and URL keys shared by everything that authenticates.
-public enum HTTPAuth {
-    public static func basic(user: String, password: String) -> String {
+package enum HTTPAuth {
+    package static func basic(user: String, password: String) -> String {
         "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
     }
 
     /// `scheme://host:port` in lower case with the scheme's default port made
     /// explicit: what a cookie or a stored credential may be sent to.
-    public static func origin(of url: URL) -> String? {
+    package static func origin(of url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         return "\(scheme)://\(host):\(port)"
@@ -44,7 +44,7 @@ public enum HTTPAuth {
 
     /// One credential per database: the origin plus the path without a
     /// trailing slash, no user info, query or fragment.
-    public static func databaseKey(of url: URL) -> String? {
+    package static func databaseKey(of url: URL) -> String? {
         guard let origin = origin(of: url) else { return nil }
         var path = url.path
         while path.hasSuffix("/") { path.removeLast() }
@@ -53,7 +53,7 @@ public enum HTTPAuth {
 
     /// `application/x-www-form-urlencoded` text of name/value pairs, as
     /// CouchDB's replicator sends its `POST /_session`.
-    public static func formBody(_ fields: [(String, String)]) -> Data {
+    package static func formBody(_ fields: [(String, String)]) -> Data {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._*")
         let text = fields.map { name, value in

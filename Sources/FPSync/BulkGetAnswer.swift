@@ -2,7 +2,7 @@ import FPCore
 import Foundation
 
 /// One document revision as a peer sent it, or a per-revision error.
-public enum FetchedRevision: Sendable, Equatable {
+package enum FetchedRevision: Sendable, Equatable {
     case ok(RevisionContent)
     case missing(id: String?, rev: String?, reason: String)
 }
@@ -10,8 +10,8 @@ public enum FetchedRevision: Sendable, Equatable {
 /// Reads the answers of `_bulk_get` and `GET ?open_revs=`: CouchDB's JSON
 /// shapes and the multipart/mixed shape Sync Gateway 1.5 sends (one JSON
 /// part per revision; `error="true"` parts for missing ones).
-public enum BulkGetAnswer {
-    public static func parse(body: Data, contentType: String?) throws(SyncError) -> [FetchedRevision] {
+package enum BulkGetAnswer {
+    package static func parse(body: Data, contentType: String?) throws(SyncError) -> [FetchedRevision] {
         let type = contentType?.lowercased() ?? "application/json"
         if type.hasPrefix("multipart/") {
             guard let boundary = MultipartHeaders.boundary(of: contentType ?? "") else {
@@ -79,7 +79,7 @@ public enum BulkGetAnswer {
     /// revision with history. Inline attachments become stubs and bytes
     /// (`followed`: bytes of `"follows": true` entries, by name); a tombstone
     /// keeps its members, as the peer sent them.
-    public static func content(of doc: JSONValue, followed: [String: [UInt8]] = [:]) throws(SyncError) -> RevisionContent {
+    package static func content(of doc: JSONValue, followed: [String: [UInt8]] = [:]) throws(SyncError) -> RevisionContent {
         guard var object = doc.objectValue, let id = object["_id"]?.stringValue,
               let revText = object["_rev"]?.stringValue, let rev = Revision(revText)
         else { throw SyncError.protocolError("a document without a valid _id and _rev") }

@@ -1,6 +1,7 @@
 import FPCore
 import FPNet
 import Foundation
+import Synchronization
 
 /// A name/password session with a CouchDB-protocol server: `POST /_session`
 /// with a form body (what CouchDB's own replicator sends), answered by an
@@ -11,18 +12,19 @@ import Foundation
 /// first; a 401 on a request logs in again once and repeats it. Logging in
 /// again, rather than waiting for the refreshed `Set-Cookie` CouchDB sends
 /// along the way, also works after a day offline, when every cookie is long
-/// dead. The caller is told of each new cookie (`onRenew`) to store it.
-public final class CouchSession: @unchecked Sendable {
-    public static let cookieName = "AuthSession"
+/// dead. Concurrent requests that need a new cookie share one login. The
+/// caller is told of each new cookie (`onRenew`) to store it.
+package final class CouchSession: Sendable {
+    package static let cookieName = "AuthSession"
     /// CouchDB's default `[chttpd_auth] timeout`, used when an answer has no `Max-Age`.
     static let defaultLifetime: Double = 600
 
     /// A cookie and when it stops working.
-    public struct Cookie: Sendable, Equatable {
-        public var value: String
-        public var expiresAt: Date
-        public var lifetime: Double
-        public init(value: String, expiresAt: Date, lifetime: Double) {
+    package struct Cookie: Sendable, Equatable {
+        package var value: String
+        package var expiresAt: Date
+        package var lifetime: Double
+        package init(value: String, expiresAt: Date, lifetime: Double) {
             self.value = value
             self.expiresAt = expiresAt
             self.lifetime = lifetime
@@ -33,76 +35,146 @@ public final class CouchSession: @unchecked Sendable {
     }
 
     /// What `POST /_session` answered.
-    public struct Answer: Sendable {
+    package struct Answer: Sendable {
         /// The user the server names (`name`, else `userCtx.name`).
-        public var name: String?
+        package var name: String?
         /// The `AuthSession` cookie, if it set one.
-        public var cookie: Cookie?
+        package var cookie: Cookie?
         /// An fprint gateway's bearer token, if it gave one.
-        public var token: String?
+        package var token: String?
     }
 
-    public let sessionURL: URL
-    public let name: String
+    package let sessionURL: URL
+    package let name: String
     private let password: String
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let onRenew: @Sendable (Cookie) -> Void
-    private let lock = NSLock()
-    private var cookie: Cookie
+    private let state: Mutex<State>
 
-    public init(sessionURL: URL, name: String, password: String, cookie: Cookie, transport: any HTTPTransport,
+    private struct State {
+        var cookie: Cookie
+        /// The login under way, which every caller that needs a new cookie awaits.
+        var renewal: Task<Result<Cookie, SyncError>, Never>?
+    }
+
+    package init(sessionURL: URL, name: String, password: String, cookie: Cookie, transport: any HTTPTransport,
                 now: @escaping @Sendable () -> Date = { Date() }, onRenew: @escaping @Sendable (Cookie) -> Void = { _ in }) {
         self.sessionURL = sessionURL
         self.name = name
         self.password = password
-        self.cookie = cookie
+        state = Mutex(State(cookie: cookie))
         self.transport = transport
         self.now = now
         self.onRenew = onRenew
     }
 
     /// The cookie to send now, after logging in again when it is about to expire.
-    func currentCookie() throws(SyncError) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if cookie.needsRenewal(now: now()) { try renewLocked() }
-        return cookie.value
+    func currentCookie() async throws(SyncError) -> String {
+        let cookie = state.withLock { $0.cookie }
+        guard cookie.needsRenewal(now: now()) else { return cookie.value }
+        return try await renewal(unless: nil).value
     }
 
-    /// Logs in again (after a 401 on the current cookie).
-    func renew() throws(SyncError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try renewLocked()
+    /// Logs in again after a 401 on `refused` (the `Cookie` header sent), unless
+    /// another request has already replaced that cookie meanwhile.
+    func renew(refused: String?) async throws(SyncError) {
+        _ = try await renewal(unless: refused)
     }
 
-    private func renewLocked() throws(SyncError) {
-        let answer = try Self.login(sessionURL: sessionURL, name: name, password: password, transport: transport, now: now())
+    /// Joins the login under way, or starts one. With `refused`, a cookie
+    /// already newer than the refused one is answered without a login.
+    private func renewal(unless refused: String?) async throws(SyncError) -> Cookie {
+        let task = state.withLock { state -> Task<Result<Cookie, SyncError>, Never> in
+            if let running = state.renewal { return running }
+            let current = state.cookie
+            if let refused, refused != "\(Self.cookieName)=\(current.value)", !current.needsRenewal(now: now()) {
+                return Task { .success(current) }
+            }
+            let login = Task { await self.loginForCookie() }
+            state.renewal = login
+            return login
+        }
+        return try await task.value.get()
+    }
+
+    /// One login; the new cookie replaces the old before the waiters resume.
+    private func loginForCookie() async -> Result<Cookie, SyncError> {
+        let result: Result<Cookie, SyncError>
+        do throws(SyncError) {
+            let answer = try await Self.login(sessionURL: sessionURL, name: name, password: password,
+                                              transport: transport, now: now())
+            result = .success(try cookie(of: answer))
+        } catch {
+            result = .failure(error)
+        }
+        state.withLock { state in
+            if case .success(let fresh) = result { state.cookie = fresh }
+            state.renewal = nil
+        }
+        if case .success(let fresh) = result { onRenew(fresh) }
+        return result
+    }
+
+    /// The same on the calling thread, for synchronous callers (the config
+    /// loader's headers): logs in again only through a blocking transport.
+    func currentCookieBlocking() throws(SyncError) -> String {
+        let cookie = state.withLock { $0.cookie }
+        guard cookie.needsRenewal(now: now()), let blocking = transport as? any BlockingHTTPTransport else {
+            return cookie.value
+        }
+        let answer = try Self.loginBlocking(sessionURL: sessionURL, name: name, password: password,
+                                            transport: blocking, now: now())
+        let fresh = try self.cookie(of: answer)
+        state.withLock { $0.cookie = fresh }
+        onRenew(fresh)
+        return fresh.value
+    }
+
+    private func cookie(of answer: Answer) throws(SyncError) -> Cookie {
         guard let fresh = answer.cookie else {
             throw SyncError.authRejected("POST \(HTTPError.displayURL(sessionURL.absoluteString)) set no \(Self.cookieName) cookie")
         }
-        cookie = fresh
-        onRenew(fresh)
+        return fresh
     }
 
     /// `POST /_session` with `name=…&password=…` as a form. 401 is
     /// `authRejected` with the server's reason; the password is never in a message.
-    public static func login(sessionURL: URL, name: String, password: String, transport: any HTTPTransport,
-                             now: Date = Date()) throws(SyncError) -> Answer {
-        let what = "POST \(HTTPError.displayURL(sessionURL.absoluteString))"
-        let request = HTTPRequest(
+    package static func login(sessionURL: URL, name: String, password: String, transport: any HTTPTransport,
+                             now: Date = Date()) async throws(SyncError) -> Answer {
+        let request = loginRequest(sessionURL: sessionURL, name: name, password: password)
+        let response: HTTPResponse
+        do throws(HTTPError) {
+            response = try await transport.send(request)
+        } catch {
+            if case .cancelled = error { throw .cancelled }
+            throw .unreachable(error.description)
+        }
+        return try answer(response, sessionURL: sessionURL, now: now)
+    }
+
+    /// `login` on the calling thread.
+    static func loginBlocking(sessionURL: URL, name: String, password: String, transport: any BlockingHTTPTransport,
+                              now: Date = Date()) throws(SyncError) -> Answer {
+        let request = loginRequest(sessionURL: sessionURL, name: name, password: password)
+        let response: HTTPResponse
+        do throws(HTTPError) {
+            response = try transport.sendBlocking(request)
+        } catch {
+            throw .unreachable(error.description)
+        }
+        return try answer(response, sessionURL: sessionURL, now: now)
+    }
+
+    private static func loginRequest(sessionURL: URL, name: String, password: String) -> HTTPRequest {
+        HTTPRequest(
             method: .post, url: sessionURL,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
             body: HTTPAuth.formBody([("name", name), ("password", password)]), timeouts: HTTPTimeouts(connect: 10, total: 30))
-        let response: HTTPResponse
-        do {
-            response = try transport.send(request)
-        } catch let error as HTTPError {
-            throw SyncError.unreachable(error.description)
-        } catch {
-            throw SyncError.unreachable("\(what): \(error)")
-        }
+    }
+
+    private static func answer(_ response: HTTPResponse, sessionURL: URL, now: Date) throws(SyncError) -> Answer {
+        let what = "POST \(HTTPError.displayURL(sessionURL.absoluteString))"
         if response.status == 401 || response.status == 403 {
             throw SyncError.authRejected("\(what) answered \(response.status): \(RemoteDatabase.reason(response))")
         }

@@ -4,10 +4,10 @@ import Foundation
 
 extension Replicator {
     /// Remote → local.
-    public func pull() throws(SyncError) -> SyncReport {
+    package func pull() async throws(SyncError) -> SyncReport {
         var report = SyncReport(direction: .pull)
-        let repID = try replicationID(.pull)
-        let (localCheckpoint, remoteCheckpoint) = try readCheckpoints(repID)
+        let repID = try await replicationID(.pull)
+        let (localCheckpoint, remoteCheckpoint) = try await readCheckpoints(repID)
         let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
         // Sequences are opaque: whatever the peer sent is sent back as is.
         var since: JSONValue = startValue ?? 0
@@ -17,7 +17,7 @@ extension Replicator {
         var total = 0
         var bulkGetWorks = true
         while true {
-            let feed = try remote.json(.get, ["_changes"], query: [
+            let feed = try await remote.json(.get, ["_changes"], query: [
                 ("feed", "normal"), ("style", "all_docs"), ("since", Self.sequenceText(since)),
                 ("limit", String(limits.count)),
             ])
@@ -38,46 +38,43 @@ extension Replicator {
                 if id.hasPrefix("_") { continue }
                 asked[id, default: []] += changes.compactMap { $0["rev"]?.stringValue.flatMap(Revision.init) }
             }
-            let missing = try storeCall { try store.revsDiff(asked) }
+            let askedNow = asked
+            let missing = try await storeWork { [store] in try store.revsDiff(askedNow) }
             // Documents whose every revision is here already (the ones this
             // sync just pushed, say) are examined, not received.
             var wanted: [(id: String, rev: Revision)] = []
             for (id, revs) in missing.sorted(by: { $0.key < $1.key }) { wanted += revs.map { (id, $0) } }
 
-            // Fetched and stored a slice at a time, the next slice fetched
-            // while the stage stores this one: two slices are held at most. The checkpoint moves once the whole batch is stored.
+            // Fetched and stored a slice at a time: slice N is stored by a
+            // child task while slice N+1 is fetched, so two slices are held at
+            // most. The checkpoint moves once the whole batch is stored.
             var index = 0
             var received = Set<String>()
-            let storing = SerialStage()
-            defer { storing.drain() }
-            while index < wanted.count {
-                let slice = Array(wanted[index..<min(wanted.count, index + min(limits.count, Self.fetchSlice))])
-                index += slice.count
-                var got: [FetchedRevision]?
-                if bulkGetWorks {
-                    got = try bulkGet(slice)
-                    if got == nil { bulkGetWorks = false }
+            var toStore: [RevisionContent] = []
+            while index < wanted.count || !toStore.isEmpty {
+                let storing = toStore
+                async let stored = storeResult(storing)
+                toStore = []
+                let fetched: Result<[RevisionContent], SyncError>
+                if index < wanted.count {
+                    let slice = Array(wanted[index..<min(wanted.count, index + min(limits.count, Self.fetchSlice))])
+                    index += slice.count
+                    fetched = await fetchResult(slice, bulkGetWorks: &bulkGetWorks)
+                } else {
+                    fetched = .success([])
                 }
-                if got == nil { got = try openRevs(slice) }
-                var fetched: [RevisionContent] = []
-                for item in got ?? [] {
-                    if case .ok(let content) = item { fetched.append(content) }
-                }
-                if !dryRun, !fetched.isEmpty {
-                    // Ids the protocol reserves are skipped, not fatal.
-                    let storable = fetched.filter { !$0.id.hasPrefix("_") }
-                    try storing.submit { () throws(SyncError) in
-                        try storeCall { try store.putReplicated(storable, markSynced: true) }
-                    }
-                }
-                received.formUnion(fetched.map(\.id))
+                // The store is always waited for, and its error (the earlier slice) comes first.
+                try await stored.get()
+                let contents = try fetched.get()
+                // Ids the protocol reserves are skipped, not fatal.
+                if !dryRun { toStore = contents.filter { !$0.id.hasPrefix("_") } }
+                received.formUnion(contents.map(\.id))
             }
-            try storing.wait()
             report.written += received.count
             done += results.count
             progress(SyncProgress(direction: .pull, done: done, total: max(total, done), transferred: report.written))
-            try writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: lastSeq, previous: previous,
-                                report: report)
+            try await writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: lastSeq,
+                                      previous: previous, report: report)
             previous = Checkpoint(sessionID: session, lastSeq: lastSeq, history: previous?.history ?? [])
             since = lastSeq
             if results.count < limits.count && feed["pending"] != nil && pending == 0 { break }
@@ -100,11 +97,43 @@ extension Replicator {
     /// few enough that their parsed trees stay small next to the batch.
     static let fetchSlice = 100
 
+    /// Stores one slice; nothing to store is done at once.
+    private func storeResult(_ contents: [RevisionContent]) async -> Result<Void, SyncError> {
+        guard !contents.isEmpty else { return .success(()) }
+        do throws(SyncError) {
+            try await storeWork { [store] in try store.putReplicated(contents, markSynced: true) }
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Fetches one slice by `_bulk_get`, else (from the first refusal on) by `open_revs`.
+    private func fetchResult(_ slice: [(id: String, rev: Revision)], bulkGetWorks: inout Bool) async
+        -> Result<[RevisionContent], SyncError>
+    {
+        do throws(SyncError) {
+            var got: [FetchedRevision]?
+            if bulkGetWorks {
+                got = try await bulkGet(slice)
+                if got == nil { bulkGetWorks = false }
+            }
+            if got == nil { got = try await openRevs(slice) }
+            var fetched: [RevisionContent] = []
+            for item in got ?? [] {
+                if case .ok(let content) = item { fetched.append(content) }
+            }
+            return .success(fetched)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// `_bulk_get?revs=true&latest=true&attachments=true`; nil when the peer does not offer
     /// it (404/405/406/501: old CouchDB, Sync Gateway refusing JSON).
-    func bulkGet(_ wanted: [(id: String, rev: Revision)]) throws(SyncError) -> [FetchedRevision]? {
+    func bulkGet(_ wanted: [(id: String, rev: Revision)]) async throws(SyncError) -> [FetchedRevision]? {
         let docs = JSONValue.array(wanted.map { ["id": .string($0.id), "rev": .string($0.rev.description)] })
-        let response = try remote.send(.post, ["_bulk_get"], query: [("revs", "true"), ("latest", "true"), ("attachments", "true")],
+        let response = try await remote.send(.post, ["_bulk_get"], query: [("revs", "true"), ("latest", "true"), ("attachments", "true")],
                                        json: ["docs": docs], accept: "application/json, multipart/mixed")
         if [400, 404, 405, 406, 415, 501].contains(response.status) { return nil }
         try remote.require(response, .post, ["_bulk_get"])
@@ -112,7 +141,7 @@ extension Replicator {
     }
 
     /// The fallback: one `GET /db/id?revs=true&latest=true&open_revs=[…]` per document.
-    func openRevs(_ wanted: [(id: String, rev: Revision)]) throws(SyncError) -> [FetchedRevision] {
+    func openRevs(_ wanted: [(id: String, rev: Revision)]) async throws(SyncError) -> [FetchedRevision] {
         var byID: [String: [Revision]] = [:]
         var order: [String] = []
         for (id, rev) in wanted {
@@ -122,7 +151,7 @@ extension Replicator {
         var out: [FetchedRevision] = []
         for id in order {
             let list = CanonicalJSON.string(.array(byID[id]!.map { .string($0.description) }))
-            let response = try remote.send(.get, [id], query: [("revs", "true"), ("latest", "true"), ("attachments", "true"),
+            let response = try await remote.send(.get, [id], query: [("revs", "true"), ("latest", "true"), ("attachments", "true"),
                                                                     ("open_revs", list)],
                                            accept: "application/json, multipart/mixed")
             try remote.require(response, .get, [id])

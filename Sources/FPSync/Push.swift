@@ -11,19 +11,20 @@ extension Replicator {
     /// skipped: it stays unsigned, the gateway refuses it, and the next sync
     /// signs it. Without a user id an unsigned document stops the push:
     /// nothing is ever pushed without a signer.
-    func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws(SyncError) -> [String: RevisionText] {
+    /// Runs inside `storeWork` (it reads and writes the store throughout).
+    func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws -> [String: RevisionText] {
         var signed: [String: RevisionText] = [:]
         var updates: [DocumentUpdate] = []
         // The signed text and the history it extends, by id, until stored.
         var pending: [String: (text: [UInt8], history: [Revision])] = [:]
-        func flush() throws(SyncError) {
+        func flush() throws {
             defer {
                 updates.removeAll(keepingCapacity: true)
                 pending.removeAll(keepingCapacity: true)
             }
             guard !updates.isEmpty, !dryRun else { return }
             let batch = updates
-            for applied in try storeCall({ try store.updateWhereCurrent(batch) }) {
+            for applied in try store.updateWhereCurrent(batch) {
                 guard let (text, history) = pending[applied.id] else { continue }
                 signed[applied.id] = RevisionText(id: applied.id, rev: applied.rev, deleted: false,
                                                   history: [applied.rev] + history,
@@ -64,224 +65,180 @@ extension Replicator {
 
     /// The changes of documents this gateway refused before and whose
     /// change the checkpoint has passed: offered again in the first batch.
-    func refusedChanges(_ ids: [String], since: Int64, damaged: inout [DamagedDocument]) throws(SyncError) -> [ChangeEntry] {
+    func refusedChanges(_ ids: [String], since: Int64, damaged: inout [DamagedDocument]) throws -> [ChangeEntry] {
         var entries: [ChangeEntry] = []
         for id in ids {
             guard let doc = try storeRead(&damaged, { try store.document(id: id, includeDeleted: true) }),
                   doc.seq <= since else { continue }
-            let leaves = try storeCall { try store.leaves(id: id) }.map(\.rev)
+            let leaves = try store.leaves(id: id).map(\.rev)
             entries.append(ChangeEntry(seq: doc.seq, id: id, rev: doc.rev, deleted: doc.deleted,
                                        leaves: [doc.rev] + leaves.filter { $0 != doc.rev }))
         }
         return entries
     }
 
-    /// Local → remote, as a two-stage pipeline: this thread reads a batch of
-    /// changes, signs what is unsigned, asks `_revs_diff` and reads the
-    /// missing revisions, while an upload thread sends the previous batch,
-    /// marks it synced and writes its checkpoint. One batch is in flight at a
-    /// time, so checkpoints are written in order and never pass a batch the
-    /// gateway has not stored. Documents the gateway refuses stay unsynced
-    /// and are recorded (`RefusalLog`); the checkpoint moves on and every
-    /// later push offers them again first.
-    public func push() throws(SyncError) -> SyncReport {
-        var report = SyncReport(direction: .push)
-        let repID = try replicationID(.push)
-        let (localCheckpoint, remoteCheckpoint) = try readCheckpoints(repID)
-        let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
-        var since = startValue?.intValue ?? 0
-        let session = Self.newSessionID()
-        let book = try storeCall { try RefusalBook(log: RefusalLog(store: store), gateway: remote.displayURL) }
-        // A damaged document is skipped, named and left unsynced; the
-        // checkpoint stops before it, so every later sync offers it again.
-        var damaged: [DamagedDocument] = []
-        var retry = try refusedChanges(book.refusedIDs, since: since, damaged: &damaged)
-        // Each changed document once; a signed one is counted when its signed revision goes.
-        let total = try storeCall { try store.changeCount(since: since) } + retry.count
-        progress(SyncProgress(direction: .push, done: 0, total: total))
-        let uploads = SerialStage()
-        defer { uploads.drain() }
-        let tally = PushTally()
-        var previous = localCheckpoint
-        // Signing gives a document a new revision at the end of the feed. It
-        // goes in the batch that signed it; met again there, it is skipped.
-        var sentSigned: [String: Revision] = [:]
-        var holdAt: Int64?
-        while true {
-            let fromFeed = try storeCall { try store.changeFeed(since: since, limit: limits.count) }
-            var feed = fromFeed
-            if !retry.isEmpty {
-                let inFeed = Set(fromFeed.map(\.id))
-                feed = retry.filter { !inFeed.contains($0.id) } + fromFeed
-                retry = []
-            }
-            guard !feed.isEmpty else { break }
-            let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
-            let damagedBefore = damaged.count
-            let signed = try signUnsigned(unsent, damaged: &damaged)
-            report.signed += signed.count
-            let changes = unsent.map { entry in
-                guard let rev = signed[entry.id]?.rev else { return entry }
-                sentSigned[entry.id] = rev
-                return ChangeEntry(seq: entry.seq, id: entry.id, rev: rev, deleted: false,
-                                   leaves: [rev] + entry.leaves.filter { $0 != entry.rev })
-            }
-            report.examined += changes.count
-
-            // Ask the target which leaves it lacks.
-            var outgoing: [RevisionText] = []
-            if !changes.isEmpty {
-                var asked: JSONObject = [:]
-                for change in changes { asked[change.id] = .array(change.leaves.map { .string($0.description) }) }
-                let diff = try remote.json(.post, ["_revs_diff"], body: .object(asked))
-                guard let diffObject = diff.objectValue else { throw SyncError.protocolError("_revs_diff: not an object") }
-                for change in changes {
-                    guard let missing = diffObject[change.id]?["missing"]?.arrayValue else { continue }
-                    for text in missing.compactMap(\.stringValue) {
-                        guard let rev = Revision(text),
-                              let content = try storeRead(&damaged, {
-                                  // A revision just signed is at hand; others are read. The target
-                                  // gets attachment bytes inline: it may have none of them.
-                                  let stored = try signed[change.id].flatMap { $0.rev == rev ? $0 : nil }
-                                      ?? store.revisionText(id: change.id, rev: rev)
-                                  return try stored.map { try store.inliningAttachments($0) }
-                              })
-                        else { continue }
-                        outgoing.append(content)
-                    }
-                }
-            }
-            let damagedIDs = Set(damaged[damagedBefore...].map(\.id))
-            if let first = fromFeed.first(where: { damagedIDs.contains($0.id) }), holdAt == nil {
-                holdAt = first.seq - 1
-            }
-            outgoing.removeAll { damagedIDs.contains($0.id) }
-            since = fromFeed.last?.seq ?? since
-            let seq = JSONValue.int(holdAt ?? since)
-            let checkpointBase = previous
-            let examined = report.examined
-            let sending = outgoing
-            let gateway = remote.displayURL
-            try uploads.submit { () throws(SyncError) in
-                var rejectedIDs = Set<String>()
-                if !dryRun {
-                    let rejected = try upload(sending)
-                    tally.rejected += rejected.map { "\($0.id): \($0.reason)" }
-                    rejectedIDs = Set(rejected.map(\.id))
-                    // A document is synced once the gateway has its winner.
-                    let synced = changes.filter { !rejectedIDs.contains($0.id) && !damagedIDs.contains($0.id) }.map(\.id)
-                    let time = ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
-                    let refusals = rejected.map {
-                        Refusal(id: $0.id, rev: $0.rev, gateway: gateway, reason: $0.reason, time: time)
-                    }
-                    try storeCall { try book.update(refused: refusals, accepted: synced) }
-                    try storeCall { try store.markSynced(ids: synced) }
-                }
-                tally.written += Set(sending.map(\.id)).subtracting(rejectedIDs).count
-                tally.done += changes.count
-                progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done),
-                                      transferred: tally.written))
-                var counts = SyncReport(direction: .push)
-                counts.examined = examined
-                counts.written = tally.written
-                try writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: seq, previous: checkpointBase,
-                                    report: counts)
-            }
-            previous = Checkpoint(sessionID: session, lastSeq: seq, history: previous?.history ?? [])
-        }
-        try uploads.wait()
-        report.written = tally.written
-        report.rejected = tally.rejected
-        report.refusals = book.current
-        report.damaged = damaged
-        report.checkpoint = String(holdAt ?? since)
-        return report
-    }
-
     /// A store read of one document: a damaged one is noted and gives nil.
-    func storeRead<T>(_ damaged: inout [DamagedDocument], _ body: () throws -> T?) throws(SyncError) -> T? {
+    func storeRead<T>(_ damaged: inout [DamagedDocument], _ body: () throws -> T?) throws -> T? {
         do {
             return try body()
         } catch let error as DamagedDocument {
             if !damaged.contains(error) { damaged.append(error) }
             return nil
-        } catch let error as StoreError {
-            throw SyncError.store(error.description)
-        } catch {
-            throw SyncError.store("\(error)")
         }
     }
+}
 
-    struct Rejection {
-        var id: String
-        var rev: String
-        var reason: String
-    }
-
-    /// `_bulk_docs` with `new_edits:false` and `_revisions` on every document,
-    /// in batches bounded by count and bytes. A 413 halves the batch. Bodies
-    /// go out as stored (canonical text with the `_` members spliced in).
-    func upload(_ revisions: [RevisionText]) throws(SyncError) -> [Rejection] {
-        var rejected: [Rejection] = []
-        var queue = ArraySlice(revisions.map { (id: $0.id, rev: $0.rev.description, doc: $0.documentJSON(revisions: true)) })
-        var maxCount = limits.count
-        while !queue.isEmpty {
-            var body = Array(#"{"new_edits":false,"docs":["#.utf8)
-            var count = 0
-            for item in queue.prefix(maxCount) {
-                if count > 0 && body.count + item.doc.count > limits.bytes { break }
-                if count > 0 { body.append(UInt8(ascii: ",")) }
-                body += item.doc
-                count += 1
-            }
-            body += Array("]}".utf8)
-            let response = try remote.send(.post, ["_bulk_docs"], jsonText: Data(body))
-            if response.status == 413 {
-                guard count > 1 else {
-                    rejected.append(Rejection(id: queue.first?.id ?? "?", rev: queue.first?.rev ?? "",
-                                              reason: "HTTP 413 " + Self.refusalReason(response, id: queue.first?.id)))
-                    queue = queue.dropFirst()
-                    continue
-                }
-                maxCount = max(1, count / 2)
-                continue
-            }
-            try remote.require(response, .post, ["_bulk_docs"])
-            // CouchDB answers [] for new_edits:false; Sync Gateway one entry
-            // per document, errors (per-document 403s) among them.
-            let answer = try RemoteDatabase.parse(response.body, what: "_bulk_docs")
-            guard let entries = answer.arrayValue else { throw SyncError.protocolError("_bulk_docs: not an array") }
-            let sentRevs = Dictionary(queue.prefix(count).map { ($0.id, $0.rev) }, uniquingKeysWith: { first, _ in first })
-            for entry in entries where entry["error"] != nil {
-                let id = entry["id"]?.stringValue ?? "?"
-                rejected.append(Rejection(id: id, rev: entry["rev"]?.stringValue ?? sentRevs[id] ?? "",
-                                          reason: Self.refusalReason(entry)))
-            }
-            queue = queue.dropFirst(count)
-        }
-        return rejected
-    }
+/// Where the push's reading side stands between batches.
+struct PushCursor {
+    let session: String
+    var since: Int64
+    /// Refused documents to offer again, in the first batch.
+    var retry: [ChangeEntry]
+    /// Signing gives a document a new revision at the end of the feed. It
+    /// goes in the batch that signed it; met again there, it is skipped.
+    var sentSigned: [String: Revision] = [:]
+    /// The checkpoint stops before the first damaged document.
+    var holdAt: Int64?
+    var damaged: [DamagedDocument]
+    var signed = 0
+    var examined = 0
+    /// The checkpoint the next upload extends.
+    var previous: Replicator.Checkpoint?
 }
 
 extension Replicator {
-    /// `error: reason` of a refusal, as the server put it (CouchDB's 413
-    /// gives the document id as its reason, which says nothing more).
-    static func refusalReason(_ entry: JSONValue, id: String? = nil) -> String {
-        let error = entry["error"]?.stringValue ?? "refused"
-        guard let reason = entry["reason"]?.stringValue, !reason.isEmpty, reason != id, reason != error else { return error }
-        return "\(error): \(reason)"
+    /// Local → remote, as a two-stage pipeline: this task reads a batch of
+    /// changes, signs what is unsigned, asks `_revs_diff` and reads the
+    /// missing revisions, while a child task uploads the previous batch,
+    /// marks it synced and writes its checkpoint (`uploadBatch`). One upload
+    /// is in flight at a time, so checkpoints are written in order and never
+    /// pass a batch the gateway has not stored. Documents the gateway
+    /// refuses stay unsynced and are recorded (`RefusalLog`); the checkpoint
+    /// moves on and every later push offers them again first.
+    package func push() async throws(SyncError) -> SyncReport {
+        let repID = try await replicationID(.push)
+        let (localCheckpoint, remoteCheckpoint) = try await readCheckpoints(repID)
+        let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
+        let since = startValue?.intValue ?? 0
+        let gateway = remote.displayURL
+        // A damaged document is skipped, named and left unsynced; the
+        // checkpoint stops before it, so every later sync offers it again.
+        let (book, retry, damaged, total) = try await storeWork { [self] in
+            let book = try RefusalBook(log: RefusalLog(store: store), gateway: gateway)
+            var damaged: [DamagedDocument] = []
+            let retry = try refusedChanges(book.refusedIDs, since: since, damaged: &damaged)
+            // Each changed document once; a signed one is counted when its signed revision goes.
+            return (book, retry, damaged, try store.changeCount(since: since) + retry.count)
+        }
+        progress(SyncProgress(direction: .push, done: 0, total: total))
+        let session = Self.newSessionID()
+        let context = PushContext(repID: repID, session: session, startSeq: startValue ?? 0, book: book, gateway: gateway)
+        var cursor = PushCursor(session: session, since: since, retry: retry, damaged: damaged, previous: localCheckpoint)
+        var tally = UploadOutcome()
+        var ready: UploadJob?
+        while true {
+            // The batch prepared last round goes up while this round prepares the next.
+            let job = ready
+            let writtenBefore = tally.written
+            async let uploaded = uploadResult(job, context, writtenBefore: writtenBefore)
+            let prepared = await prepareResult(&cursor)
+            // The upload is always waited for: its checkpoint is kept even when
+            // preparing failed, and its error (the earlier batch) comes first.
+            if let outcome = try await uploaded.get() {
+                tally.add(outcome)
+                progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done),
+                                      transferred: tally.written))
+            }
+            guard let next = try prepared.get() else { break }
+            ready = next
+        }
+        var report = SyncReport(direction: .push)
+        report.signed = cursor.signed
+        report.examined = cursor.examined
+        report.written = tally.written
+        report.rejected = tally.rejected
+        report.refusals = book.current
+        report.damaged = cursor.damaged
+        report.checkpoint = String(cursor.holdAt ?? cursor.since)
+        return report
     }
 
-    static func refusalReason(_ response: HTTPResponse, id: String?) -> String {
-        guard let answer = try? CanonicalJSON.parse(response.body) else { return "too large for the gateway" }
-        return refusalReason(answer, id: id)
+    private func prepareResult(_ cursor: inout PushCursor) async -> Result<UploadJob?, SyncError> {
+        do throws(SyncError) {
+            return .success(try await prepareBatch(&cursor))
+        } catch {
+            return .failure(error)
+        }
     }
-}
 
-/// What the upload thread counts; read by the pushing thread only after
-/// `SerialStage.wait`, which orders the two.
-final class PushTally: @unchecked Sendable {
-    var written = 0
-    var done = 0
-    var rejected: [String] = []
+    /// The next batch, ready to upload; nil when the feed is exhausted.
+    func prepareBatch(_ cursor: inout PushCursor) async throws(SyncError) -> UploadJob? {
+        let (since, retry, sentSigned, damagedBefore) = (cursor.since, cursor.retry, cursor.sentSigned, cursor.damaged)
+        cursor.retry = []
+        // The feed, and signing what is unsigned in it: one trip to the store.
+        let (fromFeed, feed, signed, damagedNow) = try await storeWork { [self] in
+            let fromFeed = try store.changeFeed(since: since, limit: limits.count)
+            var feed = fromFeed
+            if !retry.isEmpty {
+                let inFeed = Set(fromFeed.map(\.id))
+                feed = retry.filter { !inFeed.contains($0.id) } + fromFeed
+            }
+            var damaged = damagedBefore
+            let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
+            let signed = try signUnsigned(unsent, damaged: &damaged)
+            return (fromFeed, feed, signed, damaged)
+        }
+        guard !feed.isEmpty else { return nil }
+        cursor.signed += signed.count
+        let changes = feed.filter { sentSigned[$0.id] != $0.rev }.map { entry in
+            guard let rev = signed[entry.id]?.rev else { return entry }
+            cursor.sentSigned[entry.id] = rev
+            return ChangeEntry(seq: entry.seq, id: entry.id, rev: rev, deleted: false,
+                               leaves: [rev] + entry.leaves.filter { $0 != entry.rev })
+        }
+        cursor.examined += changes.count
+
+        // Ask the target which leaves it lacks, then read them.
+        var outgoing: [RevisionText] = []
+        var damaged = damagedNow
+        if !changes.isEmpty {
+            var asked: JSONObject = [:]
+            for change in changes { asked[change.id] = .array(change.leaves.map { .string($0.description) }) }
+            let diff = try await remote.json(.post, ["_revs_diff"], body: .object(asked))
+            guard let diffObject = diff.objectValue else { throw SyncError.protocolError("_revs_diff: not an object") }
+            var wanted: [(id: String, rev: Revision)] = []
+            for change in changes {
+                guard let missing = diffObject[change.id]?["missing"]?.arrayValue else { continue }
+                wanted += missing.compactMap { $0.stringValue.flatMap(Revision.init) }.map { (change.id, $0) }
+            }
+            let toRead = wanted
+            (outgoing, damaged) = try await storeWork { [self, damaged] in
+                var damaged = damaged
+                var outgoing: [RevisionText] = []
+                for (id, rev) in toRead {
+                    guard let content = try storeRead(&damaged, {
+                        // A revision just signed is at hand; others are read. The target
+                        // gets attachment bytes inline: it may have none of them.
+                        let stored = try signed[id].flatMap { $0.rev == rev ? $0 : nil }
+                            ?? store.revisionText(id: id, rev: rev)
+                        return try stored.map { try store.inliningAttachments($0) }
+                    }) else { continue }
+                    outgoing.append(content)
+                }
+                return (outgoing, damaged)
+            }
+        }
+        let damagedIDs = Set(damaged[damagedBefore.count...].map(\.id))
+        cursor.damaged = damaged
+        if let first = fromFeed.first(where: { damagedIDs.contains($0.id) }), cursor.holdAt == nil {
+            cursor.holdAt = first.seq - 1
+        }
+        outgoing.removeAll { damagedIDs.contains($0.id) }
+        cursor.since = fromFeed.last?.seq ?? cursor.since
+        let seq = JSONValue.int(cursor.holdAt ?? cursor.since)
+        let job = UploadJob(changes: changes, outgoing: outgoing, damagedIDs: damagedIDs, seq: seq,
+                            checkpointBase: cursor.previous, examined: cursor.examined)
+        cursor.previous = Checkpoint(sessionID: cursor.session, lastSeq: seq, history: cursor.previous?.history ?? [])
+        return job
+    }
 }

@@ -3,16 +3,16 @@ import Foundation
 
 /// A document a gateway refused (a per-document error in a `_bulk_docs`
 /// answer, or 413 for the document alone), with the server's reason.
-public struct Refusal: Sendable, Equatable {
-    public var id: String
-    public var rev: String
+package struct Refusal: Sendable, Equatable {
+    package var id: String
+    package var rev: String
     /// The gateway's database URL, without credentials.
-    public var gateway: String
+    package var gateway: String
     /// The server's words: `error: reason` of its answer.
-    public var reason: String
-    public var time: String
+    package var reason: String
+    package var time: String
 
-    public init(id: String, rev: String, gateway: String, reason: String, time: String) {
+    package init(id: String, rev: String, gateway: String, reason: String, time: String) {
         self.id = id
         self.rev = rev
         self.gateway = gateway
@@ -20,7 +20,7 @@ public struct Refusal: Sendable, Equatable {
         self.time = time
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         ["id": .string(id), "rev": .string(rev), "gateway": .string(gateway), "reason": .string(reason),
          "time": .string(time)]
     }
@@ -37,17 +37,17 @@ public struct Refusal: Sendable, Equatable {
 /// each refused document on every sync with that gateway, though its
 /// checkpoint has moved past it, and drops the record once it is accepted;
 /// `status` and `list --unsynced` show the reasons.
-public struct RefusalLog: Sendable {
-    public static let documentID = "fprint-refusals"
-    public let store: any DocumentStore
+package struct RefusalLog: Sendable {
+    package static let documentID = "fprint-refusals"
+    package let store: any DocumentStore
 
-    public init(store: any DocumentStore) { self.store = store }
+    package init(store: any DocumentStore) { self.store = store }
 
-    public func all() throws -> [Refusal] {
+    package func all() throws -> [Refusal] {
         (try store.localDocument(id: Self.documentID)?["refusals"]?.arrayValue ?? []).compactMap(Refusal.init)
     }
 
-    public func refusals(gateway: String) throws -> [Refusal] {
+    package func refusals(gateway: String) throws -> [Refusal] {
         try all().filter { $0.gateway == gateway }
     }
 
@@ -57,7 +57,7 @@ public struct RefusalLog: Sendable {
 }
 
 /// The push's view of the log: loaded once, changed per batch by the upload
-/// thread, written only when it changed.
+/// task (one at a time), written only when it changed.
 final class RefusalBook: @unchecked Sendable {
     private let log: RefusalLog
     private let gateway: String

@@ -3,7 +3,7 @@ import FPNet
 import Foundation
 
 /// Why a sync stopped. Descriptions are one line and never contain a token.
-public enum SyncError: Error, Equatable, CustomStringConvertible {
+package enum SyncError: Error, Equatable, CustomStringConvertible {
     /// No answer from the gateway (after retries), or it kept failing with 5xx.
     case unreachable(String)
     /// 401/403 on the database itself: the token or credentials were refused.
@@ -15,8 +15,10 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case noSigner(String)
     /// The local store failed.
     case store(String)
+    /// The task running the sync was cancelled (Ctrl-C); checkpoints so far are kept.
+    case cancelled
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreachable(let why): "gateway unreachable: \(why)"
         case .authRejected(let why): "authentication rejected: \(why)"
@@ -24,36 +26,37 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .noSigner(let id):
             "cannot tell who you are: the gateway's _session names no user for these credentials, so unsigned documents (\(id) first) are not pushed; use `fprint login --user NAME`, a token, or user:password@ in the URL"
         case .store(let why): why
+        case .cancelled: "sync interrupted; what was sent and received so far is kept, and the next sync goes on from there"
         }
     }
 }
 
 /// When to try again. Connection errors and 5xx are retried with
 /// exponential backoff; everything else is final.
-public struct RetryPolicy: Sendable {
-    public var attempts: Int
-    public var initialDelay: Double
-    public var maxDelay: Double
-    public init(attempts: Int = 5, initialDelay: Double = 0.2, maxDelay: Double = 5) {
+package struct RetryPolicy: Sendable {
+    package var attempts: Int
+    package var initialDelay: Double
+    package var maxDelay: Double
+    package init(attempts: Int = 5, initialDelay: Double = 0.2, maxDelay: Double = 5) {
         self.attempts = attempts
         self.initialDelay = initialDelay
         self.maxDelay = maxDelay
     }
-    public static let none = RetryPolicy(attempts: 1, initialDelay: 0, maxDelay: 0)
+    package static let none = RetryPolicy(attempts: 1, initialDelay: 0, maxDelay: 0)
 }
 
 /// One remote CouchDB-protocol database (`http://host:port/db`).
-public struct RemoteDatabase: Sendable {
-    public let url: URL
-    public let transport: any HTTPTransport
-    public let credentials: SyncCredentials
-    public let retry: RetryPolicy
-    public let timeouts: HTTPTimeouts
-    let sleep: @Sendable (Double) -> Void
+package struct RemoteDatabase: Sendable {
+    package let url: URL
+    package let transport: any HTTPTransport
+    package let credentials: SyncCredentials
+    package let retry: RetryPolicy
+    package let timeouts: HTTPTimeouts
+    let sleep: @Sendable (Double) async -> Void
 
-    public init(url: URL, transport: any HTTPTransport, credentials: SyncCredentials, retry: RetryPolicy = RetryPolicy(),
+    package init(url: URL, transport: any HTTPTransport, credentials: SyncCredentials, retry: RetryPolicy = RetryPolicy(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(connect: 10, total: 120),
-                sleep: @escaping @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }) {
+                sleep: @escaping @Sendable (Double) async -> Void = { try? await Task.sleep(for: .seconds($0)) }) {
         // No trailing slash: paths are appended as `/segment`.
         var text = url.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
@@ -67,7 +70,7 @@ public struct RemoteDatabase: Sendable {
 
     /// The URL shown to users and hashed into the replication id: without
     /// user info, query or fragment.
-    public var displayURL: String {
+    package var displayURL: String {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
         parts.user = nil
         parts.password = nil
@@ -99,20 +102,20 @@ public struct RemoteDatabase: Sendable {
     /// retryable failure; 401 (and CouchDB's 400s for a credential it cannot
     /// read) become `authRejected`. A session cookie refused with 401 logs in
     /// again once and repeats the request.
-    public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], json: JSONValue? = nil,
-                     accept: String = "application/json") throws(SyncError) -> HTTPResponse {
-        try send(method, path, query: query, jsonText: json.map { CanonicalJSON.data($0) }, accept: accept)
+    package func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], json: JSONValue? = nil,
+                     accept: String = "application/json") async throws(SyncError) -> HTTPResponse {
+        try await send(method, path, query: query, jsonText: json.map { CanonicalJSON.data($0) }, accept: accept)
     }
 
     /// The same with a body that is already JSON text (pushed revisions are
     /// spliced from stored text, never parsed and re-serialised).
-    public func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], jsonText body: Data?,
-                     accept: String = "application/json") throws(SyncError) -> HTTPResponse {
+    package func send(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], jsonText body: Data?,
+                     accept: String = "application/json") async throws(SyncError) -> HTTPResponse {
         let url = makeURL(path, query: query)
-        let response = try sendWithRetries(method, url, body: body, accept: accept)
+        let (response, cookie) = try await sendWithRetries(method, url, body: body, accept: accept)
         if response.status == 401, case .session(let session) = credentials {
-            try session.renew()
-            let again = try sendWithRetries(method, url, body: body, accept: accept)
+            try await session.renew(refused: cookie)
+            let (again, _) = try await sendWithRetries(method, url, body: body, accept: accept)
             try rejectCredentialErrors(again, method, url)
             return again
         }
@@ -120,39 +123,39 @@ public struct RemoteDatabase: Sendable {
         return response
     }
 
-    private func sendWithRetries(_ method: HTTPMethod, _ url: URL, body: Data?, accept: String) throws(SyncError)
-        -> HTTPResponse
+    /// The response and the header value of the credentials it was sent with
+    /// (a session renews once per refused cookie, not once per caller).
+    private func sendWithRetries(_ method: HTTPMethod, _ url: URL, body: Data?, accept: String) async throws(SyncError)
+        -> (HTTPResponse, String?)
     {
         var delay = retry.initialDelay
         var lastFailure = ""
         for attempt in 1...max(1, retry.attempts) {
-            do {
-                // Headers per attempt: a session may have been renewed meanwhile.
-                var headers: HTTPHeaders = ["Accept": accept]
-                try credentials.apply(to: &headers)
-                if body != nil { headers["Content-Type"] = "application/json" }
-                let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeouts: timeouts)
-                let response = try transport.send(request)
+            // Headers per attempt: a session may have been renewed meanwhile.
+            var headers: HTTPHeaders = ["Accept": accept]
+            try await credentials.apply(to: &headers)
+            if body != nil { headers["Content-Type"] = "application/json" }
+            let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeouts: timeouts)
+            do throws(HTTPError) {
+                let response = try await transport.send(request)
                 if response.status >= 500 {
                     lastFailure = "\(describe(method, url)) answered HTTP \(response.status)"
                 } else {
-                    return response
-                }
-            } catch let error as SyncError {
-                throw error
-            } catch let error as HTTPError {
-                switch error {
-                case .invalidURL, .invalidRequest: throw SyncError.protocolError(error.description)
-                case .tls: throw SyncError.unreachable(error.description)
-                default: lastFailure = error.description
+                    return (response, headers["Cookie"])
                 }
             } catch {
-                lastFailure = "\(error)"
+                switch error {
+                case .invalidURL, .invalidRequest: throw .protocolError(error.description)
+                case .tls: throw .unreachable(error.description)
+                case .cancelled: throw .cancelled
+                default: lastFailure = error.description
+                }
             }
             if attempt < retry.attempts {
-                sleep(delay)
+                await sleep(delay)
                 delay = min(delay * 2, retry.maxDelay)
             }
+            if Task.isCancelled { throw .cancelled }
         }
         throw SyncError.unreachable(lastFailure)
     }
@@ -186,17 +189,17 @@ public struct RemoteDatabase: Sendable {
     }
 
     /// Sends and requires 2xx; the body is parsed as JSON.
-    public func json(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], body: JSONValue? = nil)
-        throws(SyncError) -> JSONValue
+    package func json(_ method: HTTPMethod, _ path: [String], query: [(String, String)] = [], body: JSONValue? = nil)
+        async throws(SyncError) -> JSONValue
     {
-        let response = try send(method, path, query: query, json: body)
+        let response = try await send(method, path, query: query, json: body)
         try require(response, method, path)
         return try Self.parse(response.body, what: describe(method, makeURL(path)))
     }
 
     /// 2xx, else `authRejected` for 403 and `protocolError` for the rest,
     /// naming the method and the full path.
-    public func require(_ response: HTTPResponse, _ method: HTTPMethod, _ path: [String]) throws(SyncError) {
+    package func require(_ response: HTTPResponse, _ method: HTTPMethod, _ path: [String]) throws(SyncError) {
         guard response.isSuccess else {
             let what = describe(method, makeURL(path))
             if response.status == 403 {

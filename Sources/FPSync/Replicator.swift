@@ -5,29 +5,29 @@ import FPNet
 import Foundation
 
 /// Limits of one batch: by document count and by encoded bytes.
-public struct BatchLimits: Sendable {
-    public var count: Int
-    public var bytes: Int
-    public init(count: Int = 500, bytes: Int = 4 << 20) {
+package struct BatchLimits: Sendable {
+    package var count: Int
+    package var bytes: Int
+    package init(count: Int = 500, bytes: Int = 4 << 20) {
         self.count = max(1, count)
         self.bytes = max(1024, bytes)
     }
 }
 
-public enum SyncDirection: String, Sendable {
+package enum SyncDirection: String, Sendable {
     case push, pull
 }
 
 /// Progress of one direction: changed documents examined of the total
 /// known so far, and how many of them actually moved (the rest the other
 /// side already had: a pull right after a push receives nothing).
-public struct SyncProgress: Sendable, Equatable {
-    public var direction: SyncDirection
-    public var done: Int
-    public var total: Int
-    public var transferred: Int
+package struct SyncProgress: Sendable, Equatable {
+    package var direction: SyncDirection
+    package var done: Int
+    package var total: Int
+    package var transferred: Int
 
-    public init(direction: SyncDirection, done: Int, total: Int, transferred: Int = 0) {
+    package init(direction: SyncDirection, done: Int, total: Int, transferred: Int = 0) {
         self.direction = direction
         self.done = done
         self.total = total
@@ -35,43 +35,43 @@ public struct SyncProgress: Sendable, Equatable {
     }
 
     /// Examined documents the other side already had.
-    public var alreadyThere: Int { max(0, done - transferred) }
+    package var alreadyThere: Int { max(0, done - transferred) }
 }
 
 /// What one direction did.
-public struct SyncReport: Sendable, Equatable {
-    public var direction: SyncDirection
+package struct SyncReport: Sendable, Equatable {
+    package var direction: SyncDirection
     /// Documents written to the target (one per document, however many leaves).
-    public var written: Int = 0
+    package var written: Int = 0
     /// Changes examined on the source.
-    public var examined: Int = 0
+    package var examined: Int = 0
     /// Revisions the target refused in this run, as `id: reason`.
-    public var rejected: [String] = []
+    package var rejected: [String] = []
     /// Push: every document this gateway refuses, after this run (older ones
     /// retried and refused again included). They stay unsynced.
-    public var refusals: [Refusal] = []
+    package var refusals: [Refusal] = []
     /// Documents signed with the user's id before the push.
-    public var signed: Int = 0
+    package var signed: Int = 0
     /// Push: local documents whose stored body is damaged; skipped, left unsynced.
-    public var damaged: [DamagedDocument] = []
-    public var checkpoint: String = ""
+    package var damaged: [DamagedDocument] = []
+    package var checkpoint: String = ""
 }
 
 /// A one-shot CouchDB replication between the local store and one remote
 /// database, in either direction (the protocol's replicator algorithm:
 /// checkpoints, `_changes`, `_revs_diff`, fetch, `_bulk_docs new_edits:false`).
-public struct Replicator: Sendable {
-    public let store: any ReplicableStore
-    public let remote: RemoteDatabase
-    public var limits: BatchLimits
-    public var userID: String?
-    public var dryRun: Bool
-    public var progress: @Sendable (SyncProgress) -> Void
+package struct Replicator: Sendable {
+    package let store: any ReplicableStore
+    package let remote: RemoteDatabase
+    package var limits: BatchLimits
+    package var userID: String?
+    package var dryRun: Bool
+    package var progress: @Sendable (SyncProgress) -> Void
 
-    public static let ownerKey = MeasurementDocument.ownerKey
+    package static let ownerKey = MeasurementDocument.ownerKey
     static let unsigned = MeasurementDocument.unsignedOwner
 
-    public init(store: any ReplicableStore, remote: RemoteDatabase, limits: BatchLimits = BatchLimits(),
+    package init(store: any ReplicableStore, remote: RemoteDatabase, limits: BatchLimits = BatchLimits(),
                 userID: String?, dryRun: Bool = false, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
         self.store = store
         self.remote = remote
@@ -85,25 +85,16 @@ public struct Replicator: Sendable {
     /// (without credentials) and the direction. Never the token, so a new
     /// token keeps the checkpoints; a wiped database gets a new UUID and
     /// starts afresh.
-    public func replicationID(_ direction: SyncDirection) throws(SyncError) -> String {
-        let uuid = try storeCall { try store.databaseUUID() }
+    package func replicationID(_ direction: SyncDirection) async throws(SyncError) -> String {
+        let store = store
+        let uuid = try await storeWork { try store.databaseUUID() }
         let input = "fprint-replication-v1|\(uuid)|\(remote.displayURL)|\(direction.rawValue)"
         return Hex.string(Insecure.MD5.hash(data: Data(input.utf8)))
     }
 
-    func storeCall<T>(_ body: () throws -> T) throws(SyncError) -> T {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw SyncError.store(error.description)
-        } catch {
-            throw SyncError.store("\(error)")
-        }
-    }
-
     /// Checks the remote database exists and we may read it.
-    public func checkRemote() throws(SyncError) {
-        let info = try remote.json(.get, [])
+    package func checkRemote() async throws(SyncError) {
+        let info = try await remote.json(.get, [])
         guard info["db_name"] != nil || info["update_seq"] != nil else {
             throw SyncError.protocolError("\(remote.displayURL) does not look like a CouchDB database")
         }
@@ -114,7 +105,7 @@ public struct Replicator: Sendable {
     /// The CouchDB checkpoint shape: `session_id`, `source_last_seq` and a
     /// `history` of sessions, so two sides that disagree can find the
     /// last sequence both recorded.
-    struct Checkpoint {
+    struct Checkpoint: Sendable {
         var sessionID: String
         var lastSeq: JSONValue
         var history: [JSONValue]
@@ -141,7 +132,7 @@ public struct Replicator: Sendable {
     }
 
     /// Where a replication with these two checkpoint documents resumes (nil: from the start).
-    public static func resumeSequence(local: JSONValue?, remote: JSONValue?) -> JSONValue? {
+    package static func resumeSequence(local: JSONValue?, remote: JSONValue?) -> JSONValue? {
         startSequence(local: Checkpoint(local), remote: Checkpoint(remote))
     }
 
@@ -163,9 +154,10 @@ public struct Replicator: Sendable {
         return nil
     }
 
-    func readCheckpoints(_ repID: String) throws(SyncError) -> (local: Checkpoint?, remote: Checkpoint?) {
-        let local = Checkpoint(try storeCall { try store.localDocument(id: repID) })
-        let response = try remote.send(.get, ["_local", repID])
+    func readCheckpoints(_ repID: String) async throws(SyncError) -> (local: Checkpoint?, remote: Checkpoint?) {
+        let store = store
+        let local = Checkpoint(try await storeWork { try store.localDocument(id: repID) })
+        let response = try await remote.send(.get, ["_local", repID])
         var remoteCheckpoint: Checkpoint?
         if response.status == 200 {
             remoteCheckpoint = Checkpoint(try RemoteDatabase.parse(response.body, what: "the remote checkpoint"))
@@ -179,7 +171,7 @@ public struct Replicator: Sendable {
     /// between the two leaves the sides disagreeing (and the history finds
     /// the common point) rather than the local side claiming more.
     func writeCheckpoint(_ repID: String, session: String, startSeq: JSONValue, seq: JSONValue, previous: Checkpoint?,
-                         report: SyncReport) throws(SyncError) {
+                         report: SyncReport) async throws(SyncError) {
         guard !dryRun else { return }
         let entry: JSONValue = [
             "session_id": .string(session), "recorded_seq": seq, "start_last_seq": startSeq, "end_last_seq": seq,
@@ -192,19 +184,20 @@ public struct Replicator: Sendable {
         // CouchDB needs the current `_rev` of a `_local` doc to update it. A
         // PUT whose answer was lost (cut connection) is retried with the old
         // `_rev` and gets 409 although it was applied: read the rev again once.
-        var put = try putRemoteCheckpoint(repID, checkpoint.json)
-        if put.status == 409 { put = try putRemoteCheckpoint(repID, checkpoint.json) }
+        var put = try await putRemoteCheckpoint(repID, checkpoint.json)
+        if put.status == 409 { put = try await putRemoteCheckpoint(repID, checkpoint.json) }
         try remote.require(put, .put, ["_local", repID])
-        try storeCall { try store.putLocalDocument(id: repID, body: checkpoint.json) }
+        let store = store
+        try await storeWork { try store.putLocalDocument(id: repID, body: checkpoint.json) }
     }
 
-    private func putRemoteCheckpoint(_ repID: String, _ body: JSONValue) throws(SyncError) -> HTTPResponse {
+    private func putRemoteCheckpoint(_ repID: String, _ body: JSONValue) async throws(SyncError) -> HTTPResponse {
         var remoteDoc = body
-        let current = try remote.send(.get, ["_local", repID])
+        let current = try await remote.send(.get, ["_local", repID])
         if current.status == 200, let rev = (try? CanonicalJSON.parse(current.body))?["_rev"] {
             remoteDoc["_rev"] = rev
         }
-        return try remote.send(.put, ["_local", repID], json: remoteDoc)
+        return try await remote.send(.put, ["_local", repID], json: remoteDoc)
     }
 
     static func newSessionID() -> String {

@@ -3,7 +3,7 @@ import Foundation
 
 /// How requests prove who the user is. The secret never leaves this type
 /// except in the one header it makes.
-public enum SyncCredentials: Sendable {
+package enum SyncCredentials: Sendable {
     case none
     /// An fprint gateway's token (`Authorization: Bearer`).
     case bearer(String)
@@ -16,18 +16,34 @@ public enum SyncCredentials: Sendable {
     case session(CouchSession)
 
     /// Sets the header of these credentials; a session close to expiry logs in again first.
-    public func apply(to headers: inout HTTPHeaders) throws(SyncError) {
+    package func apply(to headers: inout HTTPHeaders) async throws(SyncError) {
+        if case .session(let session) = self {
+            headers["Cookie"] = "\(CouchSession.cookieName)=\(try await session.currentCookie())"
+        } else {
+            applyFixed(to: &headers)
+        }
+    }
+
+    /// The same on the calling thread, for synchronous callers (config fetches).
+    package func applyBlocking(to headers: inout HTTPHeaders) throws(SyncError) {
+        if case .session(let session) = self {
+            headers["Cookie"] = "\(CouchSession.cookieName)=\(try session.currentCookieBlocking())"
+        } else {
+            applyFixed(to: &headers)
+        }
+    }
+
+    private func applyFixed(to headers: inout HTTPHeaders) {
         switch self {
-        case .none: break
+        case .none, .session: break
         case .bearer(let token): headers["Authorization"] = "Bearer \(token)"
         case .basic(let user, let password): headers["Authorization"] = HTTPAuth.basic(user: user, password: password)
         case .cookie(let name, let value): headers["Cookie"] = "\(name)=\(value)"
-        case .session(let session): headers["Cookie"] = "\(CouchSession.cookieName)=\(try session.currentCookie())"
         }
     }
 
     /// The user these credentials name without asking the server, if any.
-    public var userName: String? {
+    package var userName: String? {
         switch self {
         case .basic(let user, _): user
         case .session(let session): session.name

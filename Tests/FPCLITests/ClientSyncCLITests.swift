@@ -1,5 +1,6 @@
 import FPCore
 import FPStore
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -287,5 +288,43 @@ import Testing
         let entry = try runner.json(try #require(list.lines.first))
         #expect(entry["id"] as? String == id)
         #expect(entry["conflicts"] as? Int == 1, "\(list.stdout)")
+    }
+}
+
+/// Ctrl-C during a sync that waits on a server: the transfer aborts at once
+/// and the command exits 130, keeping what was done.
+@Suite struct SyncInterruptTests {
+    @Test func ctrlCStopsASyncWaitingOnASilentServer() async throws {
+        let fp = try FprintRunner()
+        // Accepts connections and never answers.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-u", "-c", """
+            import socket
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+            print(s.getsockname()[1])
+            held = []
+            while True: held.append(s.accept()[0])
+            """]
+        let out = Pipe()
+        server.standardOutput = out
+        let serverExit = try server.startAwaitingExit()
+        defer { kill(server.processIdentifier, SIGKILL) }
+        let printed = PipeDrain(out.fileHandleForReading, name: "silent-server")
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            port = Int(String(decoding: printed.soFar, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            if port == nil { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        let gateway = "http://127.0.0.1:\(try #require(port))/fprint"
+
+        let started = ContinuousClock.now
+        let r = try await fp.run(["sync", "--gateway", gateway, "--token", "t.t.t"], interruptAfter: 1)
+        #expect(r.status == 130, "\(r.stderr)")
+        #expect(r.stderr.contains("interrupted"), "\(r.stderr)")
+        // Well before libcurl's 60 s transfer limit: the signal ended the wait.
+        #expect(ContinuousClock.now - started < .seconds(20))
+        kill(server.processIdentifier, SIGKILL)
+        _ = await serverExit.value()
     }
 }

@@ -203,7 +203,7 @@ import Testing
 }
 
 /// Serves fixed bodies by URL path; records requests.
-final class FakeTransport: HTTPTransport, @unchecked Sendable {
+final class FakeTransport: BlockingHTTPTransport, @unchecked Sendable {
     // @unchecked: all state behind `lock`.
     private let lock = NSLock()
     private var files: [String: String]
@@ -214,7 +214,7 @@ final class FakeTransport: HTTPTransport, @unchecked Sendable {
     func set(_ path: String, _ text: String) { lock.withLock { files[path] = text } }
     var requests: [HTTPRequest] { lock.withLock { recorded } }
 
-    func send(_ request: HTTPRequest) throws -> HTTPResponse {
+    func sendBlocking(_ request: HTTPRequest) -> HTTPResponse {
         lock.withLock {
             recorded.append(request)
             guard let text = files[request.url.path] else { return HTTPResponse(status: 404) }

@@ -244,8 +244,8 @@ import Testing
 }
 
 /// A transport for tests that must not touch the network.
-struct NoNetwork: HTTPTransport {
-    func send(_ request: HTTPRequest) throws -> HTTPResponse {
+struct NoNetwork: BlockingHTTPTransport {
+    func sendBlocking(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse {
         throw HTTPError.unreachable(url: request.url.absoluteString, reason: "no network in this test")
     }
 }

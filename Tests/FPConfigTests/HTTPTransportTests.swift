@@ -11,14 +11,14 @@ import Testing
         return (try LocalServer.http(serving: directory), directory)
     }
 
-    @Test func getReturnsBodyStatusAndHeaders() throws {
+    @Test func getReturnsBodyStatusAndHeaders() async throws {
         let (server, directory) = try Self.serve(["hello.txt": "hello, fprint\n"])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let transport = CurlHTTPTransport()
         let url = server.baseURL.appendingPathComponent("hello.txt")
         // Several requests over the one reused handle (kept-alive connection).
         for _ in 0..<3 {
-            let response = try transport.send(HTTPRequest(url: url))
+            let response = try await transport.send(HTTPRequest(url: url))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "hello, fprint\n")
             #expect(response.headers["content-length"] == "14")
@@ -26,11 +26,11 @@ import Testing
         }
     }
 
-    @Test func notFoundIsAResponseNotAnError() throws {
+    @Test func notFoundIsAResponseNotAnError() async throws {
         let (server, directory) = try Self.serve([:])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let url = server.baseURL.appendingPathComponent("missing.json")
-        let response = try CurlHTTPTransport().send(HTTPRequest(url: url))
+        let response = try await CurlHTTPTransport().send(HTTPRequest(url: url))
         #expect(response.status == 404)
         #expect(!response.isSuccess)
         #expect(throws: HTTPError.self) { try response.requireSuccess(url: url) }
@@ -43,28 +43,28 @@ import Testing
         }
     }
 
-    @Test func getFollowsRedirectsButPostDoesNot() throws {
+    @Test func getFollowsRedirectsButPostDoesNot() async throws {
         let (server, directory) = try Self.serve(["hello.txt": "moved here"])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let url = server.baseURL.appendingPathComponent("redirect")
         let transport = CurlHTTPTransport()
-        let followed = try transport.send(HTTPRequest(url: url))
+        let followed = try await transport.send(HTTPRequest(url: url))
         #expect(followed.status == 200)
         #expect(String(decoding: followed.body, as: UTF8.self) == "moved here")
         // A POST is answered with the redirect itself: its body must not be re-sent elsewhere.
-        let post = try transport.send(HTTPRequest(method: .post, url: url, body: Data("x".utf8)))
+        let post = try await transport.send(HTTPRequest(method: .post, url: url, body: Data("x".utf8)))
         #expect(post.status == 302)
         #expect(post.headers["Location"] == "/hello.txt")
         // The redirect limit holds.
-        #expect(throws: HTTPError.self) { try CurlHTTPTransport(maxRedirects: 0).send(HTTPRequest(url: url)) }
+        await #expect(throws: HTTPError.self) { try await CurlHTTPTransport(maxRedirects: 0).send(HTTPRequest(url: url)) }
     }
 
-    @Test func postAndPutSendTheirBodyAndHeaders() throws {
+    @Test func postAndPutSendTheirBodyAndHeaders() async throws {
         let (server, directory) = try Self.serve([:])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let transport = CurlHTTPTransport()
         let url = server.baseURL.appendingPathComponent("db/doc")
-        let post = try transport.send(HTTPRequest(
+        let post = try await transport.send(HTTPRequest(
             method: .post, url: url, headers: ["Content-Type": "application/json", "Authorization": "Bearer t0k3n"],
             body: Data(#"{"a":1}"#.utf8)))
         let echoed = try CanonicalJSON.parse(post.body)
@@ -74,22 +74,22 @@ import Testing
         #expect(echoed["authorization"] == "Bearer t0k3n")
         #expect(echoed["expect"] == .null)  // no `Expect: 100-continue` round trip
 
-        let put = try transport.send(HTTPRequest(method: .put, url: url))  // no body: Content-Length 0
+        let put = try await transport.send(HTTPRequest(method: .put, url: url))  // no body: Content-Length 0
         #expect(try CanonicalJSON.parse(put.body)["method"] == "PUT")
-        let delete = try transport.send(HTTPRequest(method: .delete, url: url))
+        let delete = try await transport.send(HTTPRequest(method: .delete, url: url))
         #expect(try CanonicalJSON.parse(delete.body)["method"] == "DELETE")
     }
 
-    @Test func connectionRefusedIsUnreachableAndHidesCredentials() throws {
+    @Test func connectionRefusedIsUnreachableAndHidesCredentials() async throws {
         let (server, directory) = try Self.serve([:])
         let url = server.baseURL.appendingPathComponent("app-config.json")
         server.stop()  // the port is now closed: connections are refused
         try? FileManager.default.removeItem(at: directory)
         let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer secret-token-123"])
-        do {
-            _ = try CurlHTTPTransport().send(request)
+        do throws(HTTPError) {
+            _ = try await CurlHTTPTransport().send(request)
             Issue.record("expected an error")
-        } catch let error as HTTPError {
+        } catch {
             guard case .unreachable(let shown, let reason) = error else { Issue.record("unexpected \(error)"); return }
             #expect(shown == url.absoluteString)
             #expect(!reason.isEmpty)
@@ -99,33 +99,88 @@ import Testing
         }
     }
 
-    @Test func silentServerTimesOut() throws {
+    @Test func silentServerTimesOut() async throws {
         let server = try LocalServer.silent()
         defer { server.stop() }
         let url = server.baseURL.appendingPathComponent("app-config.json")
         let started = Date()
-        do {
-            _ = try CurlHTTPTransport().send(HTTPRequest(url: url, timeouts: HTTPTimeouts(connect: 1, total: 1)))
+        do throws(HTTPError) {
+            _ = try await CurlHTTPTransport().send(HTTPRequest(url: url, timeouts: HTTPTimeouts(connect: 1, total: 1)))
             Issue.record("expected a timeout")
-        } catch let error as HTTPError {
+        } catch {
             guard case .timeout = error else { Issue.record("unexpected \(error)"); return }
             #expect(error.description.hasPrefix("request to \(url.absoluteString) timed out: "))
         }
-        #expect(Date().timeIntervalSince(started) < 10)
+        // The 1 s limit, not libcurl's default of none; generous, since the
+        // whole suite may hold the pool's threads while this waits to resume.
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    /// Cancelling the task that waits stops the transfer (libcurl's progress
+    /// callback, about once a second while a silent server says nothing):
+    /// the call throws `cancelled` long before the 30 s timeout, and the
+    /// transport's thread is free for the next request.
+    @Test func cancellingTheCallerAbortsTheTransfer() async throws {
+        let silent = try LocalServer.silent()
+        defer { silent.stop() }
+        let (server, directory) = try Self.serve(["hello.txt": "still here"])
+        defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
+        let transport = CurlHTTPTransport()
+        let url = silent.baseURL.appendingPathComponent("db")
+        let waiting = Task {
+            try await transport.send(HTTPRequest(url: url, timeouts: HTTPTimeouts(connect: 30, total: 30)))
+        }
+        try await Task.sleep(for: .milliseconds(300))  // the request is sent and waits for an answer
+        let cancelledAt = Date()
+        waiting.cancel()
+        let result = await waiting.result
+        let took = Date().timeIntervalSince(cancelledAt)
+        // About a second alone; well under the request's 30 s limit even with the whole suite beside it.
+        #expect(took < 15, "the transfer went on \(took) s after its task was cancelled")
+        switch result {
+        case .success(let response): Issue.record("a silent server answered \(response.status)")
+        case .failure(let error):
+            #expect(error as? HTTPError == .cancelled(url: url.absoluteString))
+            #expect((error as? HTTPError)?.description == "request to \(url.absoluteString) cancelled")
+        }
+        // The same transport (its one thread and handle) goes on working.
+        let next = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("hello.txt")))
+        #expect(String(decoding: next.body, as: UTF8.self) == "still here")
+        // A task cancelled before it sends never starts a transfer.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(HTTPRequest(url: url))
+        }
+        await #expect(throws: HTTPError.cancelled(url: url.absoluteString)) { try await early.value }
+    }
+
+    /// Synchronous callers (the config loader) wait on their own thread; the
+    /// transfer still runs on the transport's thread, with the same handle.
+    @Test func theBlockingFormAnswersLikeTheAsyncOne() async throws {
+        let (server, directory) = try Self.serve(["hello.txt": "hello, fprint\n"])
+        defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
+        let transport = CurlHTTPTransport()
+        let url = server.baseURL.appendingPathComponent("hello.txt")
+        let blocking = try transport.sendBlocking(HTTPRequest(url: url))
+        let awaited = try await transport.send(HTTPRequest(url: url))
+        #expect(blocking.status == 200 && blocking.body == awaited.body && blocking.headers["content-length"] == "14")
+        #expect(throws: HTTPError.invalidRequest("GET cannot carry a body")) {
+            try transport.sendBlocking(HTTPRequest(url: url, body: Data("x".utf8)))
+        }
     }
 
     /// A connection closed inside the header block is a connection error (so
     /// sync retries it), never a 200 with an empty body; a complete header
     /// block with a short body is one too.
-    @Test func responsesCutShortAreErrorsNotAnswers() throws {
+    @Test func responsesCutShortAreErrorsNotAnswers() async throws {
         for partial in ["HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n",
                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"results\":["] {
             let server = try LocalServer.cutting(after: partial)
             defer { server.stop() }
-            do {
-                let response = try CurlHTTPTransport().send(HTTPRequest(url: server.baseURL.appendingPathComponent("db")))
+            do throws(HTTPError) {
+                let response = try await CurlHTTPTransport().send(HTTPRequest(url: server.baseURL.appendingPathComponent("db")))
                 Issue.record("a cut response was accepted: status \(response.status), \(response.body.count) bytes")
-            } catch let error as HTTPError {
+            } catch {
                 switch error {
                 case .unreachable, .failed: break
                 default: Issue.record("unexpected \(error)")
@@ -135,40 +190,40 @@ import Testing
         // The complete answer still works
         let whole = try LocalServer.cutting(after: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
         defer { whole.stop() }
-        #expect(try CurlHTTPTransport().send(HTTPRequest(url: whole.baseURL.appendingPathComponent("db"))).body == Data("{}".utf8))
+        #expect(try await CurlHTTPTransport().send(HTTPRequest(url: whole.baseURL.appendingPathComponent("db"))).body == Data("{}".utf8))
     }
 
     /// Certificates are verified unless the transport is `insecure`.
-    @Test func tlsIsVerifiedByDefault() throws {
+    @Test func tlsIsVerifiedByDefault() async throws {
         let directory = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Support.write("secure", to: directory.appendingPathComponent("hello.txt"))
         let server = try LocalServer.https(serving: directory)
         defer { server.stop() }
         let url = server.baseURL.appendingPathComponent("hello.txt")
-        do {
-            _ = try CurlHTTPTransport().send(HTTPRequest(url: url))
+        do throws(HTTPError) {
+            _ = try await CurlHTTPTransport().send(HTTPRequest(url: url))
             Issue.record("a self-signed certificate was accepted")
-        } catch let error as HTTPError {
+        } catch {
             guard case .tls = error else { Issue.record("unexpected \(error)"); return }
             #expect(error.description.hasPrefix("TLS failure with \(url.absoluteString): "))
         }
-        let response = try CurlHTTPTransport(insecure: true).send(HTTPRequest(url: url))
+        let response = try await CurlHTTPTransport(insecure: true).send(HTTPRequest(url: url))
         #expect(String(decoding: response.body, as: UTF8.self) == "secure")
     }
 
-    @Test func rejectsBadURLsAndHeadersWithoutEchoingValues() throws {
+    @Test func rejectsBadURLsAndHeadersWithoutEchoingValues() async throws {
         let transport = CurlHTTPTransport()
-        #expect(throws: HTTPError.invalidURL("ftp://example.org/x")) {
-            try transport.perform(HTTPRequest(url: try #require(URL(string: "ftp://example.org/x"))))
+        await #expect(throws: HTTPError.invalidURL("ftp://example.org/x")) {
+            try await transport.send(HTTPRequest(url: try #require(URL(string: "ftp://example.org/x"))))
         }
         let url = try #require(URL(string: "http://127.0.0.1:9/x"))
         let injected = HTTPRequest(url: url, headers: ["Authorization": "Bearer abc\r\nX-Evil: 1"])
-        #expect(throws: HTTPError.invalidRequest("the value of header Authorization contains a line break")) {
-            try transport.perform(injected)
+        await #expect(throws: HTTPError.invalidRequest("the value of header Authorization contains a line break")) {
+            try await transport.send(injected)
         }
-        #expect(throws: HTTPError.invalidRequest("GET cannot carry a body")) {
-            try transport.perform(HTTPRequest(url: url, body: Data("x".utf8)))
+        await #expect(throws: HTTPError.invalidRequest("GET cannot carry a body")) {
+            try await transport.send(HTTPRequest(url: url, body: Data("x".utf8)))
         }
     }
 

@@ -79,10 +79,10 @@ final class TestClock: @unchecked Sendable {
 
     let sessionURL = URL(string: "http://127.0.0.1:5984/_session")!
 
-    @Test func loginSendsTheReplicatorsFormAndKeepsTheRecordedCookie() throws {
+    @Test func loginSendsTheReplicatorsFormAndKeepsTheRecordedCookie() async throws {
         let transport = try recordedCouch()
         let clock = TestClock()
-        let answer = try CouchSession.login(sessionURL: sessionURL, name: "admin", password: "PASSWORD", transport: transport,
+        let answer = try await CouchSession.login(sessionURL: sessionURL, name: "admin", password: "PASSWORD", transport: transport,
                                             now: clock.now)
         // The request has the shape CouchDB's replicator sends (recorded command line)
         let sent = try #require(transport.requests.first)
@@ -98,7 +98,7 @@ final class TestClock: @unchecked Sendable {
         #expect(cookie.expiresAt == clock.now.addingTimeInterval(600))
     }
 
-    @Test func theCookieIsSentAsCookieNeverAsBearer() throws {
+    @Test func theCookieIsSentAsCookieNeverAsBearer() async throws {
         let transport = try recordedCouch()
         let clock = TestClock()
         let session = CouchSession(sessionURL: sessionURL, name: "admin", password: "PASSWORD",
@@ -106,14 +106,14 @@ final class TestClock: @unchecked Sendable {
                                    transport: transport, now: { clock.now })
         let remote = RemoteDatabase(url: URL(string: "http://127.0.0.1:5984/fprint")!, transport: transport,
                                     credentials: .session(session), retry: .none)
-        #expect(try remote.json(.get, [])["db_name"] == "fprint")
+        #expect(try await remote.json(.get, [])["db_name"] == "fprint")
         let request = try #require(transport.requests.last)
         #expect(request.headers["Cookie"] == "AuthSession=COOKIE")
         #expect(request.headers["Authorization"] == nil)
         #expect(transport.requests.count == 1)  // no login while the cookie is young
     }
 
-    @Test func theSessionLogsInAgainWithinTheLastTenthOfItsLife() throws {
+    @Test func theSessionLogsInAgainWithinTheLastTenthOfItsLife() async throws {
         let transport = try recordedCouch()
         let clock = TestClock()
         let renewed = DelayLog()
@@ -123,18 +123,18 @@ final class TestClock: @unchecked Sendable {
         let remote = RemoteDatabase(url: URL(string: "http://127.0.0.1:5984/fprint")!, transport: transport,
                                     credentials: .session(session), retry: .none)
         clock.advance(530)  // 70 s left: more than a tenth, the old cookie goes
-        _ = try remote.send(.get, ["x"])
+        _ = try await remote.send(.get, ["x"])
         #expect(transport.requests.last?.headers["Cookie"] == "AuthSession=OLD")
         #expect(renewed.values.isEmpty)
         clock.advance(20)  // 50 s left: log in first
-        #expect(try remote.json(.get, [])["db_name"] == "fprint")
+        #expect(try await remote.json(.get, [])["db_name"] == "fprint")
         let paths = transport.requests.map { "\($0.method) \($0.url.path)" }
         #expect(paths.suffix(2) == ["POST /_session", "GET /fprint"])
         #expect(transport.requests.last?.headers["Cookie"] == "AuthSession=COOKIE")
         #expect(renewed.values == [600])
     }
 
-    @Test func a401OnTheCookieLogsInAgainOnceAndRepeatsTheRequest() throws {
+    @Test func a401OnTheCookieLogsInAgainOnceAndRepeatsTheRequest() async throws {
         let transport = try recordedCouch()
         let clock = TestClock()
         let session = CouchSession(sessionURL: sessionURL, name: "admin", password: "PASSWORD",
@@ -142,14 +142,14 @@ final class TestClock: @unchecked Sendable {
                                    transport: transport, now: { clock.now })
         let remote = RemoteDatabase(url: URL(string: "http://127.0.0.1:5984/fprint")!, transport: transport,
                                     credentials: .session(session), retry: .none)
-        #expect(try remote.json(.get, [])["db_name"] == "fprint")
+        #expect(try await remote.json(.get, [])["db_name"] == "fprint")
         #expect(transport.requests.map { "\($0.method) \($0.url.path)" } == ["GET /fprint", "POST /_session", "GET /fprint"])
     }
 
-    @Test func aWrongPasswordIsACredentialErrorWithCouchDBsReasonAndNoPassword() throws {
+    @Test func aWrongPasswordIsACredentialErrorWithCouchDBsReasonAndNoPassword() async throws {
         let transport = try recordedCouch(password: "the-right-one")
         do {
-            _ = try CouchSession.login(sessionURL: sessionURL, name: "admin", password: "PASSWORD", transport: transport)
+            _ = try await CouchSession.login(sessionURL: sessionURL, name: "admin", password: "PASSWORD", transport: transport)
             Issue.record("login with a wrong password succeeded")
         } catch {
             guard case .authRejected(let why) = error else { Issue.record("\(error)"); return }
@@ -162,41 +162,41 @@ final class TestClock: @unchecked Sendable {
     /// CouchDB's 400s for credentials it cannot read (a cookie sent as a
     /// bearer token, a forged cookie) are credential errors, not protocol ones.
     @Test(arguments: ["Malformed token", "Bad HMAC", "Malformed AuthSession cookie. Please clear your cookies."])
-    func couchDBsCredentialFourHundredsAreAuthErrors(reason: String) throws {
+    func couchDBsCredentialFourHundredsAreAuthErrors(reason: String) async throws {
         let remote = RemoteDatabase(url: URL(string: "http://couch.test:5984/fprint")!, transport: ScriptedTransport { _ in
             jsonResponse(400, ["error": "bad_request", "reason": .string(reason)])
         }, credentials: .bearer("COOKIE"), retry: .none)
-        #expect(throws: SyncError.authRejected("GET http://couch.test:5984/fprint/_changes answered 400: \(reason)")) {
-            try remote.json(.get, ["_changes"], query: [("since", "0")])
+        await #expect(throws: SyncError.authRejected("GET http://couch.test:5984/fprint/_changes answered 400: \(reason)")) {
+            try await remote.json(.get, ["_changes"], query: [("since", "0")])
         }
         // Any other 400 stays a protocol error
         let other = RemoteDatabase(url: URL(string: "http://couch.test:5984/fprint")!, transport: ScriptedTransport { _ in
             jsonResponse(400, ["error": "bad_request", "reason": "invalid UTF-8 JSON"])
         }, credentials: .none, retry: .none)
-        #expect(throws: SyncError.protocolError("POST http://couch.test:5984/fprint/_revs_diff answered HTTP 400: invalid UTF-8 JSON")) {
-            try other.json(.post, ["_revs_diff"], body: [:])
+        await #expect(throws: SyncError.protocolError("POST http://couch.test:5984/fprint/_revs_diff answered HTTP 400: invalid UTF-8 JSON")) {
+            try await other.json(.post, ["_revs_diff"], body: [:])
         }
     }
 
-    @Test func errorsNameTheMethodAndTheDatabasePath() throws {
+    @Test func errorsNameTheMethodAndTheDatabasePath() async throws {
         let couch = try RecordedCouch()
         let forbidden = try couch.answer("bob:PASSWORD", "_design/w").response
         let remote = RemoteDatabase(url: URL(string: "http://couch.test:5984/fprint")!, transport: ScriptedTransport { _ in forbidden },
                                     credentials: .basic(user: "member", password: "SECRET-PW"), retry: .none)
-        #expect(throws: SyncError.authRejected("GET http://couch.test:5984/fprint answered 403: You are not a db or server admin.")) {
-            try remote.json(.get, [])
+        await #expect(throws: SyncError.authRejected("GET http://couch.test:5984/fprint answered 403: You are not a db or server admin.")) {
+            try await remote.json(.get, [])
         }
     }
 
-    @Test func urlCredentialsGoOnEveryRequestAsBasic() throws {
+    @Test func urlCredentialsGoOnEveryRequestAsBasic() async throws {
         let (url, credentials) = URLCredentials.split(URL(string: "http://bob:p%40ss%20word@127.0.0.1:5984/fprint")!)
         #expect(url.absoluteString == "http://127.0.0.1:5984/fprint")
         #expect(credentials == URLCredentials(user: "bob", password: "p@ss word"))
         let transport = ScriptedTransport { _ in jsonResponse(200, ["ok": true]) }
         let remote = RemoteDatabase(url: url, transport: transport, credentials: .basic(user: "bob", password: "p@ss word"))
-        _ = try remote.send(.get, [])
-        _ = try remote.send(.post, ["_revs_diff"], json: [:])
-        _ = try remote.send(.get, ["_local", "x"])
+        _ = try await remote.send(.get, [])
+        _ = try await remote.send(.post, ["_revs_diff"], json: [:])
+        _ = try await remote.send(.get, ["_local", "x"])
         let expected = "Basic " + Data("bob:p@ss word".utf8).base64EncodedString()
         #expect(transport.requests.count == 3)
         #expect(transport.requests.allSatisfy { $0.headers["Authorization"] == expected })
@@ -205,7 +205,7 @@ final class TestClock: @unchecked Sendable {
 
     /// Without a user to sign with, an unsigned document stops the push
     /// before anything is sent: never `couchbase_sync_gateway_id: "-"` on a gateway.
-    @Test func nothingUnsignedIsPushedWithoutASigner() throws {
+    @Test func nothingUnsignedIsPushedWithoutASigner() async throws {
         let transport = ScriptedTransport { request in
             switch request.url.path {
             case "/db/_revs_diff":
@@ -221,8 +221,8 @@ final class TestClock: @unchecked Sendable {
         try store.insert([NewDocument(id: "unsigned", body: body(owner: "-"))])
         let remote = RemoteDatabase(url: URL(string: "http://x.test/db")!, transport: transport, credentials: .basic(user: "u", password: "p"))
         for dryRun in [true, false] {
-            #expect(throws: SyncError.noSigner("unsigned")) {
-                try Replicator(store: store, remote: remote, userID: nil, dryRun: dryRun).push()
+            await #expect(throws: SyncError.noSigner("unsigned")) {
+                try await Replicator(store: store, remote: remote, userID: nil, dryRun: dryRun).push()
             }
         }
         #expect(!transport.requests.contains { $0.url.path == "/db/_bulk_docs" })
@@ -232,7 +232,7 @@ final class TestClock: @unchecked Sendable {
         try store.insert([NewDocument(id: "signed", body: body(owner: "carol"))])
         let onlySigned = try SQLiteDocumentStore.inMemory()
         try onlySigned.insert([NewDocument(id: "signed", body: body(owner: "carol"))])
-        let report = try Replicator(store: onlySigned, remote: remote, userID: nil).push()
+        let report = try await Replicator(store: onlySigned, remote: remote, userID: nil).push()
         #expect(report.written == 1)
     }
 }

@@ -28,10 +28,10 @@ import Testing
             return Replicator(store: store, remote: remote, limits: BatchLimits(count: 25), userID: user)
         }
         /// Runs one direction until a run completes; a cut may only ever end a run as `unreachable`.
-        func untilComplete(_ name: String, _ run: @escaping @Sendable () throws -> SyncReport) async throws -> Int {
+        func untilComplete(_ name: String, _ run: @Sendable () async throws -> SyncReport) async throws -> Int {
             for attempt in 1...60 {
                 do {
-                    _ = try await blocking(run)
+                    _ = try await run()
                     return attempt
                 } catch let error as SyncError {
                     guard case .unreachable = error else {
@@ -47,10 +47,10 @@ import Testing
         let ra = throughProxy(alice, "alice")
         let rb = throughProxy(bob, "bob")
         var runs = 0
-        runs += try await untilComplete("alice push") { try ra.push() }
-        runs += try await untilComplete("bob push") { try rb.push() }
-        runs += try await untilComplete("bob pull") { try rb.pull() }
-        runs += try await untilComplete("alice pull") { try ra.pull() }
+        runs += try await untilComplete("alice push") { try await ra.push() }
+        runs += try await untilComplete("bob push") { try await rb.push() }
+        runs += try await untilComplete("bob pull") { try await rb.pull() }
+        runs += try await untilComplete("alice pull") { try await ra.pull() }
 
         // The proxy did cut, many times, at varied points
         let (connections, cuts) = proxy.counts
@@ -71,9 +71,9 @@ import Testing
 
         // And a clean incremental sync afterwards finds nothing to do
         let direct = gateway.replicator(alice, user: "alice")
-        let again = try await blocking { try direct.push() }
+        let again = try await direct.push()
         #expect(again.written == 0)
-        let pullAgain = try await blocking { try direct.pull() }
+        let pullAgain = try await direct.pull()
         #expect(pullAgain.written == 0)
         print("cutting proxy: \(cuts) cuts in \(connections) connections, \(runs) sync runs for 4 directions")
     }

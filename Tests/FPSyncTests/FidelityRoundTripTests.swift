@@ -39,23 +39,23 @@ import Testing
         try origin.putReplicated(try sent.map { try BulkGetAnswer.content(of: $0) }, markSynced: false)
 
         let toFirst = first.replicator(origin, user: "alice")
-        let push = try await blocking { try toFirst.push() }
+        let push = try await toFirst.push()
         #expect(push.written == 2 && push.rejected.isEmpty)
         let fromFirst = first.replicator(relay, user: "alice")
-        let pull = try await blocking { try fromFirst.pull() }
+        let pull = try await fromFirst.pull()
         #expect(pull.written == 2)
         let toSecond = second.replicator(relay, user: "alice")
-        _ = try await blocking { try toSecond.push() }
+        _ = try await toSecond.push()
 
         for (gateway, name) in [(first, "first"), (second, "second")] {
             for doc in sent {
                 let id = try #require(doc["_id"]?.stringValue), rev = try #require(doc["_rev"]?.stringValue)
-                let served = try Self.get(gateway, "\(id)?rev=\(rev)&revs=true&attachments=true")
+                let served = try await Self.get(gateway, "\(id)?rev=\(rev)&revs=true&attachments=true")
                 #expect(try CanonicalJSON.parse(served) == doc, "\(name) gateway served \(served)")
             }
         }
         // The bytes themselves, from the far end.
-        let bytes = try Self.getBytes(second, "num/raw.btsnoop")
+        let bytes = try await Self.getBytes(second, "num/raw.btsnoop")
         #expect(bytes == Self.capture)
         // The relay store holds the number text, not a rewrite of it.
         let rev = try #require(Revision("1-0123456789abcdef0123456789abcdef"))
@@ -63,13 +63,13 @@ import Testing
         #expect(text.canonicalBody.contains(#""big":123456789012345678901234567890"#) && text.canonicalBody.contains(#""f":1.0"#))
     }
 
-    static func get(_ gateway: LiveGateway, _ path: String) throws -> String {
-        String(decoding: try getBytes(gateway, path), as: UTF8.self)
+    static func get(_ gateway: LiveGateway, _ path: String) async throws -> String {
+        String(decoding: try await getBytes(gateway, path), as: UTF8.self)
     }
 
-    static func getBytes(_ gateway: LiveGateway, _ path: String) throws -> [UInt8] {
+    static func getBytes(_ gateway: LiveGateway, _ path: String) async throws -> [UInt8] {
         let url = try #require(URL(string: "http://127.0.0.1:\(gateway.running.port)/fprint/\(path)"))
-        let response = try CurlHTTPTransport().send(HTTPRequest(url: url, headers: ["Authorization": "Bearer \(gateway.token("alice"))"]))
+        let response = try await CurlHTTPTransport().send(HTTPRequest(url: url, headers: ["Authorization": "Bearer \(gateway.token("alice"))"]))
         #expect(response.status == 200, "GET \(path) answered \(response.status)")
         return [UInt8](response.body)
     }

@@ -19,23 +19,23 @@ import Testing
         let rb = gateway.replicator(bob, user: "bob")
 
         // First sync: alice pushes 45 in batches of 20, signed as alice
-        let push = try await blocking { try ra.push() }
+        let push = try await ra.push()
         #expect(push.written == 45 && push.signed == 45 && push.rejected.isEmpty)
         #expect(try gateway.store.count() == 45)
         #expect(try gateway.store.document(id: "a3", includeDeleted: false)?.body["couchbase_sync_gateway_id"] == "alice")
         #expect(try alice.list(ListQuery(unsyncedOnly: true)).isEmpty)
 
         // Bob pushes his and pulls alice's
-        _ = try await blocking { try rb.push() }
-        let pull = try await blocking { try rb.pull() }
+        _ = try await rb.push()
+        let pull = try await rb.pull()
         #expect(pull.written == 52 - 7 || pull.written == 45)
         #expect(try bob.count() == 52)
         #expect(try snapshot(bob).filter { $0.key.hasPrefix("a") } == snapshot(alice))
 
         // Incremental: nothing new → nothing sent or received
-        let again = try await blocking { try ra.push() }
+        let again = try await ra.push()
         #expect(again.examined == 0 && again.written == 0)
-        let pullAgain = try await blocking { try rb.pull() }
+        let pullAgain = try await rb.pull()
         #expect(pullAgain.written == 0)
 
         // One edit on alice's side travels alone
@@ -43,9 +43,9 @@ import Testing
         var edited = doc.body
         edited["note"] = "edited"
         try alice.update(id: "a1", body: edited, expected: doc.rev)
-        let one = try await blocking { try ra.push() }
+        let one = try await ra.push()
         #expect(one.examined == 1 && one.written == 1)
-        let onePull = try await blocking { try rb.pull() }
+        let onePull = try await rb.pull()
         #expect(onePull.written == 1)
         #expect(try bob.document(id: "a1", includeDeleted: false)?.body["note"] == "edited")
         #expect(try bob.document(id: "a1", includeDeleted: false)?.rev.generation == 3)
@@ -59,8 +59,8 @@ import Testing
         try laptop.insert([NewDocument(id: "m1", body: body(owner: "alice"))])
         let rl = gateway.replicator(laptop, user: "alice")
         let rt = gateway.replicator(tablet, user: "alice")
-        _ = try await blocking { try rl.push() }
-        _ = try await blocking { try rt.pull() }
+        _ = try await rl.push()
+        _ = try await rt.pull()
 
         // Both edit the same revision
         for (store, note) in [(laptop, "laptop"), (tablet, "tablet")] {
@@ -70,8 +70,8 @@ import Testing
             try store.update(id: "m1", body: b, expected: doc.rev)
         }
         for r in [rl, rt, rl, rt] {
-            _ = try await blocking { try r.push() }
-            _ = try await blocking { try r.pull() }
+            _ = try await r.push()
+            _ = try await r.pull()
         }
         // Same winner everywhere, the loser kept as a conflict
         let winners = try [laptop, tablet, gateway.store].map { try #require(try $0.document(id: "m1", includeDeleted: false)).rev }
@@ -92,13 +92,13 @@ import Testing
         try a.insert([NewDocument(id: "keep", body: body(owner: "alice")), NewDocument(id: "drop", body: body(owner: "alice"))])
         let ra = gateway.replicator(a, user: "alice")
         let rb = gateway.replicator(b, user: "alice")
-        _ = try await blocking { try ra.push() }
-        _ = try await blocking { try rb.pull() }
+        _ = try await ra.push()
+        _ = try await rb.pull()
         // Deleted on b (an edit to a tombstone: the store's own delete refuses synced documents)
         let doc = try #require(try b.document(id: "drop", includeDeleted: false))
         try b.edit(id: "drop", body: [:], parent: doc.rev, deleted: true)
-        _ = try await blocking { try rb.push() }
-        _ = try await blocking { try ra.pull() }
+        _ = try await rb.push()
+        _ = try await ra.pull()
         #expect(try a.document(id: "drop", includeDeleted: false) == nil)
         #expect(try a.document(id: "drop", includeDeleted: true)?.deleted == true)
         #expect(try a.count() == 1)
@@ -111,14 +111,14 @@ import Testing
         let alice = try SQLiteDocumentStore.inMemory()
         let mallory = try SQLiteDocumentStore.inMemory()
         try alice.insert([NewDocument(id: "m1", body: body(owner: "alice"))])
-        _ = try await blocking { try gateway.replicator(alice, user: "alice").push() }
+        _ = try await gateway.replicator(alice, user: "alice").push()
         let rm = gateway.replicator(mallory, user: "mallory")
-        _ = try await blocking { try rm.pull() }
+        _ = try await rm.pull()
         let doc = try #require(try mallory.document(id: "m1", includeDeleted: false))
         var b = doc.body
         b["couchbase_sync_gateway_id"] = "mallory"
         try mallory.update(id: "m1", body: b, expected: doc.rev)
-        let report = try await blocking { try rm.push() }
+        let report = try await rm.push()
         #expect(report.rejected.count == 1)
         #expect(report.rejected.first?.contains("belongs to another user") == true)
         #expect(try gateway.store.document(id: "m1", includeDeleted: false)?.rev == doc.rev)
@@ -134,10 +134,10 @@ import Testing
         let forged = TokenAuthority(secret: Data("not-the-gateway-secret-at-all-xx".utf8)).issue(user: "alice", admin: true, ttlSeconds: 3600)
         for token in [expired, forged] {
             let r = gateway.replicator(store, user: "alice", token: token)
-            do {
-                _ = try await blocking { try r.push() }
+            do throws(SyncError) {
+                _ = try await r.push()
                 Issue.record("push with a bad token succeeded")
-            } catch let error as SyncError {
+            } catch {
                 guard case .authRejected(let why) = error else { Issue.record("\(error)"); continue }
                 #expect(!why.contains(token))
             }
@@ -152,11 +152,11 @@ import Testing
         let first = try SQLiteDocumentStore.inMemory()
         let second = try SQLiteDocumentStore.inMemory()
         let token = gateway.token("alice")
-        let id1 = try gateway.replicator(first, user: "alice", token: token).replicationID(.pull)
-        let id2 = try gateway.replicator(second, user: "alice", token: token).replicationID(.pull)
+        let id1 = try await gateway.replicator(first, user: "alice", token: token).replicationID(.pull)
+        let id2 = try await gateway.replicator(second, user: "alice", token: token).replicationID(.pull)
         #expect(id1 != id2)
         // The token is not part of it: a new token keeps the checkpoints
-        #expect(try gateway.replicator(first, user: "alice", token: gateway.token("alice", admin: true)).replicationID(.pull) == id1)
+        #expect(try await gateway.replicator(first, user: "alice", token: gateway.token("alice", admin: true)).replicationID(.pull) == id1)
         #expect(id1.count == 32)
     }
 }

@@ -62,7 +62,7 @@ final class RefusingPeer: @unchecked Sendable {
 }
 
 @Suite struct RefusalTests {
-    @Test func refusedDocumentsStayPendingAreRecordedAndRetriedUntilAccepted() throws {
+    @Test func refusedDocumentsStayPendingAreRecordedAndRetriedUntilAccepted() async throws {
         let peer = RefusingPeer()
         peer.setRefuse(["big": .tooLarge, "theirs": .forbidden("wrong user")])
         let store = try SQLiteDocumentStore.inMemory()
@@ -70,7 +70,7 @@ final class RefusingPeer: @unchecked Sendable {
         let remote = RemoteDatabase(url: URL(string: "http://couch.test/db")!, transport: peer.transport, credentials: .none)
         let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: 10), userID: "alice")
 
-        let first = try replicator.push()
+        let first = try await replicator.push()
         #expect(peer.storedIDs == ["a", "b", "c"])
         #expect(first.written == 3)
         #expect(Set(first.refusals.map(\.id)) == ["big", "theirs"])
@@ -82,7 +82,7 @@ final class RefusingPeer: @unchecked Sendable {
         #expect(Set(try RefusalLog(store: store).all().map(\.id)) == ["big", "theirs"])
 
         // Nothing changed: the checkpoint is past them, yet both are offered again
-        let second = try replicator.push()
+        let second = try await replicator.push()
         let lastBulk = try #require(peer.transport.requests.last { $0.url.path == "/db/_bulk_docs" })
         let resent = (try CanonicalJSON.parse(lastBulk.body ?? Data()))["docs"]?.arrayValue?.compactMap { $0["_id"]?.stringValue }
         #expect(resent.map(Set.init) == ["theirs"] || resent.map(Set.init) == ["big"])
@@ -91,26 +91,26 @@ final class RefusingPeer: @unchecked Sendable {
 
         // Once the peer accepts them, they are synced and their records go
         peer.setRefuse([:])
-        let third = try replicator.push()
+        let third = try await replicator.push()
         #expect(third.refusals.isEmpty)
         #expect(peer.storedIDs == ["a", "b", "c", "big", "theirs"])
         #expect(try store.list(ListQuery(unsyncedOnly: true)).isEmpty)
         #expect(try RefusalLog(store: store).all().isEmpty)
         // And a fourth push has nothing to send
-        let fourth = try replicator.push()
+        let fourth = try await replicator.push()
         #expect(fourth.examined == 0 && fourth.refusals.isEmpty)
     }
 
-    @Test func refusalsAreKeptPerGateway() throws {
+    @Test func refusalsAreKeptPerGateway() async throws {
         let peer = RefusingPeer()
         peer.setRefuse(["x": .forbidden("no")])
         let store = try SQLiteDocumentStore.inMemory()
         try store.insert([NewDocument(id: "x", body: body(owner: "alice"))])
         let one = RemoteDatabase(url: URL(string: "http://couch.test/db")!, transport: peer.transport, credentials: .none)
-        _ = try Replicator(store: store, remote: one, userID: "alice").push()
+        _ = try await Replicator(store: store, remote: one, userID: "alice").push()
         let other = RefusingPeer()
         let two = RemoteDatabase(url: URL(string: "http://couch.test:81/db")!, transport: other.transport, credentials: .none)
-        let accepted = try Replicator(store: store, remote: two, userID: "alice").push()
+        let accepted = try await Replicator(store: store, remote: two, userID: "alice").push()
         #expect(accepted.refusals.isEmpty)
         // The first gateway's refusal stands until that gateway accepts it
         #expect(try RefusalLog(store: store).all().map(\.gateway) == ["http://couch.test/db"])

@@ -20,7 +20,7 @@ import Testing
                 Data(data[split.upperBound...]))
     }
 
-    @Test func syncGatewayMultipartBulkGetIsParsed() throws {
+    @Test func syncGatewayMultipartBulkGetIsParsed() async throws {
         let (contentType, body) = try recordedMultipart()
         let parsed = try BulkGetAnswer.parse(body: body, contentType: contentType)
         #expect(parsed.count == 3)
@@ -35,7 +35,7 @@ import Testing
         #expect(id == "nope" && rev == "1-x" && reason == "missing")
     }
 
-    @Test func truncatedMultipartIsAProtocolErrorNotACrash() throws {
+    @Test func truncatedMultipartIsAProtocolErrorNotACrash() async throws {
         let (contentType, body) = try recordedMultipart()
         for cut in stride(from: 0, to: body.count - 5, by: 37) {
             #expect(throws: SyncError.self) { try BulkGetAnswer.parse(body: body.prefix(cut), contentType: contentType) }
@@ -87,12 +87,12 @@ import Testing
         }
     }
 
-    @Test func pullFromSyncGatewayFallsBackToOpenRevsAndEchoesSequences() throws {
+    @Test func pullFromSyncGatewayFallsBackToOpenRevsAndEchoesSequences() async throws {
         let transport = syncGatewayReplay()
         let store = try SQLiteDocumentStore.inMemory()
         let remote = RemoteDatabase(url: URL(string: "http://sg.test:4984/fprint")!, transport: transport, credentials: .bearer("tok"))
         let replicator = Replicator(store: store, remote: remote, userID: "alice")
-        let report = try replicator.pull()
+        let report = try await replicator.pull()
         // Both documents arrive (the open_revs answers also carry unrelated parts, which are harmless)
         #expect(try store.document(id: "meas1", includeDeleted: false)?.rev.description == "1-b2b59a059d074ff630256065cea9feef")
         #expect(try store.document(id: "meas4", includeDeleted: false)?.body["x"] == "4")
@@ -110,12 +110,12 @@ import Testing
         #expect(transport.requests.contains { $0.url.path == "/fprint/meas1" && ($0.url.query ?? "").contains("open_revs") })
     }
 
-    @Test func perDocumentRefusalsFromSyncGatewayStayUnsynced() throws {
+    @Test func perDocumentRefusalsFromSyncGatewayStayUnsynced() async throws {
         let transport = syncGatewayReplay(rejecting: ["theirs"])
         let store = try SQLiteDocumentStore.inMemory()
         try store.insert([NewDocument(id: "mine", body: body(owner: "-")), NewDocument(id: "theirs", body: body(owner: "bob"))])
         let remote = RemoteDatabase(url: URL(string: "http://sg.test:4984/fprint")!, transport: transport, credentials: .bearer("tok"))
-        let report = try Replicator(store: store, remote: remote, userID: "alice").push()
+        let report = try await Replicator(store: store, remote: remote, userID: "alice").push()
         #expect(report.signed == 1)
         #expect(report.rejected.count == 1 && report.rejected[0].hasPrefix("theirs"))
         #expect(try store.list(ListQuery(unsyncedOnly: true)).map(\.id) == ["theirs"])
@@ -131,7 +131,7 @@ import Testing
         #expect(mine?["couchbase_sync_gateway_id"] == "alice")
     }
 
-    @Test func status413HalvesTheBatch() throws {
+    @Test func status413HalvesTheBatch() async throws {
         let transport = ScriptedTransport { request in
             switch request.url.path {
             case "/db/_revs_diff":
@@ -149,7 +149,7 @@ import Testing
         let store = try SQLiteDocumentStore.inMemory()
         try store.insert((0..<10).map { NewDocument(id: "d\($0)", body: body(owner: "alice")) })
         let remote = RemoteDatabase(url: URL(string: "http://x.test/db")!, transport: transport, credentials: .none)
-        let report = try Replicator(store: store, remote: remote, limits: BatchLimits(count: 10), userID: "alice").push()
+        let report = try await Replicator(store: store, remote: remote, limits: BatchLimits(count: 10), userID: "alice").push()
         #expect(report.written == 10)
         let sizes = transport.requests.filter { $0.url.path == "/db/_bulk_docs" }.map {
             (try? CanonicalJSON.parse($0.body ?? Data()))?["docs"]?.arrayValue?.count ?? 0
@@ -158,18 +158,18 @@ import Testing
         #expect(sizes.contains(5) && sizes.filter { $0 <= 3 }.reduce(0, +) == 10)
     }
 
-    @Test func connectionErrorsAndServerErrorsAreRetriedThenReported() throws {
+    @Test func connectionErrorsAndServerErrorsAreRetriedThenReported() async throws {
         let attempts = ScriptedTransport { request in
             throw HTTPError.unreachable(url: request.url.absoluteString, reason: "Connection refused")
         }
         let delays = DelayLog()
         let remote = RemoteDatabase(url: URL(string: "http://x.test/db")!, transport: attempts, credentials: .bearer("SECRET-TOKEN"),
                                     retry: RetryPolicy(attempts: 4, initialDelay: 0.1, maxDelay: 0.25), sleep: { delays.add($0) })
-        #expect(throws: SyncError.self) { try remote.json(.get, []) }
+        await #expect(throws: SyncError.self) { try await remote.json(.get, []) }
         #expect(attempts.requests.count == 4)
         #expect(delays.values == [0.1, 0.2, 0.25])
         do {
-            _ = try remote.json(.get, [])
+            _ = try await remote.json(.get, [])
         } catch {
             #expect(!"\(error)".contains("SECRET-TOKEN"))
             guard case .unreachable = error else { Issue.record("expected unreachable, got \(error)"); return }
@@ -179,18 +179,18 @@ import Testing
         let remote2 = RemoteDatabase(url: URL(string: "http://x.test/db")!, transport: ScriptedTransport { _ in
             flaky.next() ? jsonResponse(503, ["error": "unavailable"]) : jsonResponse(200, ["db_name": "db"])
         }, credentials: .none, sleep: { _ in })
-        #expect(try remote2.json(.get, [])["db_name"] == "db")
+        #expect(try await remote2.json(.get, [])["db_name"] == "db")
         // 401 is final and an auth error
         let denied = RemoteDatabase(url: URL(string: "http://x.test/db")!, transport: ScriptedTransport { _ in
             jsonResponse(401, ["error": "unauthorized", "reason": "the token has expired"])
         }, credentials: .bearer("t"), sleep: { _ in })
-        #expect(throws: SyncError.authRejected("GET http://x.test/db answered 401: the token has expired")) { try denied.json(.get, []) }
+        await #expect(throws: SyncError.authRejected("GET http://x.test/db answered 401: the token has expired")) { try await denied.json(.get, []) }
     }
 
     /// CouchDB checks a `_local` doc's `_rev`: a checkpoint PUT that was
     /// applied but whose answer was lost is retried with the old `_rev`,
     /// gets 409, and the replicator reads the rev again instead of failing.
-    @Test func aCheckpointWhoseAnswerWasLostIsWrittenAgain() throws {
+    @Test func aCheckpointWhoseAnswerWasLostIsWrittenAgain() async throws {
         let peer = LocalRevisionPeer()
         let transport = ScriptedTransport { request in
             switch (request.method, request.url.path) {
@@ -212,11 +212,12 @@ import Testing
         let remote = RemoteDatabase(url: URL(string: "http://couch.test/db")!, transport: transport, credentials: .none, sleep: { _ in })
         let replicator = Replicator(store: store, remote: remote, limits: BatchLimits(count: 2), userID: "alice")
         peer.loseAnswerOfPut(number: 2)
-        let report = try replicator.push()
+        let report = try await replicator.push()
         #expect(report.written == 4)
         #expect(peer.conflicts == 1)
         // The remote checkpoint holds the last batch, and both sides agree
-        let local = try store.localDocument(id: try replicator.replicationID(.push))
+        let repID = try await replicator.replicationID(.push)
+        let local = try store.localDocument(id: repID)
         #expect(peer.body?["source_last_seq"] == 4)
         #expect(local?["session_id"] == peer.body?["session_id"])
     }

@@ -16,11 +16,15 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 
     init(_ answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) { self.answer = answer }
 
-    func send(_ request: HTTPRequest) throws -> HTTPResponse {
-        lock.lock()
-        recorded.append(request)
-        lock.unlock()
-        return try answer(request)
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        lock.withLock { recorded.append(request) }
+        do {
+            return try answer(request)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw .failed(url: request.url.absoluteString, reason: "\(error)")
+        }
     }
 
     var requests: [HTTPRequest] {
@@ -41,16 +45,6 @@ func body(owner: String, note: String = "") -> JSONValue {
     ["type": "scan", "level": "J1NP", "x": 363, "y": 701, "createdAt": "2026-11-22T06:00:00.000Z",
      "couchbase_sync_gateway_id": .string(owner), "note": .string(note),
      "bleScans": [["address": "C4:7C:8D:00:00:01", "rssi": -60, "time": 0]]]
-}
-
-/// Runs blocking work (libcurl) off the cooperative pool, so the in-process
-/// gateway's handlers keep threads to run on.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try work() })
-        }
-    }
 }
 
 /// A gateway in this process on a free loopback port, with its own store.

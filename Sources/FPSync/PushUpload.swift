@@ -1,0 +1,158 @@
+import FPCore
+import FPNet
+import Foundation
+
+/// What every upload of one push shares.
+struct PushContext: Sendable {
+    var repID: String
+    var session: String
+    var startSeq: JSONValue
+    /// Changed by one upload at a time (each waits for the one before).
+    var book: RefusalBook
+    var gateway: String
+}
+
+/// One prepared batch: its changes, the revisions the gateway lacks, and the
+/// checkpoint that is written once they are stored there.
+struct UploadJob: Sendable {
+    var changes: [ChangeEntry]
+    var outgoing: [RevisionText]
+    /// Documents of this batch skipped as damaged: never marked synced.
+    var damagedIDs: Set<String>
+    var seq: JSONValue
+    var checkpointBase: Replicator.Checkpoint?
+    /// Changes examined by the push up to and with this batch.
+    var examined: Int
+}
+
+/// What uploads did, one or summed.
+struct UploadOutcome: Sendable {
+    /// Documents the gateway stored.
+    var written = 0
+    /// Changes dealt with (sent, already there, refused or damaged).
+    var done = 0
+    /// Refusals as `id: reason`.
+    var rejected: [String] = []
+
+    mutating func add(_ other: UploadOutcome) {
+        written += other.written
+        done += other.done
+        rejected += other.rejected
+    }
+}
+
+extension Replicator {
+    /// `uploadBatch` as a value, for a child task that must not throw past
+    /// its parent's wait; nil for no batch.
+    func uploadResult(_ job: UploadJob?, _ context: PushContext, writtenBefore: Int) async
+        -> Result<UploadOutcome?, SyncError>
+    {
+        guard let job else { return .success(nil) }
+        do throws(SyncError) {
+            return .success(try await uploadBatch(job, context, writtenBefore: writtenBefore))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Sends one batch, marks what the gateway stored as synced, records its
+    /// refusals and writes the batch's checkpoint on both sides.
+    func uploadBatch(_ job: UploadJob, _ context: PushContext, writtenBefore: Int) async throws(SyncError)
+        -> UploadOutcome
+    {
+        var outcome = UploadOutcome()
+        var rejectedIDs = Set<String>()
+        if !dryRun {
+            let rejected = try await upload(job.outgoing)
+            outcome.rejected = rejected.map { "\($0.id): \($0.reason)" }
+            rejectedIDs = Set(rejected.map(\.id))
+            // A document is synced once the gateway has its winner.
+            let synced = job.changes.filter { !rejectedIDs.contains($0.id) && !job.damagedIDs.contains($0.id) }.map(\.id)
+            let time = ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
+            let refusals = rejected.map {
+                Refusal(id: $0.id, rev: $0.rev, gateway: context.gateway, reason: $0.reason, time: time)
+            }
+            try await storeWork { [store] in
+                try context.book.update(refused: refusals, accepted: synced)
+                try store.markSynced(ids: synced)
+            }
+        }
+        outcome.written = Set(job.outgoing.map(\.id)).subtracting(rejectedIDs).count
+        outcome.done = job.changes.count
+        var counts = SyncReport(direction: .push)
+        counts.examined = job.examined
+        counts.written = writtenBefore + outcome.written
+        try await writeCheckpoint(context.repID, session: context.session, startSeq: context.startSeq, seq: job.seq,
+                                  previous: job.checkpointBase, report: counts)
+        return outcome
+    }
+
+    struct Rejection {
+        var id: String
+        var rev: String
+        var reason: String
+    }
+
+    /// `_bulk_docs` with `new_edits:false` and `_revisions` on every document,
+    /// in batches bounded by count and bytes. A 413 halves the batch. Bodies
+    /// go out as stored (canonical text with the `_` members spliced in).
+    func upload(_ revisions: [RevisionText]) async throws(SyncError) -> [Rejection] {
+        var rejected: [Rejection] = []
+        // Each document's text is made as its request is built, so one
+        // request's worth is held beside the batch, not a copy of all of it.
+        var queue = ArraySlice(revisions)
+        var maxCount = limits.count
+        while !queue.isEmpty {
+            var body = Data(#"{"new_edits":false,"docs":["#.utf8)
+            var count = 0
+            for item in queue.prefix(maxCount) {
+                let doc = item.documentJSON(revisions: true)
+                if count > 0 && body.count + doc.count > limits.bytes { break }
+                if count > 0 { body.append(UInt8(ascii: ",")) }
+                body.append(contentsOf: doc)
+                count += 1
+            }
+            body.append(contentsOf: "]}".utf8)
+            let response = try await remote.send(.post, ["_bulk_docs"], jsonText: body)
+            if response.status == 413 {
+                guard count > 1 else {
+                    rejected.append(Rejection(id: queue.first?.id ?? "?", rev: queue.first?.rev.description ?? "",
+                                              reason: "HTTP 413 " + Self.refusalReason(response, id: queue.first?.id)))
+                    queue = queue.dropFirst()
+                    continue
+                }
+                maxCount = max(1, count / 2)
+                continue
+            }
+            try remote.require(response, .post, ["_bulk_docs"])
+            // CouchDB answers [] for new_edits:false; Sync Gateway one entry
+            // per document, errors (per-document 403s) among them.
+            let answer = try RemoteDatabase.parse(response.body, what: "_bulk_docs")
+            guard let entries = answer.arrayValue else { throw SyncError.protocolError("_bulk_docs: not an array") }
+            let sentRevs = Dictionary(queue.prefix(count).map { ($0.id, $0.rev.description) },
+                                      uniquingKeysWith: { first, _ in first })
+            for entry in entries where entry["error"] != nil {
+                let id = entry["id"]?.stringValue ?? "?"
+                rejected.append(Rejection(id: id, rev: entry["rev"]?.stringValue ?? sentRevs[id] ?? "",
+                                          reason: Self.refusalReason(entry)))
+            }
+            queue = queue.dropFirst(count)
+        }
+        return rejected
+    }
+}
+
+extension Replicator {
+    /// `error: reason` of a refusal, as the server put it (CouchDB's 413
+    /// gives the document id as its reason, which says nothing more).
+    static func refusalReason(_ entry: JSONValue, id: String? = nil) -> String {
+        let error = entry["error"]?.stringValue ?? "refused"
+        guard let reason = entry["reason"]?.stringValue, !reason.isEmpty, reason != id, reason != error else { return error }
+        return "\(error): \(reason)"
+    }
+
+    static func refusalReason(_ response: HTTPResponse, id: String?) -> String {
+        guard let answer = try? CanonicalJSON.parse(response.body) else { return "too large for the gateway" }
+        return refusalReason(answer, id: id)
+    }
+}
