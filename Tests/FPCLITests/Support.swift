@@ -91,11 +91,14 @@ struct FprintRunner {
             kill(p.processIdentifier, SIGINT)
         }
         if let interruptWhen {
-            try await handlesInterrupts(p.processIdentifier)
-            while p.isRunning, !interruptWhen(String(decoding: outDrain.soFar, as: UTF8.self)) {
-                try await Task.sleep(nanoseconds: 50_000_000)
-            }
-            kill(p.processIdentifier, SIGINT)
+            // Watched from a thread of its own: a task on the cooperative pool
+            // may wait seconds to resume while other suites compute.
+            let pid = p.processIdentifier
+            Thread {
+                for _ in 0..<1500 where !Self.catchesInterrupts(pid) { usleep(20_000) }
+                while p.isRunning, !interruptWhen(String(decoding: outDrain.soFar, as: UTF8.self)) { usleep(10_000) }
+                kill(pid, SIGINT)
+            }.start()
         }
         let outData = await outDrain.data()
         let errData = await errDrain.data()
@@ -107,16 +110,18 @@ struct FprintRunner {
     /// place), so an interrupt sent on a busy machine tests the handler rather
     /// than killing a process still loading. At most 30 s.
     static func handlesInterrupts(_ pid: Int32) async throws {
+        for _ in 0..<1500 where !catchesInterrupts(pid) { try await Task.sleep(nanoseconds: 20_000_000) }
+    }
+
+    /// Whether the child catches or ignores SIGINT now (or is gone).
+    static func catchesInterrupts(_ pid: Int32) -> Bool {
         let bit = UInt64(1) << UInt64(SIGINT - 1)
-        for _ in 0..<1500 {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return }
-            let masks = status.split(separator: "\n").compactMap { line -> UInt64? in
-                guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:") else { return nil }
-                return UInt64(line.split(separator: "\t").last ?? "", radix: 16)
-            }
-            if masks.contains(where: { $0 & bit != 0 }) { return }
-            try await Task.sleep(nanoseconds: 20_000_000)
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return true }
+        let masks = status.split(separator: "\n").compactMap { line -> UInt64? in
+            guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:") else { return nil }
+            return UInt64(line.split(separator: "\t").last ?? "", radix: 16)
         }
+        return masks.contains { $0 & bit != 0 }
     }
 
     func json(_ text: String) throws -> [String: Any] {
