@@ -19,15 +19,18 @@ struct Maps: ReportingCommand {
     func perform() async throws {
         let ws = Workspace(configOptions: configOptions)
         let loaded = try ws.loadConfig()
+        // Maps do not need the scenarios: a broken scenarios file is a warning here.
+        let scenarios = (try? loaded.scenarios)?.scenarios
+        if case .failure(let error) = loaded.scenarioLoad { Terminal.err("warning: scenarios not shown: \(error)") }
         if json {
             let maps: [JSONValue] = loaded.appConfig.maps.map { m in
                 let scale = ws.scale(of: m)
-                let scenarios = loaded.scenarios.scenarios.filter { $0.mapID == m.id }.map { JSONValue.string($0.scenarioID) }
+                let names = scenarios?.filter { $0.mapID == m.id }.map { JSONValue.string($0.scenarioID) }
                 return [
                     "id": .string(m.id), "location": .string(m.location), "description": .string(m.description),
                     "mapURL": .string(m.mapURL),
                     "scale": ["meters": .double(scale.meters), "units": .double(scale.units)],
-                    "scenarios": .array(scenarios),
+                    "scenarios": names.map(JSONValue.array) ?? .null,
                     "simulatedEnvironment": ws.environmentPath(map: m.id, loaded: loaded).map { JSONValue.string($0) } ?? .null,
                 ]
             }
@@ -36,8 +39,8 @@ struct Maps: ReportingCommand {
         }
         let rows = loaded.appConfig.maps.map { m -> [String] in
             let scale = ws.scale(of: m)
-            let n = loaded.scenarios.scenarios.filter { $0.mapID == m.id }.count
-            return [m.id, m.description, String(format: "%g m = %g units", scale.meters, scale.units), String(n),
+            let n = scenarios.map { list in String(list.filter { $0.mapID == m.id }.count) } ?? "?"
+            return [m.id, m.description, String(format: "%g m = %g units", scale.meters, scale.units), n,
                     ws.environmentPath(map: m.id, loaded: loaded) == nil ? "no" : "yes"]
         }
         for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "SCENARIOS", "SIMULATION"], rows) { Terminal.out(line) }
@@ -65,7 +68,7 @@ struct Scenarios: ReportingCommand {
         let loaded = try ws.loadConfig()
         let pace = WalkPace(correction: try ws.settings().speedCorrection)
         if let map { _ = try ws.map(map, in: loaded) }
-        let list = loaded.scenarios.scenarios.filter { map == nil || $0.mapID == map }
+        let list = try Workspace.scenarios(of: loaded).scenarios.filter { map == nil || $0.mapID == map }
         var out: [JSONValue] = []
         var rows: [[String]] = []
         for s in list {

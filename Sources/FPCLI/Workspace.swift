@@ -108,11 +108,17 @@ struct Workspace {
     }
 
     func scenario(_ id: String, in loaded: LoadedConfig) throws -> Scenario {
-        guard let s = loaded.scenarios.scenario(id: id) else {
-            let known = loaded.scenarios.scenarios.map(\.scenarioID).joined(separator: ", ")
+        let scenarios = try Self.scenarios(of: loaded)
+        guard let s = scenarios.scenario(id: id) else {
+            let known = scenarios.scenarios.map(\.scenarioID).joined(separator: ", ")
             throw CommandFailure("unknown scenario '\(id)' (the config offers: \(known))", .notFound)
         }
         return s
+    }
+
+    /// The config's scenarios, or its scenarios file's error as the command's.
+    static func scenarios(of loaded: LoadedConfig) throws -> ScenarioSet {
+        do { return try loaded.scenarios } catch { throw CommandFailure(error.description, .dataError) }
     }
 
     func scale(of map: MapInfo) -> MapScale { map.scale }

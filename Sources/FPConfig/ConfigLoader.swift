@@ -5,7 +5,10 @@ import Foundation
 /// An app config with its scenarios, and where they came from.
 package struct LoadedConfig: Sendable, Equatable {
     package var appConfig: AppConfig
-    package var scenarios: ScenarioSet
+    /// The scenarios, or why they cannot be read: only `walk` and `scenarios`
+    /// need them, so a broken scenarios file fails those and nothing else.
+    package var scenarioLoad: Result<ScenarioSet, ConfigError>
+    package var scenarios: ScenarioSet { get throws(ConfigError) { try scenarioLoad.get() } }
     /// The app config's path or URL (URL passwords hidden).
     package var source: String
     /// The scenarios' path or URL, after resolving a relative `scenariosURL`.
@@ -73,13 +76,16 @@ package struct ConfigLoader: Sendable {
             try AppConfig(json: value, source: source)
         }
         let scenariosLocation = try location.resolving(app.value.scenariosURL, referencedAt: "$.scenariosURL")
-        let scenarios = try obtain(.scenarios, at: scenariosLocation, auth: auth) { value, source throws(ConfigError) in
-            try ScenarioSet(json: value, source: source, appConfig: app.value)
+        let scenarios = Result { () throws(ConfigError) in
+            try obtain(.scenarios, at: scenariosLocation, auth: auth) { value, source throws(ConfigError) in
+                try ScenarioSet(json: value, source: source, appConfig: app.value)
+            }
         }
-        let warnings = [app.warning, scenarios.warning].compactMap { $0 }
+        let scenariosFetched = try? scenarios.get()
+        let warnings = [app.warning, scenariosFetched?.warning].compactMap { $0 }
         return LoadedConfig(
-            appConfig: app.value, scenarios: scenarios.value, source: location.description,
-            scenariosSource: scenariosLocation.description, fromCache: app.fromCache || scenarios.fromCache,
+            appConfig: app.value, scenarioLoad: scenarios.map(\.value), source: location.description,
+            scenariosSource: scenariosLocation.description, fromCache: app.fromCache || scenariosFetched?.fromCache == true,
             warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), baseDirectory: location.directory,
             location: location, urlCredentials: credentials)
     }

@@ -322,6 +322,33 @@ import Testing
         #expect((repeated["bleScans"] as? [[String: Any]])?.count == (doc["bleScans"] as? [[String: Any]])?.count)
     }
 
+    /// Only walk and scenarios need the scenarios file: broken, it fails them alone.
+    @Test func aBrokenScenariosFileFailsOnlyWhatNeedsIt() async throws {
+        let fp = try FprintRunner()
+        let config = fp.home.appendingPathComponent("conf/Config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let shipped = FprintRunner.repositoryRoot.appendingPathComponent("Config")
+        try FileManager.default.copyItem(at: shipped.appendingPathComponent("app-config.json"),
+                                         to: config.appendingPathComponent("app-config.json"))
+        try FileManager.default.copyItem(at: shipped.appendingPathComponent("environments"),
+                                         to: config.appendingPathComponent("environments"))
+        let scenarios = fp.home.appendingPathComponent("conf/Scenarios")
+        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+        try #"{"scenarios": [oops]}"#.write(to: scenarios.appendingPathComponent("scenarios.json"), atomically: true, encoding: .utf8)
+        let using = ["--config", config.appendingPathComponent("app-config.json").path]
+
+        let maps = try await fp.run(["maps"] + using)
+        #expect(maps.status == 0, "\(maps.stderr)")
+        #expect(maps.stdout.contains("J1NP"))
+        #expect(maps.stderr.hasPrefix("warning: scenarios not shown: "), "\(maps.stderr)")
+        let measure = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast",
+                                        "--duration", "5"] + using)
+        #expect(measure.status == 0, "\(measure.stderr)")
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"] + using)
+        #expect(walk.status == 65)
+        #expect(walk.stderr.contains("scenarios.json"), "\(walk.stderr)")
+    }
+
     /// A negative coordinate is read as a value and refused as one, not as a missing value.
     @Test func negativeCoordinatesAreNamed() async throws {
         let r = try await FprintRunner().run(["measure", "--map", "J1NP", "--x", "-5", "--y", "1", "--simulate"])
