@@ -93,7 +93,9 @@ let package = Package(
         // Writes documents until killed: the store's crash-atomicity test drives it.
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
         // `make bench`: store throughput and `fprint list` latency, figures printed.
-        .executableTarget(name: "fprint-bench", dependencies: ["FPCore", "FPStore", "FPAnalysis"]),
+        .executableTarget(name: "fprint-bench", dependencies: [
+            "FPCore", "FPStore", "FPAnalysis", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
 
         // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
         .target(name: "FPHCIFuzz", dependencies: ["FPHCI", "FPHex"]),

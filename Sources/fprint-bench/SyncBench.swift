@@ -1,6 +1,7 @@
 import FPCore
 import FPStore
 import Foundation
+import SystemPackage
 
 // Sync benchmark (`fprint-bench --sync --fprint PATH`): the real binaries over
 // loopback. A store of N documents of about 19.7 KB (the size of a static
@@ -29,7 +30,7 @@ struct Measured {
 
 func runMeasured(_ exe: String, _ arguments: [String], environment: [String: String]) throws -> Measured {
     var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-    guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
+    guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw BenchError("pipe: \(Errno(rawValue: errno))") }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -44,7 +45,7 @@ func runMeasured(_ exe: String, _ arguments: [String], environment: [String: Str
     let spawned = posix_spawn(&pid, exe, &actions, nil, argv, envp)
     close(outPipe[1])
     close(errPipe[1])
-    guard spawned == 0 else { throw BenchError("cannot run \(exe): \(String(cString: strerror(spawned)))") }
+    guard spawned == 0 else { throw BenchError("cannot run \(exe): \(Errno(rawValue: spawned))") }
     let outData = DataBox(), errData = DataBox()
     let readers = DispatchGroup()
     outData.drain(FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true), group: readers)
