@@ -133,7 +133,9 @@ struct Scan: ReportingCommand {
         guard status.status == .ok else { throw CommandFailure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
         var stats: [String: TransmitterStats] = [:]
         var t = 0
-        var lastPrint = -1000
+        var lastPrint = 0
+        // Heard since the last print: a second's worth of 100 ms ticks.
+        var changed = Set<String>()
         defer { if live { Terminal.out("") } }
         do {
             while t < endMs {
@@ -141,7 +143,6 @@ struct Scan: ReportingCommand {
                 try await clock.sleep(untilMs: t)
                 try Task.checkCancellation()
                 await provider.advance(toMs: t)
-                var changed = Set<String>()
                 for case .ble(let s) in sink.drain() {
                     stats[s.address, default: TransmitterStats(address: s.address, last: s)].add(s)
                     changed.insert(s.address)
@@ -149,12 +150,15 @@ struct Scan: ReportingCommand {
                 if t - lastPrint >= 1000 || t == endMs {
                     lastPrint = t
                     render(stats, changed: changed, live: live, ms: t)
+                    changed.removeAll()
                     // An adapter that went away ends the scan with its reason, not a frozen table.
                     if let hci = provider as? HCIScanProvider, hci.readerHealth?.vanished != nil {
                         throw CommandFailure("BLE: \(hci.currentStatus?.reason ?? "the adapter went away")", .adapterUnavailable)
                     }
                 }
             }
+        } catch is CancellationError {
+            // Ctrl-C or SIGTERM, how a scan usually ends: the closing summary still comes.
         } catch {
             await provider.stop()
             throw error

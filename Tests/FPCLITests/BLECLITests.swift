@@ -92,6 +92,44 @@ struct BLECLITests {
         #expect(last.values.reduce(0, +) == 460)
     }
 
+    /// Ctrl-C ends a piped scan the usual way: exit 0, and the closing
+    /// summary (every transmitter heard so far) still comes.
+    @Test func aPipedScanStoppedByCtrlCPrintsItsSummary() async throws {
+        let fp = try FprintRunner()
+        let r = try await fp.run(["scan", "--ble-source", "btsnoop:" + Self.capture("csacca__horizon-74-at-ble-adv")],
+                                 interruptWhen: { $0.contains("\n") })  // after the first second's lines
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try r.lines.map { try fp.json($0) }
+        let heard = Set(rows.compactMap { $0["address"] as? String })
+        // The summary is the last lines: each transmitter once.
+        let summary = rows.suffix(heard.count).compactMap { $0["address"] as? String }
+        #expect(!heard.isEmpty && Set(summary) == heard && summary.count == heard.count)
+        #expect(rows.count > heard.count)
+    }
+
+    /// Every second, a line for each transmitter heard in that second (not
+    /// only in its last 100 ms), then the closing summary. The reports' times
+    /// come from the same capture stored by measure (12.9 s long).
+    @Test func scanPipedPrintsEveryTransmitterHeardEachSecond() async throws {
+        let fp = try FprintRunner()
+        let capture = "btsnoop:" + Self.capture("csacca__horizon-74-at-ble-adv")
+        let scan = try await fp.run(["scan", "--ble-source", capture, "--fast"])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--fast", "--duration", "120",
+                                  "--no-wifi", "--no-cell", "--no-location", "--json", "--ble-source", capture])
+        #expect(m.status == 0, "\(m.stderr)")
+        let reports = try #require(try fp.json(m.stdout)["bleScans"] as? [[String: Any]])
+        #expect(reports.count == 412)
+        var due = Set<String>(), transmitters = Set<String>()
+        for report in reports {
+            let time = report["time"] as? Int ?? 0, address = report["address"] as? String ?? ""
+            due.insert("\(max(0, time - 1) / 1000) \(address)")  // printed at the next whole second
+            transmitters.insert(address)
+        }
+        #expect(scan.lines.count == due.count + transmitters.count,
+                "\(scan.lines.count) lines for \(due.count) second-transmitter pairs and \(transmitters.count) in the summary")
+    }
+
     @Test func badSourcesAreUsageErrors() async throws {
         let fp = try FprintRunner()
         #expect(try await fp.run(["scan", "--ble-source", "usb:0"]).status == 64)
