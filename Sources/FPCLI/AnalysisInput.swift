@@ -60,15 +60,17 @@ enum AnalysisInput {
     }
 
     /// Metres per map unit by map id from the app config; maps it does not
-    /// know get the J building's 45 m = 2250 units, with one warning each.
+    /// know (or all, without an app config) get the J building's 45 m = 2250
+    /// units, with one warning each. Eval, locate, export and plot share it.
     static func scales(_ ws: Workspace, levels: Set<String>) throws -> [String: Double] {
-        let loaded = try ws.loadConfig()
+        let loaded = try ws.configIfAny()
         var out: [String: Double] = [:]
         for level in levels.sorted() {
-            if let m = loaded.appConfig.map(id: level) {
+            if let m = loaded?.appConfig.map(id: level) {
                 out[level] = m.scale.metersPerUnit
             } else {
-                Terminal.err("warning: map '\(level)' is not in the app config: using 45 m = 2250 units")
+                let why = loaded == nil ? "no app config was found" : "map '\(level)' is not in the app config"
+                Terminal.err("warning: \(why): map \(level.isEmpty ? "(none)" : level) uses 45 m = 2250 units")
                 out[level] = MapScale.jBuilding.metersPerUnit
             }
         }

@@ -81,11 +81,13 @@ struct ExportCommand: ReportingCommand {
             let files = try ExportAttachments.write(docs.map { ($0.id, $0.body) }, store: store, into: output!)
             Terminal.err("wrote \(files) attachments")
         case .comford:
-            let loaded = try ws.loadConfig()
+            let loaded = try ws.configIfAny()
+            let levels = Set(docs.compactMap { $0.body["level"]?.stringValue })
+            let scales = try AnalysisInput.scales(ws, levels: levels)
             let files: (samples: String, rssi: String, aps: String)
             do {
-                files = try Export.comford(docs, metersPerUnit: { (loaded.appConfig.map(id: $0)?.scale ?? .jBuilding).metersPerUnit },
-                                           floor: { loaded.appConfig.map(id: $0)?.floor })
+                files = try Export.comford(docs, metersPerUnit: { scales[$0] ?? MapScale.jBuilding.metersPerUnit },
+                                           floor: { loaded?.appConfig.map(id: $0)?.floor })
             } catch {
                 throw CommandFailure("\(error)", .dataError)
             }

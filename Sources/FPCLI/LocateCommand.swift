@@ -86,17 +86,17 @@ struct Locate: ReportingCommand {
             exclude = Set(texts.map(\.id))
         }
         let level = queries[0].fp.level
-        let loaded = try ws.loadConfig()
-        let scale = loaded.appConfig.map(id: level)?.scale ?? .jBuilding
+        let loaded = try ws.configIfAny()
+        let metersPerUnit = try AnalysisInput.scales(ws, levels: [level])[level] ?? MapScale.jBuilding.metersPerUnit
         // The radiomap: the map's other documents, in file order.
         let mapFPs = try AnalysisInput.fingerprints(
             AnalysisInput.texts(store, ListQuery(level: level.isEmpty ? nil : level)).filter { !exclude.contains($0.id) })
         let space = SignalSpace(mapFPs, set: set, options: SignalOptions())
-        let locator = try beaconLocator(ws: ws, loaded: loaded, level: level, metersPerUnit: scale.metersPerUnit)
+        let locator = try beaconLocator(ws: ws, loaded: loaded, level: level, metersPerUnit: metersPerUnit)
 
         var reports: [LocateReport] = []
         for q in queries {
-            var r = LocateReport(fingerprint: q.fp, truth: q.truth, seq: q.seq, metersPerUnit: scale.metersPerUnit)
+            var r = LocateReport(fingerprint: q.fp, truth: q.truth, seq: q.seq, metersPerUnit: metersPerUnit)
             let reduced = Reduction.reduce(q.fp, set: set, options: SignalOptions())
             let neighbours = space.neighbours(of: reduced, k: k)
             r.wknn = Estimator.wknn.estimate(neighbours[...], k: k) { (mapFPs[$0].x, mapFPs[$0].y, mapFPs[$0].level) }
@@ -114,7 +114,7 @@ struct Locate: ReportingCommand {
                 if let p { last = p }
                 points.append(last ?? (Double(r.fingerprint.x), Double(r.fingerprint.y)))
             }
-            let m = scale.metersPerUnit
+            let m = metersPerUnit
             let smoothed = TrackSmoother(filter: filter).smooth(points.map { ($0.x * m, $0.y * m) })
             for i in reports.indices { reports[i].smoothed = (smoothed[i].x / m, smoothed[i].y / m) }
         }
@@ -128,12 +128,12 @@ struct Locate: ReportingCommand {
     }
 
     /// The registry for the map: --beacons, else beacons/<map>.json beside the app config; nil when none exists.
-    func beaconLocator(ws: Workspace, loaded: LoadedConfig, level: String, metersPerUnit: Double) throws -> BeaconLocator? {
+    func beaconLocator(ws: Workspace, loaded: LoadedConfig?, level: String, metersPerUnit: Double) throws -> BeaconLocator? {
         let path: String
         if let beacons {
             path = beacons
         } else {
-            let candidates = [loaded.baseDirectory, ws.paths.configDirectory].compactMap { $0 }.map { "\($0)/beacons/\(level).json" }
+            let candidates = [loaded?.baseDirectory, ws.paths.configDirectory].compactMap { $0 }.map { "\($0)/beacons/\(level).json" }
             guard let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) else { return nil }
             path = found
         }

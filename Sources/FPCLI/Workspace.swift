@@ -81,6 +81,19 @@ struct Workspace {
         return path
     }
 
+    /// The app config for commands that only want map scales (eval, locate,
+    /// export, plot): nil, not an error, when none was named and none is
+    /// found (a binary used without the repository or an install around it).
+    func configIfAny() throws -> LoadedConfig? {
+        let setting = try settings().configURL
+        let named = [configOptions?.config, environment["FPRINT_CONFIG"], setting].contains { $0.map { !$0.isEmpty } == true }
+        if !named, ConfigLocator.defaultAppConfigPath(executablePath: ConfigLocator.currentExecutablePath,
+                                                      currentDirectory: FileManager.default.currentDirectoryPath) == nil {
+            return nil
+        }
+        return try loadConfig()
+    }
+
     func loadConfig() throws -> LoadedConfig {
         let loader = configLoader()
         let loaded: LoadedConfig

@@ -129,6 +129,27 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
 
+    /// A binary with no app config anywhere near it (copied elsewhere, run
+    /// elsewhere): import, eval, locate and export still work, each map on
+    /// the default scale with the same warning.
+    @Test func analysisNeedsNoAppConfig() async throws {
+        let fp = try FprintRunner()
+        let lone = fp.home.appendingPathComponent("bin/fprint")
+        try FileManager.default.createDirectory(at: lone.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: try FprintRunner.executable(), to: lone)
+        try await importDocuments(fp, Self.caseB)
+        let warning = "warning: no app config was found: map J1NP uses 45 m = 2250 units"
+        for args in [["eval"], ["locate", "z0"], ["export", "comford", "--output", fp.home.appendingPathComponent("cf").path]] {
+            let r = try await FprintRunner.runProcess(lone, args, environment: fp.environment, directory: fp.home)
+            #expect(r.status == 0, "\(args[0]): \(r.stderr)")
+            #expect(r.stderr.contains(warning), "\(args[0]): \(r.stderr)")
+        }
+        // A config named but missing is still an error.
+        let named = try await FprintRunner.runProcess(lone, ["eval", "--config", "/nowhere/app.json"],
+                                                      environment: fp.environment, directory: fp.home)
+        #expect(named.status == 65)
+    }
+
     @Test func unreadableDocumentIsNamed() async throws {
         let fp = try FprintRunner()
         var bad = doc(1, 1, rssi: -50, minute: 9)
