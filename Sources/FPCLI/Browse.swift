@@ -158,22 +158,66 @@ struct Show: ReportingCommand {
 struct Delete: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete an unsynced measurement.",
+        abstract: "Delete measurements: by id, a walk session, or unsynced ones by map and date.",
         discussion: """
-            Only documents that were never synced to a gateway may be deleted (as in Radio F-Prints). The deletion is kept as a tombstone so a later sync can replicate it.
+            Each deletion is kept as a tombstone, so a later sync replicates it. Documents already synced to a gateway are refused (as in Radio F-Prints) unless --synced-too, whose tombstones then delete them on the gateway at the next sync. All the chosen documents are deleted in one transaction, or none is.
 
-            Example:
+            More than one document asks for confirmation on a terminal; elsewhere (a script) it needs --yes.
+
+            Examples:
               fprint delete 3f2a9c
+              fprint delete 3f2a9c 81d0e4 --yes
+              fprint delete --session 5b1c… --yes
+              fprint delete --unsynced --map J1NP --before 2026-11-01
             """)
 
-    @Argument(help: "Document id or a unique prefix of it.") var id: String
+    @Argument(help: "Document ids or unique prefixes of them.") var ids: [String] = []
+    @Option(help: "Every document of one walk session.") var session: String?
+    @Flag(help: "With --map and/or --before: only documents never synced (required unless --synced-too).") var unsynced = false
+    @Option(help: "Only documents of this map.") var map: String?
+    @Option(help: "Only documents created before this date (2026-11-01, 2026-11-01T08:00:00Z, or 30m/12h/7d ago).")
+    var before: String?
+    @Flag(help: "Also delete documents already synced; their deletion replicates to the gateway.") var syncedToo = false
+    @Flag(name: .shortAndLong, help: "Do not ask for confirmation.") var yes = false
     @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        let filtered = map != nil || before != nil || unsynced
+        let ways = [!ids.isEmpty, session != nil, filtered].filter { $0 }.count
+        if ways == 0 { throw ValidationError("name documents: ids, --session, or --unsynced with --map/--before") }
+        if ways > 1 { throw ValidationError("choose one of: ids, --session, or --map/--before filters") }
+        if filtered, map == nil, before == nil { throw ValidationError("--unsynced needs --map and/or --before") }
+        if filtered, !unsynced, !syncedToo { throw ValidationError("--map/--before need --unsynced (or --synced-too)") }
+        if let before, List.parseSince(before, now: Date()) == nil {
+            throw ValidationError("--before: cannot read '\(before)': use 2026-11-22, 2026-11-22T08:00:00Z or 30m/12h/7d")
+        }
+    }
 
     func perform() async throws {
         let store = try Workspace(storeOptions: storeOptions).openStore(.write)
-        let fullID = try store.resolve(idPrefix: id)
-        try store.delete(id: fullID)
-        Terminal.err("deleted \(fullID)")
+        let chosen: [String]
+        if !ids.isEmpty {
+            chosen = try ids.map { try store.resolve(idPrefix: $0) }
+        } else {
+            let query = ListQuery(level: map, unsyncedOnly: unsynced, sessionId: session,
+                                  beforeMs: before.flatMap { List.parseSince($0, now: Date()) })
+            chosen = try store.list(query).map(\.id)
+            if chosen.isEmpty { throw CommandFailure("no documents match", .notFound) }
+        }
+        let unique = Array(Set(chosen)).sorted()
+        if unique.count > 1, !yes {
+            guard Terminal.stdinIsTTY else {
+                throw CommandFailure("\(Terminal.counted(unique.count, "document")) chosen: add --yes to delete them without a prompt", .usage)
+            }
+            FileHandle.standardError.write(Data("delete \(Terminal.counted(unique.count, "document"))? [y/N] ".utf8))
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                Terminal.err("nothing deleted")
+                return
+            }
+        }
+        try store.delete(ids: unique, evenIfSynced: syncedToo)
+        for id in unique { Terminal.out(id) }
+        Terminal.err("deleted \(Terminal.counted(unique.count, "document"))")
     }
 }
 

@@ -5,6 +5,7 @@ import Synchronization
 enum Terminal {
     static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
     static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
+    static var stdinIsTTY: Bool { isatty(STDIN_FILENO) == 1 }
 
     static func out(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -65,11 +65,14 @@ public struct ListQuery: Sendable, Equatable {
     public var mode: String?
     public var sessionId: String?
     public var limit: Int?
+    /// Created before this time (ms since 1970), exclusive.
+    public var beforeMs: Int64?
 
     public init(level: String? = nil, sinceMs: Int64? = nil, unsyncedOnly: Bool = false, mode: String? = nil,
-                sessionId: String? = nil, limit: Int? = nil) {
+                sessionId: String? = nil, limit: Int? = nil, beforeMs: Int64? = nil) {
         self.level = level
         self.sinceMs = sinceMs
+        self.beforeMs = beforeMs
         self.unsyncedOnly = unsyncedOnly
         self.mode = mode
         self.sessionId = sessionId
@@ -166,8 +169,10 @@ public protocol DocumentStore: Sendable {
     /// gone, is skipped and left out of the result; the others are applied.
     @discardableResult
     func updateWhereCurrent(_ updates: [DocumentUpdate]) throws(StoreError) -> [AppliedUpdate]
-    /// Deletes an unsynced document, leaving a tombstone revision.
-    func delete(id: String) throws(StoreError)
+    /// Deletes documents in one transaction, each leaving a tombstone
+    /// revision (which replicates). Synced documents are refused
+    /// (`alreadySynced`) unless `evenIfSynced`; one refusal deletes none.
+    func delete(ids: [String], evenIfSynced: Bool) throws(StoreError)
     /// Summaries, newest first.
     func list(_ query: ListQuery) throws(StoreError) -> [DocumentSummary]
     /// Finds the full id of a document from a unique prefix.
@@ -179,4 +184,9 @@ public protocol DocumentStore: Sendable {
     func putLocalDocument(id: String, body: JSONValue) throws(StoreError)
     /// Number of live (non-deleted) documents.
     func count() throws(StoreError) -> Int
+}
+
+extension DocumentStore {
+    /// Deletes one unsynced document, leaving a tombstone revision.
+    public func delete(id: String) throws(StoreError) { try delete(ids: [id], evenIfSynced: false) }
 }

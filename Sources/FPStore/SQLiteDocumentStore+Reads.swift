@@ -32,6 +32,10 @@ extension SQLiteDocumentStore {
             sql += " AND \(c)created_at_ms >= ?"
             arguments += [sinceMs]
         }
+        if let beforeMs = query.beforeMs {
+            sql += " AND \(c)created_at_ms < ?"
+            arguments += [beforeMs]
+        }
         if query.unsyncedOnly { sql += " AND \(c)synced = 0" }
         if let mode = query.mode {
             sql += " AND \(c)mode = ?"

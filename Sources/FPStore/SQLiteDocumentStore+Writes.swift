@@ -172,18 +172,22 @@ extension SQLiteDocumentStore {
         return StoredDocument(id: p.id, rev: p.rev, body: p.body, deleted: false, seq: seq)
     }
 
-    package func delete(id: String) throws(StoreError) {
+    package func delete(ids: [String], evenIfSynced: Bool) throws(StoreError) {
+        guard !ids.isEmpty else { return }
         try write { db in
-            let current = try Self.currentState(db, id: id)
-            guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
-            guard !current.synced else { throw StoreError.alreadySynced(id: id) }
-            // A tombstone is a revision like any other, so the deletion
-            // replicates. The summary columns keep the last live values.
-            let p = PendingRevision(id: id, body: [:], parent: current.rev, deleted: true)
-            let seq = try Self.appendChange(db, p)
-            try Self.appendRevision(db, p)
-            try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = 1, seq = ? WHERE id = ?")
-                .execute(arguments: [p.rev.description, seq, id])
+            for id in ids {
+                let current = try Self.currentState(db, id: id)
+                guard let current, !current.deleted else { throw StoreError.notFound(id: id) }
+                guard evenIfSynced || !current.synced else { throw StoreError.alreadySynced(id: id) }
+                // A tombstone is a revision like any other, so the deletion
+                // replicates (a synced document's tombstone is unsynced until
+                // it does). The summary columns keep the last live values.
+                let p = PendingRevision(id: id, body: [:], parent: current.rev, deleted: true)
+                let seq = try Self.appendChange(db, p)
+                try Self.appendRevision(db, p)
+                try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = 1, seq = ?, synced = 0 WHERE id = ?")
+                    .execute(arguments: [p.rev.description, seq, id])
+            }
         }
     }
 

@@ -156,7 +156,7 @@ import Testing
         try SQLiteDocumentStore(path: fp.db).markSynced(ids: [idB])
 
         let delA = try await fp.run(["delete", idA])
-        #expect(delA.status == 0 && delA.stderr.contains("deleted \(idA)"))
+        #expect(delA.status == 0 && delA.lines == [idA] && delA.stderr.contains("deleted 1 document"))
         #expect(try await fp.run(["show", idA]).status == 66)
 
         let delB = try await fp.run(["delete", idB])
@@ -165,6 +165,39 @@ import Testing
         #expect(try await fp.run(["show", idB]).status == 0)
         let unsynced = try await fp.run(["list", "--unsynced", "--json"])
         #expect(unsynced.lines.isEmpty)
+    }
+
+    /// Several documents at once: one transaction, a confirmation (or --yes),
+    /// synced ones only with --synced-too.
+    @Test func deleteSeveralBySessionIdsOrFilters() async throws {
+        let fp = try FprintRunner()
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"])
+        #expect(walk.status == 0, "\(walk.stderr)")
+        let store = try SQLiteDocumentStore(path: fp.db)
+        let walked = try store.list(ListQuery())
+        let session = try #require(try store.document(id: walked[0].id, includeDeleted: false)?.body["sessionId"]?.stringValue)
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"])
+        let single = try #require(m.lines.first)
+        try store.markSynced(ids: [single])
+
+        // Piped, more than one needs --yes; nothing is deleted without it.
+        let asked = try await fp.run(["delete", "--session", session])
+        #expect(asked.status == 64 && asked.stderr.contains("add --yes"), "\(asked.stderr)")
+        #expect(try store.count() == walked.count + 1)
+        // One synced document among the ids refuses them all.
+        let mixed = try await fp.run(["delete", walked[0].id, single, "--yes"])
+        #expect(mixed.status == 1 && mixed.stderr.contains("already synced"), "\(mixed.stderr)")
+        #expect(try store.count() == walked.count + 1)
+        // The unsynced J1NP filter leaves the synced document.
+        let filtered = try await fp.run(["delete", "--unsynced", "--map", "J1NP", "--before", "2099-01-01", "--yes"])
+        #expect(filtered.status == 0, "\(filtered.stderr)")
+        #expect(Set(filtered.lines) == Set(walked.map(\.id)))
+        #expect(try store.list(ListQuery()).map(\.id) == [single])
+        // --synced-too deletes it; its tombstone waits for the next sync.
+        let synced = try await fp.run(["delete", single, "--synced-too"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(try store.count() == 0)
+        #expect(try store.changeFeed(since: 0, limit: 1000).contains { $0.id == single && $0.deleted })
     }
 
     @Test func importsOldAppDocumentsOnceAndShowsThem() async throws {
