@@ -67,9 +67,7 @@ struct CouchHandler: Sendable {
             return .json(.ok, try await onStoreThread { try self.revsDiff(request.json()) })
         case "_bulk_docs":
             guard method == .post else { throw CouchError.methodNotAllowed }
-            let results = try await onStoreThread { try self.bulkDocs(request, user: user) }
-            await notifier.poke()
-            return .json(.created, results)
+            return try await written(request) { .json(.created, try self.bulkDocs(request, user: user)) }
         case "_bulk_get":
             guard method == .post else { throw CouchError.methodNotAllowed }
             return try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"),
@@ -102,8 +100,8 @@ struct CouchHandler: Sendable {
         }
     }
 
-    /// A document or attachment request, on a store thread; a write wakes
-    /// the `_changes` waiters once it has committed.
+    /// A request that may write, on a store thread; a write wakes the
+    /// `_changes` waiters once it has committed.
     private func written(_ request: CouchRequest, _ work: @escaping @Sendable () throws -> Reply) async throws -> Reply {
         let reply = try await onStoreThread(work)
         if request.isWrite { await notifier.poke() }

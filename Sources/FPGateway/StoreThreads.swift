@@ -26,7 +26,7 @@ enum RowBatch {
     static let maxBytes = 1 << 20
 
     /// The rows of `items` from `start` on, and the index after the last one made.
-    static func make<Item: Sendable>(_ items: [Item], from start: Int,
+    private static func make<Item: Sendable>(_ items: [Item], from start: Int,
                                      _ makeRow: @escaping @Sendable (Item) throws -> [UInt8]) async throws
         -> (rows: [[UInt8]], next: Int) {
         try await BlockingWork.run("fprint.gateway.rows") { () throws -> ([[UInt8]], Int) in
@@ -42,20 +42,26 @@ enum RowBatch {
             return (rows, index)
         }
     }
+
+    /// Every item's row, made batch by batch, handed to `emit` in order with the item's index.
+    static func forEach<Item: Sendable>(_ items: [Item], _ makeRow: @escaping @Sendable (Item) throws -> [UInt8],
+                                        emit: (Int, [UInt8]) async throws -> Void) async throws {
+        var next = 0
+        while next < items.count {
+            let batch = try await make(items, from: next, makeRow)
+            for (offset, row) in batch.rows.enumerated() { try await emit(next + offset, row) }
+            next = batch.next
+        }
+    }
 }
 
 extension JSONChunkWriter {
     /// `items` as rows joined by commas, made in `RowBatch`es.
     mutating func appendRows<Item: Sendable>(_ items: [Item],
                                              _ makeRow: @escaping @Sendable (Item) throws -> [UInt8]) async throws {
-        var next = 0
-        while next < items.count {
-            let batch = try await RowBatch.make(items, from: next, makeRow)
-            for (offset, row) in batch.rows.enumerated() {
-                if next + offset > 0 { try await append(",") }
-                try await append(row)
-            }
-            next = batch.next
+        try await RowBatch.forEach(items, makeRow) { index, row in
+            if index > 0 { try await append(",") }
+            try await append(row)
         }
     }
 }

@@ -58,23 +58,17 @@ extension CouchHandler {
         let store = self.store
         while true {
             let entries = Array(try await changeEntries(since: since, options).prefix(options.limit - sent))
-            var index = 0
-            while index < entries.count {
-                let batch = try await RowBatch.make(entries, from: index) { try Self.changeRow($0, options, store) }
-                for (offset, row) in batch.rows.enumerated() {
-                    let entry = entries[index + offset]
-                    if options.feed == .eventsource {
-                        try await out.append("data: ")
-                        try await out.append(row)
-                        try await out.append("\nid: \"\(entry.seq)\"\n\n")
-                    } else {
-                        try await out.append(row)
-                        try await out.append("\n")
-                    }
-                    since = entry.seq
-                    sent += 1
+            try await RowBatch.forEach(entries, { try Self.changeRow($0, options, store) }) { index, row in
+                if options.feed == .eventsource {
+                    try await out.append("data: ")
+                    try await out.append(row)
+                    try await out.append("\nid: \"\(entries[index].seq)\"\n\n")
+                } else {
+                    try await out.append(row)
+                    try await out.append("\n")
                 }
-                index = batch.next
+                since = entries[index].seq
+                sent += 1
             }
             try await out.flush()
             let stopping = await notifier.isShuttingDown
