@@ -53,13 +53,13 @@ extension Replicator {
             var toStore: [RevisionContent] = []
             while index < wanted.count || !toStore.isEmpty {
                 let storing = toStore
-                async let stored = storeResult(storing)
+                async let stored = outcome { () async throws(SyncError) in try await storeSlice(storing) }
                 toStore = []
                 let fetched: Result<[RevisionContent], SyncError>
                 if index < wanted.count {
                     let slice = Array(wanted[index..<min(wanted.count, index + min(limits.count, Self.fetchSlice))])
                     index += slice.count
-                    fetched = await fetchResult(slice, bulkGetWorks: &bulkGetWorks)
+                    fetched = await outcome { () async throws(SyncError) in try await fetch(slice, bulkGetWorks: &bulkGetWorks) }
                 } else {
                     fetched = .success([])
                 }
@@ -98,35 +98,26 @@ extension Replicator {
     static let fetchSlice = 100
 
     /// Stores one slice; nothing to store is done at once.
-    private func storeResult(_ contents: [RevisionContent]) async -> Result<Void, SyncError> {
-        guard !contents.isEmpty else { return .success(()) }
-        do throws(SyncError) {
-            try await storeWork { [store] in try store.putReplicated(contents, markSynced: true) }
-            return .success(())
-        } catch {
-            return .failure(error)
-        }
+    private func storeSlice(_ contents: [RevisionContent]) async throws(SyncError) {
+        guard !contents.isEmpty else { return }
+        try await storeWork { [store] in try store.putReplicated(contents, markSynced: true) }
     }
 
     /// Fetches one slice by `_bulk_get`, else (from the first refusal on) by `open_revs`.
-    private func fetchResult(_ slice: [(id: String, rev: Revision)], bulkGetWorks: inout Bool) async
-        -> Result<[RevisionContent], SyncError>
+    private func fetch(_ slice: [(id: String, rev: Revision)], bulkGetWorks: inout Bool) async throws(SyncError)
+        -> [RevisionContent]
     {
-        do throws(SyncError) {
-            var got: [FetchedRevision]?
-            if bulkGetWorks {
-                got = try await bulkGet(slice)
-                if got == nil { bulkGetWorks = false }
-            }
-            if got == nil { got = try await openRevs(slice) }
-            var fetched: [RevisionContent] = []
-            for item in got ?? [] {
-                if case .ok(let content) = item { fetched.append(content) }
-            }
-            return .success(fetched)
-        } catch {
-            return .failure(error)
+        var got: [FetchedRevision]?
+        if bulkGetWorks {
+            got = try await bulkGet(slice)
+            if got == nil { bulkGetWorks = false }
         }
+        if got == nil { got = try await openRevs(slice) }
+        var fetched: [RevisionContent] = []
+        for item in got ?? [] {
+            if case .ok(let content) = item { fetched.append(content) }
+        }
+        return fetched
     }
 
     /// `_bulk_get?revs=true&latest=true&attachments=true`; nil when the peer does not offer

@@ -140,8 +140,11 @@ extension Replicator {
             // The batch prepared last round goes up while this round prepares the next.
             let job = ready
             let writtenBefore = tally.written
-            async let uploaded = uploadResult(job, context, writtenBefore: writtenBefore)
-            let prepared = await prepareResult(&cursor)
+            async let uploaded = outcome { () async throws(SyncError) -> UploadOutcome? in
+                guard let job else { return nil }
+                return try await uploadBatch(job, context, writtenBefore: writtenBefore)
+            }
+            let prepared = await outcome { () async throws(SyncError) in try await prepareBatch(&cursor) }
             // The upload is always waited for: its checkpoint is kept even when
             // preparing failed, and its error (the earlier batch) comes first.
             if let outcome = try await uploaded.get() {
@@ -163,20 +166,12 @@ extension Replicator {
         return report
     }
 
-    private func prepareResult(_ cursor: inout PushCursor) async -> Result<UploadJob?, SyncError> {
-        do throws(SyncError) {
-            return .success(try await prepareBatch(&cursor))
-        } catch {
-            return .failure(error)
-        }
-    }
-
     /// The next batch, ready to upload; nil when the feed is exhausted.
     func prepareBatch(_ cursor: inout PushCursor) async throws(SyncError) -> UploadJob? {
         let (since, retry, sentSigned, damagedBefore) = (cursor.since, cursor.retry, cursor.sentSigned, cursor.damaged)
         cursor.retry = []
         // The feed, and signing what is unsigned in it: one trip to the store.
-        let (fromFeed, feed, signed, damagedNow) = try await storeWork { [self] in
+        let (fromFeed, feedEnded, unsent, signed, damagedNow) = try await storeWork { [self] in
             let fromFeed = try store.changeFeed(since: since, limit: limits.count)
             var feed = fromFeed
             if !retry.isEmpty {
@@ -186,11 +181,11 @@ extension Replicator {
             var damaged = damagedBefore
             let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
             let signed = try signUnsigned(unsent, damaged: &damaged)
-            return (fromFeed, feed, signed, damaged)
+            return (fromFeed, feed.isEmpty, unsent, signed, damaged)
         }
-        guard !feed.isEmpty else { return nil }
+        guard !feedEnded else { return nil }
         cursor.signed += signed.count
-        let changes = feed.filter { sentSigned[$0.id] != $0.rev }.map { entry in
+        let changes = unsent.map { entry in
             guard let rev = signed[entry.id]?.rev else { return entry }
             cursor.sentSigned[entry.id] = rev
             return ChangeEntry(seq: entry.seq, id: entry.id, rev: rev, deleted: false,

@@ -41,20 +41,18 @@ struct UploadOutcome: Sendable {
     }
 }
 
-extension Replicator {
-    /// `uploadBatch` as a value, for a child task that must not throw past
-    /// its parent's wait; nil for no batch.
-    func uploadResult(_ job: UploadJob?, _ context: PushContext, writtenBefore: Int) async
-        -> Result<UploadOutcome?, SyncError>
-    {
-        guard let job else { return .success(nil) }
-        do throws(SyncError) {
-            return .success(try await uploadBatch(job, context, writtenBefore: writtenBefore))
-        } catch {
-            return .failure(error)
-        }
+/// What `body` returned or threw, as a value. Each half of a sync pipeline
+/// (an `async let` child and its parent) holds its error this way, so both
+/// halves always end before either error is thrown, the earlier batch's first.
+func outcome<T>(_ body: () async throws(SyncError) -> T) async -> Result<T, SyncError> {
+    do throws(SyncError) {
+        return .success(try await body())
+    } catch {
+        return .failure(error)
     }
+}
 
+extension Replicator {
     /// Sends one batch, marks what the gateway stored as synced, records its
     /// refusals and writes the batch's checkpoint on both sides.
     func uploadBatch(_ job: UploadJob, _ context: PushContext, writtenBefore: Int) async throws(SyncError)
