@@ -52,18 +52,7 @@ enum Rescue {
 
     /// A new file with mode 0600 (documents carry device ids and places), fsynced.
     static func writePrivate(_ path: String, _ data: Data) -> Bool {
-        guard let fd = try? FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                                permissions: [.ownerReadWrite]) else { return false }
-        do {
-            try fd.closeAfter {
-                _ = try data.withUnsafeBytes { try fd.writeAll($0) }
-                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            }
-            return true
-        } catch {
-            unlink(path)
-            return false
-        }
+        (try? Files.writeNew(data, to: path, permissions: 0o600)) != nil
     }
 
     static func shellQuoted(_ text: String) -> String {

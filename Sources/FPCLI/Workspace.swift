@@ -69,35 +69,36 @@ struct Workspace {
 
     /// `--config`, else `FPRINT_CONFIG`, else the config-url setting, else the shipped config.
     func configLocation() throws -> String {
+        guard let location = try configLocationIfAny() else {
+            throw CommandFailure("no app config found: looked for \(ConfigLocator.relativePath) here, beside the fprint executable and in \(ConfigLocator.systemPaths.joined(separator: ", ")); pass --config PATH-OR-URL", .dataError)
+        }
+        return location
+    }
+
+    /// `configLocation`, nil when none is named and no shipped config is found.
+    private func configLocationIfAny() throws -> String? {
         if let c = configOptions?.config, !c.isEmpty { return c }
         if let c = environment["FPRINT_CONFIG"], !c.isEmpty { return c }
         if let c = try settings().configURL, !c.isEmpty { return c }
-        let cwd = FileManager.default.currentDirectoryPath
-        guard let path = ConfigLocator.defaultAppConfigPath(
-            executablePath: ConfigLocator.currentExecutablePath, currentDirectory: cwd)
-        else {
-            throw CommandFailure("no app config found: looked for \(ConfigLocator.relativePath) here, beside the fprint executable and in \(ConfigLocator.systemPaths.joined(separator: ", ")); pass --config PATH-OR-URL", .dataError)
-        }
-        return path
+        return ConfigLocator.defaultAppConfigPath(executablePath: ConfigLocator.currentExecutablePath,
+                                                  currentDirectory: FileManager.default.currentDirectoryPath)
     }
 
     /// The app config for commands that only want map scales (eval, locate,
     /// export, plot): nil, not an error, when none was named and none is
     /// found (a binary used without the repository or an install around it).
     func configIfAny() throws -> LoadedConfig? {
-        let setting = try settings().configURL
-        let named = [configOptions?.config, environment["FPRINT_CONFIG"], setting].contains { $0.map { !$0.isEmpty } == true }
-        if !named, ConfigLocator.defaultAppConfigPath(executablePath: ConfigLocator.currentExecutablePath,
-                                                      currentDirectory: FileManager.default.currentDirectoryPath) == nil {
-            return nil
-        }
-        return try loadConfig()
+        try configLocationIfAny().map { try loadConfig(from: $0) }
     }
 
     func loadConfig() throws -> LoadedConfig {
+        try loadConfig(from: configLocation())
+    }
+
+    private func loadConfig(from location: String) throws -> LoadedConfig {
         let loader = configLoader()
         let loaded: LoadedConfig
-        do { loaded = try loader.load(from: try configLocation()) } catch let e as ConfigError {
+        do { loaded = try loader.load(from: location) } catch let e as ConfigError {
             throw CommandFailure(e.description, .dataError)
         }
         if let warning = loaded.warning { Terminal.err("warning: \(warning)") }

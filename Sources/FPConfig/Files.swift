@@ -28,20 +28,30 @@ package enum Files {
         }
         let temp = "\(directory)/.\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
         do {
-            let fd = try FileDescriptor.open(temp, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                             permissions: FilePermissions(rawValue: permissions))
-            do {
-                try fd.closeAfter {
-                    _ = try data.withUnsafeBytes { try fd.writeAll($0) }
-                    guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-                }
-                guard rename(temp, path) == 0 else { throw Errno(rawValue: errno) }
-            } catch {
+            try writeNew(data, to: temp, permissions: permissions)
+            guard rename(temp, path) == 0 else {
+                let failure = Errno(rawValue: errno)
                 unlink(temp)
-                throw error
+                throw failure
             }
         } catch {
             throw ConfigError(source: path, "cannot write: \(error)")
+        }
+    }
+
+    /// Creates `path` (it must not exist) with `permissions` before a byte is
+    /// written, writes `data` whole and fsyncs it; on failure nothing is left.
+    package static func writeNew(_ data: Data, to path: String, permissions: mode_t) throws {
+        let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                         permissions: FilePermissions(rawValue: permissions))
+        do {
+            try fd.closeAfter {
+                _ = try data.withUnsafeBytes { try fd.writeAll($0) }
+                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            unlink(path)
+            throw error
         }
     }
 }
