@@ -37,8 +37,11 @@ let package = Package(
         // SQLite document store with revisions, sequences and _local docs.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .target(name: "FPStore", dependencies: [
-            "FPCore", "FPHex", "CZstd", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "SystemPackage", package: "swift-system"),
+            "FPCore", "FPHex", "CZstd", "CStatfs", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // statfs(2), for the filesystem under a database (Glibc's module lacks it).
+        .systemLibrary(name: "CStatfs"),
         // Simulated radios and the radio environments they are computed from.
         .target(name: "FPProviders", dependencies: ["FPCore"]),
         // BLE: pure HCI/H4/btsnoop/AD/beacon parsers, no dependencies but FPHex.

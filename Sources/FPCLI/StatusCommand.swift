@@ -27,7 +27,7 @@ struct Status: ReportingCommand {
         let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try workspace.openStore(.read)
         let pending = try store.list(ListQuery(unsyncedOnly: true)).count
-        let last = try store.localDocument(id: "fprint-last-sync")
+        let last = try LastSyncNote(paths: workspace.paths, store: store).read(fallback: store)
         let refused = try RefusalLog(store: store).all()
         let text = gateway ?? workspace.environment["FPRINT_GATEWAY"] ?? (try? workspace.loadConfig().appConfig.gatewayURL)
         let url = text.flatMap { URL(string: $0) }

@@ -111,12 +111,14 @@ struct Sync: ReportingCommand {
         for r in refused.prefix(10) { Terminal.err("refused by the gateway: \(r.id): \(r.reason)") }
         if refused.count > 10 { Terminal.err("… and \(refused.count - 10) more (`fprint status` lists them)") }
         if !dryRun {
-            try store.putLocalDocument(id: "fprint-last-sync", body: [
-                "time": .string(ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))),
-                "gateway": .string(remote.displayURL),
-                "sent": .int(Int64(pushed?.written ?? 0)), "received": .int(Int64(pulled?.written ?? 0)),
-                "refused": .int(Int64(refused.count)),
-            ])
+            // A note, not data: a failure to write it does not fail the sync.
+            do {
+                try LastSyncNote(paths: workspace.paths, store: store).write(
+                    gateway: remote.displayURL, sent: pushed?.written ?? 0, received: pulled?.written ?? 0,
+                    refused: refused.count)
+            } catch {
+                Terminal.err("warning: could not note this sync for `fprint status`: \(error)")
+            }
         }
         if !refused.isEmpty {
             throw CommandFailure("the gateway refused \(refused.count) document(s); they stay unsynced and are offered again next sync", .authRejected)

@@ -9,6 +9,9 @@ package struct FPPaths: Sendable, Equatable {
     package var configDirectory: String
     /// `$XDG_CACHE_HOME/fprint` (default `~/.cache/fprint`).
     package var cacheDirectory: String
+    /// `$XDG_STATE_HOME/fprint` (default `~/.local/state/fprint`): what fprint
+    /// notes about its own runs (the last sync of each database).
+    package var stateDirectory: String
     /// `$FPRINT_DB`, else `<data>/fprint.sqlite`.
     package var databasePath: String
     /// `<config>/settings.json`.
@@ -28,6 +31,7 @@ package struct FPPaths: Sendable, Equatable {
         dataDirectory = base("XDG_DATA_HOME", ".local/share") + "/fprint"
         configDirectory = base("XDG_CONFIG_HOME", ".config") + "/fprint"
         cacheDirectory = base("XDG_CACHE_HOME", ".cache") + "/fprint"
+        stateDirectory = base("XDG_STATE_HOME", ".local/state") + "/fprint"
         if let db = environment["FPRINT_DB"], !db.isEmpty {
             databasePath = db
         } else {

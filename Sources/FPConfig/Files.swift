@@ -17,8 +17,10 @@ package enum Files {
 
     /// Writes through a temporary file in the same directory and `rename(2)`,
     /// so readers (and a crash) see the old content or the new, never a torn
-    /// file. Creates missing directories.
-    package static func writeAtomically(_ data: Data, to path: String, permissions: mode_t = 0o644) throws(ConfigError) {
+    /// file. Creates missing directories. `durable: false` skips the fsync,
+    /// for notes whose loss to a power cut costs nothing.
+    package static func writeAtomically(_ data: Data, to path: String, permissions: mode_t = 0o644,
+                                        durable: Bool = true) throws(ConfigError) {
         let target = URL(fileURLWithPath: path)
         let directory = target.deletingLastPathComponent().path
         do {
@@ -28,7 +30,7 @@ package enum Files {
         }
         let temp = "\(directory)/.\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
         do {
-            try writeNew(data, to: temp, permissions: permissions)
+            try writeNew(data, to: temp, permissions: permissions, durable: durable)
             guard rename(temp, path) == 0 else {
                 let failure = Errno(rawValue: errno)
                 unlink(temp)
@@ -40,14 +42,15 @@ package enum Files {
     }
 
     /// Creates `path` (it must not exist) with `permissions` before a byte is
-    /// written, writes `data` whole and fsyncs it; on failure nothing is left.
-    package static func writeNew(_ data: Data, to path: String, permissions: mode_t) throws {
+    /// written, writes `data` whole and fsyncs it (unless not `durable`); on
+    /// failure nothing is left.
+    package static func writeNew(_ data: Data, to path: String, permissions: mode_t, durable: Bool = true) throws {
         let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                                          permissions: FilePermissions(rawValue: permissions))
         do {
             try fd.closeAfter {
                 _ = try data.withUnsafeBytes { try fd.writeAll($0) }
-                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
+                guard !durable || fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
         } catch {
             unlink(path)

@@ -7,8 +7,9 @@ import GRDB
 /// replication needs.
 ///
 /// A facade in the GRDB "AppDatabase" shape: it owns one `DatabaseWriter`
-/// (a WAL `DatabasePool` for files, a `DatabaseQueue` for read-only opens,
-/// filesystems without shared memory and in-memory tests; `StoreOpening`),
+/// (a WAL `DatabasePool` for the gateway, a WAL `DatabaseQueue` for a
+/// command, a `DatabaseQueue` for read-only opens, filesystems without
+/// shared memory and in-memory tests; `StoreOpening`),
 /// migrates the schema when opened, and runs every public write as one
 /// transaction, so a batch is stored whole or not at all, even when the
 /// process is killed mid-write. GRDB types never leave this module: every
@@ -19,17 +20,17 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
     package let openNote: StoreOpenNote?
 
     /// Opens (or creates) the database file at `path` for reading and
-    /// writing, creating missing parent folders (the gateway's default).
-    /// Commands choose with `init(path:access:)`.
+    /// writing, with readers beside the writer, creating missing parent
+    /// folders (the gateway's default). Commands choose with `init(path:access:)`.
     package init(path: String) throws {
-        try self.init(path: path, access: .readWrite(createFolders: true))
+        try self.init(path: path, access: .readWriteShared(createFolders: true))
     }
 
     /// `migratingUpTo` stops at an older migration than the latest: tests
     /// build an old-schema database with it and then upgrade it.
     init(path: String, migratingUpTo target: String?) throws {
         try Self.prepareNewFile(path, createFolders: true)
-        let (writer, note) = try Self.openWritable(path, walOpener: Self.openWAL)
+        let (writer, note) = try Self.openWritable(path, walOpener: Self.openWALPool)
         try self.init(writer: writer, migratingUpTo: target, note: note)
     }
 

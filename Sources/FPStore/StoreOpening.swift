@@ -1,3 +1,4 @@
+import CStatfs
 import FPCore
 import Foundation
 import GRDB
@@ -8,9 +9,15 @@ import SystemPackage
 /// creates a file), read-write for those that store.
 package enum StoreAccess: Sendable {
     case readOnly
-    /// `createFolders`: make missing parent folders (the default XDG location
-    /// only: an explicit path in a folder that does not exist is a typo).
+    /// One connection, for a command. Opening writes nothing, so a command
+    /// that changes nothing (a sync with nothing to move) makes no write and
+    /// no fsync at all. `createFolders`: make missing parent folders (the
+    /// default XDG location only: an explicit path in a folder that does not
+    /// exist is a typo).
     case readWrite(createFolders: Bool)
+    /// A writer beside a pool of readers, for a server whose clients read
+    /// while another one's documents are stored (the gateway).
+    case readWriteShared(createFolders: Bool)
 }
 
 /// What opening had to settle for, for the command to say in one line.
@@ -26,7 +33,8 @@ extension SQLiteDocumentStore {
     /// creates or changes anything; a missing file is `StoreError.notFound`
     /// with the path as id.
     package init(path: String, access: StoreAccess) throws {
-        try self.init(path: path, access: access, walOpener: Self.openWAL)
+        let shared = if case .readWriteShared = access { true } else { false }
+        try self.init(path: path, access: access, walOpener: shared ? Self.openWALPool : Self.openWALQueue)
     }
 
     /// `walOpener` lets a test make WAL fail the way 9p does.
@@ -40,7 +48,7 @@ extension SQLiteDocumentStore {
             guard exists else { throw StoreError.notFound(id: path) }
             let (queue, note) = try Self.openReadOnly(path)
             try self.init(writer: queue, readOnly: true, note: note)
-        case .readWrite(let createFolders):
+        case .readWrite(let createFolders), .readWriteShared(let createFolders):
             if !exists { try Self.prepareNewFile(path, createFolders: createFolders) }
             let (writer, note) = try Self.openWritable(path, walOpener: walOpener)
             try self.init(writer: writer, readOnly: false, note: note)
@@ -118,8 +126,31 @@ extension SQLiteDocumentStore {
         }
     }
 
-    static func openWAL(_ path: String) throws -> any DatabaseWriter {
+    /// One connection in WAL mode (set here for a new file; SQLite keeps it
+    /// in the file). Not GRDB's pool: the pool writes at every open (it
+    /// re-creates the `-wal` SQLite deletes at close: a commit, a directory
+    /// fsync and a checkpoint at close), 10–40 ms on a busy disk.
+    static func openWALQueue(_ path: String) throws -> any DatabaseWriter {
+        let queue = try DatabaseQueue(path: path, configuration: makeConfiguration())
+        try queue.writeWithoutTransaction { db in
+            if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            }
+            // Where the shared memory cannot be mapped for writing (9p), SQLite
+            // still reads, and only a write would fail: take the write lock
+            // now (nothing is written), so opening fails and falls back.
+            try db.inTransaction(.immediate) { .rollback }
+        }
+        return queue
+    }
+
+    /// GRDB's pool: readers beside the writer.
+    static func openWALPool(_ path: String) throws -> any DatabaseWriter {
         let pool = try DatabasePool(path: path, configuration: makeConfiguration())
+        // The pool sets `synchronous = NORMAL` on its writer after our
+        // configuration ran (GRDB's setUpWALMode): back to FULL, or a commit
+        // the gateway answered 201 for could be lost to a power cut.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         // 9p maps the shared memory only at the first access: touch it now.
         try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         return pool
@@ -179,33 +210,20 @@ extension SQLiteDocumentStore {
     }
 }
 
-/// Facts about the filesystem under a path, from /proc/self/mounts and statvfs(3).
+/// Facts about the filesystem under a path, from statfs(2) and statvfs(3).
 enum FileSystemInfo {
-    /// Filesystems whose shared memory SQLite's WAL cannot use, by name; nil otherwise.
+    /// Filesystems whose shared memory SQLite's WAL cannot use, by name; nil
+    /// otherwise. By the filesystem's magic number (linux/magic.h): one system
+    /// call, where reading /proc/self/mounts cost a millisecond at every open.
     static func withoutSharedMemory(_ path: String) -> String? {
-        switch fileSystemType(URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path) {
-        case "9p": return "this 9p filesystem (a VM's shared folder)"
-        case "nfs", "nfs4": return "this NFS filesystem"
-        case "cifs", "smb3": return "this SMB/CIFS filesystem"
+        var info = statfs()
+        guard statfs(URL(fileURLWithPath: path).deletingLastPathComponent().path, &info) == 0 else { return nil }
+        switch UInt32(truncatingIfNeeded: info.f_type) {
+        case 0x0102_1997: return "this 9p filesystem (a VM's shared folder)"
+        case 0x6969: return "this NFS filesystem"
+        case 0x517B, 0xFF53_4D42, 0xFE53_4D42: return "this SMB/CIFS filesystem"
         default: return nil
         }
-    }
-
-    /// The type of the mount holding `folder` (longest mount point that is a
-    /// prefix of it), or nil when /proc is not there.
-    static func fileSystemType(_ folder: String) -> String? {
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
-        let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: folder)) ?? folder
-        var best: (point: String, type: String)?
-        for line in mounts.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 3 else { continue }
-            // Spaces in mount points are written as \040.
-            let point = fields[1].replacingOccurrences(of: "\\040", with: " ")
-            let inside = point == "/" || real == point || real.hasPrefix(point + "/")
-            if inside, point.count >= (best?.point.count ?? -1) { best = (point, String(fields[2])) }
-        }
-        return best?.type
     }
 
     static func isMountedReadOnly(_ path: String) -> Bool {

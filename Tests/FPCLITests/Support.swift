@@ -25,6 +25,7 @@ struct FprintRunner {
         env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
         env["FPRINT_DB"] = home.appendingPathComponent("test.sqlite").path
         environment = env
     }

@@ -178,14 +178,26 @@ func documentSet(_ path: String) throws -> [String: String] {
 
         // No-op sync and status (the first one still examines what the last pull stored)
         _ = try await s.runner.run(["sync", "--gateway", gateway.url])
+        let fileBefore = try Data(contentsOf: URL(fileURLWithPath: s.runner.db))
         let noop = try await s.runner.run(["sync", "--gateway", gateway.url])
         #expect(noop.stdout.contains("sent 0 of 0") && noop.stdout.contains("received 0 of 0"), "\(noop.stdout)")
         #expect(noop.status == 0)
+        // Nothing to move, nothing written: the database file is as it was (the
+        // last-sync note lives outside it).
+        #expect(try Data(contentsOf: URL(fileURLWithPath: s.runner.db)) == fileBefore)
         let status = try await s.runner.run(["status", "--gateway", gateway.url])
         outputs += [status.stdout, status.stderr]
         #expect(status.stdout.contains("pending:    0"))
         #expect(status.stdout.contains("credential: token of user alice from FPRINT_TOKEN"), "\(status.stdout)")
         #expect(status.stdout.contains("last sync:  20"))
+        let notes = s.runner.home.appendingPathComponent("state/fprint/last-sync")
+        // One note per database (this one and the second device's), 0600.
+        let noteFiles = try FileManager.default.contentsOfDirectory(atPath: notes.path)
+        #expect(noteFiles.count == 2 && noteFiles.allSatisfy { $0.hasSuffix(".json") }, "\(noteFiles)")
+        for file in noteFiles {
+            let mode = try FileManager.default.attributesOfItem(atPath: notes.appendingPathComponent(file).path)[.posixPermissions]
+            #expect(mode as? Int == 0o600)
+        }
 
         // Bad token: exit 77 and the token never printed
         s.runner.environment["FPRINT_TOKEN"] = s.token + "x"

@@ -131,16 +131,18 @@ import Testing
         #expect(paths.settingsPath == "/home/surveyor/.config/fprint/settings.json")
         #expect(paths.installIDPath == "/home/surveyor/.local/share/fprint/install-id")
         #expect(paths.configCacheDirectory == "/home/surveyor/.cache/fprint/config")
+        #expect(paths.stateDirectory == "/home/surveyor/.local/state/fprint")
     }
 
     @Test func xdgVariablesAndFPRINT_DBWin() {
         let paths = FPPaths(environment: [
             "HOME": "/home/s", "XDG_DATA_HOME": "/data", "XDG_CONFIG_HOME": "/cfg", "XDG_CACHE_HOME": "/tmp/c",
-            "FPRINT_DB": "/srv/survey.sqlite",
+            "XDG_STATE_HOME": "/st", "FPRINT_DB": "/srv/survey.sqlite",
         ])
         #expect(paths.dataDirectory == "/data/fprint")
         #expect(paths.configDirectory == "/cfg/fprint")
         #expect(paths.cacheDirectory == "/tmp/c/fprint")
+        #expect(paths.stateDirectory == "/st/fprint")
         #expect(paths.databasePath == "/srv/survey.sqlite")
         #expect(paths.settingsPath == "/cfg/fprint/settings.json")
         #expect(paths.installIDPath == "/data/fprint/install-id")

@@ -140,4 +140,37 @@ import Testing
         _ = try store.rawSQL("CREATE TRIGGER no_writes BEFORE INSERT ON revisions BEGIN SELECT RAISE(ABORT, 'no'); END")
         #expect(throws: StoreError.self) { try store.checkWritable() }
     }
+
+    /// A command's open writes nothing, so a sync with nothing to move leaves
+    /// the file as it was. (GRDB's pool wrote a table into the log at every
+    /// open and checkpointed it into the file at close.)
+    @Test func aCommandsOpenAndCloseLeaveTheFileAsItWas() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try storeWithOneDocument(folder)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let store = try SQLiteDocumentStore(path: path, access: .readWrite(createFolders: false))
+        #expect(try store.list(ListQuery()).map(\.id) == ["a"])
+        #expect(SQLiteDocumentStore.fileBytes(path + "-wal") == 0)
+        try store.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// Every writable open, a command's and the gateway's, commits with
+    /// `synchronous = FULL` in WAL mode: a document reported stored survives
+    /// a power cut. (GRDB's pool had set its writer back to NORMAL.)
+    @Test func everyWritableOpenSyncsEachCommit() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (n, access) in [StoreAccess.readWrite(createFolders: false), .readWriteShared(createFolders: false)].enumerated() {
+            for existing in [false, true] {
+                let path = folder.appendingPathComponent("s\(n).sqlite").path
+                let store = try SQLiteDocumentStore(path: path, access: access)
+                #expect(try store.rawSQL("PRAGMA synchronous") == [["2"]], "\(access), existing file: \(existing)")
+                #expect(try store.rawSQL("PRAGMA journal_mode") == [["wal"]], "\(access), existing file: \(existing)")
+                try store.insert([NewDocument(id: "d\(existing)", body: measurementBody())])
+                try store.close()
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@ exec > "$OUT/guest.log" 2>&1
 set -x
 cd "$ROOT"
 export PATH="$PATH:/usr/sbin:/sbin"
-export XDG_DATA_HOME=$OUT/data XDG_CONFIG_HOME=$OUT/config XDG_CACHE_HOME=$OUT/cache FPRINT_DB=/dev/shm/fprint-vm.sqlite  # SQLite WAL needs mmap, which the 9p rwdir lacks
+export XDG_DATA_HOME=$OUT/data XDG_CONFIG_HOME=$OUT/config XDG_CACHE_HOME=$OUT/cache XDG_STATE_HOME=$OUT/state FPRINT_DB=/dev/shm/fprint-vm.sqlite  # SQLite WAL needs mmap, which the 9p rwdir lacks
 modprobe -a bluetooth hci_vhci af_alg algif_hash algif_skcipher
 btvirt -l2 -L &
 for _ in $(seq 50); do [ -e /sys/class/bluetooth/hci1 ] && break; sleep 0.2; done

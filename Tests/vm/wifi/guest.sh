@@ -22,7 +22,7 @@ CONF
   n=$((n+1))
 done
 sleep 2
-export XDG_DATA_HOME="$OUT/data" XDG_CONFIG_HOME="$OUT/config" XDG_CACHE_HOME="$OUT/cache"
+export XDG_DATA_HOME="$OUT/data" XDG_CONFIG_HOME="$OUT/config" XDG_CACHE_HOME="$OUT/cache" XDG_STATE_HOME="$OUT/state"
 RADIOS="--no-ble --no-cell --no-location --wifi-iface wlan0"
 # SQLite's WAL needs shared memory that the 9p host share lacks: keep the database in guest RAM.
 DB="$(mktemp -d /dev/shm/fprint.XXXXXX)/fprint.sqlite"
