@@ -58,6 +58,13 @@ install:
 clean:
 	rm -rf .build .demo
 
+# What `make install` gives a user, end to end, in a temporary prefix: the
+# release binary records, exports, serves and syncs (the tests run the debug
+# build). The release build takes ~10 minutes the first time.
+.PHONY: test-install
+test-install:
+	bash Tests/install-smoke.sh
+
 # The real-kernel BLE test: qemu VM with btvirt controllers (DESIGN.md §6), ~2–3 min (software emulation).
 # Needs linux-image-amd64 qemu-system-x86 bluez bluez-test-tools busybox-static (apt) and virtme-ng (pip).
 test-vm:
