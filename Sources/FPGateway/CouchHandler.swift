@@ -71,7 +71,8 @@ struct CouchHandler: Sendable {
         case "_bulk_get":
             guard method == .post else { throw CouchError.methodNotAllowed }
             return try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"),
-                               attachments: request.flag("attachments"))
+                               attachments: request.flag("attachments"),
+                               multipart: request.headers[.accept]?.contains("multipart/mixed") == true)
         case "_all_docs":
             guard method == .get || method == .post else { throw CouchError.methodNotAllowed }
             return try await onStoreThread { try self.allDocs(request) }

@@ -8,9 +8,10 @@ indirect enum Reply: Sendable {
     /// JSON already written as text (revisions spliced from stored text).
     case jsonText(HTTPResponse.Status, [UInt8])
     case file(Data, contentType: String)
-    /// JSON written piece by piece while it is produced: big `include_docs`
-    /// answers cost one chunk of memory, not the whole answer.
-    case stream(HTTPResponse.Status, @Sendable (inout JSONChunkWriter) async throws -> Void)
+    /// An answer written piece by piece while it is produced: big
+    /// `include_docs` answers cost one chunk of memory, not the whole answer.
+    case stream(HTTPResponse.Status, contentType: String = "application/json",
+                @Sendable (inout JSONChunkWriter) async throws -> Void)
     /// Another reply with extra headers (`Set-Cookie`).
     case withHeaders(HTTPFields, Reply)
 }

@@ -127,9 +127,9 @@ struct GatewayResponder: HTTPResponder {
             headers[.contentType] = contentType
             headers[.contentLength] = String(data.count)
             return Response(status: .ok, headers: headers, body: head ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
-        case .stream(let status, let produce):
+        case .stream(let status, let contentType, let produce):
             var headers = HTTPFields()
-            headers[.contentType] = "application/json"
+            headers[.contentType] = contentType
             headers[.cacheControl] = "must-revalidate"
             if head { return Response(status: status, headers: headers) }
             return Response(status: status, headers: headers, body: ResponseBody { writer in

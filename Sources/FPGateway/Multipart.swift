@@ -36,9 +36,11 @@ enum Multipart {
         }
     }
 
-    /// One `multipart/mixed` part holding a JSON document.
-    static func jsonPart(_ json: [UInt8], boundary: String) -> [UInt8] {
-        Array("--\(boundary)\r\nContent-Type: application/json\r\n\r\n".utf8) + json + Array("\r\n".utf8)
+    /// One `multipart/mixed` part holding a JSON document, or (`error`) the
+    /// JSON of why there is none, marked as Sync Gateway marks it.
+    static func jsonPart(_ json: [UInt8], boundary: String, error: Bool = false) -> [UInt8] {
+        let type = error ? #"application/json; error="true""# : "application/json"
+        return Array("--\(boundary)\r\nContent-Type: \(type)\r\n\r\n".utf8) + json + Array("\r\n".utf8)
     }
 
     static func closing(_ boundary: String) -> [UInt8] { Array("--\(boundary)--".utf8) }

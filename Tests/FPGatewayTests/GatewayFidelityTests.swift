@@ -179,6 +179,43 @@ import Testing
         }
     }
 
+    /// `_bulk_get` asked for `multipart/mixed` answers as Sync Gateway 1.5
+    /// did (recorded): one JSON part per document, the same as in the JSON
+    /// answer, and an `error="true"` part for a missing one, byte for byte
+    /// the recorded one.
+    @Test func bulkGetAnswersMultipartAsSyncGatewayDid() async throws {
+        let recorded = String(decoding: try fixtureData("sg15-bulk_get-multipart.txt"), as: UTF8.self)
+        let sgError = try #require(recorded.split(separator: "\r\n").first { $0.hasPrefix(#"{"error":"not_found","id":"nope""#) })
+        let f = try GatewayFixture()
+        try await f.app.test(.router) { client in
+            let admin = f.token("root", admin: true)
+            _ = try await client.call(.post, "/fprint/_bulk_docs", token: admin, raw: """
+                {"docs":[{"_id":"a","x":1.0},{"_id":"m","_attachments":{"a.txt":{"content_type":"text/plain","data":"aGk="}}}]}
+                """)
+            let ask = #"{"docs":[{"id":"a"},{"id":"m"},{"id":"nope","rev":"1-x"}]}"#
+            let uri = "/fprint/_bulk_get?revs=true&attachments=true"
+            let json = try await client.call(.post, uri, token: admin, raw: ask)
+            let docs = try #require(json.json["results"]?.arrayValue?.compactMap { $0["docs"]?.arrayValue?.first?["ok"] })
+            #expect(docs.count == 2)
+            let (contentType, text) = try await client.execute(
+                uri: uri, method: .post,
+                headers: [.authorization: "Bearer \(admin)", .accept: "multipart/mixed", .contentType: "application/json"],
+                body: ByteBuffer(string: ask)) { response in (response.headers[.contentType] ?? "", String(buffer: response.body)) }
+            #expect(contentType.hasPrefix("multipart/mixed; boundary=\""))
+            let boundary = String(contentType.split(separator: "\"")[1])
+            let parts = text.components(separatedBy: "--\(boundary)")
+            try #require(parts.count == 5, "\(text)")
+            let head = "\r\nContent-Type: application/json\r\n\r\n"
+            for (n, doc) in docs.enumerated() {
+                #expect(parts[n + 1].hasPrefix(head) && parts[n + 1].hasSuffix("}\r\n"))
+                #expect(try CanonicalJSON.parse(String(parts[n + 1].dropFirst(head.count))) == doc)
+            }
+            #expect(parts[1].contains(#""x":1.0"#) && parts[2].contains(#""data":"aGk=""#))
+            #expect(parts[3] == "\r\nContent-Type: application/json; error=\"true\"\r\n\r\n\(sgError)\r\n")
+            #expect(parts[4].hasPrefix("--"))
+        }
+    }
+
     @Test func selectorFilterKeepsOnlyEqualDocumentsAndRefusesTheRest() async throws {
         let f = try GatewayFixture()
         try await f.app.test(.router) { client in

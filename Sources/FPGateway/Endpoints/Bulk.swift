@@ -79,27 +79,47 @@ extension CouchHandler {
     }
 
     /// `{"results":[{"id","docs":[{"ok":doc}|{"error":…}]}]}`, streamed: each
-    /// revision goes out as stored text, never parsed, one at a time.
-    func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool, attachments: Bool) throws -> Reply {
+    /// revision goes out as stored text, never parsed, one at a time. Asked
+    /// with `Accept: multipart/mixed`, one part per revision instead, as Sync
+    /// Gateway answers: `application/json` for a document (attachments
+    /// inline), `application/json; error="true"` for what is missing.
+    func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool, attachments: Bool, multipart: Bool) throws -> Reply {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         let items: [(id: String, rev: String?)] = try docs.map { item in
             guard let id = item["id"]?.stringValue else { throw CouchError.badRequest("every _bulk_get entry needs an id") }
             return (id, item["rev"]?.stringValue)
         }
         let store = self.store
-        return .stream(.ok) { out in
-            try await out.append(#"{"results":["#)
-            try await out.appendRows(items) { item in
-                try Self.bulkGetEntry(store, id: item.id, rev: item.rev, revs: revs, latest: latest, attachments: attachments)
+        let answers: @Sendable ((id: String, rev: String?)) throws -> [BulkGetAnswer] = { item in
+            try Self.bulkGetAnswers(store, id: item.id, rev: item.rev, revs: revs, latest: latest, attachments: attachments)
+        }
+        guard multipart else {
+            return .stream(.ok) { out in
+                try await out.append(#"{"results":["#)
+                try await out.appendRows(items) { item in Self.jsonEntry(id: item.id, try answers(item)) }
+                try await out.append("]}")
             }
-            try await out.append("]}")
+        }
+        let boundary = Multipart.newBoundary()
+        return .stream(.ok, contentType: "multipart/mixed; boundary=\"\(boundary)\"") { out in
+            try await RowBatch.forEach(items, { item in Self.multipartEntry(try answers(item), boundary: boundary) }) {
+                _, parts in try await out.append(parts)
+            }
+            try await out.append(Multipart.closing(boundary))
         }
     }
 
-    private static func bulkGetEntry(_ store: any ReplicableStore, id: String, rev text: String?, revs: Bool,
-                                     latest: Bool, attachments: Bool) throws -> [UInt8] {
-        func missing(_ rev: String) -> JSONValue {
-            ["error": ["id": .string(id), "rev": .string(rev), "error": "not_found", "reason": "missing"]]
+    /// One revision `_bulk_get` was asked for: its stored text, or why not.
+    enum BulkGetAnswer {
+        case document([UInt8])
+        /// `{"id","rev","error","reason"}`.
+        case error(JSONValue)
+    }
+
+    private static func bulkGetAnswers(_ store: any ReplicableStore, id: String, rev text: String?, revs: Bool,
+                                       latest: Bool, attachments: Bool) throws -> [BulkGetAnswer] {
+        func missing(_ rev: String) -> BulkGetAnswer {
+            .error(["id": .string(id), "rev": .string(rev), "error": "not_found", "reason": "missing"])
         }
         var wanted: [Revision] = []
         var missingText: String?
@@ -113,31 +133,48 @@ extension CouchHandler {
         } else if let winner = try store.leaves(id: id).first {
             wanted = [winner.rev]
         }
+        if wanted.isEmpty { return [missing(missingText ?? "undefined")] }
+        return try wanted.map { rev in
+            do {
+                guard let stored = try store.revisionText(id: id, rev: rev) else { return missing(rev.description) }
+                return .document(try documentBytes(store, stored, revs: revs, attachments: attachments))
+            } catch let damage as DamagedDocument {
+                // One unreadable revision costs its own entry, not the answer.
+                return .error(CouchError.damagedEntry(damage))
+            }
+        }
+    }
+
+    /// `{"id":…,"docs":[{"ok":…}|{"error":…}]}`.
+    private static func jsonEntry(id: String, _ answers: [BulkGetAnswer]) -> [UInt8] {
         var out = Array(#"{"id":"#.utf8)
         CanonicalJSON.write(.string(id), into: &out)
         out += Array(#","docs":["#.utf8)
-        for (n, rev) in wanted.enumerated() {
+        for (n, answer) in answers.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            let stored: [UInt8]?
-            do {
-                stored = try store.revisionText(id: id, rev: rev).map {
-                    try documentBytes(store, $0, revs: revs, attachments: attachments)
-                }
-            } catch let damage as DamagedDocument {
-                // One unreadable revision costs its own entry, not the answer.
-                CanonicalJSON.write(["error": CouchError.damagedEntry(damage)], into: &out)
-                continue
-            }
-            if let stored {
+            switch answer {
+            case .document(let text):
                 out += Array(#"{"ok":"#.utf8)
-                out += stored
+                out += text
                 out.append(UInt8(ascii: "}"))
-            } else {
-                CanonicalJSON.write(missing(rev.description), into: &out)
+            case .error(let error):
+                CanonicalJSON.write(["error": error], into: &out)
             }
         }
-        if wanted.isEmpty { CanonicalJSON.write(missing(missingText ?? "undefined"), into: &out) }
         out += Array("]}".utf8)
         return out
+    }
+
+    /// A part per answer; an error part carries its HTTP status, as Sync Gateway's do.
+    private static func multipartEntry(_ answers: [BulkGetAnswer], boundary: String) -> [UInt8] {
+        answers.flatMap { answer -> [UInt8] in
+            switch answer {
+            case .document(let text):
+                return Multipart.jsonPart(text, boundary: boundary)
+            case .error(var error):
+                error["status"] = error["error"]?.stringValue == "not_found" ? 404 : 500
+                return Multipart.jsonPart(CanonicalJSON.bytes(error), boundary: boundary, error: true)
+            }
+        }
     }
 }
