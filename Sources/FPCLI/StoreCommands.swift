@@ -115,8 +115,10 @@ struct Repair: ReportingCommand {
 struct Maintenance: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "maintenance",
-        abstract: "Compact an older database: recompress pre-v4 text bodies, enlarge 4 KB pages, VACUUM.",
+        abstract: "Compact a database: recompress pre-v4 text bodies, drop attachment bytes no revision names, enlarge 4 KB pages, VACUUM.",
         discussion: """
+            Attachment bytes (a `--keep-raw` capture, say) stay in the database after an edit removed them, the document was deleted or its conflicting revision pruned; maintenance drops those no stored revision names. A document whose stored revisions cannot all be read keeps all its attachments.
+
             Each step is one transaction: Ctrl-C stops between steps and keeps what is done; even a crash mid-step loses nothing (SQLite rolls the step back). VACUUM needs free space about the size of the database.
 
             Example:
@@ -142,7 +144,8 @@ struct Maintenance: ReportingCommand {
             Terminal.err("interrupted: \(report.recompressed) bodies recompressed so far are kept; run it again to finish")
             throw ExitCode(ExitStatus.interrupted.rawValue)
         }
-        Terminal.err(String(format: "done: %d bodies recompressed, pages %d → %d KB, %.1f → %.1f MB", report.recompressed,
+        Terminal.err(String(format: "done: %d bodies recompressed, %d unreferenced attachments dropped, pages %d → %d KB, "
+                            + "%.1f → %.1f MB", report.recompressed, report.attachmentsDropped,
                             report.pageSizeBefore / 1024, report.pageSizeAfter / 1024,
                             Double(report.bytesBefore) / 1e6, Double(report.bytesAfter) / 1e6))
     }

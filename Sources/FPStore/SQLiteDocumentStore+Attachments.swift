@@ -52,4 +52,47 @@ extension SQLiteDocumentStore {
                 "attachment \(stub.name) of document \(id) is a stub of bytes this store does not have (\(stub.digest))")
         }
     }
+
+    /// Drops attachment bytes no stored body names any more (an edit that
+    /// removed the attachment, a deleted document, a pruned conflict), one
+    /// document per transaction; returns how many rows and compressed bytes
+    /// went. Bytes are kept whenever a body naming them might exist: every
+    /// revision that still has a body is read, and a document any of whose
+    /// bodies cannot be read keeps all its attachments.
+    func dropUnreferencedAttachments(shouldStop: () -> Bool) throws -> (rows: Int, bytes: Int64) {
+        let ids = try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT doc_id FROM attachments") }
+        var dropped = (rows: 0, bytes: Int64(0))
+        for id in ids where !shouldStop() {
+            let gone = try write { db -> (Int, Int64) in
+                guard let named = try Self.digestsNamed(db, id: id) else { return (0, 0) }
+                let rows = try Row.fetchAll(db, sql: "SELECT digest, length(data) FROM attachments WHERE doc_id = ?",
+                                            arguments: [id])
+                var freed = (0, Int64(0))
+                for row in rows where !named.contains(row[0] as String) {
+                    try db.execute(sql: "DELETE FROM attachments WHERE doc_id = ? AND digest = ?", arguments: [id, row[0] as String])
+                    freed.0 += 1
+                    freed.1 += row[1] as Int64
+                }
+                return freed
+            }
+            dropped.rows += gone.0
+            dropped.bytes += gone.1
+        }
+        return dropped
+    }
+
+    /// The digests the bodies of `id`'s revisions name; nil when one of them
+    /// cannot be read (then nothing of the document's may go).
+    private static func digestsNamed(_ db: Database, id: String) throws -> Set<String>? {
+        var named = Set<String>()
+        for (rev, value) in try Row.fetchAll(db, sql: "SELECT rev, body FROM revisions WHERE doc_id = ? AND body IS NOT NULL",
+                                             arguments: [id]).map({ ($0[0] as String, $0[1] as DatabaseValue) }) {
+            guard let text = try? StoredBody.text(value, id: id, rev: rev) else { return nil }
+            let bytes = Array(text.utf8)
+            guard Attachments.mayHaveAttachments(bytes) else { continue }
+            guard let body = try? CanonicalJSON.parse(text) else { return nil }
+            named.formUnion(Attachments.stubs(of: body).map(\.digest))
+        }
+        return named
+    }
 }

@@ -5,6 +5,9 @@ import GRDB
 /// What `fprint maintenance` did.
 package struct MaintenanceReport: Sendable, Equatable {
     package var recompressed = 0
+    /// Attachment rows no body names any more, dropped, and their stored bytes.
+    package var attachmentsDropped = 0
+    package var attachmentBytesDropped: Int64 = 0
     package var pageSizeBefore = 0
     package var pageSizeAfter = 0
     package var bytesBefore: Int64 = 0
@@ -17,7 +20,8 @@ extension SQLiteDocumentStore {
     /// Compacts an older database in steps that are each one transaction, so
     /// an interruption (Ctrl-C, SIGKILL, power) keeps every finished step and
     /// loses nothing: pre-v4 text bodies become zstd frames in batches,
-    /// then VACUUM rebuilds the file, moving pages smaller than the current
+    /// attachment bytes no body names any more are dropped, then VACUUM
+    /// rebuilds the file, moving pages smaller than the current
     /// default up to it. `shouldStop` is asked between steps.
     package static func maintain(path: String, progress: (String) -> Void,
                                 shouldStop: () -> Bool = { false }) throws -> MaintenanceReport {
@@ -27,6 +31,10 @@ extension SQLiteDocumentStore {
         var report = MaintenanceReport()
         report.bytesBefore = fileBytes(path)
         report.recompressed = try store.recompressTextBodies(progress: progress, shouldStop: shouldStop)
+        (report.attachmentsDropped, report.attachmentBytesDropped) = try store.dropUnreferencedAttachments(shouldStop: shouldStop)
+        if report.attachmentsDropped > 0 {
+            progress("dropped \(report.attachmentsDropped) attachment(s) no revision names any more")
+        }
         let wal = store.openNote == nil
         try store.close()
         if shouldStop() {
