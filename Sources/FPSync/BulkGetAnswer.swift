@@ -103,20 +103,19 @@ package enum BulkGetAnswer {
                                attachmentData: stubbed.data)
     }
 
-    /// Splits a multipart body on its boundary; each part is headers, an
-    /// empty line, then the body. Accepts CRLF and bare LF line ends.
+    /// One revision per part: a JSON document, a nested `multipart/related`
+    /// document with its attachments, or an `error="true"` part.
     static func multipart(_ body: Data, boundary: String) throws(SyncError) -> [FetchedRevision] {
         var out: [FetchedRevision] = []
-        for part in try rawParts(body, boundary: boundary) {
-            let (headers, payload) = try splitPart(part)
-            let type = headers["content-type"] ?? "application/json"
+        for part in try parts(body, boundary: boundary) {
+            let type = part.headers["content-type"] ?? "application/json"
             if type.lowercased().hasPrefix("multipart/") {
                 // A document with attachments: its JSON, then one part per attachment.
                 guard let inner = MultipartHeaders.boundary(of: type) else { throw SyncError.protocolError("nested multipart without boundary") }
-                out.append(.ok(try related(payload, boundary: inner)))
+                out.append(.ok(try related(Data(part.body), boundary: inner)))
                 continue
             }
-            let value = try RemoteDatabase.parse(payload, what: "a multipart part")
+            let value = try RemoteDatabase.parse(Data(part.body), what: "a multipart part")
             if type.lowercased().contains("error=\"true\"") || value["error"] != nil && value["_id"] == nil {
                 out.append(.missing(id: value["id"]?.stringValue, rev: value["rev"]?.stringValue,
                                     reason: value["reason"]?.stringValue ?? value["error"]?.stringValue ?? "error"))
@@ -127,67 +126,28 @@ package enum BulkGetAnswer {
         return out
     }
 
-    /// The parts between the delimiters, each with its headers.
-    static func rawParts(_ body: Data, boundary: String) throws(SyncError) -> [Data] {
-        let delimiter = Data(("--" + boundary).utf8)
-        var parts: [Data] = []
-        var cursor = body.startIndex
-        guard let first = body.range(of: delimiter, in: cursor..<body.endIndex) else {
-            throw SyncError.protocolError("multipart answer without its boundary")
-        }
-        cursor = first.upperBound
-        var closed = false
-        while cursor < body.endIndex {
-            // "--" after a delimiter closes the body.
-            if body[cursor...].starts(with: Data("--".utf8)) { closed = true; break }
-            guard let next = body.range(of: delimiter, in: cursor..<body.endIndex) else { break }
-            parts.append(body[cursor..<next.lowerBound])
-            cursor = next.upperBound
-        }
-        guard closed else { throw SyncError.protocolError("multipart answer is truncated (no closing boundary)") }
-        return parts
-    }
-
     /// A `multipart/related` document: the JSON part, then the bytes of its
     /// `"follows": true` attachments, named by filename or in order.
     static func related(_ body: Data, boundary: String) throws(SyncError) -> RevisionContent {
-        let parts = try rawParts(body, boundary: boundary)
+        let parts = try parts(body, boundary: boundary)
         guard let first = parts.first else { throw SyncError.protocolError("a multipart document without parts") }
-        let doc = try RemoteDatabase.parse(try splitPart(first).body, what: "a multipart document")
+        let doc = try RemoteDatabase.parse(Data(first.body), what: "a multipart document")
         let following = Attachments.following(in: doc)
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
-            let (headers, bytes) = try splitPart(part)
-            let named = headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))
+            let named = part.headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))
             guard let name = named ?? (index < following.count ? following[index] : nil) else { continue }
-            followed[name] = [UInt8](bytes)
+            followed[name] = part.body
         }
         return try content(of: doc, followed: followed)
     }
 
-    static func splitPart(_ part: Data) throws(SyncError) -> (headers: [String: String], body: Data) {
-        var data = part
-        // Drop the line end that follows the boundary line.
-        if data.starts(with: Data("\r\n".utf8)) { data = data.dropFirst(2) } else if data.first == 0x0A { data = data.dropFirst() }
-        let crlf = Data("\r\n\r\n".utf8), lf = Data("\n\n".utf8)
-        let split: Range<Data.Index>
-        if let r = data.range(of: crlf), data.range(of: lf).map({ $0.lowerBound > r.lowerBound }) ?? true {
-            split = r
-        } else if let r = data.range(of: lf) {
-            split = r
-        } else {
-            throw SyncError.protocolError("a multipart part without headers")
+    /// The parts of an answer (FPCore's reader), its faults as protocol errors.
+    static func parts(_ body: Data, boundary: String) throws(SyncError) -> [MultipartBody.Part] {
+        do {
+            return try MultipartBody.parts([UInt8](body), boundary: boundary)
+        } catch {
+            throw SyncError.protocolError("multipart answer: \(error)")
         }
-        var headers: [String: String] = [:]
-        for line in String(decoding: data[data.startIndex..<split.lowerBound], as: UTF8.self).split(whereSeparator: \.isNewline) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] =
-                line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        var body = data[split.upperBound...]
-        // The line end before the next boundary belongs to the delimiter.
-        if body.last == 0x0A { body = body.dropLast() }
-        if body.last == 0x0D { body = body.dropLast() }
-        return (headers, Data(body))
     }
 }
