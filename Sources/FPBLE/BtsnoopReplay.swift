@@ -3,13 +3,17 @@ import FPHCI
 import Foundation
 
 /// A btsnoop capture loaded for replay: every advertising report with its
-/// time relative to the first record of the file.
+/// time relative to the file's first record (of any kind, for btmon and
+/// Android captures alike).
 package struct BtsnoopCapture: Sendable {
     package let path: String
     package let datalink: BtsnoopFile.Datalink
     /// Reports in file order; `time` = ms since the capture's first record.
     package let scans: [BLEScan]
+    /// `time` of each report whose advertising data did not decode (kept raw), in order.
+    package let adErrorTimes: [Int]
     package let malformedEvents: Int
+    /// From the first record to the last, in ms.
     package let durationMs: Int
     /// Every HCI packet of the file with its time (what `--keep-raw` replays into documents).
     package let packets: [RawHCIPacket]
@@ -42,27 +46,27 @@ package struct BtsnoopCapture: Sendable {
         let file = try BtsnoopFile(bytes: bytes)
         var decoder = EventDecoder()
         var scans: [BLEScan] = []
+        var adErrorTimes: [Int] = []
         var packets: [RawHCIPacket] = []
         var it = file.makeIterator()
-        var first: Int64?
-        var last: Int64 = 0
         while let record = try it.next() {
-            let start = first ?? record.timestampMicros
-            first = start
-            last = record.timestampMicros
-            let ms = Int((record.timestampMicros &- start) / 1000)
+            // Set by next() before it returns a record: the file's first record, skipped or not.
+            let ms = Int((record.timestampMicros &- (it.firstRecordMicros ?? record.timestampMicros)) / 1000)
             packets.append(RawHCIPacket(atMs: ms, h4: [record.type.rawValue] + record.packet, received: record.received))
             guard record.type == .event, record.received else { continue }
+            let errorsBefore = decoder.adErrors
             scans += decoder.scans(event: record.packet, time: ms, controller: record.index.map(Int.init))
+            for _ in errorsBefore..<decoder.adErrors { adErrorTimes.append(ms) }
         }
         if let cut = it.cutTail, packets.isEmpty { throw cut.error }
         droppedTailBytes = it.cutTail?.droppedBytes ?? 0
         self.path = path
         datalink = file.datalink
         self.scans = scans
+        self.adErrorTimes = adErrorTimes
         self.packets = packets
         malformedEvents = decoder.malformed
-        durationMs = Int(((last &- (first ?? 0))) / 1000)
+        durationMs = Int(((it.lastRecordMicros ?? 0) &- (it.firstRecordMicros ?? 0)) / 1000)
     }
 }
 
@@ -82,8 +86,15 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
 
     package var source: String { "btsnoop:\(capture.path)" }
 
+    /// How long a measurement of the whole capture runs: to its last record (at least 1 ms, so time 0 is replayed).
+    package var spanMs: Int { max(capture.durationMs, 1) }
+
     package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         lock.withLock { self.sink = sink; rawLog = context.rawHCI; next = 0; nextPacket = 0 }
+        return startStatus
+    }
+
+    var startStatus: ProviderStatus {
         var status = ProviderStatus(status: .ok, source: source)
         status.replay = true
         if capture.packets.isEmpty {
@@ -111,4 +122,28 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
     }
 
     package func stop() async {}
+
+    /// Reports replayed so far (the engine stops at its own end, the capture may run on).
+    package var replayedReports: Int { lock.withLock { next } }
+
+    /// The start status plus what the replay met: AD errors among the replayed
+    /// reports, and, when the measurement ended before the capture, how many were cut.
+    package func finalStatus() async -> ProviderStatus? {
+        var status = startStatus
+        let replayed = replayedReports
+        let lastTime = replayed > 0 ? capture.scans[replayed - 1].time : -1
+        status.adErrors = capture.adErrorTimes.prefix { $0 <= lastTime }.count
+        if let cut = cutNote(replayed: replayed) { status.reason = cut }
+        return status
+    }
+
+    /// "replayed 81 of the capture's 460 advertising reports: …"; nil when none were cut.
+    package func cutNote(replayed: Int) -> String? {
+        guard replayed < capture.scans.count else { return nil }
+        let first = capture.scans[replayed].time
+        return "replayed \(replayed) of the capture's \(capture.scans.count) advertising reports: "
+            + "the measurement ended before the report at \(Self.seconds(first)) (the capture runs \(Self.seconds(capture.durationMs)))"
+    }
+
+    static func seconds(_ ms: Int) -> String { String(format: "%.1f s", Double(ms) / 1000) }
 }

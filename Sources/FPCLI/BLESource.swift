@@ -2,6 +2,7 @@ import ArgumentParser
 import FPBLE
 import FPCore
 import FPHCI
+import FPSession
 import FPTransport
 
 /// Where BLE comes from: `hci:hci0` (kernel HCI socket), `btsnoop:FILE` (replay), `sim`.
@@ -78,5 +79,19 @@ enum BLEFailure {
         case .sim:
             throw CommandFailure("internal: simulated BLE is built by the workspace", .failure)
         }
+    }
+}
+
+/// What the CLI asks of a btsnoop replay among a setup's providers.
+enum Replay {
+    static func provider(in setup: CaptureSetup) -> BtsnoopReplayProvider? {
+        setup.providers.lazy.compactMap { $0 as? BtsnoopReplayProvider }.first
+    }
+
+    /// One warning when the measurement ended before the capture's last report
+    /// (the document's BLE status carries the same reason).
+    static func warnIfCut(_ setup: CaptureSetup, hint: String) {
+        guard let replay = provider(in: setup), let note = replay.cutNote(replayed: replay.replayedReports) else { return }
+        Terminal.err("warning: \(replay.capture.path): \(note); \(hint)")
     }
 }

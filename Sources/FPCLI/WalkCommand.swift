@@ -53,11 +53,12 @@ struct WalkCommand: ReportingCommand {
                             scenario.scenarioID, mapInfo.id, route.waypoints.count,
                             route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,
                             Double(walk.durationMs) / 1000, walk.windows.count))
-        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs)
+        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs, fast: capture.fast)
         let docs = try await Interrupts.cancellable {
             try await walk.run(setup) { printer.update($0) }
         }
         printer.finish()
+        Replay.warnIfCut(setup, hint: "a walk lasts as long as its route")
         let encoder = JSONValueEncoder()
         let lastEnd = docs.compactMap { $0.window?.endMs }.max()
         let news = try docs.map { doc in
