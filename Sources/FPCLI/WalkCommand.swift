@@ -21,6 +21,7 @@ struct WalkCommand: ReportingCommand {
     @Option(help: "Walking-speed correction −10…+10 (default: the speed-correction setting).")
     var speedCorrection: Int?
     @Flag(help: "Print the stored documents as JSON lines.") var json = false
+    @Flag(help: "Walk a route with waypoints outside the map's extent (app config maps[].extent) all the same.") var force = false
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -39,6 +40,9 @@ struct WalkCommand: ReportingCommand {
         let mapInfo = try ws.map(scenario.mapID, in: loaded)
         guard let route = Route(waypoints: scenario.points) else {
             throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
+        }
+        if !force, let (i, outside) = scenario.points.enumerated().lazy.compactMap({ i, p in mapInfo.outside(p).map { (i, $0) } }).first {
+            throw CommandFailure("scenario \(scenario.scenarioID), waypoint \(i + 1): \(outside); --force walks it all the same", .dataError)
         }
         let radios = try capture.radios(enabled: settings.radios)
         let store = try ws.openStore(.write)
