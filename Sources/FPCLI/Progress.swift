@@ -16,10 +16,14 @@ final class ProgressPrinter: @unchecked Sendable {
     private var printedStatus = false
     private let fast: Bool
     private var lastPlain: ContinuousClock.Instant?
+    /// Walks: the next waypoint from the target, in metres and direction.
+    private let guidance: (@Sendable (MapPoint, Int) -> String)?
 
-    init(prefix: String, plainEveryMs: Int, quiet: Bool = false, fast: Bool = false) {
+    init(prefix: String, plainEveryMs: Int, quiet: Bool = false, fast: Bool = false,
+         guidance: (@Sendable (MapPoint, Int) -> String)? = nil) {
         tty = Terminal.stderrIsTTY
         self.fast = fast
+        self.guidance = guidance
         self.prefix = prefix
         self.plainEveryMs = plainEveryMs
         self.quiet = quiet
@@ -36,7 +40,7 @@ final class ProgressPrinter: @unchecked Sendable {
         var parts = [prefix]
         if let t = p.target {
             parts.append(String(format: "go to (%.0f, %.0f)", t.x, t.y))
-            if let w = p.nextWaypoint { parts.append("→ waypoint \(w + 1)") }
+            if let w = p.nextWaypoint { parts.append(guidance?(t, w) ?? "→ waypoint \(w + 1)") }
             parts.append("docs \(p.documentsCut)")
         }
         let left = max(0, p.totalMs - p.elapsedMs)
