@@ -141,13 +141,20 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Set: ReportingCommand {
-        static let configuration = CommandConfiguration(commandName: "set", abstract: "Change one setting.")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Change one setting.",
+                                                            usage: "fprint config set <key> <value>")
         @Argument(help: "Setting key.") var key: String
-        @Argument(help: "New value.") var value: String
+        // An array that takes what looks like an option: `config set speed-correction -2` is a value, not a flag.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("New value (negative numbers too).", valueName: "value"))
+        var value: [String] = []
+
+        func validate() throws {
+            guard value.count == 1 else { throw ValidationError("config set takes one key and one value, got \(value.count) values") }
+        }
 
         func perform() async throws {
             let store = Workspace().settingsStore()
-            do { try store.set(key, value) } catch { throw CommandFailure("\(error)", .usage) }
+            do { try store.set(key, value[0]) } catch { throw CommandFailure("\(error)", .usage) }
             Terminal.err("\(key) = \(try store.get(key))")
         }
     }

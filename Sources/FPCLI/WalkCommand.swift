@@ -18,7 +18,8 @@ struct WalkCommand: ReportingCommand {
             """)
 
     @Option(help: "Scenario id (see `fprint scenarios`).") var scenario: String
-    @Option(help: "Walking-speed correction −10…+10 (default: the speed-correction setting).")
+    // `.unconditional`: `--speed-correction -3` is a value, not an unknown option.
+    @Option(parsing: .unconditional, help: "Walking-speed correction −10…+10 (default: the speed-correction setting).")
     var speedCorrection: Int?
     @Flag(help: "Print the stored documents as JSON lines.") var json = false
     @Option(help: "Seconds of \"get ready\" countdown before the target starts moving (default: 5 on a terminal; 0 when stderr is piped or with --fast).")
