@@ -36,6 +36,7 @@ bench: bench-ble
 	$(SWIFT) build -c release --product fprint
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
 	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --sync --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
+	$(shell $(SWIFT) build -c release --show-bin-path)/fprint-bench --replay --fprint $(shell $(SWIFT) build -c release --show-bin-path)/fprint
 
 # The binary, the shipped Config/ and Scenarios/ (found by the binary in
 # PREFIX/share/fprint) and shell completions where bash, zsh and fish look.

@@ -129,10 +129,14 @@ struct Measure: ReportingCommand {
         try Self.store(doc, setup: setup, in: store, ws, json: json)
     }
 
-    static func store(_ doc: MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
+    /// `doc` is consumed: its entries are let go once encoded (a replay's can be 100,000s).
+    static func store(_ doc: consuming MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
                       json: Bool) throws {
             let id = Workspace.newDocumentID()
             let body = try JSONValueEncoder().encode(doc)
+            let summary = "BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)"
+                + Workspace.unavailableNote(doc)
+            doc.bleScans = []
             var new = NewDocument(id: id, body: body)
             if let log = setup.rawHCI {
                 new = RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: 0, toMs: doc.durationMs,
@@ -144,7 +148,7 @@ struct Measure: ReportingCommand {
                 for s in stored { Terminal.out(Workspace.documentJSON(s)) }
             } else {
                 Terminal.out(id)
-                Terminal.err("stored \(id): BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)" + Workspace.unavailableNote(doc))
+                Terminal.err("stored \(id): \(summary)")
             }
     }
 }

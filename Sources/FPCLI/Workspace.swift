@@ -184,7 +184,8 @@ struct Workspace {
         // BLE first: an explicit --ble-source that cannot work fails before anything runs.
         var ble: (any RadioProvider)?
         if radios.contains(.ble), let source = capture.bleSource, source != .sim {
-            ble = try BLEFailure.provider(source, explicit: true, exclusive: capture.exclusive, passive: capture.passive)
+            ble = try BLEFailure.provider(source, explicit: true, exclusive: capture.exclusive, passive: capture.passive,
+                                          keepRaw: capture.keepRaw)
         }
         guard let spanMs = spanMs ?? (ble as? BtsnoopReplayProvider)?.spanMs else {
             throw CommandFailure("--duration all replays a btsnoop capture: BLE must be on (drop --no-ble)", .usage)

@@ -102,7 +102,7 @@ struct Capture {
         // Providers stopping may flush what they still held. Real providers may
         // date an observation before ms 0 (a cached Wi-Fi entry): not this measurement's.
         samples.append(contentsOf: sink.drain())
-        samples = samples.filter { $0.time >= 0 && $0.time <= durationMs }
+        samples.removeAll { $0.time < 0 || $0.time > durationMs }  // in place: a replay's samples can be 100,000s
         samples.sort { $0.time < $1.time }
         return Result(samples: samples, statuses: statuses, motion: motion)
     }
@@ -140,6 +140,7 @@ struct DocumentBuilder {
         doc.collectBtsData = setup.radios.contains(.cell)
         doc.collectGeolocationData = setup.radios.contains(.location)
         // Sample times are relative to this document's own start.
+        doc.bleScans.reserveCapacity(samples.count)
         for sample in samples {
             switch sample {
             case .ble(var s): s.time -= startMs; doc.bleScans.append(s)
