@@ -24,8 +24,10 @@ build:
 # `make test-serial` runs one test at a time, to tell a race from a failure.
 # Swift Testing only: XCTest would add "Executed 0 tests" lines. A test whose
 # real component is not installed is listed as skipped, with the reason.
+# Then Tests/cli-tour.sh runs the README's examples on a fresh database.
 test:
 	$(SWIFT) test --disable-xctest
+	bash Tests/cli-tour.sh $(BIN)
 
 test-serial:
 	$(SWIFT) test --disable-xctest --no-parallel
@@ -42,6 +44,7 @@ bench: bench-ble
 	$(RELEASE) --product fprint
 	$(RELEASE_BIN)/fprint-bench --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --sync --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
 
 # The binary, the shipped Config/ and Scenarios/ (found by the binary in
 # PREFIX/share/fprint) and shell completions where bash, zsh and fish look.

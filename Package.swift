@@ -51,7 +51,9 @@ let package = Package(
         // HCI sockets (raw and user channel), the command engine, scan control, adapter listing.
         .target(name: "FPTransport", dependencies: ["FPHCI", "CHCI", .product(name: "SystemPackage", package: "swift-system")]),
         // BLE providers: btsnoop replay and live HCI scanning into bleScans[].
-        .target(name: "FPBLE", dependencies: ["FPCore", "FPHCI", "FPHex", "FPTransport"]),
+        .target(name: "FPBLE", dependencies: [
+            "FPCore", "FPHCI", "FPHex", "FPTransport", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Real Linux sources: gpsd (GNSS), ModemManager (cellular), nl80211 (Wi-Fi), IIO (motion), the device (sysfs).
         // The kernel's netlink headers (sockaddr_nl), for the nl80211 socket.
         .systemLibrary(name: "CNetlink"),
@@ -97,7 +99,7 @@ let package = Package(
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
         // `make bench`: store throughput and `fprint list` latency, figures printed.
         .executableTarget(name: "fprint-bench", dependencies: [
-            "FPCore", "FPStore", "FPAnalysis", .product(name: "SystemPackage", package: "swift-system"),
+            "FPCore", "FPStore", "FPAnalysis", "FPHCI", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).

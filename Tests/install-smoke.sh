@@ -6,6 +6,7 @@
 # release build. Usage: Tests/install-smoke.sh [PREFIX] (default: a temporary one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
 
 work=$(mktemp -d)
 prefix=${1:-$work/prefix}
@@ -44,6 +45,9 @@ count=$("$fprint" list --json | wc -l)
 "$fprint" show "$(head -1 "$work/walk.ids")" >/dev/null || fail "show"
 "$fprint" export jsonl >"$work/export.jsonl" || fail "export jsonl"
 [ "$(wc -l <"$work/export.jsonl")" -eq "$count" ] || fail "export wrote $(wc -l <"$work/export.jsonl") of $count"
+
+step "the README's examples (Tests/cli-tour.sh) with the installed binary"
+bash "$repo/Tests/cli-tour.sh" "$fprint" >"$work/tour.log" 2>&1 || { tail -30 "$work/tour.log" >&2; fail "cli-tour"; }
 
 step "gateway, push, pull, no-op sync"
 head -c 32 /dev/urandom | base64 >"$work/secret"

@@ -1,18 +1,26 @@
 import FPCore
 import FPHCI
 import Foundation
+import SystemPackage
 
 /// A btsnoop capture loaded for replay: every advertising report with its
-/// time relative to the first record of the file.
+/// time relative to the file's first record (of any kind, for btmon and
+/// Android captures alike).
 package struct BtsnoopCapture: Sendable {
     package let path: String
     package let datalink: BtsnoopFile.Datalink
     /// Reports in file order; `time` = ms since the capture's first record.
-    package let scans: [BLEScan]
+    package private(set) var scans: [BLEScan]
+    /// `time` of each report whose advertising data did not decode (kept raw), in order.
+    package private(set) var adErrorTimes: [Int]
     package let malformedEvents: Int
+    /// From the first record to the last, in ms.
     package let durationMs: Int
-    /// Every HCI packet of the file with its time (what `--keep-raw` replays into documents).
+    /// Every HCI packet of the file with its time (what `--keep-raw` replays into
+    /// documents); empty unless asked for (`keepPackets`): a copy of each record.
     package let packets: [RawHCIPacket]
+    /// HCI packets in the file (kept or not).
+    package let packetCount: Int
     /// Bytes of a last record cut short, dropped (0 when the file ends cleanly).
     package let droppedTailBytes: Int
 
@@ -27,42 +35,78 @@ package struct BtsnoopCapture: Sendable {
         }
     }
 
-    package init(path: String) throws(LoadError) {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadable(path, (error as NSError).localizedDescription)
+    package init(path: String, keepPackets: Bool = true) throws(LoadError) {
+        let bytes: [UInt8]
+        do { bytes = try Self.read(path) } catch { throw .unreadable(path, (error as? Errno)?.description ?? "\(error)") }
+        do { try self.init(bytes: bytes, path: path, keepPackets: keepPackets) } catch { throw .malformed(path, error) }
+    }
+
+    /// The whole file straight into one array (no Data in between: a replay's
+    /// capture can be tens of MB, held once).
+    static func read(_ path: String) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(path, .readOnly)
+        defer { try? fd.close() }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[..<n])
         }
-        do { try self.init(bytes: Array(data), path: path) } catch { throw .malformed(path, error) }
+        return out
     }
 
     /// Parses a whole capture. A last record cut short is dropped (`droppedTailBytes`)
     /// unless no record is intact, which fails the file; a malformed event inside
     /// an intact record is counted and skipped.
-    package init(bytes: [UInt8], path: String) throws(HCIParseError) {
+    package init(bytes: [UInt8], path: String, keepPackets: Bool = true) throws(HCIParseError) {
         let file = try BtsnoopFile(bytes: bytes)
         var decoder = EventDecoder()
         var scans: [BLEScan] = []
+        var adErrorTimes: [Int] = []
         var packets: [RawHCIPacket] = []
+        var packetCount = 0
         var it = file.makeIterator()
-        var first: Int64?
-        var last: Int64 = 0
         while let record = try it.next() {
-            let start = first ?? record.timestampMicros
-            first = start
-            last = record.timestampMicros
-            let ms = Int((record.timestampMicros &- start) / 1000)
-            packets.append(RawHCIPacket(atMs: ms, h4: [record.type.rawValue] + record.packet, received: record.received))
+            // Set by next() before it returns a record: the file's first record, skipped or not.
+            let ms = Int((record.timestampMicros &- (it.firstRecordMicros ?? record.timestampMicros)) / 1000)
+            packetCount += 1
+            if keepPackets {
+                packets.append(RawHCIPacket(atMs: ms, h4: [record.type.rawValue] + record.packet, received: record.received))
+            }
             guard record.type == .event, record.received else { continue }
-            scans += decoder.scans(event: record.packet, time: ms, controller: record.index.map(Int.init))
+            let errorsBefore = decoder.adErrors
+            if scans.isEmpty { scans.reserveCapacity(Self.eventRecords(file)) }
+            decoder.append(event: record.packet, time: ms, controller: record.index.map(Int.init), to: &scans)
+            for _ in errorsBefore..<decoder.adErrors { adErrorTimes.append(ms) }
         }
-        if let cut = it.cutTail, packets.isEmpty { throw cut.error }
+        if let cut = it.cutTail, packetCount == 0 { throw cut.error }
+        self.packetCount = packetCount
         droppedTailBytes = it.cutTail?.droppedBytes ?? 0
         self.path = path
         datalink = file.datalink
         self.scans = scans
+        self.adErrorTimes = adErrorTimes
         self.packets = packets
         malformedEvents = decoder.malformed
-        durationMs = Int(((last &- (first ?? 0))) / 1000)
+        durationMs = Int(((it.lastRecordMicros ?? 0) &- (it.firstRecordMicros ?? 0)) / 1000)
+    }
+}
+
+extension BtsnoopCapture {
+    /// Event records in a file (a cheap pass over record headers): about one
+    /// report each, so the reports' array is allocated once, not grown.
+    static func eventRecords(_ file: BtsnoopFile) -> Int {
+        var it = file.makeIterator()
+        var n = 0
+        while let r = try? it.next() { if r.type == .event && r.received { n += 1 } }
+        return n
+    }
+
+    /// Drops the decoded reports (a replay that has ended).
+    mutating func releaseReports() {
+        scans = []
+        adErrorTimes = []
     }
 }
 
@@ -71,8 +115,11 @@ package struct BtsnoopCapture: Sendable {
 /// its recorded time offset, and the document says it is a replay.
 package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
     package let radio = Radio.ble
-    package let capture: BtsnoopCapture
+    package private(set) var capture: BtsnoopCapture
     let lock = NSLock()
+    /// Set by `stop`: the final status and cut note, worked out before the
+    /// reports are let go (the engine holds those it replayed).
+    var stopped: (status: ProviderStatus, cut: String?)?
     var next = 0
     var nextPacket = 0
     var sink: SampleSink?
@@ -82,11 +129,18 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
 
     package var source: String { "btsnoop:\(capture.path)" }
 
+    /// How long a measurement of the whole capture runs: to its last record (at least 1 ms, so time 0 is replayed).
+    package var spanMs: Int { max(capture.durationMs, 1) }
+
     package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
         lock.withLock { self.sink = sink; rawLog = context.rawHCI; next = 0; nextPacket = 0 }
+        return startStatus
+    }
+
+    var startStatus: ProviderStatus {
         var status = ProviderStatus(status: .ok, source: source)
         status.replay = true
-        if capture.packets.isEmpty {
+        if capture.packetCount == 0 {
             status.status = .unavailable
             status.reason = "the capture holds no HCI packets (only its file header)"
         }
@@ -110,5 +164,42 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
         if !batch.isEmpty { sink?.emit(contentsOf: batch) }
     }
 
-    package func stop() async {}
+    /// Ends the replay and lets its reports go: a long capture's are tens of MB
+    /// that the document being stored needs the memory for.
+    package func stop() async {
+        lock.withLock {
+            guard stopped == nil else { return }
+            stopped = (liveStatus(replayed: next), cutNote(replayed: next))
+            capture.releaseReports()
+        }
+    }
+
+    /// Reports replayed so far (the engine stops at its own end, the capture may run on).
+    package var replayedReports: Int { lock.withLock { next } }
+
+    /// The start status plus what the replay met: AD errors among the replayed
+    /// reports, and, when the measurement ended before the capture, how many were cut.
+    package func finalStatus() async -> ProviderStatus? {
+        lock.withLock { stopped?.status ?? liveStatus(replayed: next) }
+    }
+
+    /// Why the replay left reports out ("replayed 81 of the capture's 460 …"), nil if it did not.
+    package var cutShort: String? { lock.withLock { stopped.map(\.cut) ?? cutNote(replayed: next) } }
+
+    private func liveStatus(replayed: Int) -> ProviderStatus {
+        var status = startStatus
+        let lastTime = replayed > 0 ? capture.scans[replayed - 1].time : -1
+        status.adErrors = capture.adErrorTimes.prefix { $0 <= lastTime }.count
+        if let cut = cutNote(replayed: replayed) { status.reason = cut }
+        return status
+    }
+
+    private func cutNote(replayed: Int) -> String? {
+        guard replayed < capture.scans.count else { return nil }
+        let first = capture.scans[replayed].time
+        return "replayed \(replayed) of the capture's \(capture.scans.count) advertising reports: "
+            + "the measurement ended before the report at \(Self.seconds(first)) (the capture runs \(Self.seconds(capture.durationMs)))"
+    }
+
+    static func seconds(_ ms: Int) -> String { String(format: "%.1f s", Double(ms) / 1000) }
 }

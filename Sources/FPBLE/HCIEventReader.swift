@@ -59,6 +59,7 @@ package final class HCIEventReader: @unchecked Sendable {
         lock.withLock {
             var h = state
             h.malformed = decoder.malformed
+            h.adErrors = decoder.adErrors
             return h
         }
     }
@@ -112,6 +113,8 @@ package struct ReaderHealth: Sendable, Equatable {
     package var reports = 0
     /// Malformed events skipped.
     package var malformed = 0
+    /// Reports whose advertising data did not decode (stored with their data raw).
+    package var adErrors = 0
     /// Persistent read errors, each retried after a pause.
     package var readErrors = 0
     package var lastReadError: HCISocketError?

@@ -133,6 +133,7 @@ package final class HCIScanProvider: RadioProvider, @unchecked Sendable {
             status = ProviderStatus(status: .ok, source: source)
         }
         status.malformed = health.malformed
+        status.adErrors = health.adErrors
         return status
     }
 

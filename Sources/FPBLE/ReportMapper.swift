@@ -70,25 +70,38 @@ package struct EventDecoder: Sendable {
     /// Scans in one HCI event (parameters without the H4 byte); a malformed
     /// event is counted and yields nothing.
     package mutating func scans(event packet: ArraySlice<UInt8>, time: Int, controller: Int? = nil) -> [BLEScan] {
+        var out: [BLEScan] = []
+        append(event: packet, time: time, controller: controller, to: &out)
+        return out
+    }
+
+    /// The same, appended to `scans` (a replay decodes 100,000s: no array per event).
+    package mutating func append(event packet: ArraySlice<UInt8>, time: Int, controller: Int? = nil, to scans: inout [BLEScan]) {
         let event: HCIEvent
         do { event = try HCIEvent(bytes: packet) } catch {
             count(error)
-            return []
+            return
         }
-        return scans(event: event, time: time, controller: controller)
+        append(event: event, time: time, controller: controller, to: &scans)
     }
 
     /// Scans in an event already parsed (one the command engine caught).
     package mutating func scans(event: HCIEvent, time: Int, controller: Int? = nil) -> [BLEScan] {
+        var out: [BLEScan] = []
+        append(event: event, time: time, controller: controller, to: &out)
+        return out
+    }
+
+    package mutating func append(event: HCIEvent, time: Int, controller: Int? = nil, to scans: inout [BLEScan]) {
         let reports: [AdvertisingReport]
         do { reports = try AdvertisingReports.parse(event) } catch {
             count(error)
-            return []
+            return
         }
-        return reports.map { r in
+        for r in reports {
             let (scan, bad) = ReportMapper.scan(r, time: time, controller: controller)
             if bad { adErrors += 1 }
-            return scan
+            scans.append(scan)
         }
     }
 

@@ -87,12 +87,15 @@ struct Scan: ReportingCommand {
         commandName: "scan",
         abstract: "Show BLE transmitters live: count, last and median RSSI, beacon id.",
         discussion: """
-            One row per transmitter, updated in place on a terminal; piped, one JSON line per transmitter that changed, every second. Runs until Ctrl-C or --duration. Nothing is stored.
+            One row per transmitter, updated in place on a terminal; piped, one JSON line per transmitter that changed, every second, and at the end (also on Ctrl-C) one per transmitter heard at all. Runs until Ctrl-C or --duration (a --fast replay: to the capture's end). Nothing is stored.
+
+            --reports prints every advertising report instead, as it is heard: one JSON line each with every field a document's bleScans[] entry has (time: ms since the scan started, or since the capture's first record for a replay), and at the end a count on stderr.
 
             Examples:
               fprint scan
               fprint scan --ble-source hci:hci1 --passive --duration 30
               fprint scan --ble-source btsnoop:capture.btsnoop --fast | jq .
+              fprint scan --ble-source btsnoop:capture.btsnoop --fast --reports > reports.jsonl
             """)
 
     @Option(name: .customLong("ble-source"), help: ArgumentHelp("hci:hci0 (default) or btsnoop:FILE.", valueName: "source"))
@@ -102,6 +105,8 @@ struct Scan: ReportingCommand {
     @Flag(help: "With hci:…: take the adapter exclusively (HCI user channel; adapter must be down).") var exclusive = false
     @Flag(help: "With hci:…: passive scanning.") var passive = false
     @Flag(help: "JSON lines even on a terminal.") var json = false
+    @Flag(help: "One JSON line per advertising report (every field of bleScans[]) instead of a line per transmitter.")
+    var reports = false
 
     func validate() throws {
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
@@ -115,18 +120,22 @@ struct Scan: ReportingCommand {
         // A fast replay ends with the file; otherwise --duration or Ctrl-C.
         var endMs = duration.map { $0 * 1000 } ?? Int.max
         if fast, let replay = provider as? BtsnoopReplayProvider { endMs = min(endMs, replay.capture.durationMs) }
-        let live = !json && Terminal.stdoutIsTTY
+        let view: View = reports ? .reports : (!json && Terminal.stdoutIsTTY ? .table : .lines)
         let lastMs = endMs
         do {
             try await Interrupts.cancellable {
-                try await Self.loop(provider: provider, clock: clock, endMs: lastMs, live: live)
+                try await Self.loop(provider: provider, clock: clock, endMs: lastMs, view: view)
             }
         } catch is CancellationError {
             // Ctrl-C is how a scan normally ends: not an error, nothing was to be stored.
         }
     }
 
-    static func loop(provider: any RadioProvider, clock: any MeasurementClock, endMs: Int, live: Bool) async throws {
+    /// What stdout shows: a table in place, JSON lines per transmitter, or every report.
+    enum View { case table, lines, reports }
+
+    static func loop(provider: any RadioProvider, clock: any MeasurementClock, endMs: Int, view: View) async throws {
+        let live = view == .table
         let sink = SampleSink()
         let context = CaptureContext(clock: clock, level: "-", position: { _ in MapPoint(x: 0, y: 0) })
         let status = await provider.start(context: context, sink: sink)
@@ -136,6 +145,7 @@ struct Scan: ReportingCommand {
         var lastPrint = 0
         // Heard since the last print: a second's worth of 100 ms ticks.
         var changed = Set<String>()
+        var reportCount = 0
         defer { if live { Terminal.out("") } }
         do {
             while t < endMs {
@@ -143,11 +153,16 @@ struct Scan: ReportingCommand {
                 try await clock.sleep(untilMs: t)
                 try Task.checkCancellation()
                 await provider.advance(toMs: t)
+                var heard: [String] = []
                 for case .ble(let s) in sink.drain() {
                     stats[s.address, default: TransmitterStats(address: s.address, last: s)].add(s)
                     changed.insert(s.address)
+                    if view == .reports { heard.append(CanonicalJSON.string(s.jsonValue)) }
+                    reportCount += 1
                 }
-                if t - lastPrint >= 1000 || t == endMs {
+                // One write per tick: a replay prints thousands of reports a second.
+                if !heard.isEmpty { Terminal.out(heard.joined(separator: "\n")) }
+                if view != .reports, t - lastPrint >= 1000 || t == endMs {
                     lastPrint = t
                     render(stats, changed: changed, live: live, ms: t)
                     changed.removeAll()
@@ -164,6 +179,14 @@ struct Scan: ReportingCommand {
             throw error
         }
         await provider.stop()
+        if view == .reports {
+            // Reports heard after the last tick (a live reader flushes at stop) still come out.
+            let rest = sink.drain().compactMap { if case .ble(let s) = $0 { s } else { nil } }
+            if !rest.isEmpty { Terminal.out(rest.map { CanonicalJSON.string($0.jsonValue) }.joined(separator: "\n")) }
+            reportCount += rest.count
+            Terminal.err("\(Terminal.counted(reportCount, "advertising report")) from \(Terminal.counted(Set(stats.keys).union(rest.map(\.address)).count, "transmitter"))")
+            return
+        }
         render(stats, changed: Set(stats.keys), live: live, ms: t)
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import FPBLE
 import FPCore
 import FPHCI
+import FPSession
 import FPTransport
 
 /// Where BLE comes from: `hci:hci0` (kernel HCI socket), `btsnoop:FILE` (replay), `sim`.
@@ -56,16 +57,19 @@ enum BLEFailure {
     }
 
     /// The BLE provider for a source; an explicit source that cannot work fails the command.
-    static func provider(_ source: BLESource, explicit: Bool, exclusive: Bool, passive: Bool) throws -> any RadioProvider {
+    /// `keepRaw`: a replay keeps a copy of every packet for `--keep-raw` (else only the reports).
+    static func provider(_ source: BLESource, explicit: Bool, exclusive: Bool, passive: Bool, keepRaw: Bool = false) throws
+        -> any RadioProvider
+    {
         switch source {
         case .btsnoop(let path):
             let capture: BtsnoopCapture
-            do { capture = try BtsnoopCapture(path: path) } catch {
+            do { capture = try BtsnoopCapture(path: path, keepPackets: keepRaw) } catch {
                 throw CommandFailure(error.description, .dataError)
             }
             if capture.droppedTailBytes > 0 {
                 Terminal.err("warning: \(path): the last record is cut short; its \(capture.droppedTailBytes) bytes are dropped"
-                    + " and the \(capture.packets.count) intact packets before it replayed")
+                    + " and the \(capture.packetCount) intact packets before it replayed")
             }
             return BtsnoopReplayProvider(capture: capture)
         case .hci(let device):
@@ -78,5 +82,19 @@ enum BLEFailure {
         case .sim:
             throw CommandFailure("internal: simulated BLE is built by the workspace", .failure)
         }
+    }
+}
+
+/// What the CLI asks of a btsnoop replay among a setup's providers.
+enum Replay {
+    static func provider(in setup: CaptureSetup) -> BtsnoopReplayProvider? {
+        setup.providers.lazy.compactMap { $0 as? BtsnoopReplayProvider }.first
+    }
+
+    /// One warning when the measurement ended before the capture's last report
+    /// (the document's BLE status carries the same reason).
+    static func warnIfCut(_ setup: CaptureSetup, hint: String) {
+        guard let replay = provider(in: setup), let note = replay.cutShort else { return }
+        Terminal.err("warning: \(replay.capture.path): \(note); \(hint)")
     }
 }

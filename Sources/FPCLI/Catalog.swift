@@ -30,6 +30,7 @@ struct Maps: ReportingCommand {
                     "id": .string(m.id), "location": .string(m.location), "description": .string(m.description),
                     "mapURL": .string(m.mapURL),
                     "scale": ["meters": .double(scale.meters), "units": .double(scale.units)],
+                    "extent": m.extent.map { ["width": .double($0.width), "height": .double($0.height)] } ?? .null,
                     "scenarios": names.map(JSONValue.array) ?? .null,
                     "simulatedEnvironment": ws.environmentPath(map: m.id, loaded: loaded).map { JSONValue.string($0) } ?? .null,
                 ]
@@ -40,10 +41,11 @@ struct Maps: ReportingCommand {
         let rows = loaded.appConfig.maps.map { m -> [String] in
             let scale = ws.scale(of: m)
             let n = scenarios.map { list in String(list.filter { $0.mapID == m.id }.count) } ?? "?"
-            return [m.id, m.description, String(format: "%g m = %g units", scale.meters, scale.units), n,
+            return [m.id, m.description, String(format: "%g m = %g units", scale.meters, scale.units),
+                    m.extent.map { String(format: "%g × %g", $0.width, $0.height) } ?? "not given", n,
                     ws.environmentPath(map: m.id, loaded: loaded) == nil ? "no" : "yes"]
         }
-        for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "SCENARIOS", "SIMULATION"], rows) { Terminal.out(line) }
+        for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "EXTENT", "SCENARIOS", "SIMULATION"], rows) { Terminal.out(line) }
     }
 }
 
@@ -139,13 +141,20 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Set: ReportingCommand {
-        static let configuration = CommandConfiguration(commandName: "set", abstract: "Change one setting.")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Change one setting.",
+                                                            usage: "fprint config set <key> <value>")
         @Argument(help: "Setting key.") var key: String
-        @Argument(help: "New value.") var value: String
+        // An array that takes what looks like an option: `config set speed-correction -2` is a value, not a flag.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("New value (negative numbers too).", valueName: "value"))
+        var value: [String] = []
+
+        func validate() throws {
+            guard value.count == 1 else { throw ValidationError("config set takes one key and one value, got \(value.count) values") }
+        }
 
         func perform() async throws {
             let store = Workspace().settingsStore()
-            do { try store.set(key, value) } catch { throw CommandFailure("\(error)", .usage) }
+            do { try store.set(key, value[0]) } catch { throw CommandFailure("\(error)", .usage) }
             Terminal.err("\(key) = \(try store.get(key))")
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FPBLE
 import FPConfig
 import FPCore
 import FPSession
@@ -10,12 +11,13 @@ struct Measure: ReportingCommand {
         commandName: "measure",
         abstract: "Record a static measurement at a point of a map.",
         discussion: """
-            Stands at (x, y) in map units for --duration seconds (default: the measurement-seconds setting, 20 s; allowed 5–120), records every enabled radio and stores one document. Ctrl-C stops without storing anything (exit 130).
+            Stands at (x, y) in map units for --duration seconds (default: the measurement-seconds setting, 20 s; allowed 5–120), records every enabled radio and stores one document. With --ble-source btsnoop:FILE, --duration all replays the whole capture (time 0 is the file's first record); a replay cut short by --duration says how many reports it left out. Ctrl-C stops without storing anything (exit 130).
 
             Examples:
               fprint measure --map J1NP --x 363 --y 701
               fprint measure --map J3NP --x 1441 --y 303 --simulate --duration 10 --no-cell
               fprint measure --map J1NP --x 363 --y 701 --simulate --fast --json
+              fprint measure --map J1NP --x 363 --y 701 --ble-source btsnoop:capture.btsnoop --duration all --fast
               fprint measure --map J1NP --x 363 --y 701 --every 15m --for 8h     # unattended monitoring
               fprint measure --map J1NP --x 363 --y 701 --every 30s --count 4 --duration 10
 
@@ -27,8 +29,12 @@ struct Measure: ReportingCommand {
     // not as a missing value followed by an unknown option.
     @Option(parsing: .unconditional, help: "X in map units (non-negative, right from the map's origin).") var x: Double
     @Option(parsing: .unconditional, help: "Y in map units (non-negative, down from the map's origin).") var y: Double
-    @Option(help: "Seconds to measure (5–120; default: the measurement-seconds setting).") var duration: Int?
+    @Option(help: ArgumentHelp(
+        "Seconds to measure (5–120; default: the measurement-seconds setting), or all with --ble-source btsnoop:FILE: the whole capture.",
+        valueName: "seconds|all"))
+    var duration: MeasureLength?
     @Flag(help: "Print the stored document as JSON.") var json = false
+    @Flag(help: "Measure at a point outside the map's extent (app config maps[].extent) all the same.") var force = false
     @Option(help: ArgumentHelp("Measure periodically, one run every interval (e.g. 30s, 15m, 1h).", valueName: "interval"))
     var every: String?
     @Option(help: "With --every: stop after this many runs.") var count: Int?
@@ -39,8 +45,14 @@ struct Measure: ReportingCommand {
     @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
-        if let duration, !StaticMeasurement.allowedSeconds.contains(duration) {
-            throw ValidationError("--duration must be 5–120 seconds, got \(duration)")
+        switch duration {
+        case .seconds(let n)? where !StaticMeasurement.allowedSeconds.contains(n):
+            throw ValidationError("--duration must be 5–120 seconds (or all, with --ble-source btsnoop:FILE), got \(n)")
+        case .all? where !capture.replaysBLE:
+            throw ValidationError("--duration all is the length of a btsnoop capture: it needs --ble-source btsnoop:FILE")
+        case .all? where every != nil:
+            throw ValidationError("--duration all replays one capture once: it cannot be combined with --every")
+        default: break
         }
         guard x.isFinite, y.isFinite, x >= 0, y >= 0 else {
             throw ValidationError("--x and --y must be non-negative map units")
@@ -55,7 +67,7 @@ struct Measure: ReportingCommand {
             throw ValidationError("--for must be a whole number with s, m or h (e.g. 8h), got '\(forDuration)'")
         }
         if let count, count < 1 { throw ValidationError("--count must be at least 1, got \(count)") }
-        if let every, let interval = PeriodicSchedule.seconds(every), let duration, interval < duration {
+        if let every, let interval = PeriodicSchedule.seconds(every), case .seconds(let duration)? = duration, interval < duration {
             throw ValidationError("--every (\(interval) s) must be at least --duration (\(duration) s): runs cannot overlap")
         }
     }
@@ -65,8 +77,12 @@ struct Measure: ReportingCommand {
         let settings = try ws.settings()
         let loaded = try ws.loadConfig()
         let mapInfo = try ws.map(map, in: loaded)
+        if !force, let outside = mapInfo.outside(MapPoint(x: x, y: y)) {
+            throw CommandFailure(outside + "; --force measures there all the same", .usage)
+        }
         let radios = try capture.radios(enabled: settings.radios)
-        let seconds = duration ?? settings.measurementSeconds
+        var seconds = settings.measurementSeconds
+        if case .seconds(let n)? = duration { seconds = n }
         let store = try ws.openStore(.write)  // fail before measuring, not after
         try Rescue.preflight(store, ws)
         let plan = StaticMeasurement(level: mapInfo.id, point: MapPoint(x: x, y: y), durationMs: seconds * 1000)
@@ -84,9 +100,10 @@ struct Measure: ReportingCommand {
                     try await schedule.run { n in
                         let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios,
                                                         spanMs: plan.durationMs)
-                        let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
+                        let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000, fast: capture.fast)
                         let doc = try await plan.run(setup) { printer.update($0) }
                         printer.finish()
+                        Replay.warnIfCut(setup, hint: "a longer --duration replays more of it")
                         try Self.store(doc, setup: setup, in: store, ws, json: json)
                         stored.increment()
                     }
@@ -99,19 +116,27 @@ struct Measure: ReportingCommand {
             return
         }
         let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
-                                        spanMs: plan.durationMs)
-        let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000)
+                                        spanMs: duration == .all ? nil : plan.durationMs)
+        let once = duration == .all
+            ? StaticMeasurement(level: plan.level, point: plan.point, durationMs: Replay.provider(in: setup)?.spanMs ?? plan.durationMs)
+            : plan
+        let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000, fast: capture.fast)
         let doc = try await Interrupts.cancellable {
-            try await plan.run(setup) { printer.update($0) }
+            try await once.run(setup) { printer.update($0) }
         }
         printer.finish()
+        Replay.warnIfCut(setup, hint: "--duration all replays the whole capture")
         try Self.store(doc, setup: setup, in: store, ws, json: json)
     }
 
-    static func store(_ doc: MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
+    /// `doc` is consumed: its entries are let go once encoded (a replay's can be 100,000s).
+    static func store(_ doc: consuming MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
                       json: Bool) throws {
             let id = Workspace.newDocumentID()
             let body = try JSONValueEncoder().encode(doc)
+            let summary = "BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)"
+                + Workspace.unavailableNote(doc)
+            doc.bleScans = []
             var new = NewDocument(id: id, body: body)
             if let log = setup.rawHCI {
                 new = RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: 0, toMs: doc.durationMs,
@@ -123,8 +148,18 @@ struct Measure: ReportingCommand {
                 for s in stored { Terminal.out(Workspace.documentJSON(s)) }
             } else {
                 Terminal.out(id)
-                Terminal.err("stored \(id): BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)" + Workspace.unavailableNote(doc))
+                Terminal.err("stored \(id): \(summary)")
             }
+    }
+}
+
+/// `--duration`: seconds, or `all` of a btsnoop capture.
+enum MeasureLength: Equatable, ExpressibleByArgument {
+    case seconds(Int)
+    case all
+
+    init?(argument: String) {
+        if argument == "all" { self = .all } else if let n = Int(argument) { self = .seconds(n) } else { return nil }
     }
 }
 

@@ -3,7 +3,9 @@ import FPSession
 import Foundation
 
 /// Shows capture progress: a line rewritten in place on a TTY, plain lines
-/// (one per `plainEveryMs`) when stderr is piped or logged.
+/// (one per `plainEveryMs`) when stderr is piped or logged. With `fast` (a
+/// virtual clock) plain lines come at most once per real second, and the last:
+/// an hour's replay must not print 3,600 lines in a second.
 final class ProgressPrinter: @unchecked Sendable {
     private let lock = NSLock()
     private let tty: Bool
@@ -12,9 +14,16 @@ final class ProgressPrinter: @unchecked Sendable {
     private let prefix: String
     private var nextPlainMs = 0
     private var printedStatus = false
+    private let fast: Bool
+    private var lastPlain: ContinuousClock.Instant?
+    /// Walks: the next waypoint from the target, in metres and direction.
+    private let guidance: (@Sendable (MapPoint, Int) -> String)?
 
-    init(prefix: String, plainEveryMs: Int, quiet: Bool = false) {
+    init(prefix: String, plainEveryMs: Int, quiet: Bool = false, fast: Bool = false,
+         guidance: (@Sendable (MapPoint, Int) -> String)? = nil) {
         tty = Terminal.stderrIsTTY
+        self.fast = fast
+        self.guidance = guidance
         self.prefix = prefix
         self.plainEveryMs = plainEveryMs
         self.quiet = quiet
@@ -31,7 +40,7 @@ final class ProgressPrinter: @unchecked Sendable {
         var parts = [prefix]
         if let t = p.target {
             parts.append(String(format: "go to (%.0f, %.0f)", t.x, t.y))
-            if let w = p.nextWaypoint { parts.append("→ waypoint \(w + 1)") }
+            if let w = p.nextWaypoint { parts.append(guidance?(t, w) ?? "→ waypoint \(w + 1)") }
             parts.append("docs \(p.documentsCut)")
         }
         let left = max(0, p.totalMs - p.elapsedMs)
@@ -42,10 +51,18 @@ final class ProgressPrinter: @unchecked Sendable {
         if tty {
             Terminal.status(line)
             printedStatus = true
-        } else if p.elapsedMs >= nextPlainMs || p.elapsedMs == p.totalMs {
+        } else if p.elapsedMs == p.totalMs || (p.elapsedMs >= nextPlainMs && realSecondPassed()) {
             Terminal.err(line)
             nextPlainMs = (p.elapsedMs / plainEveryMs + 1) * plainEveryMs
         }
+    }
+
+    private func realSecondPassed() -> Bool {
+        guard fast else { return true }
+        let now = ContinuousClock.now
+        if let last = lastPlain, now - last < .seconds(1) { return false }
+        lastPlain = now
+        return true
     }
 
     /// Clears the in-place line before the final output.

@@ -9,7 +9,7 @@ struct WalkCommand: ReportingCommand {
         commandName: "walk",
         abstract: "Walk a scenario's route, cutting one document every 2 s.",
         discussion: """
-            A target point moves along the scenario's waypoints at walking pace: correction 0 is 1 m/s, each step adds or removes 5 % (v = 1 m/s × (1 + 0.05 × c), c = −10…+10). Keep up with it. Every 2 s one document is cut; its position is the route point at the middle of its window. The walk ends at the last waypoint and stores all its documents at once, with a shared sessionId and seq 1, 2, …; Ctrl-C stores nothing (exit 130).
+            A target point moves along the scenario's waypoints at walking pace: correction 0 is 1 m/s, each step adds or removes 5 % (v = 1 m/s × (1 + 0.05 × c), c = −10…+10). Keep up with it: the progress line shows where the target is and the next waypoint in metres and direction on the plan (up = toward the plan's top). On a terminal a 5 s "get ready" countdown comes first (--ready N changes it, --ready 0 skips it); piped or with --fast there is none unless --ready asks. Every 2 s one document is cut; its position is the route point at the middle of its window. The walk ends at the last waypoint and stores all its documents at once, with a shared sessionId and seq 1, 2, …; Ctrl-C stores nothing (exit 130).
 
             Examples:
               fprint walk --scenario scenarioJ1NP1
@@ -18,9 +18,13 @@ struct WalkCommand: ReportingCommand {
             """)
 
     @Option(help: "Scenario id (see `fprint scenarios`).") var scenario: String
-    @Option(help: "Walking-speed correction −10…+10 (default: the speed-correction setting).")
+    // `.unconditional`: `--speed-correction -3` is a value, not an unknown option.
+    @Option(parsing: .unconditional, help: "Walking-speed correction −10…+10 (default: the speed-correction setting).")
     var speedCorrection: Int?
     @Flag(help: "Print the stored documents as JSON lines.") var json = false
+    @Option(help: "Seconds of \"get ready\" countdown before the target starts moving (default: 5 on a terminal; 0 when stderr is piped or with --fast).")
+    var ready: Int?
+    @Flag(help: "Walk a route with waypoints outside the map's extent (app config maps[].extent) all the same.") var force = false
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -29,6 +33,7 @@ struct WalkCommand: ReportingCommand {
         if let c = speedCorrection, !WalkPace.correctionRange.contains(c) {
             throw ValidationError("--speed-correction must be −10…+10, got \(c)")
         }
+        if let ready, !(0...600).contains(ready) { throw ValidationError("--ready must be 0–600 seconds, got \(ready)") }
     }
 
     func perform() async throws {
@@ -40,6 +45,9 @@ struct WalkCommand: ReportingCommand {
         guard let route = Route(waypoints: scenario.points) else {
             throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
         }
+        if !force, let (i, outside) = scenario.points.enumerated().lazy.compactMap({ i, p in mapInfo.outside(p).map { (i, $0) } }).first {
+            throw CommandFailure("scenario \(scenario.scenarioID), waypoint \(i + 1): \(outside); --force walks it all the same", .dataError)
+        }
         let radios = try capture.radios(enabled: settings.radios)
         let store = try ws.openStore(.write)
         try Rescue.preflight(store, ws)  // a walk's route is not lost to a store that cannot write
@@ -47,17 +55,30 @@ struct WalkCommand: ReportingCommand {
             level: mapInfo.id, scenarioId: scenario.scenarioID, route: route,
             pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
             scale: ws.scale(of: mapInfo), sessionId: Workspace.newDocumentID())
-        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
+        var setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
                                         spanMs: walk.durationMs)
         Terminal.err(String(format: "walk %@ on %@: %d waypoints, %.1f m at %.2f m/s, about %.0f s, %d documents",
                             scenario.scenarioID, mapInfo.id, route.waypoints.count,
                             route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,
                             Double(walk.durationMs) / 1000, walk.windows.count))
-        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs)
+        let scale = ws.scale(of: mapInfo)
+        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs, fast: capture.fast) { target, next in
+            WalkGuidance.toward(next, of: route, from: target, scale: scale)
+        }
+        let readySeconds = WalkGuidance.readySeconds(option: ready, fast: capture.fast)
+        if readySeconds > 0 {
+            try await Interrupts.cancellable {
+                try await WalkGuidance.countdown(seconds: readySeconds, start: route.waypoints[0], scale: scale)
+            }
+            // The walk's time 0 is the end of the countdown, not when the radios were set up.
+            if !setup.clock.isVirtual { setup.clock = MonotonicClock() }
+        }
+        let started = setup
         let docs = try await Interrupts.cancellable {
-            try await walk.run(setup) { printer.update($0) }
+            try await walk.run(started) { printer.update($0) }
         }
         printer.finish()
+        Replay.warnIfCut(setup, hint: "a walk lasts as long as its route")
         let encoder = JSONValueEncoder()
         let lastEnd = docs.compactMap { $0.window?.endMs }.max()
         let news = try docs.map { doc in

@@ -175,7 +175,8 @@ struct Workspace {
     /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
     /// `spanMs`: how long the capture lasts; in virtual time (--fast) it ends at the real now,
     /// so a fast document is never stamped in the future.
-    func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>, spanMs: Int) throws
+    /// `spanMs`: how long the capture will run (a fast clock ends at now); nil = the length of the btsnoop replay.
+    func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>, spanMs: Int?) throws
         -> CaptureSetup
     {
         let device = LinuxDeviceProvider(installIdPath: paths.installIDPath)
@@ -183,7 +184,11 @@ struct Workspace {
         // BLE first: an explicit --ble-source that cannot work fails before anything runs.
         var ble: (any RadioProvider)?
         if radios.contains(.ble), let source = capture.bleSource, source != .sim {
-            ble = try BLEFailure.provider(source, explicit: true, exclusive: capture.exclusive, passive: capture.passive)
+            ble = try BLEFailure.provider(source, explicit: true, exclusive: capture.exclusive, passive: capture.passive,
+                                          keepRaw: capture.keepRaw)
+        }
+        guard let spanMs = spanMs ?? (ble as? BtsnoopReplayProvider)?.spanMs else {
+            throw CommandFailure("--duration all replays a btsnoop capture: BLE must be on (drop --no-ble)", .usage)
         }
         let wantsSimulation = capture.simulate || (radios.contains(.ble) && capture.bleSource == .sim)
         var simulated: [any RadioProvider] = []

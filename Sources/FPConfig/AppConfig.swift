@@ -11,15 +11,45 @@ package struct MapInfo: Sendable, Equatable {
     /// Map units per metre; `MapScale.jBuilding` when the config gives none.
     package var scale: MapScale
     package var floor: Int?
+    /// Where points of the plan can lie; nil when the config gives none (points are then not checked).
+    package var extent: MapExtent?
 
     package init(id: String, location: String, description: String, mapURL: String,
-                scale: MapScale = .jBuilding, floor: Int? = nil) {
+                scale: MapScale = .jBuilding, floor: Int? = nil, extent: MapExtent? = nil) {
         self.id = id
         self.location = location
         self.description = description
         self.mapURL = mapURL
         self.scale = scale
         self.floor = floor
+        self.extent = extent
+    }
+
+    /// nil when `point` lies on the plan (or the map has no extent), else why not:
+    /// "(99999, 1) is outside map J1NP: x 0–2500, y 0–3000 map units (50 × 60 m)".
+    package func outside(_ point: MapPoint) -> String? {
+        guard let extent, !extent.contains(point) else { return nil }
+        return String(format: "(%g, %g) is outside map %@: ", point.x, point.y, id) + extent.describe(scale)
+    }
+}
+
+/// A plan's extent (app config `maps[].extent`): x from 0 to `width`, y from
+/// 0 to `height`, map units from the plan's origin (top left).
+package struct MapExtent: Sendable, Equatable {
+    package var width: Double
+    package var height: Double
+
+    package init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+
+    package func contains(_ p: MapPoint) -> Bool { (0...width).contains(p.x) && (0...height).contains(p.y) }
+
+    /// "x 0–2500, y 0–3000 map units (50 × 60 m)".
+    package func describe(_ scale: MapScale) -> String {
+        String(format: "x 0–%g, y 0–%g map units (%g × %g m)", width, height,
+               (width * scale.metersPerUnit * 10).rounded() / 10, (height * scale.metersPerUnit * 10).rounded() / 10)
     }
 }
 
@@ -84,6 +114,12 @@ package struct AppConfig: Sendable, Equatable {
         }
         if let floor = o["floor"] {
             map.floor = try r.integer(floor, at: "\(path).floor")
+        }
+        if let extent = o["extent"] {
+            let extentPath = "\(path).extent"
+            let e = try r.object(extent, at: extentPath)
+            map.extent = MapExtent(width: try r.positiveNumber(e, "width", at: extentPath),
+                                   height: try r.positiveNumber(e, "height", at: extentPath))
         }
         return map
     }

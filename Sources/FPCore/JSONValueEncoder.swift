@@ -18,6 +18,11 @@ public protocol DirectJSONEncodable: Encodable {
     var jsonValue: JSONValue { get }
 }
 
+/// A list of such values (a document's `bleScans`) skips the Codable walk too.
+extension Array: DirectJSONEncodable where Element: DirectJSONEncodable {
+    public var jsonValue: JSONValue { .array(map(\.jsonValue)) }
+}
+
 /// Holds the value one encoder level produces; nested containers write back into it.
 private class Box {
     var value: JSONValue?

@@ -269,6 +269,8 @@ public struct ProviderStatus: Codable, Sendable, Equatable {
     public var replay: Bool?
     /// Input the provider could not decode and skipped (e.g. malformed HCI events).
     public var malformed: Int?
+    /// BLE: reports whose advertising data did not decode; each is still stored, its data raw.
+    public var adErrors: Int?
     /// A simulated source's seed: `--seed` with it repeats the measurement exactly.
     public var seed: UInt64?
 

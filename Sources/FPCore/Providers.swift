@@ -58,7 +58,7 @@ public final class SampleSink: @unchecked Sendable {
 
     public func emit(contentsOf samples: [Sample]) {
         lock.lock()
-        pending.append(contentsOf: samples)
+        if pending.isEmpty { pending = samples } else { pending.append(contentsOf: samples) }  // a batch: no copy
         for s in samples { counts[s.radio, default: 0] += 1 }
         lock.unlock()
     }
@@ -67,8 +67,10 @@ public final class SampleSink: @unchecked Sendable {
     public func drain() -> [Sample] {
         lock.lock()
         defer { lock.unlock() }
+        // Hand over the buffer as it is and start a new one: keeping the
+        // capacity would give every drained batch the largest one's size.
         let out = pending
-        pending.removeAll(keepingCapacity: true)
+        pending = []
         return out
     }
 

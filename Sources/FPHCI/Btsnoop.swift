@@ -63,6 +63,11 @@ package struct BtsnoopFile: Sendable {
         /// it was still being written (Android's snoop log, say). The intact
         /// records before it stand, as tshark keeps them; nil when none was cut.
         package private(set) var cutTail: (droppedBytes: Int, error: HCIParseError)?
+        /// Time of the file's first and latest record read so far, of any kind
+        /// (also those skipped: btmon's index and note records), so a capture's
+        /// time origin is its first record whatever the datalink.
+        package private(set) var firstRecordMicros: Int64?
+        package private(set) var lastRecordMicros: Int64?
 
         init(file: BtsnoopFile) {
             cursor = ByteCursor(file.bytes[...])
@@ -89,6 +94,8 @@ package struct BtsnoopFile: Sendable {
                     cursor.position = cursor.bytes.endIndex
                     return nil
                 }
+                if firstRecordMicros == nil { firstRecordMicros = stamp }
+                lastRecordMicros = stamp
                 switch datalink {
                 case .h4:
                     guard let first = data.first else { continue }

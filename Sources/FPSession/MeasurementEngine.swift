@@ -72,7 +72,9 @@ struct Capture {
             statuses[provider.radio] = status
             if status.status == .ok { running.append(provider) }
         }
-        var samples: [Sample] = []
+        // Each tick's samples as drained, joined once at the end: one array
+        // grown tick by tick would copy a long replay's samples over and over.
+        var drained: [[Sample]] = []
         var motion: [(atMs: Int, reading: MotionReading)] = []
         var pendingReads = readSensorsAtMs.sorted()[...]
         do {
@@ -82,7 +84,8 @@ struct Capture {
                 try await setup.clock.sleep(untilMs: t)
                 try Task.checkCancellation()
                 for provider in running { await provider.advance(toMs: t) }
-                samples.append(contentsOf: sink.drain())
+                let batch = sink.drain()
+                if !batch.isEmpty { drained.append(batch) }
                 if let sensors = setup.sensors {
                     while let next = pendingReads.first, next <= t {
                         pendingReads.removeFirst()
@@ -101,8 +104,12 @@ struct Capture {
         }
         // Providers stopping may flush what they still held. Real providers may
         // date an observation before ms 0 (a cached Wi-Fi entry): not this measurement's.
-        samples.append(contentsOf: sink.drain())
-        samples = samples.filter { $0.time >= 0 && $0.time <= durationMs }
+        drained.append(sink.drain())
+        var samples: [Sample] = []
+        samples.reserveCapacity(drained.reduce(0) { $0 + $1.count })
+        for chunk in drained { samples.append(contentsOf: chunk) }
+        drained = []
+        samples.removeAll { $0.time < 0 || $0.time > durationMs }  // in place: a replay's samples can be 100,000s
         samples.sort { $0.time < $1.time }
         return Result(samples: samples, statuses: statuses, motion: motion)
     }
@@ -140,6 +147,7 @@ struct DocumentBuilder {
         doc.collectBtsData = setup.radios.contains(.cell)
         doc.collectGeolocationData = setup.radios.contains(.location)
         // Sample times are relative to this document's own start.
+        doc.bleScans.reserveCapacity(samples.count)
         for sample in samples {
             switch sample {
             case .ble(var s): s.time -= startMs; doc.bleScans.append(s)

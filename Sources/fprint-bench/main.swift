@@ -27,6 +27,9 @@ struct Args {
     var sync = false
     var syncDocs = 10_000
     var jsonOnly = false
+    /// Only the btsnoop replay benchmark (ReplayBench.swift), with the test captures of this folder.
+    var replay = false
+    var captures = "Tests/FPHCITests/Fixtures/captures"
     /// Leave the working folder (stores, gateway database) for profiling.
     var keepDir = false
 
@@ -44,6 +47,8 @@ struct Args {
             case "--sync": sync = true
             case "--sync-docs": syncDocs = Int(it.next() ?? "") ?? syncDocs
             case "--json-only": jsonOnly = true
+            case "--replay": replay = true
+            case "--captures": captures = it.next() ?? captures
             case "--keep-dir": keepDir = true
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
@@ -142,6 +147,13 @@ func jsonBench() throws {
 
 func run() throws {
     let args = Args()
+    if args.replay {
+        guard let fprint = args.fprint else { throw BenchError("--replay needs --fprint PATH") }
+        try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        try runReplayBench(fprint: fprint, dir: args.dir, captures: args.captures)
+        return
+    }
     try jsonBench()
     if args.jsonOnly { return }
     evalBench(fingerprints: args.evalFingerprints, transmitters: args.evalTransmitters)

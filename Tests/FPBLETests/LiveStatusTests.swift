@@ -61,6 +61,16 @@ import Testing
         #expect(ble.samples == 2)
     }
 
+    @Test func aLiveDocumentCountsReportsWhoseAdvertisingDataDidNotDecode() async throws {
+        // AD "05 09 41": a structure that overruns its report's data
+        let badAD = [UInt8(0x04)] + hex("3e0f0201000001020304050603050941b0")
+        let adapter = FakeAdapter(live: [.frame(advertisingReport(last: 1)), .frame(badAD), .frame(badAD)])
+        let doc = try await Self.measure(adapter)
+        let ble = try #require(doc.providers["ble"])
+        #expect(ble.adErrors == 2)
+        #expect(doc.bleScans.filter { $0.data == "050941" }.count == 2)  // kept, data raw
+    }
+
     @Test func aReportCaughtByTheCommandEngineIsDecodedAndLoggedAsReceived() async throws {
         // A report that arrives before the scan enable's Command Complete reaches
         // the command engine, which passes the parsed event on to the reader.

@@ -137,4 +137,24 @@ struct BLECLITests {
         #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--fast"]).status == 64)
         #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--exclusive", "--ble-source", "sim"]).status == 64)
     }
+
+    /// `scan --reports`: one JSON line per report, the same entries a document stores.
+    @Test func scanReportsPrintsEveryReportAsTheDocumentStoresIt() async throws {
+        let fp = try FprintRunner()
+        let capture = Self.capture("whoisbe__pongbot-mcp-adv")
+        let scan = try await fp.run(["scan", "--ble-source", "btsnoop:" + capture, "--fast", "--reports"])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        #expect(scan.stderr == "460 advertising reports from 28 transmitters\n")
+        let golden = try String(contentsOfFile: capture.replacingOccurrences(of: ".btsnoop", with: ".tshark.tsv"), encoding: .utf8)
+        #expect(scan.lines.count == golden.split(separator: "\n").count)  // tshark's count
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "all", "--fast",
+                                  "--ble-source", "btsnoop:" + capture, "--json"])
+        #expect(m.status == 0, "\(m.stderr)")
+        let line = try #require(m.lines.first)
+        let stored = try #require(try fp.json(line)["bleScans"] as? [[String: Any]])
+        let printed = try scan.lines.map { try fp.json($0) }
+        #expect(printed.count == stored.count)
+        for (p, s) in zip(printed, stored) { #expect(NSDictionary(dictionary: p).isEqual(to: s)) }
+        #expect(printed.contains { $0["serviceUuids"] != nil } && printed.contains { $0["name"] != nil })
+    }
 }

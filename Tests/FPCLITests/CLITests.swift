@@ -107,7 +107,7 @@ import Testing
 
 @Suite struct ArgumentAndConfigErrorTests {
     @Test(arguments: [
-        (["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "200"], Int32(64), "--duration must be 5–120 seconds, got 200"),
+        (["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--duration", "200"], Int32(64), "--duration must be 5–120 seconds (or all, with --ble-source btsnoop:FILE), got 200"),
         (["measure", "--map", "J9NP", "--x", "1", "--y", "1", "--simulate"], Int32(66), "error: unknown map 'J9NP' (the config offers: J1NP, J2NP, J3NP)"),
         (["walk", "--scenario", "nope", "--simulate"], Int32(66), "error: unknown scenario 'nope'"),
         (["walk", "--scenario", "scenarioJ1NP1", "--speed-correction", "11"], Int32(64), "--speed-correction must be −10…+10, got 11"),

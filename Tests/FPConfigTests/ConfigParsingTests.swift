@@ -70,6 +70,7 @@ import Testing
         for (i, map) in config.maps.enumerated() {
             #expect(map.scale == MapScale(meters: 45, units: 2250))
             #expect(map.floor == i + 1)
+            #expect(map.extent == MapExtent(width: 2500, height: 3000))
             #expect(map.description.hasSuffix("Budova J \(i + 1)NP"))
             #expect(map.mapURL == "http://beacon.uhk.cz/fimnav-webview/?map=\(map.id)")
         }
@@ -147,6 +148,10 @@ import Testing
          "$.maps[0].floor: expected a whole number, found string"),
         (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "floor": 1.5}]"#),
          "$.maps[0].floor: expected a whole number, found 1.5"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "extent": {"width": 2500, "height": -1}}]"#),
+         "$.maps[0].extent.height: expected a positive number, found -1"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "extent": {"width": 2500}}]"#),
+         "$.maps[0].extent.height: missing (expected a number)"),
     ]
 
     @Test(arguments: badAppConfigs)

@@ -1,0 +1,76 @@
+import FPHCI
+import Foundation
+
+// Replay benchmark (`fprint-bench --replay --fprint PATH`, issue 13): a 17 MB
+// Android-style btsnoop capture with 124,000 advertising reports, replayed by
+// the real binary into one stored document (`measure --ble-source btsnoop:…
+// --duration all --fast`): whole-process wall time and peak RSS, median of 3.
+// Targets: < 0.4 s and < 120 MB.
+
+/// Builds the capture from the H4 test captures' advertising events, one
+/// event per millisecond (about 2 minutes), with ACL packets between them
+/// as a phone's snoop log has, until it holds `reports` reports and about
+/// `bytes` bytes.
+func makeReplayCapture(from folder: String, reports: Int, bytes: Int) throws -> (data: [UInt8], reports: Int) {
+    var events: [(packet: [UInt8], reports: Int)] = []
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".btsnoop") }.sorted()
+    for name in names {
+        guard let data = FileManager.default.contents(atPath: folder + "/" + name),
+              let file = try? BtsnoopFile(bytes: Array(data)), file.datalink == .h4,
+              let records = try? file.records() else { continue }
+        for r in records where r.type == .event && r.received {
+            if let n = try? AdvertisingReports.parse(HCIEvent(bytes: r.packet)).count, n > 0 {
+                events.append(([H4Type.event.rawValue] + r.packet, n))
+            }
+        }
+    }
+    guard !events.isEmpty else { throw BenchError("no advertising events in the captures of \(folder)") }
+    let eventBytes = events.reduce(0) { $0 + $1.packet.count + 24 } * reports / events.reduce(0) { $0 + $1.reports }
+    // ACL payload per event that brings the file to about `bytes` (header 24 + H4 1 + ACL header 4).
+    let aclPayload = max(0, (bytes - eventBytes) / max(1, reports) - 29)
+    let acl: [UInt8] = [H4Type.acl.rawValue, 0x40, 0x20, UInt8(aclPayload & 0xFF), UInt8(aclPayload >> 8)]
+        + [UInt8](repeating: 0xA5, count: aclPayload)
+    var out = Array("btsnoop".utf8) + [0] + be32(1) + be32(1002)
+    out.reserveCapacity(bytes + 1_000_000)
+    var stamp: UInt64 = 0x00E0_3C59_D8F5_A000
+    func record(_ packet: [UInt8], received: Bool) {
+        out += be32(UInt32(packet.count)) + be32(UInt32(packet.count)) + be32(received ? 1 : 0) + be32(0)
+        out += be32(UInt32(stamp >> 32)) + be32(UInt32(stamp & 0xFFFF_FFFF))
+        out += packet
+    }
+    var made = 0, i = 0
+    while made < reports {
+        let e = events[i % events.count]
+        i += 1
+        record(e.packet, received: true)
+        made += e.reports
+        if aclPayload > 0 { record(acl, received: i % 2 == 0) }
+        stamp += 1000  // 1 ms
+    }
+    return (out, made)
+}
+
+func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+
+func runReplayBench(fprint: String, dir: String, captures: String) throws {
+    let (capture, reports) = try makeReplayCapture(from: captures, reports: 124_000, bytes: 17_000_000)
+    let path = dir + "/replay.btsnoop"
+    try Data(capture).write(to: URL(fileURLWithPath: path))
+    var env = ProcessInfo.processInfo.environment
+    env["XDG_CONFIG_HOME"] = dir + "/config"
+    env["XDG_DATA_HOME"] = dir + "/data"
+    var runs: [Measured] = []
+    for i in 0..<3 {
+        let db = dir + "/replay-\(i).sqlite"
+        let m = try runMeasured(fprint, ["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--fast", "--duration", "all",
+                                         "--ble-source", "btsnoop:" + path, "--db", db], environment: env)
+        guard m.status == 0, m.stderr.contains("BLE \(reports),") else {
+            throw BenchError("replay: fprint measure exited \(m.status) or stored another count: \(m.stderr.suffix(400))")
+        }
+        runs.append(m)
+    }
+    let seconds = runs.map(\.seconds).sorted()[1], peak = runs.map(\.peakKB).sorted()[1]
+    print(String(format: "replay: %.1f MB btsnoop, %d reports → one stored document (fprint measure --duration all --fast, "
+                 + "whole process): median %.2f s, peak %.0f MB (targets < 0.4 s, < 120 MB)",
+                 Double(capture.count) / 1e6, reports, seconds, Double(peak) / 1024))
+}
