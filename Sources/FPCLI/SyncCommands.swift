@@ -120,6 +120,8 @@ struct Sync: ReportingCommand {
                 Terminal.err("warning: could not note this sync for `fprint status`: \(error)")
             }
         }
+        // Everything is committed; closing moves the log into the file now.
+        do { try store.close() } catch { Terminal.err("warning: \(workspace.databasePath): \(error)") }
         if !refused.isEmpty {
             throw CommandFailure("the gateway refused \(refused.count) document(s); they stay unsynced and are offered again next sync", .authRejected)
         }

@@ -89,12 +89,16 @@ extension SQLiteDocumentStore {
         return done
     }
 
-    /// Closes every connection after moving the write-ahead log into the
-    /// file: a pool's last connection to close is a reader, which may not
-    /// checkpoint, so the file alone would miss the latest commits.
-    func close() throws {
+    /// Closes every connection now, rather than whenever the last copy of
+    /// the store goes, after moving the write-ahead log into the file: the
+    /// file alone then holds every commit, and the next process to open it
+    /// inherits no log to checkpoint (a sync with nothing to move would
+    /// otherwise write the last one's log into the file). A pool's last
+    /// connection to close is a reader, which may not checkpoint: the pool
+    /// checkpoints first; a queue's one connection does it as it closes.
+    package func close() throws {
         try guarded {
-            if !(writer.configuration.readonly) {
+            if writer is DatabasePool, !writer.configuration.readonly {
                 try writer.writeWithoutTransaction { db in
                     if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" { try db.checkpoint(.truncate) }
                 }
