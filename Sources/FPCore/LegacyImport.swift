@@ -78,37 +78,54 @@ public enum LegacyImport {
         }
 
         var documents: [NewDocument] = []
-        let stamp: JSONValue = ["format": .string(format.rawValue), "file": .string(source),
-                                "at": .string(ISOTime.string(importedAt))]
+        let stamp = Self.stamp(format, source: source, at: importedAt)
         for entry in raw {
-            guard case .object(var doc) = entry.value else {
-                throw ImportError("\(source): \(entry.path): expected an object")
+            if let document = try Self.document(entry.value, rowID: entry.id, path: "\(source): \(entry.path)",
+                                                timeZone: timeZone, stamp: stamp) {
+                documents.append(document)
+            } else {
+                skipped += 1
             }
-            var id = doc["_id"]?.stringValue ?? entry.id
-            if id?.hasPrefix("_design/") == true { skipped += 1; continue }
-            if id == nil || id?.isEmpty == true { id = UUID().uuidString.lowercased() }
-            var legacy: JSONObject = doc["legacy"]?.objectValue ?? [:]
-            if let rev = doc["_rev"] { legacy["_rev"] = rev }
-            for key in ["_id", "_rev", "_revisions", "_conflicts", "_deleted_conflicts", "_local_seq"] { doc[key] = nil }
-            // Documents already in fprint's contract (written by fprint, schemaVersion ≥ 1, or
-            // imported before) that need no conversion come back unchanged, so
-            // `fprint export` → `fprint import` round-trips to identical bodies.
-            let normalised = (doc["schemaVersion"]?.intValue ?? 0) >= 1 || doc["imported"] != nil
-            let legacyBefore = doc["legacy"]?.objectValue ?? [:]
-            try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: "\(source): \(entry.path)")
-            try checkUsable(doc, path: "\(source): \(entry.path)")
-            if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
-            if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
-            // Inline attachments (a rescue file, a CouchDB dump with attachments=true) become stubs and bytes.
-            let stubbed: Attachments.Stubbed
-            do {
-                stubbed = try Attachments.stubbing(.object(doc), revpos: 1, keepDigests: true)
-            } catch {
-                throw ImportError("\(source): \(entry.path): \(error)")
-            }
-            documents.append(NewDocument(id: id ?? "", body: stubbed.body, attachmentData: stubbed.data))
         }
         return Parsed(format: format, documents: documents, skipped: skipped)
+    }
+
+    /// The `imported` member documents of one file get.
+    static func stamp(_ format: Format, source: String, at importedAt: Date) -> JSONValue {
+        ["format": .string(format.rawValue), "file": .string(source), "at": .string(ISOTime.string(importedAt))]
+    }
+
+    /// One document of a file in fprint's contract; nil for a design
+    /// document (passed over). `rowID` is a dump row's `id`, used when the
+    /// document has no `_id`.
+    static func document(_ value: JSONValue, rowID: String?, path: String, timeZone: TimeZone,
+                         stamp: JSONValue) throws(ImportError) -> NewDocument? {
+        guard case .object(var doc) = value else {
+            throw ImportError("\(path): expected an object")
+        }
+        var id = doc["_id"]?.stringValue ?? rowID
+        if id?.hasPrefix("_design/") == true { return nil }
+        if id == nil || id?.isEmpty == true { id = UUID().uuidString.lowercased() }
+        var legacy: JSONObject = doc["legacy"]?.objectValue ?? [:]
+        if let rev = doc["_rev"] { legacy["_rev"] = rev }
+        for key in ["_id", "_rev", "_revisions", "_conflicts", "_deleted_conflicts", "_local_seq"] { doc[key] = nil }
+        // Documents already in fprint's contract (written by fprint, schemaVersion ≥ 1, or
+        // imported before) that need no conversion come back unchanged, so
+        // `fprint export` → `fprint import` round-trips to identical bodies.
+        let normalised = (doc["schemaVersion"]?.intValue ?? 0) >= 1 || doc["imported"] != nil
+        let legacyBefore = doc["legacy"]?.objectValue ?? [:]
+        try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: path)
+        try checkUsable(doc, path: path)
+        if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
+        if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
+        // Inline attachments (a rescue file, a CouchDB dump with attachments=true) become stubs and bytes.
+        let stubbed: Attachments.Stubbed
+        do {
+            stubbed = try Attachments.stubbing(.object(doc), revpos: 1, keepDigests: true)
+        } catch {
+            throw ImportError("\(path): \(error)")
+        }
+        return NewDocument(id: id ?? "", body: stubbed.body, attachmentData: stubbed.data)
     }
 
     // Keys whose values are numbers in the contract, by list.
