@@ -77,7 +77,15 @@ private struct LeanReader {
     /// Samples of one list: `address` (BLE) or `mac` (Wi-Fi), `rssi` (null:
     /// not available, skipped) and `time` (missing: 0).
     func samples(_ list: Range<Int>, ble: Bool, into out: inout [Fingerprint.Sample]) -> Bool {
-        JSONSkim.forEachElement(in: bytes, of: list) { element in
+        // Counted first, so the samples take what they need, not up to
+        // twice that (eval holds millions of them).
+        var count = 0
+        _ = JSONSkim.forEachElement(in: bytes, of: list) { _ in
+            count += 1
+            return true
+        }
+        out.reserveCapacity(count)
+        return JSONSkim.forEachElement(in: bytes, of: list) { element in
             var address: UnsafeBufferPointer<UInt8>?, rssi: Double?, time: Double?
             let understood = JSONSkim.forEachMember(in: bytes, of: element) { key, value in
                 let field = Key(key)

@@ -91,12 +91,18 @@ extension LegacyImport {
         /// Rows or lines, when the file is one of those shapes for sure; nil:
         /// read it whole.
         static func find(_ bytes: UnsafeBufferPointer<UInt8>) -> (format: Format, entries: Entries)? {
-            if JSONSkim.isValue(bytes, in: 0..<bytes.count) {
-                var rows: Range<Int>?
-                _ = JSONSkim.forEachMember(in: bytes, of: 0..<bytes.count) { key, value in
-                    if key.elementsEqual("rows".utf8) { rows = value }
+            // Each row is parsed on its own later; the rest of the file is
+            // checked here (one pass less over a large file than checking it whole).
+            var rows: Range<Int>?
+            let object = JSONSkim.forEachMember(in: bytes, of: 0..<bytes.count) { key, value in
+                if key.elementsEqual("rows".utf8) {
+                    guard rows == nil else { return false }  // twice: the whole reading decides
+                    rows = value
                     return true
                 }
+                return JSONSkim.isValue(bytes, in: value)
+            }
+            if object {
                 guard let rows else { return nil }
                 var ranges: [Range<Int>] = []
                 var allDocs = false

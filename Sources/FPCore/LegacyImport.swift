@@ -133,11 +133,12 @@ public enum LegacyImport {
         "x", "y", "batteryLevel", "gyroX", "gyroY", "gyroZ", "magX", "magY", "magZ", "accX", "accY", "accZ",
         "durationMs", "seq",
     ]
-    static let listNumbers: [String: Set<String>] = [
+    /// Each list's keys in sorted order (the first bad value named is the first by name).
+    static let listNumbers: [String: [String]] = [
         "bleScans": ["rssi", "time", "txPower"],
-        "wifiScans": ["rssi", "time", "frequency", "channel"],
-        "cellScans": ["rssi", "time", "cid", "lac", "psc"],
-        "geolocation": ["lat", "long", "time", "alt", "accuracy"],
+        "wifiScans": ["channel", "frequency", "rssi", "time"],
+        "cellScans": ["cid", "lac", "psc", "rssi", "time"],
+        "geolocation": ["accuracy", "alt", "lat", "long", "time"],
     ]
     static let timeKeys = ["startTime", "endTime", "createdAt"]
 
@@ -201,7 +202,7 @@ public enum LegacyImport {
         }
         for (list, keys) in listNumbers {
             for (i, item) in (doc[list]?.arrayValue ?? []).enumerated() {
-                for key in keys.sorted() {
+                for key in keys {
                     guard let value = item[key], !value.isNull, value.doubleValue == nil else { continue }
                     throw ImportError("\(path).\(list)[\(i)].\(key): expected a number, found \(CanonicalJSON.string(value))")
                 }
