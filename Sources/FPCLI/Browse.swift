@@ -270,7 +270,7 @@ struct Import: ReportingCommand {
             var passedOver = source.skipped
             let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
                 guard next < source.count else { return nil }
-                let indices = Array(next..<min(next + 64, source.count))
+                let indices = Array(next..<min(next + 32, source.count))
                 next += indices.count
                 let converted = concurrentMap(indices) { i in
                     Result { () throws(LegacyImport.ImportError) in try source.document(at: i) }

@@ -164,7 +164,11 @@ public enum LegacyImport {
                 guard case .object(var item) = items[i] else {
                     throw ImportError("\(path).\(list)[\(i)]: expected an object")
                 }
-                for k in keys { if let v = item[k], let n = number(v) { item[k] = n } }
+                // Only text turns into a number: one look at each member, no lookups.
+                for member in item.members {
+                    guard case .string = member.value, keys.contains(member.key), let n = number(member.value) else { continue }
+                    item[member.key] = n
+                }
                 switch list {
                 case "bleScans":
                     if item["address"] == nil, let uuid = item["uuid"] {
@@ -202,9 +206,11 @@ public enum LegacyImport {
         }
         for (list, keys) in listNumbers {
             for (i, item) in (doc[list]?.arrayValue ?? []).enumerated() {
-                for key in keys {
-                    guard let value = item[key], !value.isNull, value.doubleValue == nil else { continue }
-                    throw ImportError("\(path).\(list)[\(i)].\(key): expected a number, found \(CanonicalJSON.string(value))")
+                // Members come in key order, as `keys` do: the first bad one is named.
+                for member in item.objectValue?.members ?? [] {
+                    let value = member.value
+                    guard !value.isNull, value.doubleValue == nil, keys.contains(member.key) else { continue }
+                    throw ImportError("\(path).\(list)[\(i)].\(member.key): expected a number, found \(CanonicalJSON.string(value))")
                 }
             }
         }

@@ -2,7 +2,9 @@ import FPCore
 import Foundation
 
 // `fprint import` and `fprint eval` as a user runs them: the real binary,
-// whole process, wall time and peak RSS (median of 3 runs each).
+// whole process, wall time, CPU time (user + system, all threads: the
+// figure to compare when other work shares the machine) and peak RSS
+// (median of 3 runs each).
 //
 // 1. N (2,000) measurements in radio-localization-eval's own format: a
 //    couch-view file, ids m1…mN in row order, no createdAt, the synthetic
@@ -32,9 +34,9 @@ func commandBench(fprint: String, dir: String, fingerprints n: Int, transmitters
     let loo = runs.compactMap { r in
         r.stderr.firstMatch(of: /leave-one-out in ([0-9.]+) s/).flatMap { Double($0.1) }
     }
-    print(String(format: "command: `fprint eval` WKNN k=3 combined, %d measurements: median %.2f s, peak RSS %.0f MB "
+    print(String(format: "command: `fprint eval` WKNN k=3 combined, %d measurements: median %.2f s (CPU %.2f s), peak RSS %.0f MB "
                  + "(target < 1.5 s, < 150 MB); of which leave-one-out %.2f s", n, median(runs.map(\.seconds)),
-                 median(runs.map { Double($0.peakKB) / 1000 }), median(loo)))
+                 median(runs.map(\.cpuSeconds)), median(runs.map { Double($0.peakKB) / 1000 }), median(loo)))
 
     let dumpFile = dir + "/couch-dump.jsonl"
     let perDoc = try couchDump(count: 2000).write(to: dumpFile)
@@ -56,8 +58,9 @@ func timedImports(_ fprint: String, file: String, label: String, dir: String, en
         guard r.status == 0 else { throw BenchError("import failed: \(r.stderr)") }
         runs.append(r)
     }
-    print(String(format: "command: `fprint import` of %@: median %.2f s, peak RSS %.0f MB (target %@)", label,
-                 median(runs.map(\.seconds)), median(runs.map { Double($0.peakKB) / 1000 }), target))
+    print(String(format: "command: `fprint import` of %@: median %.2f s (CPU %.2f s), peak RSS %.0f MB (target %@)", label,
+                 median(runs.map(\.seconds)), median(runs.map(\.cpuSeconds)), median(runs.map { Double($0.peakKB) / 1000 }),
+                 target))
     return db
 }
 
