@@ -16,7 +16,8 @@ package struct ErrorSummary: Sendable, Equatable {
     package var max: Double?
     package var wrongFloor: Int
     package var floorHitRate: Double?
-    /// Indices of estimated fingerprints, worst error first (ties: file order).
+    /// Indices of estimated fingerprints, worst error first (ties: the later
+    /// in file order first, so the first is the evaluator's max).
     package var worst: [Int]
     /// The errors, ascending.
     package var sortedErrors: [Double]
@@ -37,9 +38,9 @@ package struct ErrorSummary: Sendable, Equatable {
         mean = count == 0 ? nil : errors.reduce(0, +) / Double(count)
         p75 = Self.nearestRank(errors, 0.75)
         p95 = Self.nearestRank(errors, 0.95)
-        worst = estimated.enumerated().sorted { a, b in
-            a.element.error! != b.element.error! ? a.element.error! > b.element.error! : a.offset < b.offset
-        }.map(\.element.index)
+        // The ascending order read backwards, so the worst is the one the
+        // evaluator reports as max: among equal errors, the last in file order.
+        worst = ordered.reversed().map(\.index)
     }
 
     /// The value at 1-based rank ⌈p·n⌉ of ascending values.

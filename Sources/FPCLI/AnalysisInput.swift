@@ -26,7 +26,7 @@ struct FilterOptions: ParsableArguments {
 }
 
 enum AnalysisInput {
-    /// Stored documents matching the filters, in file order (createdAt, then id).
+    /// Stored documents matching the filters, in file order (the order they reached the store: an import's rows).
     /// Damaged ones are named on stderr and left out (`DamageLog`).
     static func documents(_ store: SQLiteDocumentStore, _ filters: FilterOptions) throws -> [DocumentText] {
         try texts(store, filters.query)
@@ -38,18 +38,29 @@ enum AnalysisInput {
         return read.documents
     }
 
-    /// The documents as fingerprints; a document eval cannot read is a data error naming it.
+    /// The documents matching the filters as fingerprints, in file order,
+    /// each read as it comes out of the store (the texts are not kept). A
+    /// document eval cannot read is a data error naming it; damaged ones
+    /// are named on stderr and left out.
+    static func fingerprints(_ store: SQLiteDocumentStore, _ filters: FilterOptions) throws -> [Fingerprint] {
+        let names = TransmitterNames()
+        let read = try store.readDocuments(filters.query) { t in
+            Result { () throws(FingerprintError) in try Fingerprint(id: t.id, text: t.body, names: names) }
+        }
+        DamageLog.shared.record(read.damaged)
+        return try read.documents.map { (result) throws(CommandFailure) in
+            do { return try result.get() } catch { throw CommandFailure("\(error)", .dataError) }
+        }
+    }
+
+    /// Texts read already as fingerprints; a document eval cannot read is a data error naming it.
     static func fingerprints(_ texts: [DocumentText]) throws -> [Fingerprint] {
-        var out: [Fingerprint] = []
-        out.reserveCapacity(texts.count)
-        for t in texts {
-            do {
-                out.append(try Fingerprint(id: t.id, json: Data(t.body.utf8)))
-            } catch {
-                throw CommandFailure(error.description, .dataError)
+        let names = TransmitterNames()
+        return try texts.map { (t) throws(CommandFailure) in
+            do { return try Fingerprint(id: t.id, text: t.body, names: names) } catch {
+                throw CommandFailure("\(error)", .dataError)
             }
         }
-        return out
     }
 
     /// One stored document as a fingerprint (an id prefix is resolved).

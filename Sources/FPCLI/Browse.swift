@@ -258,27 +258,40 @@ struct Import: ReportingCommand {
                 let why = FileManager.default.fileExists(atPath: file) ? "cannot read the file (permission?)" : "no such file"
                 throw CommandFailure("\(file): \(why)", .dataError)
             }
-            let parsed: LegacyImport.Parsed
+            let source: LegacyImport.Source
             do {
-                parsed = try LegacyImport.parse(data, source: file, timeZone: zone)
+                source = try LegacyImport.Source(data, source: file, timeZone: zone)
             } catch {
                 throw CommandFailure("\(error)", .dataError)
             }
-            var fresh: [NewDocument] = []
-            var seen = Set<String>()
-            for doc in parsed.documents where !seen.contains(doc.id) {
-                seen.insert(doc.id)
-                if try store.document(id: doc.id, includeDeleted: true) == nil { fresh.append(doc) }
+            // Converted a batch at a time on every core and stored as they
+            // come, in one transaction: the file is never held as values whole.
+            var next = 0
+            var passedOver = source.skipped
+            let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
+                guard next < source.count else { return nil }
+                let indices = Array(next..<min(next + 32, source.count))
+                next += indices.count
+                let converted = concurrentMap(indices) { i in
+                    Result { () throws(LegacyImport.ImportError) in try source.document(at: i) }
+                }
+                var batch: [NewDocument] = []
+                for result in converted {
+                    do {
+                        if let document = try result.get() { batch.append(document) } else { passedOver += 1 }
+                    } catch {
+                        throw CommandFailure("\(error)", .dataError)
+                    }
+                }
+                return batch
             }
-            try store.insert(fresh)
-            let present = parsed.documents.count - fresh.count
             summary.append([
-                "file": .string(file), "format": .string(parsed.format.rawValue),
-                "imported": .int(Int64(fresh.count)), "alreadyPresent": .int(Int64(present)),
-                "passedOver": .int(Int64(parsed.skipped)),
+                "file": .string(file), "format": .string(source.format.rawValue),
+                "imported": .int(Int64(count.inserted)), "alreadyPresent": .int(Int64(count.alreadyPresent)),
+                "passedOver": .int(Int64(passedOver)),
             ])
             if !json {
-                Terminal.err("\(file) (\(parsed.format.rawValue)): imported \(fresh.count), already present \(present), passed over \(parsed.skipped)")
+                Terminal.err("\(file) (\(source.format.rawValue)): imported \(count.inserted), already present \(count.alreadyPresent), passed over \(passedOver)")
             }
         }
         if json { Terminal.out(CanonicalJSON.string(.array(summary.map { .object($0) }))) }

@@ -32,7 +32,7 @@ struct CoverageCommand: ReportingCommand {
     func perform() async throws {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try ws.openStore(.read)
-        let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
+        let fps = try AnalysisInput.fingerprints(store, filters)
         guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
         let loaded = try ws.loadConfig()
         // Registry beacons per map (nil: count every BLE transmitter).

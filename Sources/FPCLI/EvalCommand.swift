@@ -10,7 +10,7 @@ struct Eval: ReportingCommand {
         discussion: """
             Each measurement in turn is the unknown and all the others the radiomap, exactly as radio-localization-eval computes it: per transmitter the median RSSI of its samples (optionally only time ≤ --max-time-ms); Euclidean signal-space distance over the union of transmitters with a missing one counting --zero-signal; no transmitter in common = infinitely far; neighbours nearest first with ties in file order; WKNN weights 1/d (d = 0 → 0.0001); error = map distance × the map's metres per unit.
 
-            File order is fprint's fixed document order: oldest createdAt first, then id. A measurement with no transmitter in common with any other gets no estimate: it is counted as unlocalised, not as an error (the Java evaluator stops there).
+            File order is the order the documents reached this database: an imported file's own row order, as the evaluator reads that file (`export couch-view` writes it back in the same order). A measurement with no transmitter in common with any other gets no estimate: it is counted as unlocalised, not as an error (the Java evaluator stops there).
 
             Errors are in metres: count, mean, median (even count: mean of the two middle), p75 and p95 (nearest rank), max, and the floor hit rate (estimated floor = the nearest neighbour's map).
 
@@ -96,7 +96,7 @@ struct Eval: ReportingCommand {
     func perform() async throws {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try ws.openStore(.read)
-        let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(store, filters))
+        let fps = try AnalysisInput.fingerprints(store, filters)
         guard fps.count >= 2 else {
             throw CommandFailure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
         }

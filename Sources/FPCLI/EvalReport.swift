@@ -33,7 +33,7 @@ struct EvalReport {
             ]
         }
         return [
-            "measurements": .int(Int64(fingerprints.count)), "order": "createdAt,id",
+            "measurements": .int(Int64(fingerprints.count)), "order": "import",
             "zeroSignal": .double(options.zeroSignal), "maxTimeMs": options.maxTimeMs.map { .int(Int64($0)) } ?? .null,
             "bleWeight": .double(options.bleWeight), "unit": "m", "results": .array(rows),
         ]

@@ -19,7 +19,7 @@ struct ExportCommand: ReportingCommand {
               geojson     a GeoJSON FeatureCollection, one point per GPS-tagged document
               attachments every attachment, byte for byte, as DIR/<document id>/<name> (needs --output DIR)
 
-            Documents are written in file order (oldest createdAt first, then id). Output goes to stdout unless --output is given (comford needs --output DIR).
+            Documents are written in file order: the order they reached this database (an imported file's own row order), which radio-localization-eval breaks ties in. Output goes to stdout unless --output is given (comford needs --output DIR).
 
             Examples:
               fprint export couch-view --map J3NP > couchdump.json

@@ -55,7 +55,7 @@ struct Plot: AsyncParsableCommand {
 
         func perform() async throws {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
+            let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
             let ids: [String] = transmitter.hasPrefix("BLE:") || transmitter.hasPrefix("WIFI:") ? [transmitter]
                 : [Fingerprint.bleID(transmitter), Fingerprint.wifiID(transmitter), Fingerprint.wifiID(transmitter.uppercased()),
@@ -144,7 +144,7 @@ struct Plot: AsyncParsableCommand {
 
         func perform() async throws {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
-            let fps = try AnalysisInput.fingerprints(AnalysisInput.documents(try ws.openStore(.read), filters))
+            let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard fps.count >= 2 else { throw CommandFailure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
             let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
             let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON object: its members sorted by the UTF-8 bytes of their keys, each
 /// key once.
 ///
@@ -44,10 +46,21 @@ public struct JSONObject: Sendable {
         }
     }
 
-    /// The canonical key order: UTF-8 bytes, shorter prefix first.
+    /// The canonical key order: UTF-8 bytes, shorter prefix first. Compared
+    /// with memcmp over the strings' own bytes where they have them (native
+    /// and small strings): the generic sequence comparison was a tenth of
+    /// `fprint import`'s time, every member lookup going through it.
     @inline(__always)
     public static func precedes(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                let n = Swift.min(x.count, y.count)
+                let order = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        if let known = fast ?? nil { return known }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     public var count: Int { members.count }

@@ -78,37 +78,54 @@ public enum LegacyImport {
         }
 
         var documents: [NewDocument] = []
-        let stamp: JSONValue = ["format": .string(format.rawValue), "file": .string(source),
-                                "at": .string(ISOTime.string(importedAt))]
+        let stamp = Self.stamp(format, source: source, at: importedAt)
         for entry in raw {
-            guard case .object(var doc) = entry.value else {
-                throw ImportError("\(source): \(entry.path): expected an object")
+            if let document = try Self.document(entry.value, rowID: entry.id, path: "\(source): \(entry.path)",
+                                                timeZone: timeZone, stamp: stamp) {
+                documents.append(document)
+            } else {
+                skipped += 1
             }
-            var id = doc["_id"]?.stringValue ?? entry.id
-            if id?.hasPrefix("_design/") == true { skipped += 1; continue }
-            if id == nil || id?.isEmpty == true { id = UUID().uuidString.lowercased() }
-            var legacy: JSONObject = doc["legacy"]?.objectValue ?? [:]
-            if let rev = doc["_rev"] { legacy["_rev"] = rev }
-            for key in ["_id", "_rev", "_revisions", "_conflicts", "_deleted_conflicts", "_local_seq"] { doc[key] = nil }
-            // Documents already in fprint's contract (written by fprint, schemaVersion ≥ 1, or
-            // imported before) that need no conversion come back unchanged, so
-            // `fprint export` → `fprint import` round-trips to identical bodies.
-            let normalised = (doc["schemaVersion"]?.intValue ?? 0) >= 1 || doc["imported"] != nil
-            let legacyBefore = doc["legacy"]?.objectValue ?? [:]
-            try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: "\(source): \(entry.path)")
-            try checkUsable(doc, path: "\(source): \(entry.path)")
-            if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
-            if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
-            // Inline attachments (a rescue file, a CouchDB dump with attachments=true) become stubs and bytes.
-            let stubbed: Attachments.Stubbed
-            do {
-                stubbed = try Attachments.stubbing(.object(doc), revpos: 1, keepDigests: true)
-            } catch {
-                throw ImportError("\(source): \(entry.path): \(error)")
-            }
-            documents.append(NewDocument(id: id ?? "", body: stubbed.body, attachmentData: stubbed.data))
         }
         return Parsed(format: format, documents: documents, skipped: skipped)
+    }
+
+    /// The `imported` member documents of one file get.
+    static func stamp(_ format: Format, source: String, at importedAt: Date) -> JSONValue {
+        ["format": .string(format.rawValue), "file": .string(source), "at": .string(ISOTime.string(importedAt))]
+    }
+
+    /// One document of a file in fprint's contract; nil for a design
+    /// document (passed over). `rowID` is a dump row's `id`, used when the
+    /// document has no `_id`.
+    static func document(_ value: JSONValue, rowID: String?, path: String, timeZone: TimeZone,
+                         stamp: JSONValue) throws(ImportError) -> NewDocument? {
+        guard case .object(var doc) = value else {
+            throw ImportError("\(path): expected an object")
+        }
+        var id = doc["_id"]?.stringValue ?? rowID
+        if id?.hasPrefix("_design/") == true { return nil }
+        if id == nil || id?.isEmpty == true { id = UUID().uuidString.lowercased() }
+        var legacy: JSONObject = doc["legacy"]?.objectValue ?? [:]
+        if let rev = doc["_rev"] { legacy["_rev"] = rev }
+        for key in ["_id", "_rev", "_revisions", "_conflicts", "_deleted_conflicts", "_local_seq"] { doc[key] = nil }
+        // Documents already in fprint's contract (written by fprint, schemaVersion ≥ 1, or
+        // imported before) that need no conversion come back unchanged, so
+        // `fprint export` → `fprint import` round-trips to identical bodies.
+        let normalised = (doc["schemaVersion"]?.intValue ?? 0) >= 1 || doc["imported"] != nil
+        let legacyBefore = doc["legacy"]?.objectValue ?? [:]
+        try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: path)
+        try checkUsable(doc, path: path)
+        if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
+        if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
+        // Inline attachments (a rescue file, a CouchDB dump with attachments=true) become stubs and bytes.
+        let stubbed: Attachments.Stubbed
+        do {
+            stubbed = try Attachments.stubbing(.object(doc), revpos: 1, keepDigests: true)
+        } catch {
+            throw ImportError("\(path): \(error)")
+        }
+        return NewDocument(id: id ?? "", body: stubbed.body, attachmentData: stubbed.data)
     }
 
     // Keys whose values are numbers in the contract, by list.
@@ -116,11 +133,12 @@ public enum LegacyImport {
         "x", "y", "batteryLevel", "gyroX", "gyroY", "gyroZ", "magX", "magY", "magZ", "accX", "accY", "accZ",
         "durationMs", "seq",
     ]
-    static let listNumbers: [String: Set<String>] = [
+    /// Each list's keys in sorted order (the first bad value named is the first by name).
+    static let listNumbers: [String: [String]] = [
         "bleScans": ["rssi", "time", "txPower"],
-        "wifiScans": ["rssi", "time", "frequency", "channel"],
-        "cellScans": ["rssi", "time", "cid", "lac", "psc"],
-        "geolocation": ["lat", "long", "time", "alt", "accuracy"],
+        "wifiScans": ["channel", "frequency", "rssi", "time"],
+        "cellScans": ["cid", "lac", "psc", "rssi", "time"],
+        "geolocation": ["accuracy", "alt", "lat", "long", "time"],
     ]
     static let timeKeys = ["startTime", "endTime", "createdAt"]
 
@@ -146,7 +164,11 @@ public enum LegacyImport {
                 guard case .object(var item) = items[i] else {
                     throw ImportError("\(path).\(list)[\(i)]: expected an object")
                 }
-                for k in keys { if let v = item[k], let n = number(v) { item[k] = n } }
+                // Only text turns into a number: one look at each member, no lookups.
+                for member in item.members {
+                    guard case .string = member.value, keys.contains(member.key), let n = number(member.value) else { continue }
+                    item[member.key] = n
+                }
                 switch list {
                 case "bleScans":
                     if item["address"] == nil, let uuid = item["uuid"] {
@@ -184,9 +206,11 @@ public enum LegacyImport {
         }
         for (list, keys) in listNumbers {
             for (i, item) in (doc[list]?.arrayValue ?? []).enumerated() {
-                for key in keys.sorted() {
-                    guard let value = item[key], !value.isNull, value.doubleValue == nil else { continue }
-                    throw ImportError("\(path).\(list)[\(i)].\(key): expected a number, found \(CanonicalJSON.string(value))")
+                // Members come in key order, as `keys` do: the first bad one is named.
+                for member in item.objectValue?.members ?? [] {
+                    let value = member.value
+                    guard !value.isNull, value.doubleValue == nil, keys.contains(member.key) else { continue }
+                    throw ImportError("\(path).\(list)[\(i)].\(member.key): expected a number, found \(CanonicalJSON.string(value))")
                 }
             }
         }

@@ -195,8 +195,13 @@ extension SQLiteDocumentStore: ReplicableStore {
         if !hadDocument {
             // Revisions reference the document row, so it comes first; its
             // winner columns are set below once the tree is complete.
-            try db.cachedStatement(sql: "INSERT INTO documents (id, rev, deleted, seq) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [id, content.rev.description, content.deleted, seq])
+            if try hasImportSequence(db) {
+                try db.cachedStatement(sql: "INSERT INTO documents (id, rev, deleted, seq, import_seq) VALUES (?, ?, ?, ?, ?)")
+                    .execute(arguments: [id, content.rev.description, content.deleted, seq, seq])
+            } else {
+                try db.cachedStatement(sql: "INSERT INTO documents (id, rev, deleted, seq) VALUES (?, ?, ?, ?)")
+                    .execute(arguments: [id, content.rev.description, content.deleted, seq])
+            }
         }
 
         // Ancestors, oldest first, as body-less stubs where unknown. The

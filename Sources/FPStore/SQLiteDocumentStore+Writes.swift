@@ -66,7 +66,7 @@ struct PendingRevision {
 /// canonical form and revision hash of a batch's documents (a millisecond or
 /// more each for a busy walk window) are independent, and the write lock is
 /// taken only after them.
-func concurrentMap<T: Sendable, U: Sendable>(_ items: [T], _ transform: @Sendable (T) -> U) -> [U] {
+package func concurrentMap<T: Sendable, U: Sendable>(_ items: [T], _ transform: @Sendable (T) -> U) -> [U] {
     guard items.count > 1 else { return items.map(transform) }
     return [U](unsafeUninitializedCapacity: items.count) { buffer, initialized in
         let base = UnsafeSendablePointer(buffer.baseAddress!)
@@ -110,17 +110,32 @@ extension SQLiteDocumentStore {
     }
 
     static let insertDocumentSQL = """
+        INSERT INTO documents (id, rev, deleted, seq, import_seq, \(Summary.columnNames.joined(separator: ", ")))
+        VALUES (?, ?, 0, ?, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")))
+        """
+    /// Before v7 (a test building an old database): no `import_seq`.
+    static let insertDocumentSQLv6 = """
         INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")))
         VALUES (?, ?, 0, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")))
         """
 
-    /// The rows of new documents, inside the caller's transaction.
+    /// Whether `documents` has v7's `import_seq` (GRDB caches the schema per connection).
+    static func hasImportSequence(_ db: Database) throws -> Bool {
+        try db.columns(in: "documents").contains { $0.name == "import_seq" }
+    }
+
+    /// The rows of new documents, inside the caller's transaction. A
+    /// document's import sequence is the change sequence of its first revision.
     static func insertPending(_ db: Database, _ pending: [PendingRevision]) throws -> [StoredDocument] {
-        try pending.map { p in
+        let sequenced = try hasImportSequence(db)
+        return try pending.map { p in
             let seq = try Self.appendChange(db, p)
+            var arguments: StatementArguments = [p.id, p.rev.description, seq]
+            if sequenced { arguments += [seq] }
+            arguments += p.summary.columnValues
             do {
-                try db.cachedStatement(sql: Self.insertDocumentSQL)
-                    .execute(arguments: [p.id, p.rev.description, seq] + p.summary.columnValues)
+                try db.cachedStatement(sql: sequenced ? Self.insertDocumentSQL : Self.insertDocumentSQLv6)
+                    .execute(arguments: arguments)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
                 // The id exists (live or deleted), or appears twice in the
                 // batch: throwing rolls the whole batch back.

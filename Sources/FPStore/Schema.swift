@@ -9,7 +9,7 @@ import GRDB
 /// later rename in code cannot change what an old migration does.
 enum Schema {
     /// `PRAGMA user_version` of the newest format this fprint reads and writes.
-    static let formatVersion = 6
+    static let formatVersion = 7
     /// Page size of new databases; `fprint maintenance` moves smaller ones to it.
     static let newPageSize = 8192
 
@@ -171,7 +171,24 @@ enum Schema {
                 )
                 """)
         }
-        // Later migrations go here ("v7", …), each raising `formatVersion`.
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: "PRAGMA user_version = 7")
+            // The order documents first reached this database (`import`'s
+            // rows, a walk's windows, a pull's changes): eval's and export's
+            // "file order", which radio-localization-eval breaks ties in. It
+            // is the change sequence of the document's first revision and
+            // never changes after. Older rows take their rowid, the order
+            // they were inserted in (unless a VACUUM renumbered them).
+            try db.execute(sql: "ALTER TABLE documents ADD COLUMN import_seq INTEGER")
+            try db.execute(sql: "UPDATE documents SET import_seq = rowid")
+            // Covers every column `readDocumentTexts` reads or filters on, in
+            // its order, so the bulk read needs neither a sort nor the table.
+            try db.execute(sql: """
+                CREATE INDEX documents_by_import ON documents (
+                    deleted, import_seq, id, rev, created_at_ms, level, mode, session_id, synced)
+                """)
+        }
+        // Later migrations go here ("v8", …), each raising `formatVersion`.
         return migrator
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 //
 //   fprint-bench [--fprint PATH] [--docs N] [--list-docs N] [--dir DIR]
 //                [--eval-only] [--eval-fingerprints N] [--eval-transmitters M]
-//                [--sync [--sync-docs N]] [--keep-dir]
+//                [--sync [--sync-docs N]] [--commands-only] [--keep-dir]
 //
 // 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
 //    × 20 reports, 30 Wi-Fi BSS, a few cells and fixes) in walk-sized
@@ -14,7 +14,9 @@ import Foundation
 // 2. Grows the database to 100,000 documents and times `fprint list` (the
 //    real binary, default output and --json) over it: median of 7 runs.
 // 0. First, `fprint eval`'s leave-one-out over 2,000 fingerprints × 300
-//    transmitters (EvalBench.swift); --eval-only stops after it.
+//    transmitters (EvalBench.swift); --eval-only stops after it. Then, with
+//    --fprint, `fprint import` and `fprint eval` as whole processes
+//    (CommandBench.swift); --commands-only stops after them.
 
 struct Args {
     var fprint: String?
@@ -30,6 +32,7 @@ struct Args {
     /// Only the btsnoop replay benchmark (ReplayBench.swift), with the test captures of this folder.
     var replay = false
     var captures = "Tests/FPHCITests/Fixtures/captures"
+    var commandsOnly = false
     /// Leave the working folder (stores, gateway database) for profiling.
     var keepDir = false
 
@@ -49,6 +52,7 @@ struct Args {
             case "--json-only": jsonOnly = true
             case "--replay": replay = true
             case "--captures": captures = it.next() ?? captures
+            case "--commands-only": commandsOnly = true
             case "--keep-dir": keepDir = true
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
@@ -166,6 +170,11 @@ func run() throws {
         try runSyncBench(fprint: fprint, dir: args.dir, docs: args.syncDocs)
         return
     }
+    if let fprint = args.fprint {
+        try commandBench(fprint: fprint, dir: args.dir, fingerprints: args.evalFingerprints,
+                         transmitters: args.evalTransmitters)
+    }
+    if args.commandsOnly { return }
     let dbPath = args.dir + "/bench.sqlite"
     let store = try SQLiteDocumentStore(path: dbPath)
     var rng = SeededRandom(seed: 2026)

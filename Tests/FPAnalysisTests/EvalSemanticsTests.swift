@@ -78,7 +78,7 @@ import Testing
         #expect(r.summary.count == 3 && r.summary.unlocalised == 1)
         #expect(r.summary.median == 2 && r.summary.max == 2.8284271247461903)
         #expect(r.summary.p75 == 2.8284271247461903)  // rank ⌈0.75·3⌉ = 3
-        #expect(r.summary.worst.map { Self.caseA[$0].id } == ["c", "a", "b"])
+        #expect(r.summary.worst.map { Self.caseA[$0].id } == ["c", "b", "a"])  // equal errors: the later first
     }
 
     @Test func caseAKNNAveragesTheTwoNearest() {

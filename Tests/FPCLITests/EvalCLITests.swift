@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Writes documents as a couch-view file and imports them, so a test controls
-/// every key eval reads (createdAt decides file order).
+/// every key eval reads (the rows' order is file order).
 func importDocuments(_ fp: FprintRunner, _ docs: [(id: String, body: [String: Any])]) async throws {
     let rows = docs.map { ["id": $0.id, "value": $0.body] as [String: Any] }
     let data = try JSONSerialization.data(withJSONObject: ["rows": rows], options: [.sortedKeys])
@@ -23,7 +23,7 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
 
 @Suite struct EvalCLITests {
     // Case B of FPAnalysisTests, stored with ids in the reverse of their
-    // createdAt order, so ties can only come out right in createdAt order:
+    // row order, so ties can only come out right in the file's row order:
     //   z0 (0,0) −50  y1 (10,0) −60  x2 (20,0) −40  w3 (30,0) −60   (createdAt 10:00 … 10:03)
     // NN: z0 → y1 (tie with x2, w3 at d 10): 10 units; y1 → w3 (d 0): 20; x2 → z0: 20; w3 → y1 (d 0): 20.
     // WKNN k=2, worked out with IEEE doubles: 0.3, 0.3999940000599994, 0.33333333333333337, 0.4000019999800002.
@@ -38,15 +38,16 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
         let r = try await fp.run(["eval", "--set", "wifi", "--estimator", "nn,wknn", "--k", "2", "--json", "--worst", "4"])
         #expect(r.status == 0, "\(r.stderr)")
         let out = try fp.json(r.stdout)
-        #expect(out["measurements"] as? Int == 4 && out["order"] as? String == "createdAt,id")
+        #expect(out["measurements"] as? Int == 4 && out["order"] as? String == "import")
         let results = try #require(out["results"] as? [[String: Any]])
         #expect(results.count == 2)
         let nn = results[0], wknn = results[1]
         #expect(nn["estimator"] as? String == "nn" && nn["k"] as? Int == 1)
         #expect(nn["median"] as? Double == 0.4 && nn["max"] as? Double == 0.4 && nn["mean"] as? Double == 0.35)
-        // Worst first; equal errors keep file order (y1, x2, w3), then the best, z0.
+        // Worst first; equal errors the later in file order first (w3, x2, y1: the
+        // evaluator's max is the last of its ascending list), then the best, z0.
         let nnWorst = try #require(nn["worst"] as? [[String: Any]])
-        #expect(nnWorst.compactMap { $0["id"] as? String } == ["y1", "x2", "w3", "z0"])
+        #expect(nnWorst.compactMap { $0["id"] as? String } == ["w3", "x2", "y1", "z0"])
         #expect(wknn["estimator"] as? String == "wknn" && wknn["k"] as? Int == 2)
         // Exact doubles are checked in the JSON text (shortest round-trip form):
         // Foundation's JSONSerialization on Linux may misread the last bit.
@@ -67,7 +68,7 @@ func doc(_ x: Int, _ y: Int, rssi: Int, minute: Int, level: String = "J1NP") -> 
         let table = try await fp.run(["eval", "--set", "wifi", "--estimator", "nn"])
         #expect(table.lines.first?.hasPrefix("SET") == true)
         #expect(table.lines[1].split(separator: " ") == ["wifi", "NN", "1", "4", "0", "0.35", "0.40", "0.40", "0.40", "0.40", "100.0%"])
-        #expect(table.stdout.contains("wifi NN k=1: y1 0.40 m, x2 0.40 m, w3 0.40 m"))
+        #expect(table.stdout.contains("wifi NN k=1: w3 0.40 m, x2 0.40 m, y1 0.40 m"))
     }
 
     @Test func filtersUnlocalisedAndWrongFloor() async throws {

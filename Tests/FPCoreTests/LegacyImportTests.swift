@@ -106,5 +106,41 @@ import Testing
         #expect(throws: LegacyImport.ImportError(message)) {
             try LegacyImport.parse(Data(text.utf8), source: "f.json")
         }
+        // Read a document at a time (`fprint import`): the same first error.
+        #expect(throws: LegacyImport.ImportError(message)) { try self.streamed(Data(text.utf8), source: "f.json") }
+    }
+
+    /// A file's documents as `fprint import` reads them: one at a time.
+    func streamed(_ data: Data, source: String, at: Date = Date()) throws -> (LegacyImport.Format, [NewDocument], Int) {
+        let s = try LegacyImport.Source(data, source: source, timeZone: prague, importedAt: at)
+        var documents: [NewDocument] = []
+        var skipped = s.skipped
+        for i in 0..<s.count {
+            if let d = try s.document(at: i) { documents.append(d) } else { skipped += 1 }
+        }
+        return (s.format, documents, skipped)
+    }
+
+    /// Rows and lines are found without parsing the file whole, and give
+    /// what the whole reading gives, in the file's order.
+    @Test(arguments: [
+        "legacy-ios-all-docs.json", "legacy-android.jsonl", "couch-view.json", "generated",
+    ])
+    func readingADocumentAtATimeGivesTheSameDocuments(name: String) throws {
+        let data: Data
+        if name == "generated" {
+            // Ids out of text order, a design document, a deleted row, a body without `_id`.
+            let rows = (0..<12).map { i in #"{"id":"m\#(12 - i)","value":{"x":\#(i),"y":2,"rssi":"-5\#(i)"}}"# }
+                + [#"{"id":"_design/v","value":{"x":1,"y":1}}"#, #"{"id":"gone","value":null}"#]
+            data = Data(#"{"total_rows":14, "rows": [\#(rows.joined(separator: ",\n"))]}"#.utf8)
+        } else {
+            data = try fixture(name)
+        }
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let whole = try LegacyImport.parse(data, source: name, timeZone: prague, importedAt: at)
+        let (format, documents, skipped) = try self.streamed(data, source: name, at: at)
+        #expect(format == whole.format && skipped == whole.skipped)
+        #expect(documents == whole.documents)
+        if name == "generated" { #expect(documents.map(\.id) == (1...12).map { "m\(13 - $0)" } && skipped == 2) }
     }
 }

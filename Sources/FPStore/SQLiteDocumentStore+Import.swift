@@ -1,0 +1,59 @@
+import FPCore
+import GRDB
+
+extension SQLiteDocumentStore {
+    /// What `insertNew` stored and passed over.
+    package struct NewDocumentCount: Sendable, Equatable {
+        package var inserted: Int
+        /// Ids stored before, or met earlier in the same run.
+        package var alreadyPresent: Int
+    }
+
+    /// Stores the documents `next` hands over, batch by batch, until it
+    /// answers nil: all in one transaction, or none when anything throws.
+    /// An id stored already (live or deleted) or met earlier in the run is
+    /// passed over. Each batch is prepared (canonical text, revision hash,
+    /// compression) on every core as it comes, so only one batch of bodies
+    /// is held at a time, not a whole file's (`fprint import`). An error of
+    /// `next` is thrown as it is.
+    package func insertNew(_ next: () throws -> [NewDocument]?) throws -> NewDocumentCount {
+        var producerError: (any Error)?
+        do {
+            return try write { db in
+                var count = NewDocumentCount(inserted: 0, alreadyPresent: 0)
+                var seen = Set<String>()
+                let exists = try db.cachedStatement(sql: "SELECT 1 FROM documents WHERE id = ?")
+                while true {
+                    let batch: [NewDocument]
+                    do {
+                        guard let produced = try next() else { break }
+                        batch = produced
+                    } catch {
+                        producerError = error
+                        throw error
+                    }
+                    var fresh: [NewDocument] = []
+                    for document in batch {
+                        if seen.insert(document.id).inserted, try Bool.fetchOne(exists, arguments: [document.id]) == nil {
+                            try Self.validate(id: document.id)
+                            try Self.validate(body: document.body, of: document.id)
+                            fresh.append(document)
+                        } else {
+                            count.alreadyPresent += 1
+                        }
+                    }
+                    let pending = concurrentMap(fresh) { PendingRevision(id: $0.id, body: $0.body, parent: nil) }
+                    _ = try Self.insertPending(db, pending)
+                    for document in fresh where document.body["_attachments"] != nil {
+                        try Self.storeAttachments(db, id: document.id, body: document.body, data: document.attachmentData)
+                    }
+                    count.inserted += fresh.count
+                }
+                return count
+            }
+        } catch {
+            if let producerError { throw producerError }
+            throw error
+        }
+    }
+}
