@@ -10,7 +10,7 @@
 # - measure and walk get --simulate (unless they replay a btsnoop file) and
 #   --fast; periodic schedules keep their shape at seconds instead of minutes;
 # - placeholders get real values: 3f2a9c = a stored measurement's id prefix,
-#   <sessionId> = the newest walk, capture.btsnoop = a test capture,
+#   <sessionId> = the newest walk (not J3NP's when deleting), capture.btsnoop = a test capture,
 #   old-ios-dump.json/android.jsonl = the seed apps' fixtures,
 #   new-measurement.json = a stored measurement written out; delete's
 #   --before date becomes tomorrow (so there is something to delete) with the
@@ -88,7 +88,12 @@ adapt() {
         line=${line//3f2a9c/${id:0:8}}
     fi
     if [[ $line == *"<sessionId>"* ]]; then
-        line=${line//<sessionId>/$(newest 'd.get("mode") == "walk"' sessionId)}
+        # Deleting a walk spares J3NP's: the eval and plot examples need it.
+        # (Which walk is newest depends on the binary's speed: --fast walks all
+        # end at the real now.)
+        local walk='d.get("mode") == "walk"'
+        [[ $line == "fprint delete --session"* ]] && walk="$walk and d.get(\"level\") != \"J3NP\""
+        line=${line//<sessionId>/$(newest "$walk" sessionId)}
     fi
     if [[ $line == *"new-measurement.json"* && ! -e new-measurement.json ]]; then
         "$FPRINT" show "$(newest 'd.get("mode") == "static" and d.get("level") == "J3NP"' id)" --json > new-measurement.json
