@@ -358,18 +358,7 @@ import Testing
     /// Only walk and scenarios need the scenarios file: broken, it fails them alone.
     @Test func aBrokenScenariosFileFailsOnlyWhatNeedsIt() async throws {
         let fp = try FprintRunner()
-        let config = fp.home.appendingPathComponent("conf/Config")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        let shipped = FprintRunner.repositoryRoot.appendingPathComponent("Config")
-        try FileManager.default.copyItem(at: shipped.appendingPathComponent("app-config.json"),
-                                         to: config.appendingPathComponent("app-config.json"))
-        try FileManager.default.copyItem(at: shipped.appendingPathComponent("environments"),
-                                         to: config.appendingPathComponent("environments"))
-        let scenarios = fp.home.appendingPathComponent("conf/Scenarios")
-        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
-        try #"{"scenarios": [oops]}"#.write(to: scenarios.appendingPathComponent("scenarios.json"), atomically: true, encoding: .utf8)
-        let using = ["--config", config.appendingPathComponent("app-config.json").path]
-
+        let using = try fp.configWithScenarios(#"{"scenarios": [oops]}"#)
         let maps = try await fp.run(["maps"] + using)
         #expect(maps.status == 0, "\(maps.stderr)")
         #expect(maps.stdout.contains("J1NP"))

@@ -28,18 +28,8 @@ struct MapExtentCLITests {
 
     @Test func aScenarioWithAWaypointOffTheMapIsRefusedUnlessForced() async throws {
         let fp = try FprintRunner()
-        let config = fp.home.appendingPathComponent("conf/Config")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        let shipped = FprintRunner.repositoryRoot.appendingPathComponent("Config")
-        try FileManager.default.copyItem(at: shipped.appendingPathComponent("app-config.json"),
-                                         to: config.appendingPathComponent("app-config.json"))
-        try FileManager.default.copyItem(at: shipped.appendingPathComponent("environments"),
-                                         to: config.appendingPathComponent("environments"))
-        let scenarios = fp.home.appendingPathComponent("conf/Scenarios")
-        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
-        try #"{"scenarios": [{"scenarioID": "off", "name": "off the plan", "mapID": "J1NP", "points": [{"X": 400, "Y": 800}, {"X": 400, "Y": 1200}, {"X": 2600, "Y": 1200}]}]}"#
-            .write(to: scenarios.appendingPathComponent("scenarios.json"), atomically: true, encoding: .utf8)
-        let using = ["--config", config.appendingPathComponent("app-config.json").path]
+        let using = try fp.configWithScenarios(
+            #"{"scenarios": [{"scenarioID": "off", "name": "off the plan", "mapID": "J1NP", "points": [{"X": 400, "Y": 800}, {"X": 400, "Y": 1200}, {"X": 2600, "Y": 1200}]}]}"#)
         let refused = try await fp.run(["walk", "--scenario", "off", "--simulate", "--fast"] + using)
         #expect(refused.status == 65)
         #expect(refused.stderr == "error: scenario off, waypoint 3: (2600, 1200) is outside map J1NP: x 0–2500, y 0–3000 map units (50 × 60 m); --force walks it all the same\n")

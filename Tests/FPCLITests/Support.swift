@@ -133,4 +133,20 @@ struct FprintRunner {
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
+
+    /// The shipped app config and environments copied under `conf/Config`,
+    /// beside `conf/Scenarios/scenarios.json` holding `scenariosJSON`; the
+    /// `--config` arguments that name the copy.
+    func configWithScenarios(_ scenariosJSON: String) throws -> [String] {
+        let config = home.appendingPathComponent("conf/Config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let shipped = Self.repositoryRoot.appendingPathComponent("Config")
+        for item in ["app-config.json", "environments"] {
+            try FileManager.default.copyItem(at: shipped.appendingPathComponent(item), to: config.appendingPathComponent(item))
+        }
+        let scenarios = home.appendingPathComponent("conf/Scenarios")
+        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+        try scenariosJSON.write(to: scenarios.appendingPathComponent("scenarios.json"), atomically: true, encoding: .utf8)
+        return ["--config", config.appendingPathComponent("app-config.json").path]
+    }
 }
