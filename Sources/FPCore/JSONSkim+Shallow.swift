@@ -2,16 +2,9 @@
 /// were checked already (or are checked one by one by the caller).
 extension JSONSkim.Reader {
     mutating func shallowMembers() -> [JSONSkim.Member]? {
-        skipSpace()
-        guard peek == UInt8(ascii: "{") else { return nil }
-        i += 1
-        skipSpace()
+        guard let empty = enter(UInt8(ascii: "{"), closing: UInt8(ascii: "}")) else { return nil }
         var members: [JSONSkim.Member] = []
-        if peek == UInt8(ascii: "}") {
-            i += 1
-            skipSpace()
-            return i == end ? members : nil
-        }
+        if empty { return atEnd() ? members : nil }
         while true {
             let keyStart = i
             guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
@@ -27,19 +20,13 @@ extension JSONSkim.Reader {
                                            node: unchecked))
             var ignored = false
             guard let closed = next(closing: UInt8(ascii: "}"), canonical: &ignored) else { return nil }
-            if closed {
-                skipSpace()
-                return i == end ? members : nil
-            }
+            if closed { return atEnd() ? members : nil }
         }
     }
 
     mutating func shallowCount() -> Int? {
-        skipSpace()
-        guard peek == UInt8(ascii: "[") else { return nil }
-        i += 1
-        skipSpace()
-        if peek == UInt8(ascii: "]") { return 0 }
+        guard let empty = enter(UInt8(ascii: "["), closing: UInt8(ascii: "]")) else { return nil }
+        if empty { return 0 }
         var count = 0
         while true {
             guard skipValue() else { return nil }

@@ -12,14 +12,8 @@ extension JSONSkim {
     public static func forEachMember(in bytes: UnsafeBufferPointer<UInt8>, of range: Range<Int>,
                                      _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool) -> Bool {
         var reader = Reader(bytes: bytes, i: range.lowerBound, end: range.upperBound)
-        reader.skipSpace()
-        guard reader.peek == UInt8(ascii: "{") else { return false }
-        reader.i += 1
-        reader.skipSpace()
-        if reader.peek == UInt8(ascii: "}") {
-            reader.i += 1
-            return reader.atEnd()
-        }
+        guard let empty = reader.enter(UInt8(ascii: "{"), closing: UInt8(ascii: "}")) else { return false }
+        if empty { return reader.atEnd() }
         while true {
             let keyStart = reader.i + 1
             guard reader.peek == UInt8(ascii: "\""), let key = reader.string(), !key.escaped else { return false }
@@ -41,14 +35,8 @@ extension JSONSkim {
     public static func forEachElement(in bytes: UnsafeBufferPointer<UInt8>, of range: Range<Int>,
                                       _ body: (Range<Int>) -> Bool) -> Bool {
         var reader = Reader(bytes: bytes, i: range.lowerBound, end: range.upperBound)
-        reader.skipSpace()
-        guard reader.peek == UInt8(ascii: "[") else { return false }
-        reader.i += 1
-        reader.skipSpace()
-        if reader.peek == UInt8(ascii: "]") {
-            reader.i += 1
-            return reader.atEnd()
-        }
+        guard let empty = reader.enter(UInt8(ascii: "["), closing: UInt8(ascii: "]")) else { return false }
+        if empty { return reader.atEnd() }
         while true {
             let start = reader.i
             guard reader.skipValue(), body(start..<reader.i) else { return false }
@@ -74,5 +62,19 @@ extension JSONSkim.Reader {
     mutating func atEnd() -> Bool {
         skipSpace()
         return i == end
+    }
+
+    /// Steps into the container `open` begins (white space before it and
+    /// after it passed): nil when the text holds no such container here, true
+    /// when it is empty (its `closing` bracket passed too), false when a
+    /// first item follows.
+    mutating func enter(_ open: UInt8, closing: UInt8) -> Bool? {
+        skipSpace()
+        guard peek == open else { return nil }
+        i += 1
+        skipSpace()
+        guard peek == closing else { return false }
+        i += 1
+        return true
     }
 }
