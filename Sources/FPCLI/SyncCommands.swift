@@ -83,9 +83,13 @@ struct Sync: ReportingCommand {
             var reports: [SyncReport] = []
             // A typed `do`: `catch let error as SyncError` here crashes Swift 6.3.1's SILGen.
             do throws(SyncError) {
-                try await replicator.checkRemote()
-                if !pullOnly { reports.append(try await replicator.push()) }
-                if !pushOnly { reports.append(try await replicator.pull()) }
+                var opening = try await replicator.open(push: !pullOnly, pull: !pushOnly)
+                if !pullOnly {
+                    let pushed = try await replicator.push(opening)
+                    reports.append(pushed)
+                    opening = opening.afterPush(pushed)
+                }
+                if !pushOnly { reports.append(try await replicator.pull(opening)) }
             } catch {
                 printer.finish()
                 throw CommandFailure(error)

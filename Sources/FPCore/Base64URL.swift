@@ -5,8 +5,13 @@ import Foundation
 /// signature could be changed in its last character and still verify.
 public enum Base64URL {
     public static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // Byte by byte: Foundation's `replacingOccurrences` costs more than the encoding itself.
+        var bytes = Array(data.base64EncodedString().utf8)
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        for i in bytes.indices {
+            if bytes[i] == UInt8(ascii: "+") { bytes[i] = UInt8(ascii: "-") } else if bytes[i] == UInt8(ascii: "/") { bytes[i] = UInt8(ascii: "_") }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// nil unless `text` is exactly what `encode` writes for some bytes:
@@ -15,9 +20,15 @@ public enum Base64URL {
         guard text.utf8.count % 4 != 1,
               text.utf8.allSatisfy({ isAlphabet($0) })
         else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        guard let data = Data(base64Encoded: standard), encode(data) == text else { return nil }
+        var standard = text.utf8.map { byte -> UInt8 in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        while standard.count % 4 != 0 { standard.append(UInt8(ascii: "=")) }
+        guard let data = Data(base64Encoded: Data(standard)), encode(data) == text else { return nil }
         return data
     }
 

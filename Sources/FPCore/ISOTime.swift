@@ -14,10 +14,35 @@ public enum ISOTime {
         var t = time_t(seconds)
         var parts = tm()
         gmtime_r(&t, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(millis))
+        // Digits by hand: `String(format:)` goes through Foundation's
+        // formatter and dynamic casts, and every stored measurement calls this.
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        func digits(_ value: Int, _ width: Int) {
+            var value = value
+            if value < 0 {
+                out.append(UInt8(ascii: "-"))
+                value = -value
+            }
+            let text = Array(String(value).utf8)
+            if text.count < width { out += repeatElement(UInt8(ascii: "0"), count: width - text.count) }
+            out += text
+        }
+        digits(Int(parts.tm_year) + 1900, 4)
+        out.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2)
+        out.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2)
+        out.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2)
+        out.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2)
+        out.append(UInt8(ascii: "."))
+        digits(Int(millis), 3)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses ISO-8601 with or without fraction, with `Z` or a ±hh:mm offset.

@@ -8,24 +8,40 @@ import Foundation
 ///   methods never follow (re-sending a body elsewhere is not safe).
 /// - `http_proxy`, `https_proxy` and `no_proxy` are honoured by libcurl itself.
 ///
-/// Transfers run one after the other on the transport's own thread
-/// (`CurlWorker`); `send` suspends its caller until the answer is there, and
-/// a cancelled caller stops its transfer within about a second (libcurl's
-/// progress callback). Create one transport per concurrent stream of requests.
+/// Transfers run on the transport's own threads (`CurlWorker`, one easy
+/// handle and connection each, started with its first job): a request goes
+/// to the first idle one, so requests made one after the other share one
+/// kept-alive connection, and requests made at once (a sync's opening
+/// reads) go out together, up to `lanes`; past that they queue. `send`
+/// suspends its caller until the answer is there, and a cancelled caller
+/// stops its transfer within about a second (libcurl's progress callback).
 package final class CurlHTTPTransport: BlockingHTTPTransport {
     package let insecure: Bool
     package let userAgent: String
     package let maxRedirects: Int
-    private let worker: CurlWorker
+    private let workers: [CurlWorker]
 
-    package init(insecure: Bool = false, userAgent: String = "fprint", maxRedirects: Int = 5) {
+    package init(insecure: Bool = false, userAgent: String = "fprint", maxRedirects: Int = 5, lanes: Int = 4) {
         self.insecure = insecure
         self.userAgent = userAgent
         self.maxRedirects = maxRedirects
-        worker = CurlWorker(CurlSettings(insecure: insecure, userAgent: userAgent, maxRedirects: maxRedirects))
+        let settings = CurlSettings(insecure: insecure, userAgent: userAgent, maxRedirects: maxRedirects)
+        workers = (0..<max(1, lanes)).map { _ in CurlWorker(settings) }
     }
 
-    deinit { worker.close() }
+    deinit { workers.forEach { $0.close() } }
+
+    /// The least busy worker; of equally busy ones the first, whose
+    /// connection is the most likely to be open already.
+    private var worker: CurlWorker {
+        var best = workers[0]
+        var bestLoad = best.load
+        for candidate in workers.dropFirst() where bestLoad > 0 {
+            let load = candidate.load
+            if load < bestLoad { (best, bestLoad) = (candidate, load) }
+        }
+        return best
+    }
 
     package func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         // Malformed requests fail here, without a trip to the thread.

@@ -20,19 +20,28 @@ final class CurlJob: Sendable {
 /// gives. The thread starts with the first job and ends when the transport
 /// goes, after the jobs already queued.
 final class CurlWorker: @unchecked Sendable {
-    // @unchecked: `jobs`, `closing` and `started` are touched only with `condition` locked.
+    // @unchecked: `jobs`, `closing`, `started` and `unfinished` are touched only with `condition` locked.
     private let condition = NSCondition()
     private var jobs: [CurlJob] = []
     private var closing = false
     private var started = false
+    private var unfinished = 0
     private let settings: CurlSettings
 
     init(_ settings: CurlSettings) { self.settings = settings }
+
+    /// Jobs queued or in transfer.
+    var load: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return unfinished
+    }
 
     func submit(_ job: CurlJob) {
         condition.lock()
         defer { condition.unlock() }
         jobs.append(job)
+        unfinished += 1
         if !started {
             started = true
             // The thread holds the worker until it ends (`close`).
@@ -60,6 +69,9 @@ final class CurlWorker: @unchecked Sendable {
             } catch {
                 result = .failure(error)
             }
+            condition.lock()
+            unfinished -= 1
+            condition.unlock()
             job.finish(result)
         }
     }

@@ -53,18 +53,22 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
         try guarded {
             // A newer fprint wrote the file; reading or writing it with the old
             // code could misread it or break its invariants.
-            let version = try writer.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
+            // One read transaction for the three questions every command asks.
+            let (version, superseded, complete) = try writer.read { db in
+                (try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0, try migrator.hasBeenSuperseded(db),
+                 try migrator.hasCompletedMigrations(db))
+            }
             if version > Schema.formatVersion {
                 throw Self.newerFormat(version)
             }
-            if try writer.read(migrator.hasBeenSuperseded) {
+            if superseded {
                 throw StoreError.invalid(
                     "the database was created by a newer version of fprint; update fprint to open it")
             }
             if readOnly { return }
             if let target {
                 try migrator.migrate(writer, upTo: target)
-            } else if try !writer.read(migrator.hasCompletedMigrations) {
+            } else if !complete {
                 // Only when something is pending: migrating takes the write lock and
                 // checks the schema, which `fprint list` should not pay on every start.
                 try migrator.migrate(writer)

@@ -4,23 +4,28 @@ import Foundation
 
 extension Replicator {
     /// Remote → local.
-    package func pull() async throws(SyncError) -> SyncReport {
+    package func pull(_ opening: SyncOpening? = nil) async throws(SyncError) -> SyncReport {
         var report = SyncReport(direction: .pull)
-        let repID = try await replicationID(.pull)
-        let (localCheckpoint, remoteCheckpoint) = try await readCheckpoints(repID)
+        let pair = try await checkpoints(.pull, opened: opening?.pull)
+        let (repID, localCheckpoint, remoteCheckpoint) = (pair.repID, pair.local, pair.remote)
         let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
         // Sequences are opaque: whatever the peer sent is sent back as is.
         var since: JSONValue = startValue ?? 0
+        // The page `open` asked on a guess, if the pull starts where it guessed.
+        var early = opening?.pullFeed.flatMap { Self.sequenceText($0.since) == Self.sequenceText(since) ? $0.page : nil }
         let session = Self.newSessionID()
         var previous = localCheckpoint
         var done = 0
         var total = 0
         var bulkGetWorks = true
         while true {
-            let feed = try await remote.json(.get, ["_changes"], query: [
-                ("feed", "normal"), ("style", "all_docs"), ("since", Self.sequenceText(since)),
-                ("limit", String(limits.count)),
-            ])
+            let feed: JSONValue
+            if let page = early {
+                feed = page
+                early = nil
+            } else {
+                feed = try await changesPage(since: since)
+            }
             guard let results = feed["results"]?.arrayValue, let lastSeq = feed["last_seq"] else {
                 throw SyncError.protocolError("_changes: no results or last_seq")
             }

@@ -115,9 +115,9 @@ extension Replicator {
     /// pass a batch the gateway has not stored. Documents the gateway
     /// refuses stay unsynced and are recorded (`RefusalLog`); the checkpoint
     /// moves on and every later push offers them again first.
-    package func push() async throws(SyncError) -> SyncReport {
-        let repID = try await replicationID(.push)
-        let (localCheckpoint, remoteCheckpoint) = try await readCheckpoints(repID)
+    package func push(_ opening: SyncOpening? = nil) async throws(SyncError) -> SyncReport {
+        let pair = try await checkpoints(.push, opened: opening?.push)
+        let (repID, localCheckpoint, remoteCheckpoint) = (pair.repID, pair.local, pair.remote)
         let startValue = Self.startSequence(local: localCheckpoint, remote: remoteCheckpoint)
         let since = startValue?.intValue ?? 0
         let gateway = remote.displayURL

@@ -88,16 +88,12 @@ package struct Replicator: Sendable {
     package func replicationID(_ direction: SyncDirection) async throws(SyncError) -> String {
         let store = store
         let uuid = try await storeWork { try store.databaseUUID() }
-        let input = "fprint-replication-v1|\(uuid)|\(remote.displayURL)|\(direction.rawValue)"
-        return Hex.string(Insecure.MD5.hash(data: Data(input.utf8)))
+        return Self.replicationID(uuid: uuid, remote: remote.displayURL, direction)
     }
 
-    /// Checks the remote database exists and we may read it.
-    package func checkRemote() async throws(SyncError) {
-        let info = try await remote.json(.get, [])
-        guard info["db_name"] != nil || info["update_seq"] != nil else {
-            throw SyncError.protocolError("\(remote.displayURL) does not look like a CouchDB database")
-        }
+    static func replicationID(uuid: String, remote: String, _ direction: SyncDirection) -> String {
+        let input = "fprint-replication-v1|\(uuid)|\(remote)|\(direction.rawValue)"
+        return Hex.string(Insecure.MD5.hash(data: Data(input.utf8)))
     }
 
     // MARK: - Checkpoints
@@ -154,17 +150,21 @@ package struct Replicator: Sendable {
         return nil
     }
 
-    func readCheckpoints(_ repID: String) async throws(SyncError) -> (local: Checkpoint?, remote: Checkpoint?) {
+    /// Both checkpoints of a direction: those `open` read, else read now.
+    func checkpoints(_ direction: SyncDirection, opened: CheckpointPair?) async throws(SyncError) -> CheckpointPair {
+        if let opened { return opened }
+        let repID = try await replicationID(direction)
         let store = store
         let local = Checkpoint(try await storeWork { try store.localDocument(id: repID) })
+        return CheckpointPair(repID: repID, local: local, remote: try await remoteCheckpoint(repID))
+    }
+
+    /// The remote side's checkpoint; nil when it has none (404).
+    func remoteCheckpoint(_ repID: String) async throws(SyncError) -> Checkpoint? {
         let response = try await remote.send(.get, ["_local", repID])
-        var remoteCheckpoint: Checkpoint?
-        if response.status == 200 {
-            remoteCheckpoint = Checkpoint(try RemoteDatabase.parse(response.body, what: "the remote checkpoint"))
-        } else if response.status != 404 {
-            try remote.require(response, .get, ["_local", repID])
-        }
-        return (local, remoteCheckpoint)
+        if response.status == 404 { return nil }
+        try remote.require(response, .get, ["_local", repID])
+        return Checkpoint(try RemoteDatabase.parse(response.body, what: "the remote checkpoint"))
     }
 
     /// Records the same checkpoint on both sides: remote first, so a crash

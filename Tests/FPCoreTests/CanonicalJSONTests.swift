@@ -67,6 +67,10 @@ import Testing
         #expect(ISOTime.string(millisecondsSince1970: 0) == "1970-01-01T00:00:00.000Z")
         #expect(ISOTime.string(millisecondsSince1970: 1_763_792_503_123) == "2025-11-22T06:21:43.123Z")
         #expect(ISOTime.string(millisecondsSince1970: -1) == "1969-12-31T23:59:59.999Z")
+        // Every field's padding, a leap day, the last representable second of year 9999.
+        #expect(ISOTime.string(millisecondsSince1970: 951_782_400_123) == "2000-02-29T00:00:00.123Z")
+        #expect(ISOTime.string(millisecondsSince1970: 1_795_607_904_546) == "2026-11-25T11:58:24.546Z")
+        #expect(ISOTime.string(millisecondsSince1970: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
     }
 
     @Test func parsesOffsetsAndFractions() {
