@@ -19,18 +19,16 @@ final class AccessLog: @unchecked Sendable {
 
     init(handle: FileHandle) { self.handle = handle }
 
-    /// Appends to `path`, created 0600 if missing.
+    /// Appends to `path`, created 0600 if missing. O_APPEND: every line
+    /// lands at the end as it is then, so a log cut by `logrotate`'s
+    /// copytruncate starts again at its beginning (not after a hole of
+    /// NULs), and two gateways sharing a log never write over each other.
     convenience init(path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw GatewaySetupError("\(path): cannot create the access log")
-            }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw GatewaySetupError("\(path): cannot open the access log for writing: \(String(cString: strerror(errno)))")
         }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw GatewaySetupError("\(path): cannot open the access log for writing")
-        }
-        handle.seekToEndOfFile()
-        self.init(handle: handle)
+        self.init(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true))
     }
 
     func write(_ entry: Entry, started: ContinuousClock.Instant) {

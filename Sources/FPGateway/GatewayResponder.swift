@@ -36,8 +36,7 @@ struct GatewayResponder: HTTPResponder {
         var entry = AccessLog.Entry(client: couch.client, method: request.method.rawValue, path: request.uri.path)
         let response: Response
         do {
-            let (reply, user) = try await answer(couch, body: request.body)
-            entry.user = user?.name
+            let reply = try await answer(couch, body: request.body, user: &entry.user)
             response = try Self.response(reply, head: isHead, log: accessLog, entry: entry, started: started)
             // A streamed body logs itself once written (its size is known then).
             if case .stream = reply.base, !isHead { return response }
@@ -50,18 +49,20 @@ struct GatewayResponder: HTTPResponder {
         return response
     }
 
-    /// The handler's reply and the user it acted for.
-    private func answer(_ incoming: CouchRequest, body: RequestBody) async throws -> (Reply, GatewayUser?) {
+    /// The handler's reply; `user` is set as soon as the request is
+    /// authenticated, so a request that fails later is logged with its user.
+    private func answer(_ incoming: CouchRequest, body: RequestBody, user loggedUser: inout String?) async throws -> Reply {
         var request = incoming
         if request.segments == ["_session"], request.method == .post {
             let reservation = BodyReservation(budget: budget, weight: 1)
             defer { reservation.release() }
             request.body = try await collect(body, limit: CouchHandler.sessionBodyLimit, contentLength: request.headers,
                                              into: reservation)
-            return (try await handler.createSession(request), nil)
+            return try await handler.createSession(request)
         }
-        if request.segments == ["_session"], request.method == .delete { return (handler.endSession(), nil) }
+        if request.segments == ["_session"], request.method == .delete { return handler.endSession() }
         let user = try await handler.authenticator.user(request.headers, client: request.client)
+        loggedUser = user.name
         request.user = user
         request.authenticatedBy = Authenticator.method(request.headers)
         if user.role == .viewer, handler.isDataWrite(request) { throw CouchError.readOnly }
@@ -71,7 +72,7 @@ struct GatewayResponder: HTTPResponder {
         defer { reservation.release() }
         request.body = try await collect(body, limit: config.bodyLimit, contentLength: request.headers, into: reservation)
         do {
-            return (try await handler.handle(request), user)
+            return try await handler.handle(request)
         } catch let error as StoreError {
             throw CouchError.from(error)
         } catch let damage as DamagedDocument {

@@ -183,6 +183,27 @@ import Testing
         #expect(mode == 0o600)
     }
 
+    /// A request refused after it was authenticated names its user, and a
+    /// log cut in place (logrotate's copytruncate) goes on from its start.
+    @Test func accessLogNamesTheUserOfAFailedRequestAndSurvivesATruncation() async throws {
+        let probe = try FprintRunner()
+        let logPath = probe.home.appendingPathComponent("access.jsonl").path
+        let gateway = try await Gateway(extra: ["--access-log", logPath])
+        let auth = ["Authorization: Bearer \(gateway.token)"]
+        #expect(RawConnection.status(try gateway.request("GET", "/fprint/no-such-document", headers: auth)) == 404)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let first = try CanonicalJSON.parse(Data(try #require(try String(contentsOfFile: logPath, encoding: .utf8)
+                .split(separator: "\n").first).utf8))
+        #expect(first["status"] == 404 && first["user"] == "alice", "\(first)")
+
+        try FileHandle(forWritingTo: URL(fileURLWithPath: logPath)).truncate(atOffset: 0)
+        #expect(RawConnection.status(try gateway.request("GET", "/fprint", headers: auth)) == 200)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let after = try Data(contentsOf: URL(fileURLWithPath: logPath))
+        #expect(!after.contains(0), "the log after truncation starts with a hole of NUL bytes")
+        #expect(try CanonicalJSON.parse(after.prefix { $0 != 0x0A })["path"] == "/fprint")
+    }
+
     @Test func idleLongpollsCostAlmostNoCPU() async throws {
         let gateway = try await Gateway()
         var polls: [RawConnection] = []
