@@ -134,4 +134,6 @@ func endGpsfake(pid: Int32) {
     kill(pid, SIGKILL)
     var status: Int32 = 0
     waitpid(pid, &status, 0)
+    // Killed, neither removes its control socket.
+    unlink("/tmp/\(marker)")
 }
