@@ -38,18 +38,8 @@ struct CoverageCommand: ReportingCommand {
         // Registry beacons per map (nil: count every BLE transmitter).
         var registries: [String: Set<String>?] = [:]
         for level in Set(fps.map(\.level)) {
-            let path = beacons ?? [loaded.baseDirectory, ws.paths.configDirectory].compactMap { $0 }
-                .map { "\($0)/beacons/\(level).json" }.first { FileManager.default.isReadableFile(atPath: $0) }
-            guard let path else { registries[level] = .some(nil); continue }
-            guard let data = FileManager.default.contents(atPath: path), let value = try? CanonicalJSON.parse(data) else {
-                throw CommandFailure("\(path): cannot read the beacon registry as JSON", .dataError)
-            }
-            do {
-                let reg = try BeaconRegistry(json: value, source: path)
-                registries[level] = .some(Set(reg.entries.map { Fingerprint.bleID($0.mac) }))
-            } catch {
-                throw CommandFailure("\(error)", .dataError)
-            }
+            let registry = try BeaconRegistryFile.load(map: level, explicit: beacons, config: loaded, paths: ws.paths)
+            registries[level] = .some(registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
         }
         var points: [Coverage.Point] = []
         for level in Set(fps.map(\.level)).sorted() {
