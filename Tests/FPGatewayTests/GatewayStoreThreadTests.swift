@@ -58,8 +58,11 @@ import Testing
     }
 }
 
+/// A GET on a connection of its own. The client waits up to a minute for an
+/// answer (its default, 15 s, is shorter than a write may wait for the lock
+/// when the whole suite runs on two busy cores).
 func getOnANewConnection(port: Int, _ uri: String, token: String) async throws -> HTTPResponse.Status {
-    try await TestClient.withClient(host: "127.0.0.1", port: port) { other in
+    try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(60))) { other in
         try await other.get(uri, headers: [.authorization: "Bearer \(token)"]).status
     }
 }
