@@ -12,7 +12,8 @@ package struct CheckpointPair: Sendable {
 /// What a sync must know before it moves anything: that the remote is a
 /// database we may read, and both checkpoints of each direction. Asked all
 /// at once (`Replicator.open`), over as many connections, so a sync with
-/// nothing to do waits for one round trip instead of four.
+/// nothing to do makes three requests in one round trip instead of four
+/// one after another.
 package struct SyncOpening: Sendable {
     var push: CheckpointPair?
     var pull: CheckpointPair?
@@ -31,11 +32,10 @@ package struct SyncOpening: Sendable {
 }
 
 extension Replicator {
-    /// Reads the local side in one trip to the store, then asks the remote
-    /// database's info, each direction's remote checkpoint and (for a pull
-    /// that has a checkpoint) the first `_changes` page, all at once. The
-    /// info is judged first: a URL that is not a database fails as such,
-    /// whatever the other answers were.
+    /// Reads the local side in one trip to the store, then asks each
+    /// direction's remote checkpoint and (for a pull that has a checkpoint)
+    /// the first `_changes` page, all at once. A URL that is not a database
+    /// fails as such, whatever the other answers were.
     package func open(push: Bool, pull: Bool) async throws(SyncError) -> SyncOpening {
         let store = store
         let (uuid, pushLocal, pullLocal) = try await storeWork { () throws -> (String, JSONValue?, JSONValue?) in
@@ -48,23 +48,29 @@ extension Replicator {
         let pullID = Self.replicationID(uuid: uuid, remote: remote.displayURL, .pull)
         let guess = pull ? Checkpoint(pullLocal)?.lastSeq : nil
 
-        async let info = outcome { () async throws(SyncError) in try await remote.json(.get, []) }
+        async let feed = outcome { () async throws(SyncError) -> JSONValue? in
+            guard let guess else { return nil }
+            return try await changesPage(since: guess)
+        }
         async let pushRemote = outcome { () async throws(SyncError) -> Checkpoint? in
             push ? try await remoteCheckpoint(pushID) : nil
         }
         async let pullRemote = outcome { () async throws(SyncError) -> Checkpoint? in
             pull ? try await remoteCheckpoint(pullID) : nil
         }
-        async let feed = outcome { () async throws(SyncError) -> JSONValue? in
-            guard let guess else { return nil }
-            return try await changesPage(since: guess)
+        // That the remote is a database we may read: a feed page in CouchDB's
+        // shape says so; without one (no guess, or it failed) `GET /db` is
+        // asked, and judged before the checkpoints' answers.
+        var page: JSONValue?
+        if case .success(let answer?) = await feed, answer["results"]?.arrayValue != nil, answer["last_seq"] != nil {
+            page = answer
+        } else {
+            try Self.checkDatabaseInfo(try await remote.json(.get, []), remote: remote.displayURL)
         }
-        try Self.checkDatabaseInfo(try await info.get(), remote: remote.displayURL)
         var opening = SyncOpening()
         if push { opening.push = CheckpointPair(repID: pushID, local: Checkpoint(pushLocal), remote: try await pushRemote.get()) }
         if pull { opening.pull = CheckpointPair(repID: pullID, local: Checkpoint(pullLocal), remote: try await pullRemote.get()) }
-        // A failed guess costs nothing: the pull asks again from where it starts.
-        if let guess, case .success(let page?) = await feed { opening.pullFeed = (guess, page) }
+        if let guess, let page { opening.pullFeed = (guess, page) }
         return opening
     }
 

@@ -66,13 +66,14 @@ final class InFlightTransport: HTTPTransport, @unchecked Sendable {
         #expect(first.push.written == 3 && first.pull.written == 0)
         _ = try await sync(replicator)  // the pull examines what the push sent: not yet a no-op
 
-        transport.reset(expecting: 4)
+        transport.reset(expecting: 3)
         let noop = try await sync(replicator)
         #expect(noop.push.examined == 0 && noop.pull.examined == 0)
-        // The database info, both checkpoints and the feed, together; nothing after them.
-        #expect(transport.peak == 4, "requests in flight at once: \(transport.peak) (\(transport.requested))")
-        #expect(transport.requested.count == 4, "\(transport.requested)")
-        #expect(transport.requested.filter { $0.hasSuffix("/_changes") }.count == 1)
+        // Both checkpoints and the feed (whose answer shows the database is one), together; nothing after them.
+        #expect(transport.peak == 3, "requests in flight at once: \(transport.peak) (\(transport.requested))")
+        let paths = transport.requested
+        #expect(paths.count == 3 && paths.filter { $0.hasPrefix("/fprint/_local/") }.count == 2
+                    && paths.contains("/fprint/_changes"), "\(paths)")
     }
 
     @Test func theEarlyFeedIsNotTrustedAfterAPushThatSentSomething() async throws {
@@ -100,6 +101,24 @@ final class InFlightTransport: HTTPTransport, @unchecked Sendable {
         let pull = try await ra.pull(opening)
         #expect(pull.written == 1)
         #expect(try alice.document(id: "b1", includeDeleted: false) != nil)
+    }
+
+    @Test func aFeedPageInAnotherShapeIsNoProofOfADatabase() async throws {
+        let store = try SQLiteDocumentStore.inMemory()
+        let url = "http://127.0.0.1:9/fprint"
+        // A pull checkpoint, so the opening asks the feed on a guess.
+        let pullID = Replicator.replicationID(uuid: try store.databaseUUID(), remote: url, .pull)
+        try store.putLocalDocument(id: pullID, body: ["session_id": "s1", "source_last_seq": 3, "history": []])
+        let transport = ScriptedTransport { request in
+            request.url.path.contains("/_local/")
+                ? jsonResponse(404, ["error": "not_found"])
+                : jsonResponse(200, ["couchdb": "Welcome"])
+        }
+        let remote = RemoteDatabase(url: URL(string: url)!, transport: transport, credentials: .none)
+        await #expect(throws: SyncError.protocolError("\(url) does not look like a CouchDB database")) {
+            _ = try await Replicator(store: store, remote: remote, userID: "alice").open(push: true, pull: true)
+        }
+        #expect(transport.requests.map(\.url.path).contains("/fprint"), "GET /db was not asked")
     }
 
     @Test func aURLThatIsNoDatabaseFailsAsSuchWhateverTheOtherAnswers() async throws {
