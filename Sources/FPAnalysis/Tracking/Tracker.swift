@@ -133,8 +133,12 @@ package struct Tracker: Sendable {
             filterMap = mapID
         }
         let noise = options.noise ?? .walking(speed: options.walkingSpeed)
+        // A window's fixes tell where the walker was at its middle, not at its
+        // end: the filter runs on window midpoints and is extrapolated to `t` by
+        // its velocity, so a walker is not reported half a window behind.
+        let tm = t - options.windowMs / 2
         if var f = filter {
-            let dt = Double(t - (lastMs ?? t)) / 1000
+            let dt = Double(tm - (lastMs ?? tm)) / 1000
             f.predict(dt: dt, control: control)
             for fix in fixes { f.update(x: fix.x * m, y: fix.y * m, variance: fix.variance) }
             filter = f
@@ -145,10 +149,11 @@ package struct Tracker: Sendable {
             for fix in fixes.dropFirst() { f.update(x: fix.x * m, y: fix.y * m, variance: fix.variance) }
             filter = f
         }
-        lastMs = t
-        guard let f = filter else { return nil }
-        return TrackPoint(timeMs: t, map: mapID, floor: model.floor, x: f.x / m, y: f.y / m, metersPerUnit: m,
-                          accuracyM: f.accuracy, method: options.method,
+        lastMs = tm
+        guard var now = filter else { return nil }
+        now.predict(dt: Double(t - tm) / 1000)
+        return TrackPoint(timeMs: t, map: mapID, floor: model.floor, x: now.x / m, y: now.y / m, metersPerUnit: m,
+                          accuracyM: now.accuracy, method: options.method,
                           transmittersUsed: fixes.map(\.transmitters).max() ?? 0, mapConfidence: confidence,
                           wknnFix: wknn, beaconsFix: beacons)
     }
