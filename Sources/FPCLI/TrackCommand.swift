@@ -48,7 +48,7 @@ struct Track: ReportingCommand {
     @Option(name: .customLong("wknn-sigma"), help: "Least error (m) a WKNN fix is trusted to, beside its neighbours' spread.")
     var wknnSigma = 1.0
     @Option(name: .customLong("beacons-sigma"), help: "Least error (m) a beacon fix is trusted to, beside its range residuals.")
-    var beaconsSigma = 5.0
+    var beaconsSigma = 3.0
     @Option(help: "With --auto-map: windows a new map must hold before it is reported.") var hold = 3
     @Flag(help: "JSON lines even on a terminal.") var json = false
     @OptionGroup var capture: CaptureOptions

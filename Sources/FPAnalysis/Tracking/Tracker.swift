@@ -55,7 +55,7 @@ package struct Tracker: Sendable {
         package var beaconsSigma: Double
 
         package init(method: TrackMethod = .fused, windowMs: Int = 2000, walkingSpeed: Double = 1, hold: Int = 3,
-                     noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 5) {
+                     noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 3) {
             self.wknnSigma = wknnSigma
             self.beaconsSigma = beaconsSigma
             self.method = method
