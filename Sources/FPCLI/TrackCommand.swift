@@ -217,9 +217,9 @@ struct Track: ReportingCommand {
     /// Models of the maps: each one's stored radiomap (not the replayed session's own documents) and registry.
     func mapModels(ws: Workspace, loaded: LoadedConfig?, maps: [String], excluding: Set<String>) throws -> [MapModel] {
         var store: SQLiteDocumentStore?
-        do { store = try ws.openStore(.read) } catch let e as StoreError {
+        do { store = try ws.openStore(.read) } catch let e as CommandFailure {
             // Beacons alone need no database; the other methods do.
-            guard method == .beacons, case .notFound = e else { throw e }
+            guard method == .beacons, e.status == .notFound else { throw e }
         }
         let scales = try AnalysisInput.scales(ws, levels: Set(maps))
         var models: [MapModel] = []
