@@ -161,7 +161,9 @@ struct Track: ReportingCommand {
             try await run(SessionFeed(documents: sessionDocs), tracker: tracker, clock: clock, intervalMs: intervalMs,
                           limitMs: limitMs, view: view, description: description)
         } else {
-            let radios = try capture.radios(enabled: settings.radios).intersection([.ble, .wifi])
+            // A fast replay is BLE's alone: real Wi-Fi cannot run on its virtual clock.
+            let radios = try capture.radios(enabled: settings.radios)
+                .intersection(capture.replaysBLE && capture.fast ? [.ble] : [.ble, .wifi])
             if radios.isEmpty { throw CommandFailure("positioning uses BLE and Wi-Fi: turn on at least one of them", .usage) }
             guard let loaded else { throw CommandFailure("no app config was found", .notFound) }
             let setup = try ws.captureSetup(map: fixedMap ?? "", loaded: loaded, capture: capture, radios: radios,
@@ -212,6 +214,9 @@ struct Track: ReportingCommand {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         outcome.finish(cpuSeconds: seconds)
+        if outcome.positions == 0 && outcome.endMs >= intervalMs {
+            Terminal.err("note: no position: what was heard (\(Terminal.counted(outcome.samples, "sample"))) matched no radiomap or beacon registry of \(tracker.models.keys.sorted().joined(separator: ", "))")
+        }
     }
 
     /// Models of the maps: each one's stored radiomap (not the replayed session's own documents) and registry.
