@@ -152,3 +152,27 @@ import Testing
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
 }
+
+@Suite struct TrackPlotCLITests {
+    @Test func plotsTheTruePathTheEstimatesAndTheErrors() async throws {
+        let fp = try FprintRunner()
+        #expect(try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"]).status == 0)
+        let r = try await fp.run(["track", "--simulate", "--scenario", "scenarioJ1NP1", "--seed", "7", "--fast", "--truth",
+                                  "--json", "--duration", "20"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let jsonl = fp.home.appendingPathComponent("walk.jsonl")
+        try r.stdout.write(to: jsonl, atomically: true, encoding: .utf8)
+        let svg = fp.home.appendingPathComponent("track.svg")
+        let p = try await fp.run(["plot", "track", jsonl.path, "-o", svg.path])
+        #expect(p.status == 0, "\(p.stderr)")
+        let text = try String(contentsOf: svg, encoding: .utf8)
+        #expect(text.contains("<title>Track on J1NP (20 positions)</title>"))
+        for cls in ["truth", "estimate", "error", "accuracy"] { #expect(text.contains("class=\"\(cls)\""), "\(cls)") }
+        #expect(text.components(separatedBy: "class=\"fix\"").count - 1 == 20)
+        // Not a track: named with its line.
+        let bad = fp.home.appendingPathComponent("bad.jsonl")
+        try "{\"x\": 1}\n".write(to: bad, atomically: true, encoding: .utf8)
+        let b = try await fp.run(["plot", "track", bad.path])
+        #expect(b.status == 65 && b.stderr.contains("line 1 is no position of `fprint track --json`"), "\(b.stderr)")
+    }
+}
