@@ -45,6 +45,7 @@ bench: bench-ble
 	$(RELEASE_BIN)/fprint-bench --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --sync --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --track-only --fprint $(RELEASE_BIN)/fprint
 
 # The binary, the shipped Config/ and Scenarios/ (found by the binary in
 # PREFIX/share/fprint) and shell completions where bash, zsh and fish look.

@@ -3,17 +3,33 @@ import FPConfig
 import FPCore
 import Foundation
 
-/// Where a map's beacon registry lives and how it is read, for every
-/// command that needs one (coverage, beacons).
-enum BeaconRegistryFile {
+/// A map's beacon registry file, for every command that needs one
+/// (`coverage`, `beacons`), and the locator over it (`locate`, `track`).
+struct BeaconRegistryFile {
+    /// An explicit registry file (`--beacons`); nil: beacons/<map>.json beside the app config.
+    var path: String?
+    var pathLossExponent: Double
+    var measuredPower: Double
+
+    /// The registry's locator for the map; nil when no registry exists for it.
+    func locator(ws: Workspace, loaded: LoadedConfig?, level: String, metersPerUnit: Double) throws -> BeaconLocator? {
+        guard let registry = try Self.load(map: level, explicit: path, config: loaded, paths: ws.paths) else { return nil }
+        return BeaconLocator(registry: registry, metersPerUnit: metersPerUnit,
+                             pathLoss: PathLoss(exponent: pathLossExponent), defaultMeasuredPower: measuredPower)
+    }
+
     /// `explicit`, else `beacons/<map>.json` beside the app config, else in
-    /// the user's config folder; nil when there is none. A file that is not
-    /// a registry is a data error naming it.
-    static func load(map: String, explicit: String?, config: LoadedConfig, paths: FPPaths) throws -> BeaconRegistry? {
-        let path = explicit ?? [config.baseDirectory, paths.configDirectory].compactMap { $0 }
+    /// the user's config folder; nil when there is none. A named file that
+    /// cannot be read is not found (66); one that is not a registry is a
+    /// data error naming it (65).
+    static func load(map: String, explicit: String?, config: LoadedConfig?, paths: FPPaths) throws -> BeaconRegistry? {
+        let path = explicit ?? [config?.baseDirectory, paths.configDirectory].compactMap { $0 }
             .map { "\($0)/beacons/\(map).json" }.first { FileManager.default.isReadableFile(atPath: $0) }
         guard let path else { return nil }
-        guard let data = FileManager.default.contents(atPath: path), let value = try? CanonicalJSON.parse(data) else {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("\(path): cannot read the beacon registry", .notFound)
+        }
+        guard let value = try? CanonicalJSON.parse(data) else {
             throw CommandFailure("\(path): cannot read the beacon registry as JSON", .dataError)
         }
         do {

@@ -24,7 +24,7 @@ package struct Fprint: AsyncParsableCommand {
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self,
             Maps.self, Scenarios.self, ConfigCommand.self, AdaptersCommand.self, Scan.self, Doctor.self,
-            Eval.self, Locate.self, ExportCommand.self, CoverageCommand.self, BeaconsCommand.self, Plot.self,
+            Eval.self, Locate.self, Track.self, ExportCommand.self, CoverageCommand.self, BeaconsCommand.self, Plot.self,
             Sync.self, Login.self, Status.self, GatewayCommand.self, Check.self, Repair.self, Maintenance.self,
         ])
 

@@ -14,7 +14,7 @@ struct Locate: ReportingCommand {
 
             Beacon positioning uses the registry Config/beacons/<map>.json (the fim-beacons.json shape: an array of {mac, x, y, floor, …}, null entries skipped, optional measuredPower per beacon): median RSSI → distance with the log-distance model (exponent --path-loss-exponent, default 2; measured power per beacon, else --measured-power), the mean of the closed-form solutions of every 3-beacon subset of the 6 strongest, then damped Gauss–Newton refinement. At least 3 registry beacons must be heard.
 
-            --session locates every document of a walk in seq order and smooths the track per axis with a Kalman filter (variances in m²). Live positioning (--follow during a scan) is not implemented yet.
+            --session locates every document of a walk in seq order and smooths the track per axis with a Kalman filter (variances in m²). Live positioning: `fprint track`.
 
             Examples:
               fprint locate 3f2a9c
@@ -129,23 +129,8 @@ struct Locate: ReportingCommand {
 
     /// The registry for the map: --beacons, else beacons/<map>.json beside the app config; nil when none exists.
     func beaconLocator(ws: Workspace, loaded: LoadedConfig?, level: String, metersPerUnit: Double) throws -> BeaconLocator? {
-        let path: String
-        if let beacons {
-            path = beacons
-        } else {
-            let candidates = [loaded?.baseDirectory, ws.paths.configDirectory].compactMap { $0 }.map { "\($0)/beacons/\(level).json" }
-            guard let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) else { return nil }
-            path = found
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("\(path): cannot read the beacon registry", .notFound) }
-        guard let value = try? CanonicalJSON.parse(data) else { throw CommandFailure("\(path): not valid JSON", .dataError) }
-        do {
-            let registry = try BeaconRegistry(json: value, source: path)
-            return BeaconLocator(registry: registry, metersPerUnit: metersPerUnit,
-                                 pathLoss: PathLoss(exponent: pathLossExponent), defaultMeasuredPower: measuredPower)
-        } catch {
-            throw CommandFailure(error.description, .dataError)
-        }
+        try BeaconRegistryFile(path: beacons, pathLossExponent: pathLossExponent, measuredPower: measuredPower)
+            .locator(ws: ws, loaded: loaded, level: level, metersPerUnit: metersPerUnit)
     }
 }
 

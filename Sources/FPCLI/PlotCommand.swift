@@ -1,12 +1,13 @@
 import ArgumentParser
 import FPAnalysis
+import FPConfig
 import FPCore
 import Foundation
 
 struct Plot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot",
-        abstract: "Draw SVG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot.",
+        abstract: "Draw SVG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot, a live track.",
         discussion: """
             SVG goes to stdout or --output; open it in a browser. --sparkline prints a one-line terminal chart instead.
 
@@ -15,8 +16,9 @@ struct Plot: AsyncParsableCommand {
               fprint plot series 3f2a9c --radio ble -o series.svg
               fprint plot errors --map J3NP --set combined --k 1..3 -o errors.svg
               fprint plot series 3f2a9c --sparkline
+              fprint plot track walk.jsonl -o track.svg
             """,
-        subcommands: [Heatmap.self, Series.self, Errors.self])
+        subcommands: [Heatmap.self, Series.self, Errors.self, TrackPlot.self])
 
     struct Output: ParsableArguments {
         @Option(name: [.short, .long], help: "SVG file to write (default: stdout).", completion: .file()) var output: String?
@@ -161,6 +163,61 @@ struct Plot: AsyncParsableCommand {
                 return
             }
             try out.write(SVGPlot.errors(title: "Leave-one-out errors (\(fps.count) measurements)", results: results))
+        }
+    }
+
+    struct TrackPlot: ReportingCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "track",
+            abstract: "A track of `fprint track --json`: the true path, the estimates and the error over time.",
+            discussion: """
+                Reads the JSON lines `fprint track --json` prints (a file, or - for standard input); with --truth they carry the true path and the errors.
+
+                Examples:
+                  fprint track --simulate --scenario scenarioJ3NP1 --fast --truth --json > walk.jsonl
+                  fprint plot track walk.jsonl -o track.svg
+                  fprint plot track walk.jsonl --sparkline
+                """)
+        @Argument(help: "JSON lines of `fprint track --json` (- for standard input).", completion: .file()) var input: String
+        @OptionGroup var out: Output
+        @OptionGroup var configOptions: ConfigOptions
+
+        func perform() async throws {
+            let data: Data?
+            if input == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: input) }
+            guard let data else { throw CommandFailure("\(input): cannot read the file", .ioError) }
+            var samples: [SVGPlot.TrackSample] = []
+            var map: String?
+            for (n, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
+                guard let value = try? CanonicalJSON.parse(Data(line.utf8)), case .object(let o) = value else {
+                    throw CommandFailure("\(input): line \(n + 1) is not a JSON object", .dataError)
+                }
+                if o["summary"] != nil { continue }
+                guard let x = o["x"]?.doubleValue, let y = o["y"]?.doubleValue, let t = o["t_ms"]?.doubleValue else {
+                    throw CommandFailure("\(input): line \(n + 1) is no position of `fprint track --json` (x, y, t_ms)", .dataError)
+                }
+                map = map ?? o["map"]?.stringValue
+                let truth = o["truth"].flatMap { tr -> (x: Double, y: Double)? in
+                    guard let tx = tr["x"]?.doubleValue, let ty = tr["y"]?.doubleValue else { return nil }
+                    return (tx, ty)
+                }
+                samples.append(.init(timeS: t / 1000, x: x, y: y, truth: truth, errorM: o["error_m"]?.doubleValue,
+                                     accuracyM: o["accuracy_m"]?.doubleValue))
+            }
+            guard !samples.isEmpty else { throw CommandFailure("\(input): no positions", .dataError) }
+            if out.sparkline {
+                let errors = samples.compactMap(\.errorM)
+                let values = errors.isEmpty ? samples.compactMap(\.accuracyM) : errors
+                Terminal.out(SVGPlot.sparkline(values) + String(format: "  %@ %.2f…%.2f m", errors.isEmpty ? "accuracy" : "error",
+                                                                  values.min() ?? 0, values.max() ?? 0))
+                return
+            }
+            // The plan's extent from the app config when it has one, else the points' own.
+            let extent = (try? Workspace(configOptions: configOptions).configIfAny())?.flatMap { $0.appConfig.map(id: map ?? "")?.extent }
+            let xs = samples.map(\.x) + samples.compactMap(\.truth?.x), ys = samples.map(\.y) + samples.compactMap(\.truth?.y)
+            try out.write(SVGPlot.track(title: "Track on \(map ?? "?") (\(samples.count) positions)", samples: samples,
+                                        mapWidth: extent?.width ?? (xs.max() ?? 1) * 1.1,
+                                        mapHeight: extent?.height ?? (ys.max() ?? 1) * 1.1))
         }
     }
 }

@@ -133,16 +133,30 @@ package struct Scenario: Sendable, Equatable {
     package let points: [MapPoint]
     /// The waypoints as a route; always valid because a scenario has at least 2 points.
     package let route: Route
+    /// Where the route goes on after its last point, on other maps (floors), in
+    /// order: the optional `then` list of `{mapID, points}`. Only `fprint track
+    /// --simulate` follows it (a walk records one map, so it walks `points` alone).
+    package let then: [Leg]
+
+    /// A part of a scenario on one map; it starts where the one before ended (stairs, a lift).
+    package struct Leg: Sendable, Equatable {
+        package let mapID: String
+        package let route: Route
+    }
 
     /// nil for fewer than 2 points.
-    package init?(scenarioID: String, name: String, mapID: String, points: [MapPoint]) {
+    package init?(scenarioID: String, name: String, mapID: String, points: [MapPoint], then: [Leg] = []) {
         guard let route = Route(waypoints: points) else { return nil }
         self.scenarioID = scenarioID
         self.name = name
         self.mapID = mapID
         self.points = points
         self.route = route
+        self.then = then
     }
+
+    /// Every leg, the scenario's own first.
+    package var legs: [Leg] { [Leg(mapID: mapID, route: route)] + then }
 }
 
 /// The scenarios file (`{"scenarios": [...]}`).
@@ -172,9 +186,12 @@ package struct ScenarioSet: Sendable, Equatable {
                 throw r.error("\(path).scenarioID", "duplicate scenario id \"\(scenario.scenarioID)\", first used at \(first)")
             }
             firstUse[scenario.scenarioID] = path
-            if let appConfig, appConfig.map(id: scenario.mapID) == nil {
-                let known = appConfig.maps.map(\.id).joined(separator: ", ")
-                throw r.error("\(path).mapID", "\"\(scenario.mapID)\" names no map of the app config (maps: \(known))")
+            if let appConfig {
+                for (j, leg) in scenario.legs.enumerated() where appConfig.map(id: leg.mapID) == nil {
+                    let known = appConfig.maps.map(\.id).joined(separator: ", ")
+                    let at = j == 0 ? "\(path).mapID" : "\(JSONPath.element("\(path).then", j - 1)).mapID"
+                    throw r.error(at, "\"\(leg.mapID)\" names no map of the app config (maps: \(known))")
+                }
             }
             scenarios.append(scenario)
         }
@@ -186,6 +203,27 @@ package struct ScenarioSet: Sendable, Equatable {
         let id = try r.string(o, "scenarioID", at: path, nonEmpty: true)
         let name = try r.string(o, "name", at: path)
         let mapID = try r.string(o, "mapID", at: path, nonEmpty: true)
+        let points = try Self.points(o, at: path, reader: r)
+        var then: [Scenario.Leg] = []
+        if let legs = o["then"], !legs.isNull {
+            let thenPath = "\(path).then"
+            for (i, item) in try r.array(legs, at: thenPath).enumerated() {
+                let legPath = JSONPath.element(thenPath, i)
+                let leg = try r.object(item, at: legPath)
+                let legMap = try r.string(leg, "mapID", at: legPath, nonEmpty: true)
+                guard let route = Route(waypoints: try Self.points(leg, at: legPath, reader: r)) else {
+                    throw r.error("\(legPath).points", "a leg needs at least 2 points")
+                }
+                then.append(Scenario.Leg(mapID: legMap, route: route))
+            }
+        }
+        guard let scenario = Scenario(scenarioID: id, name: name, mapID: mapID, points: points, then: then) else {
+            throw r.error("\(path).points", "a scenario needs at least 2 points, found \(points.count)")
+        }
+        return scenario
+    }
+
+    private static func points(_ o: JSONObject, at path: String, reader r: JSONReader) throws(ConfigError) -> [MapPoint] {
         let pointsPath = "\(path).points"
         let list = try r.array(r.required(o, "points", at: path, expected: "an array"), at: pointsPath)
         var points: [MapPoint] = []
@@ -194,9 +232,6 @@ package struct ScenarioSet: Sendable, Equatable {
             let p = try r.object(item, at: pointPath)
             points.append(MapPoint(x: try r.number(p, "X", at: pointPath), y: try r.number(p, "Y", at: pointPath)))
         }
-        guard let scenario = Scenario(scenarioID: id, name: name, mapID: mapID, points: points) else {
-            throw r.error(pointsPath, "a scenario needs at least 2 points, found \(points.count)")
-        }
-        return scenario
+        return points
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 //   fprint-bench [--fprint PATH] [--docs N] [--list-docs N] [--dir DIR]
 //                [--eval-only] [--eval-fingerprints N] [--eval-transmitters M]
 //                [--sync [--sync-docs N]] [--commands-only] [--keep-dir]
+//                [--replay] [--track-only]
 //
 // 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
 //    × 20 reports, 30 Wi-Fi BSS, a few cells and fixes) in walk-sized
@@ -31,6 +32,8 @@ struct Args {
     var jsonOnly = false
     /// Only the btsnoop replay benchmark (ReplayBench.swift), with the test captures of this folder.
     var replay = false
+    /// Only the live-positioning benchmark (TrackBench.swift).
+    var trackOnly = false
     var captures = "Tests/FPHCITests/Fixtures/captures"
     var commandsOnly = false
     /// Leave the working folder (stores, gateway database) for profiling.
@@ -51,6 +54,7 @@ struct Args {
             case "--sync-docs": syncDocs = Int(it.next() ?? "") ?? syncDocs
             case "--json-only": jsonOnly = true
             case "--replay": replay = true
+            case "--track-only": trackOnly = true
             case "--captures": captures = it.next() ?? captures
             case "--commands-only": commandsOnly = true
             case "--keep-dir": keepDir = true
@@ -151,6 +155,13 @@ func jsonBench() throws {
 
 func run() throws {
     let args = Args()
+    if args.trackOnly {
+        guard let fprint = args.fprint else { throw BenchError("--track-only needs --fprint PATH") }
+        try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        try runTrackBench(fprint: fprint, dir: args.dir)
+        return
+    }
     if args.replay {
         guard let fprint = args.fprint else { throw BenchError("--replay needs --fprint PATH") }
         try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)

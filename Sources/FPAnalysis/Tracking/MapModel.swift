@@ -1,0 +1,93 @@
+/// What live positioning knows of one map (floor): its stored radiomap (for
+/// WKNN) and its beacon registry (for trilateration), and its scale.
+package struct MapModel: Sendable {
+    package let id: String
+    package let floor: Int?
+    package let metersPerUnit: Double
+    package let radiomap: Radiomap?
+    package let locator: BeaconLocator?
+
+    package init(id: String, floor: Int?, metersPerUnit: Double, radiomap: Radiomap?, locator: BeaconLocator?) {
+        self.id = id
+        self.floor = floor
+        self.metersPerUnit = metersPerUnit
+        self.radiomap = radiomap
+        self.locator = locator
+    }
+}
+
+/// One position from one method for one window: map units, with the variance
+/// (m² per axis) the filter weighs it by.
+package struct Fix: Sendable, Equatable {
+    package var x: Double
+    package var y: Double
+    package var variance: Double
+    package var transmitters: Int
+    package init(x: Double, y: Double, variance: Double, transmitters: Int) {
+        self.x = x
+        self.y = y
+        self.variance = variance
+        self.transmitters = transmitters
+    }
+}
+
+/// A map's stored fingerprints as signal spaces, one per radio set, so a window
+/// is compared on the radios it holds: a window without a Wi-Fi scan (they come
+/// every few seconds) against BLE only, not against −105 dBm for every access point.
+package struct Radiomap: Sendable {
+    package let fingerprints: [Fingerprint]
+    let spaces: [RadioSet: SignalSpace]
+    package let k: Int
+
+    package init(_ fingerprints: [Fingerprint], k: Int = 3) {
+        self.fingerprints = fingerprints
+        var spaces: [RadioSet: SignalSpace] = [:]
+        for set in RadioSet.allCases { spaces[set] = SignalSpace(fingerprints, set: set, options: SignalOptions()) }
+        self.spaces = spaces
+        self.k = k
+    }
+
+    /// Every transmitter id of the radiomap.
+    package var transmitters: [String] { spaces[.combined]?.transmitters ?? [] }
+
+    /// WKNN (weights 1/d, as eval) on the radio set the window holds. The variance
+    /// is the weighted spread of the neighbours around the estimate plus
+    /// `baseVariance` (m²): the radiomap's spacing limits what WKNN can tell apart.
+    package func fix(_ window: Fingerprint, metersPerUnit: Double, baseVariance: Double) -> Fix? {
+        let set: RadioSet = window.wifi.isEmpty ? .ble : window.ble.isEmpty ? .wifi : .combined
+        guard let space = spaces[set], !fingerprints.isEmpty else { return nil }
+        let reduced = Reduction.reduce(window, set: set, options: SignalOptions())
+        guard !reduced.isEmpty else { return nil }
+        let neighbours = space.neighbours(of: reduced, k: k)
+        guard let e = Estimator.wknn.estimate(neighbours[...], k: k, position: {
+            (fingerprints[$0].x, fingerprints[$0].y, fingerprints[$0].level)
+        }) else { return nil }
+        var spread = 0.0, weights = 0.0
+        for n in neighbours {
+            let w = 1 / max(n.distance, 0.0001)
+            let dx = (Double(fingerprints[n.index].x) - e.x) * metersPerUnit
+            let dy = (Double(fingerprints[n.index].y) - e.y) * metersPerUnit
+            spread += w * (dx * dx + dy * dy) / 2
+            weights += w
+        }
+        return Fix(x: e.x, y: e.y, variance: baseVariance + spread / weights, transmitters: reduced.count)
+    }
+}
+
+extension BeaconLocator {
+    /// Trilateration as `locate`, with a variance from the fit: the mean squared
+    /// range residual |p − bᵢ| − dᵢ at the solution, plus `baseVariance`
+    /// (ranges from one window's medians are never better than a few metres).
+    package func fix(_ window: Fingerprint, baseVariance: Double) -> Fix? {
+        guard let r = locate(window) else { return nil }
+        var sum = 0.0
+        for used in r.beacons {
+            guard let e = registry.entry(address: used.mac) else { continue }
+            let dx = (r.x - e.x) * metersPerUnit, dy = (r.y - e.y) * metersPerUnit
+            let residual = (dx * dx + dy * dy).squareRoot() - used.distanceMeters
+            sum += residual * residual
+        }
+        let meanSquare = sum / Double(max(1, r.beacons.count))
+        return Fix(x: r.x, y: r.y, variance: baseVariance + meanSquare, transmitters: r.beacons.count)
+    }
+}

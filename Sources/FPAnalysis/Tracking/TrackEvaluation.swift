@@ -1,0 +1,44 @@
+/// How good a track is against the true path: per-fix errors and their summary.
+package struct TrackEvaluation: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var timeMs: Int
+        package var errorM: Double
+        package var floorHit: Bool
+    }
+
+    package private(set) var entries: [Entry] = []
+    /// When the first position came, ms from the start.
+    package private(set) var firstFixMs: Int?
+
+    package init() {}
+
+    /// Error in metres (map distance × the point's scale); the floor is hit when the maps agree.
+    @discardableResult
+    package mutating func add(_ p: TrackPoint, truthMap: String, truthX: Double, truthY: Double) -> Entry {
+        let dx = p.x - truthX, dy = p.y - truthY
+        let e = Entry(timeMs: p.timeMs, errorM: (dx * dx + dy * dy).squareRoot() * p.metersPerUnit,
+                      floorHit: p.map == truthMap)
+        entries.append(e)
+        if firstFixMs == nil { firstFixMs = p.timeMs }
+        return e
+    }
+
+    package struct Summary: Sendable, Equatable {
+        package var fixes: Int
+        package var medianM: Double
+        /// Nearest rank, as eval's percentiles.
+        package var p90M: Double
+        package var maxM: Double
+        package var floorHitRate: Double
+        package var firstFixMs: Int?
+    }
+
+    package var summary: Summary? {
+        guard !entries.isEmpty else { return nil }
+        let sorted = entries.map(\.errorM).sorted()
+        return Summary(fixes: entries.count, medianM: Reduction.median(sorted) ?? 0,
+                       p90M: ErrorSummary.nearestRank(sorted, 0.90) ?? 0, maxM: sorted.last ?? 0,
+                       floorHitRate: Double(entries.filter(\.floorHit).count) / Double(entries.count),
+                       firstFixMs: firstFixMs)
+    }
+}

@@ -1,0 +1,160 @@
+import FPCore
+
+/// How a live position is made from a window's signals.
+package enum TrackMethod: String, Sendable, CaseIterable, Codable {
+    /// WKNN against the map's stored radiomap.
+    case wknn
+    /// Trilateration from the map's beacon registry.
+    case beacons
+    /// Both, as two measurements of one Kalman update, each weighed by its own variance.
+    case fused
+}
+
+/// One live position: the filtered estimate, in map units and metres, with the
+/// accuracy the filter's covariance implies.
+package struct TrackPoint: Sendable, Equatable {
+    package var timeMs: Int
+    package var map: String
+    package var floor: Int?
+    /// Filtered position, map units.
+    package var x: Double
+    package var y: Double
+    package var metersPerUnit: Double
+    /// √(Pxx + Pyy), metres.
+    package var accuracyM: Double
+    package var method: TrackMethod
+    package var transmittersUsed: Int
+    /// The map detector's confidence (auto-map), nil with a fixed map.
+    package var mapConfidence: Double?
+    /// This window's unfiltered fixes (map units); nil where the method had none.
+    package var wknnFix: Fix?
+    package var beaconsFix: Fix?
+
+    package var xM: Double { x * metersPerUnit }
+    package var yM: Double { y * metersPerUnit }
+    /// True when no fix came this window and the filter only predicted.
+    package var coasting: Bool { wknnFix == nil && beaconsFix == nil }
+}
+
+/// Live positioning: samples in, one filtered position per call to `position(atMs:)`.
+/// Pure and deterministic: the CLI feeds it from radios, a simulation, a
+/// replay or stored documents alike.
+package struct Tracker: Sendable {
+    package struct Options: Sendable {
+        package var method: TrackMethod
+        package var windowMs: Int
+        /// Walking speed, m/s: the filter's process noise and initial velocity spread.
+        package var walkingSpeed: Double
+        /// Windows a new map must hold before it is reported (auto-map).
+        package var hold: Int
+        /// Process noise; nil = tied to `walkingSpeed` (`Kalman2D.Noise.walking`).
+        package var noise: Kalman2D.Noise?
+        /// The least standard deviation (m) each method's fix is trusted to: what the
+        /// fusion weighs them by beside their own spread (WKNN) or range residuals (beacons).
+        package var wknnSigma: Double
+        package var beaconsSigma: Double
+
+        package init(method: TrackMethod = .fused, windowMs: Int = 2000, walkingSpeed: Double = 1, hold: Int = 3,
+                     noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 3) {
+            self.wknnSigma = wknnSigma
+            self.beaconsSigma = beaconsSigma
+            self.method = method
+            self.windowMs = windowMs
+            self.walkingSpeed = walkingSpeed
+            self.hold = hold
+            self.noise = noise
+        }
+    }
+
+    package let options: Options
+    package let models: [String: MapModel]
+    /// nil: the map is detected (auto-map).
+    package let fixedMap: String?
+    private var detector: MapDetector?
+    private var window: SignalWindow
+    package private(set) var filter: Kalman2D?
+    private var filterMap: String?
+    private var lastMs: Int?
+
+    /// `fixedMap` nil: detect the map among `models` from the signals.
+    package init(models: [MapModel], fixedMap: String?, options: Options) {
+        self.options = options
+        self.models = Dictionary(models.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        self.fixedMap = fixedMap
+        detector = fixedMap == nil ? MapDetector(owner: MapDetector.owners(models), hold: options.hold) : nil
+        window = SignalWindow(lengthMs: options.windowMs)
+    }
+
+    /// Adds one radio sample (its time on the run's clock, in order). BLE
+    /// reports without RSSI and other radios are ignored.
+    package mutating func add(_ sample: Sample) {
+        switch sample {
+        case .ble(let s): if let rssi = s.rssi { window.addBLE(address: s.address, rssi: Double(rssi), timeMs: s.time) }
+        case .wifi(let s): window.addWiFi(mac: s.mac, rssi: Double(s.rssi), timeMs: s.time)
+        case .cell, .geo: break
+        }
+    }
+
+    package mutating func addBLE(address: String, rssi: Double, timeMs: Int) {
+        window.addBLE(address: address, rssi: rssi, timeMs: timeMs)
+    }
+
+    package mutating func addWiFi(mac: String, rssi: Double, timeMs: Int) {
+        window.addWiFi(mac: mac, rssi: rssi, timeMs: timeMs)
+    }
+
+    /// The position at `t` from the window ending at `t`; nil until a map is
+    /// known and a first fix made. Without a fix in a window the filter coasts
+    /// (predicts only, its accuracy growing). `control`: step/heading
+    /// displacement since the last call (motion sensors), metres.
+    package mutating func position(atMs t: Int, control: Kalman2D.Control? = nil) -> TrackPoint? {
+        window.slide(toMs: t)
+        let fp = window.fingerprint(endMs: t)
+        var confidence: Double?
+        let mapID: String
+        if let fixedMap {
+            mapID = fixedMap
+        } else {
+            guard let seen = detector?.observe(Reduction.reduce(fp, set: .combined, options: SignalOptions())) else {
+                return nil
+            }
+            mapID = seen.map
+            confidence = seen.confidence
+        }
+        guard let model = models[mapID] else { return nil }
+        let m = model.metersPerUnit
+        let wknn = options.method == .beacons ? nil : model.radiomap?.fix(fp, metersPerUnit: m,
+                                                                                  baseVariance: options.wknnSigma * options.wknnSigma)
+        let beacons = options.method == .wknn ? nil : model.locator?.fix(fp, baseVariance: options.beaconsSigma * options.beaconsSigma)
+        let fixes = [wknn, beacons].compactMap { $0 }
+        if filterMap != mapID {
+            // Another floor: its own coordinates and signals; start again.
+            filter = nil
+            filterMap = mapID
+        }
+        let noise = options.noise ?? .walking(speed: options.walkingSpeed)
+        // A window's fixes tell where the walker was at its middle, not at its
+        // end: the filter runs on window midpoints and is extrapolated to `t` by
+        // its velocity, so a walker is not reported half a window behind.
+        let tm = t - options.windowMs / 2
+        if var f = filter {
+            let dt = Double(tm - (lastMs ?? tm)) / 1000
+            f.predict(dt: dt, control: control)
+            for fix in fixes { f.update(x: fix.x * m, y: fix.y * m, variance: fix.variance) }
+            filter = f
+        } else {
+            guard let first = fixes.first else { return nil }
+            var f = Kalman2D(x: first.x * m, y: first.y * m, measurementVariance: first.variance,
+                             velocityVariance: options.walkingSpeed * options.walkingSpeed, noise: noise)
+            for fix in fixes.dropFirst() { f.update(x: fix.x * m, y: fix.y * m, variance: fix.variance) }
+            filter = f
+        }
+        lastMs = tm
+        guard var now = filter else { return nil }
+        now.predict(dt: Double(t - tm) / 1000)
+        return TrackPoint(timeMs: t, map: mapID, floor: model.floor, x: now.x / m, y: now.y / m, metersPerUnit: m,
+                          accuracyM: now.accuracy, method: options.method,
+                          transmittersUsed: fixes.map(\.transmitters).max() ?? 0, mapConfidence: confidence,
+                          wknnFix: wknn, beaconsFix: beacons)
+    }
+}
