@@ -143,41 +143,50 @@ public struct ProbeClient: Sendable {
     }
 }
 
-/// Reads a download's frames (4-byte length, payload; 0 ends), discarding payload.
+/// Reads a download's frames (4-byte length, payload; 0 ends), discarding
+/// payload; reads in large chunks, so a frame costs no system call of its own.
 struct FrameReader {
     let fd: Int32
     var pending: [UInt8]
-    var buffer = [UInt8](repeating: 0, count: 256 << 10)
+    var buffer = [UInt8](repeating: 0, count: 512 << 10)
+    /// Valid bytes in `buffer` from `position`.
+    var position = 0, end = 0
 
-    init(fd: Int32, pending: [UInt8]) { (self.fd, self.pending) = (fd, pending) }
+    init(fd: Int32, pending: [UInt8]) {
+        (self.fd, self.pending) = (fd, [])
+        buffer.replaceSubrange(0..<pending.count, with: pending)
+        end = pending.count
+    }
 
-    mutating func take(_ count: Int) throws -> [UInt8] {
-        if pending.count >= count {
-            let out = Array(pending[..<count])
-            pending.removeFirst(count)
-            return out
+    mutating func fill() throws {
+        if position == end { (position, end) = (0, 0) }
+        if end == buffer.count {  // move what is left to the front
+            buffer.replaceSubrange(0..<(end - position), with: buffer[position..<end])
+            (position, end) = (0, end - position)
         }
-        let have = pending
-        pending = []
-        return have + (try Sock.receiveExactly(fd, count - have.count))
+        let n = try buffer.withUnsafeMutableBytes { raw in
+            try Sock.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]))
+        }
+        if n == 0 { throw ProbeSocketError(message: "the connection closed mid-download") }
+        end += n
     }
 
     /// The next frame's payload size, nil at the end frame.
     mutating func nextFrame() throws -> Int? {
-        let header = try take(4)
-        let size = Int(ProbeWire.read(header, 0, 4))
-        if size == 0 { return nil }
+        while end - position < 4 { try fill() }
+        let size = Int(buffer[position]) << 24 | Int(buffer[position + 1]) << 16 | Int(buffer[position + 2]) << 8 | Int(buffer[position + 3])
+        position += 4
+        if size == 0 {
+            pending = Array(buffer[position..<end])
+            return nil
+        }
         guard size <= ProbeWire.frameSize else { throw ProbeSocketError(message: "a frame of \(size) bytes") }
         var left = size
-        let fromPending = min(left, pending.count)
-        pending.removeFirst(fromPending)
-        left -= fromPending
         while left > 0 {
-            let n = try buffer.withUnsafeMutableBytes { raw in
-                try Sock.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<min(left, raw.count)]))
-            }
-            if n == 0 { throw ProbeSocketError(message: "the connection closed mid-frame") }
-            left -= n
+            if position == end { try fill() }
+            let take = min(left, end - position)
+            position += take
+            left -= take
         }
         return size
     }

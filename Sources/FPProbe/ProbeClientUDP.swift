@@ -19,13 +19,16 @@ extension ProbeClient {
         let address = try ProbeAddress.resolve(options.host, port: options.port, datagram: true)
         let fd = try Sock.make(family: address.family, datagram: true)
         defer { close(fd) }
+        // Room for every echo of a train should this process be slow to read them (a busy or emulated machine).
+        Sock.largeReceiveBuffer(fd)
+        StampedDatagrams.enable(fd)
         guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else { throw ProbeSocketError("connect UDP \(endpoint)") }
         let size = max(options.datagramSize, ProbeWire.headerSize)
 
         // The hello: the one UDP command that must be answered before the train.
         var answered = false
         for _ in 0...options.udpRetries where !answered {
-            let hello = ProbeWire.Datagram(kind: .hello, session: session, seq: 0, clientSentMicros: ProbeClock.nowMicros())
+            let hello = ProbeWire.Datagram(kind: .hello, session: session, seq: 0, clientSentMicros: StampedDatagrams.nowMicros())
             _ = hello.bytes(size: size).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             let deadline = ProbeClock.nowMicros() + Int64(options.udpRetryInterval * 1e6)
             while !answered, ProbeClock.nowMicros() < deadline {
@@ -55,7 +58,7 @@ extension ProbeClient {
         for seq in 0..<count {
             let due = start + Int64(Double(seq) * spacing * 1000)
             collect(until: due)
-            let hop = ProbeWire.Datagram(kind: .hop, session: session, seq: UInt32(seq), clientSentMicros: ProbeClock.nowMicros())
+            let hop = ProbeWire.Datagram(kind: .hop, session: session, seq: UInt32(seq), clientSentMicros: StampedDatagrams.nowMicros())
             _ = hop.bytes(size: size).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         }
         // Stragglers: 1 s, or 3 round trips if longer (at most the retry interval).
@@ -66,12 +69,11 @@ extension ProbeClient {
         return try result("udp", &channel)
     }
 
-    /// One datagram of ours and when it arrived; nil for anything else.
+    /// One datagram of ours and when the kernel received it; nil for anything else.
     private func receive(_ fd: Int32) -> (datagram: ProbeWire.Datagram, at: Int64)? {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        let at = ProbeClock.nowMicros()
-        guard n > 0, let datagram = ProbeWire.Datagram(buffer[..<n]) else { return nil }
+        guard let (n, at, _) = StampedDatagrams.receive(fd, into: &buffer), n > 0,
+              let datagram = ProbeWire.Datagram(buffer[..<n]) else { return nil }
         return (datagram, at)
     }
 }

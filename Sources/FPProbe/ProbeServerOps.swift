@@ -34,6 +34,8 @@ struct ProbeOpContext {
     /// Download: frames out, acknowledgements in; throughput from the acknowledgements' times.
     func download() throws {
         let (seconds, limit) = bounded()
+        // A send may wait out a stalled link (retransmission timeouts on a lossy one), but not past the bound.
+        Sock.setTimeouts(fd, seconds: seconds + 10)
         try channel.write(["ok": true, "seconds": .double(seconds), "bytes": .int(Int64(limit))])
         let payload = [UInt8](repeating: 0x5A, count: ProbeWire.frameSize)
         let start = ProbeClock.nowMicros()
@@ -83,20 +85,21 @@ struct ProbeOpContext {
     /// Upload: the client sends until it half-closes; the server times its reads and stops at its bounds.
     func upload() throws {
         let (seconds, limit) = bounded()
+        Sock.setTimeouts(fd, seconds: seconds + 10)
         try channel.write(["ok": true, "seconds": .double(seconds), "bytes": .int(Int64(limit))])
         var buffer = [UInt8](repeating: 0, count: 256 << 10)
         var received = 0
         var samples: [(seconds: Double, bytes: Int)] = []
         var start: Int64?
         var truncated = false
-        // The time limit counts from the first byte, with a second of grace for the client's own clock.
+        // The time limit counts from the first byte, with 2 s of grace for what the client's buffers still hold.
         while true {
             let elapsed = start.map { Double(ProbeClock.nowMicros() - $0) / 1e6 } ?? 0
-            if received >= limit || elapsed > seconds + 1 {
+            if received >= limit || elapsed > seconds + 2 {
                 truncated = true
                 break
             }
-            guard Sock.waitReadable(fd, seconds: start == nil ? 5 : seconds + 1 - elapsed) else { continue }
+            guard Sock.waitReadable(fd, seconds: start == nil ? 5 : seconds + 2 - elapsed) else { continue }
             let n = try buffer.withUnsafeMutableBytes { try Sock.receive(fd, into: $0) }
             if n == 0 { break }
             let now = ProbeClock.nowMicros()
@@ -154,7 +157,7 @@ struct ProbeOpContext {
         if let j = ProbeStats.jitter(arrivals.map { (Double($0.clientSent) / 1000, Double($0.serverReceived) / 1000) }) {
             result["jitterUpMs"] = .double(ProbeStats.rounded(j))
         }
-        if let j = ProbeStats.jitter(echoes.map { (Double($0.arrival.serverReceived) / 1000, Double($0.clientReceived) / 1000) }) {
+        if let j = ProbeStats.jitter(echoes.map { (Double($0.arrival.serverSent) / 1000, Double($0.clientReceived) / 1000) }) {
             result["jitterDownMs"] = .double(ProbeStats.rounded(j))
         }
         if let rtt = ProbeStats.summary(echoes.map { Double($0.clientReceived - $0.arrival.clientSent) / 1000 }) {

@@ -83,6 +83,14 @@ enum Sock {
         _ = setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// 4 MB of receive buffer: past net.core.rmem_max with CAP_NET_ADMIN (SO_RCVBUFFORCE), else up to it.
+    static func largeReceiveBuffer(_ fd: Int32) {
+        var v: Int32 = 4 << 20
+        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            setOption(fd, SOL_SOCKET, SO_RCVBUF, v)
+        }
+    }
+
     /// Receive and send timeouts: every blocking call has a deadline.
     static func setTimeouts(_ fd: Int32, seconds: Double) {
         var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
@@ -95,6 +103,8 @@ enum Sock {
         let address = try ProbeAddress.resolve(host, port: port, datagram: datagram)
         let fd = try make(family: address.family, datagram: datagram)
         setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        // Room for a whole train's datagrams while the echo thread is busy.
+        if datagram { largeReceiveBuffer(fd) }
         let rc = address.withSockaddr { bind(fd, $0, $1) }
         guard rc == 0 else {
             let e = ProbeSocketError("bind \(address)")
@@ -238,5 +248,69 @@ struct LineChannel {
         var bytes = CanonicalJSON.bytes(value)
         bytes.append(0x0A)
         try Sock.sendAll(fd, bytes)
+    }
+}
+
+/// Datagrams with the kernel's receive time (SO_TIMESTAMPNS), so the time a
+/// busy or slow process takes to read them is not counted as network delay
+/// (as ping does). Times are CLOCK_REALTIME microseconds, the kernel's clock
+/// for these stamps; send times are read from the same clock.
+enum StampedDatagrams {
+    /// SO_TIMESTAMPNS (SO_TIMESTAMPNS_OLD on 64-bit Linux) and its control message type, SCM_TIMESTAMPNS.
+    static let timestampNS: Int32 = 35
+
+    static func enable(_ fd: Int32) { Sock.setOption(fd, SOL_SOCKET, timestampNS, 1) }
+
+    static func nowMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+
+    /// One datagram: its length, when the kernel received it, and the sender's address.
+    static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> (count: Int, atMicros: Int64, from: ProbeAddress)? {
+        var from = ProbeAddress()
+        var control = [UInt8](repeating: 0, count: 128)
+        var msg = msghdr()
+        var got = -1
+        buffer.withUnsafeMutableBytes { raw in
+            control.withUnsafeMutableBytes { ctl in
+                withUnsafeMutablePointer(to: &from.storage) { addr in
+                    var iov = iovec(iov_base: raw.baseAddress, iov_len: raw.count)
+                    withUnsafeMutablePointer(to: &iov) { iovp in
+                        msg.msg_name = UnsafeMutableRawPointer(addr)
+                        msg.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                        msg.msg_iov = iovp
+                        msg.msg_iovlen = 1
+                        msg.msg_control = ctl.baseAddress
+                        msg.msg_controllen = ctl.count
+                        got = recvmsg(fd, &msg, 0)
+                    }
+                }
+            }
+        }
+        guard got >= 0 else { return nil }
+        from.length = msg.msg_namelen
+        return (got, stamp(control, length: Int(msg.msg_controllen)) ?? nowMicros(), from)
+    }
+
+    /// The SCM_TIMESTAMPNS timespec among the control messages (cmsghdr: 8-byte length, level, type; data 8-aligned).
+    static func stamp(_ control: [UInt8], length: Int) -> Int64? {
+        var offset = 0
+        func word(_ at: Int, _ size: Int) -> Int64 {
+            var v: UInt64 = 0
+            for i in (0..<size).reversed() { v = v << 8 | UInt64(control[at + i]) }  // little-endian (x86_64, arm64)
+            return Int64(bitPattern: v)
+        }
+        while offset + 16 <= min(length, control.count) {
+            let len = Int(word(offset, 8))
+            let level = Int32(truncatingIfNeeded: word(offset + 8, 4)), type = Int32(truncatingIfNeeded: word(offset + 12, 4))
+            guard len >= 16 else { return nil }
+            if level == SOL_SOCKET && type == timestampNS && len >= 32 && offset + 32 <= control.count {
+                return word(offset + 16, 8) * 1_000_000 + word(offset + 24, 8) / 1000
+            }
+            offset += (len + 7) & ~7
+        }
+        return nil
     }
 }

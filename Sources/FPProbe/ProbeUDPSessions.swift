@@ -5,7 +5,7 @@ import Glibc
 
 /// The UDP sessions the TCP side opened, and the thread that echoes their datagrams.
 final class ProbeUDPSessions: @unchecked Sendable {
-    struct Arrival { var seq: UInt32, clientSent: Int64, serverReceived: Int64 }
+    struct Arrival { var seq: UInt32, clientSent: Int64, serverReceived: Int64, serverSent: Int64 = 0 }
     final class Session {
         let client: String
         let count: Int
@@ -21,7 +21,10 @@ final class ProbeUDPSessions: @unchecked Sendable {
     let dropAll: Bool
     private var stopped = false
 
-    init(fd: Int32, dropAll: Bool) { (self.fd, self.dropAll) = (fd, dropAll) }
+    init(fd: Int32, dropAll: Bool) {
+        (self.fd, self.dropAll) = (fd, dropAll)
+        StampedDatagrams.enable(fd)
+    }
 
     func open(client: String, count: Int) -> UInt64 {
         lock.lock()
@@ -56,14 +59,7 @@ final class ProbeUDPSessions: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 2048)
         while !isStopped {
             guard Sock.waitReadable(fd, seconds: 0.2) else { continue }
-            var from = ProbeAddress()
-            from.length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let n = buffer.withUnsafeMutableBytes { raw in
-                withUnsafeMutablePointer(to: &from.storage) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &from.length) }
-                }
-            }
-            let now = ProbeClock.nowMicros()
+            guard let (n, now, from) = StampedDatagrams.receive(fd, into: &buffer) else { continue }
             guard n > 0, !dropAll, var datagram = ProbeWire.Datagram(buffer[..<n]) else { continue }
             lock.lock()
             let session = sessions[datagram.session]
@@ -76,9 +72,11 @@ final class ProbeUDPSessions: @unchecked Sendable {
                     answer = true
                 case .hop where Int(datagram.seq) < session.count && !session.seen.contains(datagram.seq):
                     session.seen.insert(datagram.seq)
-                    session.arrivals.append(Arrival(seq: datagram.seq, clientSent: datagram.clientSentMicros, serverReceived: now))
                     datagram.kind = .echo
                     datagram.serverReceivedMicros = now
+                    // The echo's send time: now, just before sendto (the down direction's jitter counts from it).
+                    session.arrivals.append(Arrival(seq: datagram.seq, clientSent: datagram.clientSentMicros, serverReceived: now,
+                                                    serverSent: StampedDatagrams.nowMicros()))
                     answer = true
                 default: break
                 }
