@@ -97,3 +97,10 @@ test-vm-wifi: build
 bench-eval:
 	$(RELEASE) --product fprint-bench
 	$(RELEASE_BIN)/fprint-bench --eval-only
+
+# Network-quality probes over netem-shaped veth links in a qemu VM (Debian's kernel has
+# sch_netem, the host's has not; DESIGN.md §6), with iperf3 and ping beside fprint's figures.
+# Needs linux-image-amd64 qemu-system-x86 busybox-static iperf3 iputils-ping (apt) and virtme-ng (pip); ~3 min.
+.PHONY: test-vm-probe
+test-vm-probe: build
+	bash Tests/vm/probe/run.sh

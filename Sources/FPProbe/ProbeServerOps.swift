@@ -160,7 +160,12 @@ struct ProbeOpContext {
         if let j = ProbeStats.jitter(echoes.map { (Double($0.arrival.serverSent) / 1000, Double($0.clientReceived) / 1000) }) {
             result["jitterDownMs"] = .double(ProbeStats.rounded(j))
         }
-        if let rtt = ProbeStats.summary(echoes.map { Double($0.clientReceived - $0.arrival.clientSent) / 1000 }) {
+        // Round trips less the server's hold time (receive stamp to echo), as TWAMP reflectors report it:
+        // the network's delay, not how quickly this process was scheduled.
+        let rtts = echoes.map { e in
+            Double((e.clientReceived - e.arrival.clientSent) - max(0, e.arrival.serverSent - e.arrival.serverReceived)) / 1000
+        }
+        if let rtt = ProbeStats.summary(rtts) {
             result["rttMs"] = rtt.json
         }
         try sendSigned(result)
