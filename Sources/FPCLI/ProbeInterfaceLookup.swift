@@ -16,6 +16,9 @@ enum ProbeInterfaceLookup {
         else if exists("device") { type = "ethernet" }
         else { type = "virtual" }
         var result = ProbeInterface(name: name, type: type)
+        if type == "wifi", let ap = NL80211Provider.association(interface: name) {
+            (result.ssid, result.bssid) = (ap.ssid, ap.bssid)
+        }
         if type == "cellular" {
             // The operator is what ModemManager reports; absent without a modem.
             result.operator = ModemOperator.name()

@@ -66,14 +66,13 @@ enum ProbeRunner {
     /// The exit a report calls for: nil when every phase ran (an ICMP ping this user may not send does not count).
     static func failure(_ report: ProbeReport) -> CommandFailure? {
         let failed = report.phases.filter { $0.status != .ok && $0.status != .skipped && !($0.name == "ping" && $0.status == .unavailable) }
-        guard let first = failed.first else { return nil }
+        guard !failed.isEmpty else { return nil }
         let what = failed.map { "\($0.name): \($0.reason ?? $0.status.rawValue)" }.joined(separator: "; ")
         if failed.contains(where: { $0.status == .unauthorized }) { return CommandFailure(what, .authRejected) }
         let network = report.phases.filter { $0.name != "ping" }
         if network.allSatisfy({ $0.status == .unreachable || $0.status == .rateLimited }) {
             return CommandFailure(what, .gatewayUnreachable)
         }
-        _ = first
         return CommandFailure("\(Terminal.counted(failed.count, "phase")) failed: \(what)", .failure)
     }
 

@@ -111,7 +111,8 @@ public final class ProbeServer: @unchecked Sendable {
     private func serve(fd: Int32, client: String) {
         Sock.setTimeouts(fd, seconds: 5)
         var channel = LineChannel(fd: fd)
-        guard let request = try? channel.readJSON(maxBytes: ProbeWire.maxLine) else {
+        // Before authentication: a bounded line, whole within 10 s.
+        guard let request = try? channel.readJSON(maxBytes: ProbeWire.maxLine, within: 10) else {
             try? channel.write(ProbeWire.refusal(.protocolError, "expected one JSON request line"))
             return
         }

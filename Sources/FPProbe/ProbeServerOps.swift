@@ -58,7 +58,16 @@ struct ProbeOpContext {
             }
             return true
         }
-        while sent < limit && Double(ProbeClock.nowMicros() - start) / 1e6 < seconds {
+        func elapsed() -> Double { Double(ProbeClock.nowMicros() - start) / 1e6 }
+        while sent < limit && elapsed() < seconds {
+            // Not more unacknowledged than about 2 s at the rate of the last second (at least 1 MiB), so
+            // the end is not followed by a long drain of socket buffers on a slow link.
+            let recent = samples.last { $0.seconds <= elapsed() - 1 } ?? (0, 0)
+            let window = max(1 << 20, 2 * ((samples.last?.bytes ?? 0) - recent.bytes))
+            if sent - (samples.last?.bytes ?? 0) >= window {
+                guard try readAcks(wait: min(0.1, seconds - elapsed())) else { break }
+                continue
+            }
             let size = min(payload.count, limit - sent)
             let header = ProbeWire.beBytes(UInt64(size), count: 4)
             try Sock.sendAll(fd, header)
@@ -68,8 +77,8 @@ struct ProbeOpContext {
         }
         try Sock.sendAll(fd, [0, 0, 0, 0])
         // The last acknowledgement, within a deadline.
-        let deadline = Double(ProbeClock.nowMicros() - start) / 1e6 + 5
-        while samples.last?.bytes != sent && Double(ProbeClock.nowMicros() - start) / 1e6 < deadline {
+        let deadline = elapsed() + 10
+        while samples.last?.bytes != sent && elapsed() < deadline {
             guard try readAcks(wait: 0.5) else { break }
         }
         var result = base("down")
@@ -80,6 +89,17 @@ struct ProbeOpContext {
         result["boundBytes"] = .int(Int64(limit))
         if let bps = ProbeStats.throughput(samples) { result["bitsPerSecond"] = .int(Int64(bps)) }
         try sendSigned(result)
+        drainUntilClosed()
+    }
+
+    /// Reads and discards until the client closes (at most 5 s): closing with unread bytes would
+    /// reset the connection and could destroy the result line still on its way.
+    func drainUntilClosed() {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        let deadline = ProbeClock.nowMicros() + 5_000_000
+        while ProbeClock.nowMicros() < deadline, Sock.waitReadable(fd, seconds: 0.5) {
+            guard let n = try? chunk.withUnsafeMutableBytes({ try Sock.receive(fd, into: $0) }), n > 0 else { return }
+        }
     }
 
     /// Upload: the client sends until it half-closes; the server times its reads and stops at its bounds.
@@ -116,7 +136,7 @@ struct ProbeOpContext {
         if truncated { result["truncated"] = true }
         if let bps = ProbeStats.throughput(samples) { result["bitsPerSecond"] = .int(Int64(bps)) }
         try sendSigned(result)
-        if truncated { shutdown(fd, Int32(SHUT_RDWR)) }
+        if truncated { drainUntilClosed() }
     }
 
     /// The UDP train: open a session, wait for the client's report, compute and sign.

@@ -222,8 +222,10 @@ struct LineChannel {
 
     init(fd: Int32) { self.fd = fd }
 
-    mutating func readLine(maxBytes: Int) throws -> [UInt8] {
+    /// One line of at most `maxBytes`, whole within `seconds` (a client trickling bytes cannot hold a connection).
+    mutating func readLine(maxBytes: Int, within seconds: Double = 60) throws -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ProbeClock.nowMicros() + Int64(seconds * 1e6)
         while true {
             if let nl = pending.firstIndex(of: 0x0A) {
                 let line = Array(pending[..<nl])
@@ -231,14 +233,15 @@ struct LineChannel {
                 return line
             }
             if pending.count > maxBytes { throw ProbeSocketError(message: "a line longer than \(maxBytes) bytes") }
+            if ProbeClock.nowMicros() > deadline { throw ProbeSocketError(message: "no whole line within \(Int(seconds)) s") }
             let n = try chunk.withUnsafeMutableBytes { try Sock.receive(fd, into: $0) }
             if n == 0 { throw ProbeSocketError(message: "the connection closed before a full line") }
             pending.append(contentsOf: chunk[..<n])
         }
     }
 
-    mutating func readJSON(maxBytes: Int) throws -> JSONValue {
-        let line = try readLine(maxBytes: maxBytes)
+    mutating func readJSON(maxBytes: Int, within seconds: Double = 60) throws -> JSONValue {
+        let line = try readLine(maxBytes: maxBytes, within: seconds)
         do { return try CanonicalJSON.parse(Data(line)) } catch {
             throw ProbeSocketError(message: "a line that is not JSON (\(error))")
         }
