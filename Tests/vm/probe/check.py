@@ -14,9 +14,11 @@ Tolerances (issue 14):
   to its send time, which is its spacing). So each |D| of RFC 3550 is the
   absolute difference of two independent U(0, 10) ms, mean 10/3 = 3.33 ms
   (sd 2.36 ms); J, a 1/16 moving average of |D|, has mean 3.33 ms and a
-  standard deviation of about 2.36/sqrt(31) = 0.42 ms. Accepted: 3.33 ms
-  −1.3/+1.7 ms (2.0–5.0 ms), each way: about ±3 σ, plus room upwards for
-  the emulated machine's own timer noise;
+  standard deviation of about 2.36/sqrt(31) = 0.42 ms. Accepted: 2.0–5.5 ms
+  each way: 3.33 ms ± 3 σ (2.1–4.6 ms) widened upwards by 0.9 ms for the
+  emulated machine's own timing noise, which only adds to |D| (measured on a
+  quiet host: 3.0–4.1 ms up, where the send stamp is the client's, and
+  3.2–3.7 ms down);
 - the unshaped link: larger throughput and smaller RTT than the shaped one.
 """
 import json
@@ -93,7 +95,7 @@ for way in ("Up", "Down"):
     loss = udp.get("loss%sPercent" % way, -1)
     check(2.5 <= loss <= 7.5, "lossy link: loss %s %.2f %% within 2.5–7.5 %%" % (way.lower(), loss))
     jitter = udp.get("jitter%sMs" % way, -1)
-    check(2.0 <= jitter <= 5.0, "lossy link: jitter %s %.3f ms within 2.0–5.0 ms (netem U(35,45) ms implies 3.33 ms)" % (way.lower(), jitter))
+    check(2.0 <= jitter <= 5.5, "lossy link: jitter %s %.3f ms within 2.0–5.5 ms (netem U(35,45) ms implies 3.33 ms)" % (way.lower(), jitter))
 for way in ("down", "up"):
     bps = clean.get(way, {}).get("bitsPerSecond", 0)
     check(17e6 <= bps <= 23e6, "clean shaped link: TCP %s %.2f Mbit/s within ±15 %% of 20 Mbit/s" % (way, bps / 1e6))
