@@ -79,7 +79,9 @@ let package = Package(
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         // Network-quality probes (`fprint probe`, `fprint gateway --probe-port`): raw TCP/UDP sockets, results signed by the server.
-        .target(name: "FPProbe", dependencies: ["FPCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FPProbe", dependencies: [
+            "FPCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // Evaluation and positioning: leave-one-out kNN, trilateration, Kalman, exports, plots. Pure, deterministic.

@@ -67,7 +67,11 @@ enum ProbeRunner {
     static func failure(_ report: ProbeReport) -> CommandFailure? {
         let failed = report.phases.filter { $0.status != .ok && $0.status != .skipped && !($0.name == "ping" && $0.status == .unavailable) }
         guard !failed.isEmpty else { return nil }
-        let what = failed.map { "\($0.name): \($0.reason ?? $0.status.rawValue)" }.joined(separator: "; ")
+        let reasons = failed.map { $0.reason ?? $0.status.rawValue }
+        // One reason for all (server down, token refused) is said once.
+        let what = Set(reasons).count == 1 && failed.count > 1
+            ? "\(reasons[0]) (\(failed.map(\.name).joined(separator: ", ")))"
+            : zip(failed, reasons).map { "\($0.name): \($1)" }.joined(separator: "; ")
         if failed.contains(where: { $0.status == .unauthorized }) { return CommandFailure(what, .authRejected) }
         let network = report.phases.filter { $0.name != "ping" }
         if network.allSatisfy({ $0.status == .unreachable || $0.status == .rateLimited }) {

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,8 @@ public struct ProbeClient: Sendable {
             address = try ProbeAddress.resolve(options.host, port: options.port)
             fd = try Sock.connect(to: address, timeout: options.connectTimeout)
         } catch let e as ProbeSocketError {
-            throw PhaseFailure(status: .unreachable, reason: "cannot connect to \(endpoint): \(e.description)")
+            let why = e.errno != 0 ? Errno(rawValue: e.errno).description : e.description
+            throw PhaseFailure(status: .unreachable, reason: "cannot connect to \(endpoint): \(why)")
         }
         Sock.setTimeouts(fd, seconds: options.seconds + 15)
         var channel = LineChannel(fd: fd)

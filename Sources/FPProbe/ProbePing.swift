@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,7 @@ struct ProbePing {
         guard address.family == AF_INET else { return .failed("ping", .unavailable, "ICMP ping over IPv6 is not supported yet") }
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Int32(IPPROTO_ICMP))
         guard fd >= 0 else {
-            let why = String(cString: strerror(errno))
+            let why = Errno(rawValue: errno).description
             return .failed("ping", .unavailable, "no unprivileged ICMP socket (\(why)); net.ipv4.ping_group_range does not include this user's group")
         }
         defer { close(fd) }

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ public struct ProbeSocketError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public let errno: Int32
     init(_ what: String, errno code: Int32 = Glibc.errno) {
-        description = "\(what): \(String(cString: strerror(code)))"
+        description = "\(what): \(Errno(rawValue: code).description)"
         errno = code
     }
     init(message: String) {
