@@ -57,8 +57,8 @@ skip_reason() {
         *"--ble-source hci:"*) echo "needs a Bluetooth adapter" ;;
         "fprint adapters"*|"fprint scan"|"fprint scan --duration"*) echo "needs a Bluetooth adapter" ;;
         "fprint login"*|*"fprint sync"*) echo "needs a gateway on the network" ;;
-        "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
         "fprint gateway"|"fprint gateway --"*) echo "a server: runs until stopped" ;;
+        "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
         *) ;;
     esac
 }
