@@ -24,10 +24,13 @@ build:
 # `make test-serial` runs one test at a time, to tell a race from a failure.
 # Swift Testing only: XCTest would add "Executed 0 tests" lines. A test whose
 # real component is not installed is listed as skipped, with the reason.
-# Then Tests/cli-tour.sh runs the README's examples on a fresh database.
+# Then Tests/cli-tour.sh runs the README's examples on a fresh database, and
+# Tests/probe/netns.sh runs `fprint probe` against a gateway in another network
+# namespace over veth (root; over loopback, said loudly, without it).
 test:
 	$(SWIFT) test --disable-xctest
 	bash Tests/cli-tour.sh $(BIN)
+	bash Tests/probe/netns.sh $(BIN)
 
 test-serial:
 	$(SWIFT) test --disable-xctest --no-parallel
@@ -95,3 +98,10 @@ test-vm-wifi: build
 bench-eval:
 	$(RELEASE) --product fprint-bench
 	$(RELEASE_BIN)/fprint-bench --eval-only
+
+# Network-quality probes over netem-shaped veth links in a qemu VM (Debian's kernel has
+# sch_netem, the host's has not; DESIGN.md §6), with iperf3 and ping beside fprint's figures.
+# Needs linux-image-amd64 qemu-system-x86 busybox-static iperf3 iputils-ping (apt) and virtme-ng (pip); ~3 min.
+.PHONY: test-vm-probe
+test-vm-probe: build
+	bash Tests/vm/probe/run.sh

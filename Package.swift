@@ -78,6 +78,10 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
+        // Network-quality probes (`fprint probe`, `fprint gateway --probe-port`): raw TCP/UDP sockets, results signed by the server.
+        .target(name: "FPProbe", dependencies: [
+            "FPCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // Evaluation and positioning: leave-one-out kNN, trilateration, Kalman, exports, plots. Pure, deterministic.
@@ -86,7 +90,7 @@ let package = Package(
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
             "FPBLE", "FPTransport", "FPHCI",
-            "FPLinuxRadios",
+            "FPLinuxRadios", "FPProbe",
             .product(name: "SystemPackage", package: "swift-system"),
             "FPAnalysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -131,6 +135,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPTestSupport", "FPCLI", "FPCore", "FPStore", "FPHCI", "FPHex"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
+        .testTarget(name: "FPProbeTests", dependencies: ["FPTestSupport", "FPProbe", "FPCore", "FPGateway"]),
     ]
 )
 

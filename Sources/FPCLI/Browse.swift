@@ -148,7 +148,8 @@ struct Show: ReportingCommand {
         }
         for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
                                      conflicts: try store.conflicts(id: fullID).map(\.description),
-                                     attachments: attachments, samples: samples)
+                                     attachments: attachments, samples: samples,
+                                     networkProbes: stored.body["networkProbes"]?.arrayValue ?? [])
         {
             Terminal.out(line)
         }

@@ -14,6 +14,7 @@ struct ExportCommand: ReportingCommand {
               couch-view  {"rows":[{"id":…,"value":<document>}]}: radio-localization-eval's file input; `fprint import` reads it back
               jsonl       one document per line, with its _id; `fprint import` reads it back
               csv         one row per observation (BLE report, Wi-Fi BSS, cell): doc id, time, map, x, y, radio, transmitter, rssi, …
+              probes-csv  one row per phase of each network probe (networkProbes[], `measure --probe`): throughput, loss, jitter, RTT, status
               comford     a directory with Samples.csv, RSSI.csv and APs.csv (see README for the columns)
               wigle       WiGLE CSV 1.6 of GPS-tagged Wi-Fi and BLE (documents without a GNSS fix are left out)
               geojson     a GeoJSON FeatureCollection, one point per GPS-tagged document
@@ -29,10 +30,10 @@ struct ExportCommand: ReportingCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case couchView = "couch-view", jsonl, csv, comford, wigle, geojson, attachments
+        case couchView = "couch-view", jsonl, csv, probesCSV = "probes-csv", comford, wigle, geojson, attachments
     }
 
-    @Argument(help: "couch-view, jsonl, csv, comford, wigle, geojson or attachments.") var format: Format
+    @Argument(help: "couch-view, jsonl, csv, probes-csv, comford, wigle, geojson or attachments.") var format: Format
     @OptionGroup var filters: FilterOptions
     @Option(name: [.short, .long], help: "Output file (comford, attachments: directory).", completion: .file()) var output: String?
     @OptionGroup var storeOptions: StoreOptions
@@ -67,6 +68,7 @@ struct ExportCommand: ReportingCommand {
         case .couchView: try write(Export.couchView(docs))
         case .jsonl: try write(Export.jsonLines(docs))
         case .csv: try write(Export.csv(docs))
+        case .probesCSV: try write(ProbeExport.csv(docs))
         case .geojson:
             let r = Export.geoJSON(docs)
             try write(r.text)

@@ -2,6 +2,7 @@ import ArgumentParser
 import FPConfig
 import FPCore
 import FPGateway
+import FPProbe
 import FPStore
 import Foundation
 import Logging
@@ -73,6 +74,9 @@ struct GatewayServe: ReportingCommand {
     @Option(help: "Memory in MB for all request bodies held at once (over it: 503).") var bodyBudget = 96
     @Option(help: "Seconds a connection may send nothing (headers, body, keep-alive) before it is closed.") var idleTimeout = 10
     @Option(help: "Most open connections (default: the open-file limit less 64).") var maxConnections: Int?
+    @Option(help: ArgumentHelp("Also serve network-quality probes (`fprint probe`) on this port, TCP and UDP (README, \"Network quality\").",
+                               valueName: "port"))
+    var probePort: Int?
     @OptionGroup var files: GatewayFiles
     @OptionGroup var configOptions: ConfigOptions
 
@@ -82,6 +86,7 @@ struct GatewayServe: ReportingCommand {
         if bodyBudget < 1 { throw ValidationError("--body-budget must be at least 1 (MB)") }
         if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1 (second)") }
         if let maxConnections, maxConnections < 2 { throw ValidationError("--max-connections must be at least 2") }
+        if let probePort, !(0...65535).contains(probePort) { throw ValidationError("--probe-port must be 0…65535") }
         if name.isEmpty || name.hasPrefix("_") || name.contains("/") { throw ValidationError("--name: invalid database name") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) || URL(string: publicURL)?.host == nil {
             throw ValidationError("--public-url must be an http(s) URL with a host, e.g. https://fprint.example.org")
@@ -107,6 +112,8 @@ struct GatewayServe: ReportingCommand {
         var logger = Logger(label: "fprint.gateway")
         logger.logLevel = .warning
         let name = self.name, host = self.host
+        let probes = try probePort.map { try ProbeService.start(host: host, port: $0, secret: secret) }
+        defer { probes?.stop() }
         do {
             try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
                 // Tests and scripts read the port from this line (useful with --port 0).

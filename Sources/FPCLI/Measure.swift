@@ -20,8 +20,11 @@ struct Measure: ReportingCommand {
               fprint measure --map J1NP --x 363 --y 701 --ble-source btsnoop:capture.btsnoop --duration all --fast
               fprint measure --map J1NP --x 363 --y 701 --every 15m --for 8h     # unattended monitoring
               fprint measure --map J1NP --x 363 --y 701 --every 30s --count 4 --duration 10
+              fprint measure --map J1NP --x 363 --y 701 --probe --every 5m --for 8h   # radios and network quality, as MBTest did
 
             Periodic measuring (--every): runs start on a fixed schedule (start + n × interval, so a slow run never shifts the later ones; a run that would start late is skipped), each run stores its own document as soon as it ends. --count N stops after N runs, --for D after D has passed (default: until stopped). Ctrl-C or SIGTERM discards the measurement in progress, keeps those already stored and exits 130.
+
+            With --probe, after the radios each run also probes network quality against the gateway's probe port (`fprint probe`; README, "Network quality") and stores it in the document's networkProbes[] with the position at its start and end; a phase that fails is stored with its status, and the document is kept.
             """)
 
     @Option(help: "Map id (see `fprint maps`).") var map: String
@@ -41,6 +44,7 @@ struct Measure: ReportingCommand {
     @Option(name: .customLong("for"), help: ArgumentHelp("With --every: stop after this much time (e.g. 8h).", valueName: "duration"))
     var forDuration: String?
     @OptionGroup var capture: CaptureOptions
+    @OptionGroup var probing: ProbeCaptureOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
@@ -86,6 +90,13 @@ struct Measure: ReportingCommand {
         let store = try ws.openStore(.write)  // fail before measuring, not after
         try Rescue.preflight(store, ws)
         let plan = StaticMeasurement(level: mapInfo.id, point: MapPoint(x: x, y: y), durationMs: seconds * 1000)
+        let probeOptions = try probing.options(ws)
+        let point = MapPoint(x: x, y: y)
+        /// The probe after the radios, at the same point: its start and end positions are that point.
+        @Sendable func probes() async throws -> [JSONValue] {
+            guard let probeOptions else { return [] }
+            return [NetworkProbeEntry.json(try await NetworkProbeEntry.run(probeOptions), start: point, end: point)]
+        }
         if let every, let interval = PeriodicSchedule.seconds(every) {
             guard interval >= seconds else {
                 throw CommandFailure("--every (\(interval) s) must be at least the measurement length (\(seconds) s)", .usage)
@@ -104,7 +115,8 @@ struct Measure: ReportingCommand {
                         let doc = try await plan.run(setup) { printer.update($0) }
                         printer.finish()
                         Replay.warnIfCut(setup, hint: "a longer --duration replays more of it")
-                        try Self.store(doc, setup: setup, in: store, ws, json: json)
+                        let networkProbes = try await probes()
+                        try Self.store(doc, setup: setup, in: store, ws, json: json, networkProbes: networkProbes)
                         stored.increment()
                     }
                 }
@@ -126,15 +138,18 @@ struct Measure: ReportingCommand {
         }
         printer.finish()
         Replay.warnIfCut(setup, hint: "--duration all replays the whole capture")
-        try Self.store(doc, setup: setup, in: store, ws, json: json)
+        let networkProbes = try await Interrupts.cancellable { try await probes() }
+        try Self.store(doc, setup: setup, in: store, ws, json: json, networkProbes: networkProbes)
     }
 
     /// `doc` is consumed: its entries are let go once encoded (a replay's can be 100,000s).
     static func store(_ doc: consuming MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
-                      json: Bool) throws {
+                      json: Bool, networkProbes: [JSONValue] = []) throws {
             let id = Workspace.newDocumentID()
-            let body = try JSONValueEncoder().encode(doc)
+            var body = try JSONValueEncoder().encode(doc)
+            if !networkProbes.isEmpty { body["networkProbes"] = .array(networkProbes) }
             let summary = "BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)"
+                + (networkProbes.isEmpty ? "" : ", \(Terminal.counted(networkProbes.count, "network probe"))")
                 + Workspace.unavailableNote(doc)
             doc.bleScans = []
             var new = NewDocument(id: id, body: body)

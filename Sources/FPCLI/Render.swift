@@ -37,7 +37,7 @@ enum Render {
 
     /// `samples`: every sample in time order; otherwise one row per transmitter (`RenderSummary`).
     static func showLines(id: String, rev: String, doc: MeasurementDocument, synced: Bool, conflicts: [String],
-                          attachments: [String] = [], samples: Bool = false) -> [String] {
+                          attachments: [String] = [], samples: Bool = false, networkProbes: [JSONValue] = []) -> [String] {
         var lines: [String] = []
         func section(_ title: String) {
             if !lines.isEmpty { lines.append("") }
@@ -132,6 +132,10 @@ enum Render {
             }
             lines += Terminal.table(["TIME", "LAT", "LONG", "ALT", "ACC(m)"], rows,
                                     rightAligned: [0, 1, 2, 3, 4]).map { "  " + $0 }
+        }
+        if !networkProbes.isEmpty {
+            section("Network probes (\(networkProbes.count))")
+            lines += RenderProbes.lines(networkProbes).map { "  " + $0 }
         }
         return lines
     }

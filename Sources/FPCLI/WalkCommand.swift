@@ -15,6 +15,9 @@ struct WalkCommand: ReportingCommand {
               fprint walk --scenario scenarioJ1NP1
               fprint walk --scenario scenarioJ3NP1 --simulate --fast
               fprint walk --scenario scenarioJ2NP1 --speed-correction -3 --simulate
+              fprint walk --scenario scenarioJ1NP1 --probe --probe-every 5      # network quality every 10 s of the walk
+
+            With --probe, a network probe (`fprint probe`; README, "Network quality") starts with every --probe-every-th window (default 5: every 10 s) while the walk goes on; each is stored in networkProbes[] of the document it started in, with the route positions at its start and end. It needs real time (not --fast). The walk waits for a probe in flight at its end.
             """)
 
     @Option(help: "Scenario id (see `fprint scenarios`).") var scenario: String
@@ -26,6 +29,8 @@ struct WalkCommand: ReportingCommand {
     var ready: Int?
     @Flag(help: "Walk a route with waypoints outside the map's extent (app config maps[].extent) all the same.") var force = false
     @OptionGroup var capture: CaptureOptions
+    @OptionGroup var probing: ProbeCaptureOptions
+    @Option(help: "With --probe: probe at every N-th window (N × 2 s).") var probeEvery = 5
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
@@ -34,6 +39,8 @@ struct WalkCommand: ReportingCommand {
             throw ValidationError("--speed-correction must be −10…+10, got \(c)")
         }
         if let ready, !(0...600).contains(ready) { throw ValidationError("--ready must be 0–600 seconds, got \(ready)") }
+        if probeEvery < 1 { throw ValidationError("--probe-every must be at least 1 (window), got \(probeEvery)") }
+        if probing.probe && capture.fast { throw ValidationError("--probe measures the network in real time: it cannot be combined with --fast") }
     }
 
     func perform() async throws {
@@ -49,6 +56,7 @@ struct WalkCommand: ReportingCommand {
             throw CommandFailure("scenario \(scenario.scenarioID), waypoint \(i + 1): \(outside); --force walks it all the same", .dataError)
         }
         let radios = try capture.radios(enabled: settings.radios)
+        let probeOptions = try probing.options(ws)  // a missing token fails before the walk
         let store = try ws.openStore(.write)
         try Rescue.preflight(store, ws)  // a walk's route is not lost to a store that cannot write
         let walk = Walk(
@@ -74,15 +82,27 @@ struct WalkCommand: ReportingCommand {
             if !setup.clock.isVirtual { setup.clock = MonotonicClock() }
         }
         let started = setup
+        let prober = probeOptions.map { WalkProber(options: $0, every: probeEvery, windows: walk.windows, clock: started.clock) }
         let docs = try await Interrupts.cancellable {
-            try await walk.run(started) { printer.update($0) }
+            let probing = Task { await prober?.run() }
+            do {
+                let docs = try await walk.run(started) { printer.update($0) }
+                probing.cancel()
+                await probing.value
+                return docs
+            } catch {
+                probing.cancel()
+                throw error
+            }
         }
         printer.finish()
         Replay.warnIfCut(setup, hint: "a walk lasts as long as its route")
         let encoder = JSONValueEncoder()
         let lastEnd = docs.compactMap { $0.window?.endMs }.max()
-        let news = try docs.map { doc in
-            let id = Workspace.newDocumentID(), body = try encoder.encode(doc)
+        var bodies = try docs.map { try encoder.encode($0) }
+        if let prober { WalkProber.attach(prober.results, to: &bodies, windows: walk.windows, walk: walk) }
+        let news = zip(docs, bodies).map { doc, body in
+            let id = Workspace.newDocumentID()
             guard let log = setup.rawHCI, let window = doc.window else { return NewDocument(id: id, body: body) }
             return RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: window.startMs,
                                         toMs: window.endMs, lastWindow: window.endMs == lastEnd)

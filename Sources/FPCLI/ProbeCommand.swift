@@ -1,0 +1,85 @@
+import ArgumentParser
+import FPConfig
+import FPCore
+import FPProbe
+import Foundation
+
+struct ProbeCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe",
+        abstract: "Measure network quality against a gateway's probe port: TCP down/up, a UDP train, pings.",
+        discussion: """
+            The server (`fprint gateway --probe-port P`) times the transfers and echoes and signs each result with its HMAC; the phases are TCP download and upload (bit/s, the first 10 % left out), a UDP train (loss each way, RFC 3550 jitter each way, round-trip times) and an ICMP ping (if this user may open unprivileged ICMP sockets). A phase that fails says why; the others still run.
+
+            The token comes from --token, else $FPRINT_TOKEN, else what `fprint login` stored for the gateway. The server defaults to the configured gateway's host on port 5985.
+
+            Exit status: 0 every phase ran, 75 the server is unreachable or over its rate limit, 77 the token was refused, 1 another phase failed, 65 --verify: the result does not verify.
+
+            Examples:
+              fprint probe --server gw.example.org:5985
+              fprint probe --json --datagrams 500 > probe.json
+              fprint probe --verify probe.json
+            """)
+
+    @Option(help: ArgumentHelp("Probe server host[:port] (default: the configured gateway's host, port 5985).", valueName: "host[:port]"))
+    var server: String?
+    @Option(help: ArgumentHelp("Bearer token (prefer $FPRINT_TOKEN or `fprint login`).", valueName: "token"))
+    var token: String?
+    @Flag(help: "One JSON object on stdout instead of the table.") var json = false
+    @Option(help: "Seconds of each TCP direction (the server bounds it to 10).") var seconds = 5.0
+    @Option(help: "Datagrams in the UDP train.") var datagrams = 200
+    @Option(help: "Milliseconds between datagrams.") var spacingMs = 20.0
+    @Option(help: "ICMP pings (0: none).") var pings = 10
+    @Option(help: .hidden) var udpRetrySeconds = 4.0
+    @Option(help: ArgumentHelp("Ask the server whether the signed results in this file (a probe's JSON, or a document with networkProbes[]) are unaltered.",
+                               valueName: "path"))
+    var verify: String?
+    @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        if !(seconds > 0 && seconds <= 60) { throw ValidationError("--seconds must be in (0, 60]") }
+        if !(1...100_000).contains(datagrams) { throw ValidationError("--datagrams must be 1…100000") }
+        if !(spacingMs >= 1 && spacingMs <= 1000) { throw ValidationError("--spacing-ms must be 1…1000") }
+        if !(0...1000).contains(pings) { throw ValidationError("--pings must be 0…1000") }
+        if let server, ProbeTarget.parse(server) == nil { throw ValidationError("--server: use host or host:port") }
+    }
+
+    func perform() async throws {
+        let workspace = Workspace(configOptions: configOptions)
+        let target = try ProbeTarget.resolve(server: server, workspace: workspace)
+        var options = ProbeOptions(host: target.host, port: target.port, token: try ProbeTarget.token(token, workspace: workspace))
+        options.seconds = seconds
+        options.datagrams = datagrams
+        options.spacingMs = spacingMs
+        options.pings = pings
+        options.udpRetryInterval = udpRetrySeconds
+        if let verify { return try await verifyFile(verify, options) }
+        let report = try await ProbeRunner.run(options, progress: !json)
+        if json {
+            Terminal.out(CanonicalJSON.string(report.json))
+        } else {
+            for line in ProbeTable.lines(report) { Terminal.out(line) }
+        }
+        if let failure = ProbeRunner.failure(report) { throw failure }
+    }
+
+    func verifyFile(_ path: String, _ options: ProbeOptions) async throws {
+        guard let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("\(path): cannot read", .ioError)
+        }
+        guard let value = try? CanonicalJSON.parse(data) else { throw CommandFailure("\(path): not JSON", .dataError) }
+        let signed = ProbeRunner.signedResults(in: value)
+        if signed.isEmpty { throw CommandFailure("\(path): no signed probe results in it", .dataError) }
+        let client = ProbeClient(options)
+        var bad = 0
+        for (label, item) in signed {
+            let valid: Bool
+            do { valid = try await BlockingWork.run("fprint.probe.verify") { try client.verify(item) } } catch {
+                throw CommandFailure("\(options.host):\(options.port): cannot verify: \(error)", .gatewayUnreachable)
+            }
+            Terminal.out("\(label): \(valid ? "valid" : "INVALID (altered, or signed by another server)")")
+            if !valid { bad += 1 }
+        }
+        if bad > 0 { throw CommandFailure("\(path): \(Terminal.counted(bad, "result")) of \(signed.count) did not verify", .dataError) }
+    }
+}

@@ -1,0 +1,159 @@
+import FPCore
+import FPGateway
+import FPProbe
+import Foundation
+import Testing
+
+/// The probe server and client over real loopback sockets.
+@Suite struct ProbeServerTests {
+    static let secret = Data("0123456789abcdef0123456789abcdef".utf8)
+    let tokens = TokenAuthority(secret: ProbeServerTests.secret)
+
+    /// The server's bounds, with 4 MB a direction: loopback moves 100 MB in a blink, but it would take
+    /// CPU from the tests running beside these.
+    static var smallLimits: ProbeLimits {
+        var limits = ProbeLimits()
+        limits.maxBytes = 4_000_000
+        return limits
+    }
+
+    func server(_ limits: ProbeLimits = smallLimits, dropUDP: Bool = false) throws -> (ProbeServer, UInt16) {
+        let tokens = self.tokens
+        var config = ProbeServer.Config(host: "127.0.0.1", port: 0, signer: ProbeSigner(gatewaySecret: Self.secret)) {
+            try tokens.verify($0).subject
+        }
+        config.limits = limits
+        config.dropUDP = dropUDP
+        let server = ProbeServer(config)
+        return (server, try server.start())
+    }
+
+    func options(_ port: UInt16, token: String? = nil) -> ProbeOptions {
+        var o = ProbeOptions(host: "127.0.0.1", port: port, token: token ?? tokens.issue(user: "alice", ttlSeconds: 600))
+        o.seconds = 0.5
+        o.datagrams = 30
+        o.spacingMs = 5
+        o.pings = 0
+        o.udpRetryInterval = 0.3
+        return o
+    }
+
+    func run(_ options: ProbeOptions) async -> ProbeReport {
+        let client = ProbeClient(options)
+        return await BlockingWork.run("probe-test") { client.run() }
+    }
+
+    @Test func everyPhaseRunsAndIsSignedByTheServer() async throws {
+        let (server, port) = try server()
+        defer { server.stop() }
+        let report = await run(options(port))
+        let signer = ProbeSigner(gatewaySecret: Self.secret)
+        for name in ["down", "up", "udp"] {
+            let phase = try #require(report.phase(name))
+            #expect(phase.status == .ok, "\(name): \(phase.reason ?? "")")
+            let signed = try #require(phase.signed)
+            #expect(signer.verify(signed))
+            #expect(signed["result"]?["user"]?.stringValue == "alice")
+        }
+        let down = JSONValue.object(try #require(report.phase("down")).figures)
+        #expect((down["bitsPerSecond"]?.doubleValue ?? 0) > 0)
+        let udp = JSONValue.object(try #require(report.phase("udp")).figures)
+        #expect(udp["sent"]?.intValue == 30)
+        // Loopback loses nothing, and every echo has a round trip.
+        #expect(udp["lossUpPercent"]?.doubleValue == 0 && udp["lossDownPercent"]?.doubleValue == 0)
+        #expect(udp["rttMs"]?["count"]?.intValue == 30)
+        #expect(report.phase("ping")?.status == .skipped)
+    }
+
+    /// The server's bounds win over what the client asks for.
+    @Test func transfersStopAtTheServersBounds() async throws {
+        var limits = Self.smallLimits
+        limits.maxBytes = 1_000_000
+        limits.maxSeconds = 1
+        let (server, port) = try server(limits)
+        defer { server.stop() }
+        var o = options(port)
+        o.seconds = 30
+        o.datagrams = 5000  // at 5 ms, 1 s holds 200
+        let report = await run(o)
+        for name in ["down", "up"] {
+            let phase = try #require(report.phase(name))
+            #expect(phase.status == .ok, "\(name): \(phase.reason ?? "")")
+            let result = try #require(phase.signed?["result"])
+            #expect((result["bytes"]?.intValue ?? .max) <= 1_000_000)
+            #expect(result["boundSeconds"]?.doubleValue == 1)
+        }
+        #expect(report.phase("udp")?.signed?["result"]?["datagrams"]?.intValue == 200)
+    }
+
+    @Test func aClientOverItsRateLimitIsRefusedClearly() async throws {
+        var limits = Self.smallLimits
+        limits.perClientPerMinute = 2
+        let (server, port) = try server(limits)
+        defer { server.stop() }
+        let report = await run(options(port))
+        #expect(report.phase("down")?.status == .ok)
+        #expect(report.phase("up")?.status == .ok)
+        let udp = try #require(report.phase("udp"))
+        #expect(udp.status == .rateLimited)
+        #expect(udp.reason?.contains("too many probes") == true && udp.reason?.contains("try again in") == true)
+    }
+
+    @Test func aBadTokenIsRefusedBeforeAnyData() async throws {
+        let (server, port) = try server()
+        defer { server.stop() }
+        let expired = tokens.issue(user: "bob", ttlSeconds: 1, now: Date(timeIntervalSinceNow: -3600))
+        let report = await run(options(port, token: expired))
+        for name in ["down", "up", "udp"] {
+            let phase = try #require(report.phase(name))
+            #expect(phase.status == .unauthorized)
+            #expect(phase.reason?.contains("expired") == true)
+            #expect(phase.signed == nil)
+        }
+    }
+
+    /// UDP dropped on the way: the hello is re-sent 3 times, then the phase
+    /// fails with its status; the TCP phases still run.
+    @Test func droppedUDPFailsOnlyTheUDPPhaseAfterRetries() async throws {
+        let (server, port) = try server(dropUDP: true)
+        defer { server.stop() }
+        let report = await run(options(port))
+        let udp = try #require(report.phase("udp"))
+        #expect(udp.status == .noUDPAnswer)
+        #expect(udp.status.code == 4)
+        #expect(udp.reason?.contains("after 3 re-sends") == true)
+        #expect(report.phase("down")?.status == .ok)
+        #expect(report.phase("up")?.status == .ok)
+    }
+
+    @Test func aServerThatIsDownMakesEveryPhaseSayUnreachable() async throws {
+        let (server, port) = try server()
+        server.stop()
+        try await Task.sleep(for: .milliseconds(600))  // the accept loop closes the socket within 0.2 s
+        let report = await run(options(port))
+        for name in ["down", "up", "udp"] {
+            let phase = try #require(report.phase(name))
+            #expect(phase.status == .unreachable)
+            #expect(phase.reason?.contains("cannot connect to 127.0.0.1:\(port)") == true)
+        }
+    }
+
+    /// The server's verification: its own result verifies; with one byte changed, it does not.
+    @Test func theServerRejectsAnEditedResult() async throws {
+        let (server, port) = try server()
+        defer { server.stop() }
+        let o = options(port)
+        let report = await run(o)
+        let signed = try #require(report.phase("udp")?.signed)
+        let client = ProbeClient(o)
+        #expect(try await BlockingWork.run("verify") { try client.verify(signed) })
+        var text = Array(CanonicalJSON.data(signed))
+        let at = try #require(text.firstIndex(of: UInt8(ascii: "\"")).map { _ in
+            // The first digit of the result's text.
+            text.firstIndex { (0x30...0x38).contains($0) }
+        } ?? nil)
+        text[at] += 1
+        let edited = try CanonicalJSON.parse(Data(text))
+        #expect(try await BlockingWork.run("verify") { try client.verify(edited) } == false)
+    }
+}
