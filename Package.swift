@@ -27,10 +27,10 @@ let package = Package(
         .target(name: "FPHex"),
         // Value types, the data contract and the protocols every other module meets at.
         .target(name: "FPCore", dependencies: ["FPHex", .product(name: "Crypto", package: "swift-crypto")]),
-        // libcurl, for HTTP (remote config now, sync later).
-        .systemLibrary(
-            name: "CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl for HTTP (remote config, sync, login), loaded with dlopen on first
+        // use: its ~30 libraries cost every command's start otherwise. Its header
+        // comes from Debian's libcurl4-openssl-dev.
+        .target(name: "CCurl", path: "Sources/CCurl"),
         .target(name: "FPNet", dependencies: ["CCurl", "FPCore"]),
         // App config, scenarios, maps, persisted settings, XDG paths.
         .target(name: "FPConfig", dependencies: ["FPCore", "FPNet", .product(name: "SystemPackage", package: "swift-system")]),

@@ -45,7 +45,7 @@ struct BeaconsCommand: ReportingCommand {
     func perform() async throws {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let loaded = try ws.loadConfig()
-        let maps = try map.map { [$0] } ?? loaded.appConfig.maps.map(\.id)
+        let maps = map.map { [$0] } ?? loaded.appConfig.maps.map(\.id)
         if let map, !loaded.appConfig.maps.contains(where: { $0.id == map }) {
             throw CommandFailure("no map \(map) in \(loaded.source)", .notFound)
         }

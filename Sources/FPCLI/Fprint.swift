@@ -18,7 +18,7 @@ package struct Fprint: AsyncParsableCommand {
               fprint show 3f2a
               fprint sync
 
-            Exit codes: 0 ok, 1 failure, 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 75 gateway unreachable, 76 replication protocol error, 77 token or credentials rejected, 80 no Bluetooth in the kernel, 81 no permission for raw HCI, 82 adapter absent/down/busy, 83 controller without LE, 84 HCI command failed, 130 interrupted.
+            Exit codes: 0 ok, 1 failure, 3 a beacon alert (beacons --fail-on-alert), 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 75 gateway unreachable, 76 replication protocol error, 77 token or credentials rejected, 80 no Bluetooth in the kernel, 81 no permission for raw HCI, 82 adapter absent/down/busy, 83 controller without LE, 84 HCI command failed, 130 interrupted.
             """,
         version: version,
         subcommands: [

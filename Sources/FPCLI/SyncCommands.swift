@@ -65,6 +65,8 @@ struct Sync: ReportingCommand {
     }
 
     func perform() async throws {
+        // libcurl loads on another core while the store opens.
+        CurlLibrary.preload()
         let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let given = try client.gatewayURL(workspace)
         let store = try workspace.openStore(.write)

@@ -31,13 +31,13 @@ final class CurlEasy {
 
     init(_ settings: CurlSettings) {
         self.settings = settings
-        handle = curlGlobalInitOK ? curl_easy_init() : nil
+        handle = curlGlobalInitOK ? fp_curl_easy_init() : nil
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
 
     deinit {
-        if let handle { curl_easy_cleanup(handle) }
+        if let handle { fp_curl_easy_cleanup(handle) }
         errorBuffer.deallocate()
     }
 
@@ -59,12 +59,15 @@ final class CurlEasy {
         let urlString = request.url.absoluteString
         let shownURL = HTTPError.displayURL(urlString)
         let headerLines = try Self.validate(request)
-        guard let handle else { throw .failed(url: shownURL, reason: "libcurl could not be initialised") }
+        guard let handle else {
+            let why = fp_curl_load() == 0 ? "libcurl could not be initialised" : String(cString: fp_curl_load_error())
+            throw .failed(url: shownURL, reason: why)
+        }
         if abort.isSet { throw .cancelled(url: shownURL) }
 
         // Reset clears every option but keeps the connection cache, so each
         // request starts clean without losing keep-alive.
-        curl_easy_reset(handle)
+        fp_curl_easy_reset(handle)
         errorBuffer[0] = 0
         let sink = ResponseSink()
         let sinkPointer = Unmanaged.passRetained(sink)
@@ -73,8 +76,8 @@ final class CurlEasy {
         defer { abortPointer.release() }
 
         var headerList: UnsafeMutablePointer<curl_slist>?
-        for line in headerLines { headerList = curl_slist_append(headerList, line) }
-        defer { curl_slist_free_all(headerList) }
+        for line in headerLines { headerList = fp_curl_slist_append(headerList, line) }
+        defer { fp_curl_slist_free_all(headerList) }
 
         var setupOK = true
         func set(_ option: CURLoption, _ value: Int) { setupOK = setupOK && fp_curl_setopt_long(handle, option, value) == CURLE_OK }
@@ -132,11 +135,11 @@ final class CurlEasy {
                           fp_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress ?? UnsafeRawPointer(empty))
                               == CURLE_OK
                     else { return CURLE_FAILED_INIT }
-                    return curl_easy_perform(handle)
+                    return fp_curl_easy_perform(handle)
                 }
             }
         } else {
-            code = curl_easy_perform(handle)
+            code = fp_curl_easy_perform(handle)
         }
         // Clear pointers into this call's buffers so nothing dangles in the reused handle.
         _ = fp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, nil)
@@ -158,7 +161,7 @@ final class CurlEasy {
     private func errorText(_ code: CURLcode) -> String {
         let detail = String(cString: errorBuffer).trimmingCharacters(in: .whitespacesAndNewlines)
         if !detail.isEmpty { return detail }
-        return curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
+        return fp_curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
     }
 
     static func error(_ code: CURLcode, url: String, detail: String) -> HTTPError {

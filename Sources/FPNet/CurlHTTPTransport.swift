@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 
 /// HTTP over libcurl with one reused easy handle, so consecutive requests to
@@ -102,4 +103,12 @@ private final class JobHolder: @unchecked Sendable {
 /// and read after it is waited on (which orders the two).
 private final class OutcomeBox: @unchecked Sendable {
     var result: Result<HTTPResponse, HTTPError>?
+}
+
+/// libcurl is loaded on first use (`CCurl`). A command that will speak HTTP
+/// at once (`sync`) starts that loading on another core while it does other
+/// work; started at process start instead, it slowed the argument parsing
+/// about as much as it saved.
+package enum CurlLibrary {
+    package static func preload() { fp_curl_preload() }
 }
