@@ -1,3 +1,4 @@
+import FPCore
 import Foundation
 
 /// Small SVG charts, written as text (no GUI, no dependencies): a heatmap of
@@ -29,11 +30,9 @@ package enum SVGPlot {
           "<text x=\"10\" y=\"18\" font-size=\"14\">\(escape(title))</text>"] + body + ["</svg>"]).joined(separator: "\n") + "\n"
     }
 
-    /// RSSI −100 … −40 dBm onto blue → red.
+    /// RSSI −100 … −40 dBm onto viridis: weak is dark purple, strong yellow.
     package static func color(rssi: Double) -> String {
-        let t = max(0, min(1, (rssi + 100) / 60))
-        let r = Int((255 * t).rounded()), b = Int((255 * (1 - t)).rounded())
-        return String(format: "#%02x40%02x", r, b)
+        viridisColor((rssi - rssiRange.lowerBound) / (rssiRange.upperBound - rssiRange.lowerBound))
     }
 
     package struct HeatPoint: Sendable {
@@ -50,34 +49,56 @@ package enum SVGPlot {
     }
 
     /// Points at their map positions (x right, y down as on the floor plan),
-    /// coloured by median RSSI; grey crosses where not heard. `underlay`: an
-    /// image (path or URL) drawn under the points, stretched to the map extent.
+    /// coloured by median RSSI; grey crosses where the transmitter's radio
+    /// was scanned but it was not heard (points whose radio was not scanned
+    /// are left out by the caller). Axes in metres (`metersPerUnit`), a
+    /// colour bar in dBm. `underlay`: an image (path or URL) drawn under the
+    /// points, stretched to the map extent.
     package static func heatmap(title: String, points: [HeatPoint], mapWidth: Double, mapHeight: Double,
-                               underlay: String? = nil, size: Int = 800) -> String {
-        let w = Double(size), scale = w / max(mapWidth, 1)
+                               metersPerUnit: Double = MapScale.jBuilding.metersPerUnit, underlay: String? = nil,
+                               size: Int = 800) -> String {
+        let left = 50.0, top = 40.0
+        let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
-        let top = 30.0
         var body: [String] = []
         if let underlay {
-            body.append("<image x=\"0\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" preserveAspectRatio=\"none\" xlink:href=\"\(escape(underlay))\" href=\"\(escape(underlay))\" opacity=\"0.6\"/>")
+            body.append("<image x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" preserveAspectRatio=\"none\" xlink:href=\"\(escape(underlay))\" href=\"\(escape(underlay))\" opacity=\"0.6\"/>")
         }
-        body.append("<rect x=\"0\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>")
+        body.append("<rect class=\"outline\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>")
+        body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
+                        heightM: mapHeight * metersPerUnit)
         for p in points {
-            let cx = p.x * scale, cy = top + p.y * scale
+            let cx = left + p.x * scale, cy = top + p.y * scale
             if let r = p.rssi {
-                body.append("<circle class=\"heard\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"6\" fill=\"\(color(rssi: r))\"><title>\(escape(p.label)): \(f(r)) dBm</title></circle>")
+                body.append("<circle class=\"heard\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"6\" fill=\"\(color(rssi: r))\" stroke=\"#333\" stroke-width=\"0.5\"><title>\(escape(p.label)): \(f(r)) dBm</title></circle>")
             } else {
                 body.append("<path class=\"unheard\" d=\"M\(f(cx - 4)) \(f(cy - 4))L\(f(cx + 4)) \(f(cy + 4))M\(f(cx - 4)) \(f(cy + 4))L\(f(cx + 4)) \(f(cy - 4))\" stroke=\"#999\"><title>\(escape(p.label)): not heard</title></path>")
             }
         }
-        // Legend: −100 … −40 dBm.
-        let ly = top + h + 20
-        for i in 0...6 {
-            let rssi = -100.0 + Double(i) * 10
-            body.append("<rect x=\"\(10 + i * 40)\" y=\"\(f(ly))\" width=\"40\" height=\"12\" fill=\"\(color(rssi: rssi))\"/>")
-            body.append("<text x=\"\(10 + i * 40)\" y=\"\(f(ly + 26))\">\(Int(rssi))</text>")
+        body += colorBar(x: left + w + 16, top: top + 20, height: min(240, max(120, h - 20)))
+        return document(width: size, height: Int(top + h + 50), title: title, body)
+    }
+
+    /// Metre ticks along the bottom (x) and the left (y, downward as on the plan) of a map.
+    static func mapAxes(left: Double, top: Double, width: Double, height: Double, widthM: Double, heightM: Double) -> [String] {
+        var lines = ["<g class=\"map-axes\" stroke=\"#000\">"]
+        var labels: [String] = []
+        let xTicks = niceTicks(0, widthM, target: 8), yTicks = niceTicks(0, heightM, target: 6)
+        let xStep = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1, yStep = yTicks.count > 1 ? yTicks[1] - yTicks[0] : 1
+        for m in xTicks {
+            let x = left + m / max(widthM, 1e-9) * width
+            lines.append("<line x1=\"\(f(x))\" y1=\"\(f(top + height))\" x2=\"\(f(x))\" y2=\"\(f(top + height + 5))\"/>")
+            labels.append("<text x=\"\(f(x))\" y=\"\(f(top + height + 18))\" text-anchor=\"middle\">\(tickLabel(m, step: xStep))</text>")
         }
-        return document(width: size, height: Int(ly + 40), title: title, body)
+        for m in yTicks {
+            let y = top + m / max(heightM, 1e-9) * height
+            lines.append("<line x1=\"\(f(left - 5))\" y1=\"\(f(y))\" x2=\"\(f(left))\" y2=\"\(f(y))\"/>")
+            labels.append("<text x=\"\(f(left - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\">\(tickLabel(m, step: yStep))</text>")
+        }
+        lines.append("</g>")
+        labels.append("<text x=\"\(f(left + width / 2))\" y=\"\(f(top + height + 36))\" text-anchor=\"middle\">x (m)</text>")
+        labels.append("<text x=\"12\" y=\"\(f(top + height / 2))\" transform=\"rotate(-90 12 \(f(top + height / 2)))\" text-anchor=\"middle\">y (m)</text>")
+        return lines + labels
     }
 
     static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
@@ -90,28 +111,37 @@ package enum SVGPlot {
         var lines = ["<g class=\"axes\" stroke=\"#000\">",
                      "<line x1=\"\(f(left))\" y1=\"\(f(top + height))\" x2=\"\(f(left + width))\" y2=\"\(f(top + height))\"/>",
                      "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + height))\"/>", "</g>"]
-        for i in 0...4 {
-            let xv = x0 + (x1 - x0) * Double(i) / 4, yv = y0 + (y1 - y0) * Double(i) / 4
-            lines.append("<text x=\"\(f(px(xv)))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(String(format: "%g", (xv * 100).rounded() / 100))</text>")
-            lines.append("<text x=\"\(f(left - 6))\" y=\"\(f(py(yv) + 4))\" text-anchor=\"end\">\(String(format: "%g", (yv * 100).rounded() / 100))</text>")
+        // Ticks at 1-2-5 steps inside the ranges.
+        let xTicks = niceTicks(x0, x1), yTicks = niceTicks(y0, y1)
+        let xStep = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1, yStep = yTicks.count > 1 ? yTicks[1] - yTicks[0] : 1
+        for xv in xTicks {
+            lines.append("<text x=\"\(f(px(xv)))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(tickLabel(xv, step: xStep))</text>")
+        }
+        for yv in yTicks {
+            lines.append("<text x=\"\(f(left - 6))\" y=\"\(f(py(yv) + 4))\" text-anchor=\"end\">\(tickLabel(yv, step: yStep))</text>")
         }
         lines.append("<text x=\"\(f(left + width / 2))\" y=\"\(f(top + height + 34))\" text-anchor=\"middle\">\(escape(xLabel))</text>")
         lines.append("<text x=\"14\" y=\"\(f(top + height / 2))\" transform=\"rotate(-90 14 \(f(top + height / 2)))\" text-anchor=\"middle\">\(escape(yLabel))</text>")
         return (lines, px, py)
     }
 
-    /// One polyline per transmitter: RSSI over ms from the measurement start.
+    /// Per transmitter: its samples as faint dots and the rolling median of
+    /// five as a line, over seconds from the measurement start, with a legend.
     package static func timeSeries(title: String, series: [(name: String, points: [(time: Int, rssi: Double)])]) -> String {
         let all = series.flatMap(\.points)
-        let t1 = Double(all.map(\.time).max() ?? 1), lo = (all.map(\.rssi).min() ?? -100).rounded(.down) - 2
+        let t1 = Double(all.map(\.time).max() ?? 1000) / 1000, lo = (all.map(\.rssi).min() ?? -100).rounded(.down) - 2
         let hi = (all.map(\.rssi).max() ?? -40).rounded(.up) + 2
         let (lines, px, py) = axes(x0: 0, x1: max(t1, 1), y0: lo, y1: hi, width: 600, height: 300, left: 60, top: 40,
-                                   xLabel: "time (ms)", yLabel: "RSSI (dBm)")
+                                   xLabel: "time (s)", yLabel: "RSSI (dBm)")
         var body = lines
         for (i, s) in series.enumerated() {
             let color = palette[i % palette.count]
-            let pts = s.points.sorted { $0.time < $1.time }.map { "\(f(px(Double($0.time)))),\(f(py($0.rssi)))" }
-            body.append("<polyline class=\"series\" fill=\"none\" stroke=\"\(color)\" points=\"\(pts.joined(separator: " "))\"><title>\(escape(s.name))</title></polyline>")
+            let sorted = s.points.sorted { $0.time < $1.time }
+            let dots = sorted.map { "<circle cx=\"\(f(px(Double($0.time) / 1000)))\" cy=\"\(f(py($0.rssi)))\" r=\"1.5\"/>" }
+            body.append("<g class=\"samples\" fill=\"\(color)\" opacity=\"0.35\">" + dots.joined() + "</g>")
+            let medians = rollingMedian(sorted.map(\.rssi), window: 5)
+            let pts = zip(sorted, medians).map { "\(f(px(Double($0.time) / 1000))),\(f(py($1)))" }
+            body.append("<polyline class=\"series\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\" points=\"\(pts.joined(separator: " "))\"><title>\(escape(s.name))</title></polyline>")
             body.append("<text x=\"680\" y=\"\(50 + i * 16)\" fill=\"\(color)\">\(escape(s.name))</text>")
         }
         return document(width: 900, height: max(400, 60 + series.count * 16), title: title, body)
@@ -134,9 +164,22 @@ package enum SVGPlot {
             body.append("<path class=\"cdf\" fill=\"none\" stroke=\"\(color)\" d=\"\(d)\"><title>\(escape(r.label))</title></path>")
             body.append("<text x=\"580\" y=\"\(50 + i * 16)\" fill=\"\(color)\">\(escape(r.label))</text>")
         }
-        // Box plots under the CDF, one row each.
+        // Box plots under the CDF, one row each, over an axis of their own.
         let boxTop = 400.0
         let bx = { (v: Double) in 60 + v / maxError * 500 }
+        let boxAxisY = boxTop + Double(results.count) * 30 + 4
+        let ticks = niceTicks(0, maxError)
+        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        var axis = ["<g class=\"box-axis\" stroke=\"#000\"><line x1=\"60\" y1=\"\(f(boxAxisY))\" x2=\"560\" y2=\"\(f(boxAxisY))\"/>"]
+        for t in ticks {
+            axis.append("<line x1=\"\(f(bx(t)))\" y1=\"\(f(boxAxisY))\" x2=\"\(f(bx(t)))\" y2=\"\(f(boxAxisY + 5))\"/>")
+        }
+        axis.append("</g>")
+        for t in ticks {
+            axis.append("<text x=\"\(f(bx(t)))\" y=\"\(f(boxAxisY + 18))\" text-anchor=\"middle\">\(tickLabel(t, step: step))</text>")
+        }
+        axis.append("<text x=\"310\" y=\"\(f(boxAxisY + 34))\" text-anchor=\"middle\">error (m)</text>")
+        body += axis
         for (i, r) in results.enumerated() where !r.sortedErrors.isEmpty {
             let s = r.sortedErrors
             let q1 = ErrorSummary.nearestRank(s, 0.25)!, q3 = ErrorSummary.nearestRank(s, 0.75)!
@@ -148,7 +191,7 @@ package enum SVGPlot {
                 + "<rect x=\"\(f(bx(q1)))\" y=\"\(f(y))\" width=\"\(f(max(1, bx(q3) - bx(q1))))\" height=\"20\" fill=\"white\"/>"
                 + "<line x1=\"\(f(bx(med)))\" y1=\"\(f(y))\" x2=\"\(f(bx(med)))\" y2=\"\(f(y + 20))\" stroke-width=\"2\"/></g>")
         }
-        return document(width: 800, height: Int(boxTop) + results.count * 30 + 20, title: title, body)
+        return document(width: 800, height: Int(boxTop) + results.count * 30 + 50, title: title, body)
     }
 
     /// A terminal sparkline: one block character per value, scaled between min and max.

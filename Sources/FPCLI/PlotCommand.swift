@@ -62,21 +62,26 @@ struct Plot: AsyncParsableCommand {
             let ids: [String] = transmitter.hasPrefix("BLE:") || transmitter.hasPrefix("WIFI:") ? [transmitter]
                 : [Fingerprint.bleID(transmitter), Fingerprint.wifiID(transmitter), Fingerprint.wifiID(transmitter.uppercased()),
                    Fingerprint.wifiID(transmitter.lowercased())]
-            let points = fps.map { fp -> SVGPlot.HeatPoint in
-                let medians = Reduction.reduce(fp, set: .combined, options: SignalOptions())
-                return SVGPlot.HeatPoint(x: Double(fp.x), y: Double(fp.y), rssi: ids.lazy.compactMap { medians[$0] }.first,
-                                         label: String(fp.id.prefix(8)))
-            }
-            guard points.contains(where: { $0.rssi != nil }) else {
+            let medians = fps.map { Reduction.reduce($0, set: .combined, options: SignalOptions()) }
+            guard let heardID = ids.first(where: { id in medians.contains { $0[id] != nil } }) else {
                 throw CommandFailure("transmitter \(transmitter) is not heard in any of the \(Terminal.counted(fps.count, "measurement"))", .notFound)
+            }
+            // "Not heard" only where its radio was scanned: a walk window without a
+            // Wi-Fi scan says nothing about a Wi-Fi transmitter, and is left out.
+            let wifi = heardID.hasPrefix("WIFI:")
+            let points = zip(fps, medians).compactMap { fp, medians -> SVGPlot.HeatPoint? in
+                guard !(wifi ? fp.wifi : fp.ble).isEmpty else { return nil }
+                return SVGPlot.HeatPoint(x: Double(fp.x), y: Double(fp.y), rssi: medians[heardID], label: String(fp.id.prefix(8)))
             }
             if out.sparkline {
                 Terminal.out(SVGPlot.sparkline(points.map { $0.rssi ?? -105 }))
                 return
             }
             let maxX = max(2250, (fps.map(\.x).max() ?? 0) + 50), maxY = max(100, (fps.map(\.y).max() ?? 0) + 50)
-            try out.write(SVGPlot.heatmap(title: "\(transmitter) on \(filters.map ?? "")", points: points,
-                                          mapWidth: Double(maxX), mapHeight: Double(maxY), underlay: underlay))
+            let map = filters.map ?? ""
+            let metersPerUnit = try AnalysisInput.scales(ws, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
+            try out.write(SVGPlot.heatmap(title: "\(heardID) on \(map)", points: points, mapWidth: Double(maxX),
+                                          mapHeight: Double(maxY), metersPerUnit: metersPerUnit, underlay: underlay))
         }
     }
 

@@ -41,7 +41,7 @@ final class ElementCounter: NSObject, XMLParserDelegate {
         let errors = SVGPlot.errors(title: "e", results: [("wifi WKNN k=3", [0.5, 1, 2, 4]), ("ble NN k=1", [])])
         let counts = try #require(ElementCounter.parse(errors))
         #expect(counts["path"] == 1)  // one CDF; the empty result draws nothing
-        #expect(counts["g"] == 2)  // axes + one box
+        #expect(counts["g"] == 3)  // axes, one box and the boxes' axis
     }
 
     @Test func sparklineScalesBetweenMinAndMax() {
@@ -50,9 +50,51 @@ final class ElementCounter: NSObject, XMLParserDelegate {
         #expect(SVGPlot.sparkline([]) == "")
     }
 
-    @Test func colourScaleEnds() {
-        #expect(SVGPlot.color(rssi: -100) == "#0040ff" && SVGPlot.color(rssi: -40) == "#ff4000")
-        #expect(SVGPlot.color(rssi: -130) == "#0040ff")
+    @Test func colourScaleIsViridisFromWeakToStrong() {
+        #expect(SVGPlot.color(rssi: -100) == "#440154" && SVGPlot.color(rssi: -40) == "#fde725")
+        #expect(SVGPlot.color(rssi: -130) == "#440154" && SVGPlot.color(rssi: 0) == "#fde725")
+        #expect(SVGPlot.color(rssi: -70) == "#21918c")  // the middle anchor
+        // Perceptually ordered: lightness (Rec. 709 luma) rises with RSSI all the way.
+        func luma(_ hex: String) -> Double {
+            let v = Int(hex.dropFirst(), radix: 16)!
+            return 0.2126 * Double(v >> 16) + 0.7152 * Double((v >> 8) & 255) + 0.0722 * Double(v & 255)
+        }
+        let lumas = stride(from: -100.0, through: -40, by: 2).map { luma(SVGPlot.color(rssi: $0)) }
+        #expect(zip(lumas, lumas.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    @Test func ticksFallOnOneTwoFiveSteps() {
+        #expect(SVGPlot.niceTicks(-100, -40) == [-100, -90, -80, -70, -60, -50, -40])
+        #expect(SVGPlot.niceTicks(0, 4.9965) == [0, 1, 2, 3, 4])  // a 4996.5 ms series in seconds
+        #expect(SVGPlot.niceTicks(0, 5.05) == [0, 1, 2, 3, 4, 5])  // not 2.53 and 5.05
+        #expect(SVGPlot.niceTicks(0, 45, target: 8) == [0, 5, 10, 15, 20, 25, 30, 35, 40, 45])
+        #expect(SVGPlot.niceTicks(-62.75, -58.2) == [-62, -61, -60, -59])
+        #expect(SVGPlot.niceTicks(0, 0.37) == [0, 0.1, 0.2, 0.3])
+        #expect(SVGPlot.tickLabel(0.30000000000000004, step: 0.1) == "0.3" && SVGPlot.tickLabel(-90, step: 10) == "-90")
+    }
+
+    @Test func heatmapHasMetreAxesAColourBarAndTheOutline() throws {
+        let points = [SVGPlot.HeatPoint(x: 100, y: 100, rssi: -60, label: "a")]
+        // 2250 map units = 45 m: ticks every 5 m along x.
+        let svg = SVGPlot.heatmap(title: "t", points: points, mapWidth: 2250, mapHeight: 1000, metersPerUnit: 45.0 / 2250)
+        #expect(ElementCounter.parse(svg) != nil)
+        #expect(svg.contains("class=\"outline\"") && svg.contains("class=\"colorbar\"") && svg.contains(">dBm</text>"))
+        #expect(svg.contains(">x (m)</text>") && svg.contains(">y (m)</text>"))
+        for label in ["0", "5", "45", "20"] { #expect(svg.contains(">\(label)</text>"), "no tick \(label) m") }
+        for dBm in [-100, -70, -40] { #expect(svg.contains(">\(dBm)</text>"), "no colour-bar tick \(dBm)") }
+        #expect(!svg.contains("nan") && !svg.contains("inf") && !svg.contains("=\"-"), "a NaN, infinite or negative size")
+    }
+
+    @Test func seriesAreInSecondsWithARollingMedianAndErrorsHaveABoxAxis() throws {
+        let points = (0..<50).map { (time: $0 * 100, rssi: $0 % 10 == 0 ? -90.0 : -60.0) }  // spikes every second
+        let svg = SVGPlot.timeSeries(title: "t", series: [("BLE:a", points)])
+        #expect(svg.contains(">time (s)</text>") && !svg.contains("time (ms)"))
+        #expect(svg.contains(">4</text>") && !svg.contains(">4900</text>"))
+        // The line is the rolling median: the lone −90 spikes do not reach it.
+        #expect(SVGPlot.rollingMedian(points.map(\.rssi), window: 5).allSatisfy { $0 == -60 })
+        let errors = SVGPlot.errors(title: "e", results: [("a", [0.5, 1, 2, 5.05])])
+        #expect(errors.contains("class=\"box-axis\"") && errors.contains(">error (m)</text>"))
+        #expect(!errors.contains(">2.53</text>") && !errors.contains(">5.05</text>") && errors.contains(">5</text>"))
     }
 }
 
