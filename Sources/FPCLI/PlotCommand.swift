@@ -21,11 +21,17 @@ struct Plot: AsyncParsableCommand {
         subcommands: [Heatmap.self, Series.self, Errors.self, TrackPlot.self])
 
     struct Output: ParsableArguments {
-        @Option(name: [.short, .long], help: "SVG file to write (default: stdout).", completion: .file()) var output: String?
+        @Option(name: [.short, .long], help: "File to write: SVG, or PNG when it ends in .png (drawn by librsvg's rsvg-convert); default: SVG on stdout.",
+                completion: .file()) var output: String?
         @Flag(help: "Print a terminal sparkline instead of SVG.") var sparkline = false
 
         func write(_ svg: String) throws {
             guard let output else { FileHandle.standardOutput.write(Data(svg.utf8)); return }
+            if output.lowercased().hasSuffix(".png") {
+                try PNGRenderer.render(svg, to: output)
+                Terminal.err("wrote \(output)")
+                return
+            }
             do { try Data(svg.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
                 throw CommandFailure("\(output): cannot write the file: \(error.localizedDescription)", .ioError)
             }
