@@ -49,7 +49,8 @@ package enum SVGPlot {
     }
 
     /// Points at their map positions (x right, y down as on the floor plan),
-    /// coloured by median RSSI; grey crosses where the transmitter's radio
+    /// coloured by median RSSI over an interpolated surface (`Surface`: IDW
+    /// on 1 m cells within 3 m of a point); grey crosses where the transmitter's radio
     /// was scanned but it was not heard (points whose radio was not scanned
     /// are left out by the caller). Axes in metres (`metersPerUnit`), a
     /// colour bar in dBm. `underlay`: an image (path or URL) drawn under the
@@ -64,6 +65,10 @@ package enum SVGPlot {
         if let underlay {
             body.append("<image x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" preserveAspectRatio=\"none\" xlink:href=\"\(escape(underlay))\" href=\"\(escape(underlay))\" opacity=\"0.6\"/>")
         }
+        // The interpolated surface: 1 m cells, within 3 m of a measured point.
+        let unitsPerMeter = 1 / max(metersPerUnit, 1e-9)
+        body += Surface(points: points, width: mapWidth, height: mapHeight, cell: unitsPerMeter, reach: 3 * unitsPerMeter)
+            .svg(left: left, top: top, scale: scale)
         body.append("<rect class=\"outline\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>")
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
                         heightM: mapHeight * metersPerUnit)

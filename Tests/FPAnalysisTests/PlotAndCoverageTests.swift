@@ -85,6 +85,23 @@ final class ElementCounter: NSObject, XMLParserDelegate {
         #expect(!svg.contains("nan") && !svg.contains("inf") && !svg.contains("=\"-"), "a NaN, infinite or negative size")
     }
 
+    @Test func theSurfaceInterpolatesNearPointsOnly() throws {
+        let points = [SVGPlot.HeatPoint(x: 0.5, y: 0.5, rssi: -50, label: "a"),
+                      SVGPlot.HeatPoint(x: 4.5, y: 0.5, rssi: -70, label: "b"),
+                      SVGPlot.HeatPoint(x: 2.5, y: 0.5, rssi: nil, label: "scanned, not heard")]
+        // 1-unit cells over 10 × 4, within 2 units of a point.
+        let surface = SVGPlot.Surface(points: points, width: 10, height: 4, cell: 1, reach: 2)
+        #expect(surface.columns == 10 && surface.rows == 4)
+        #expect(surface.values[0] == -50 && surface.values[4] == -70)  // on a point: its own value
+        #expect(surface.values[2] == -100)  // not heard: the floor value
+        let between = try #require(surface.values[1])
+        #expect(between < -50 && between > -100)  // between its neighbours
+        #expect(surface.values[9] == nil && surface.values[3 * 10 + 9] == nil)  // out of reach: no colour
+        #expect(surface.values.compactMap { $0 }.allSatisfy { $0.isFinite && $0 >= -100 && $0 <= -50 })
+        let svg = SVGPlot.heatmap(title: "t", points: points, mapWidth: 10, mapHeight: 4, metersPerUnit: 1)
+        #expect(svg.contains("class=\"surface\""))
+    }
+
     @Test func seriesAreInSecondsWithARollingMedianAndErrorsHaveABoxAxis() throws {
         let points = (0..<50).map { (time: $0 * 100, rssi: $0 % 10 == 0 ? -90.0 : -60.0) }  // spikes every second
         let svg = SVGPlot.timeSeries(title: "t", series: [("BLE:a", points)])

@@ -1,0 +1,62 @@
+import Foundation
+
+extension SVGPlot {
+    /// An RSSI surface between measured points by inverse-distance
+    /// weighting (power 2), on square cells. A point where the transmitter
+    /// was scanned but not heard counts as `floor` dBm (below the radio's
+    /// sensitivity). Cells farther than `reach` from every point get no
+    /// value: the surface stays where there are measurements, never painting
+    /// rooms nobody walked into.
+    package struct Surface: Sendable {
+        package var cell: Double
+        package var columns: Int
+        package var rows: Int
+        /// Row-major, nil where no point is within reach.
+        package var values: [Double?]
+
+        package init(points: [HeatPoint], width: Double, height: Double, cell: Double, reach: Double, floor: Double = -100) {
+            self.cell = max(cell, 1e-9)
+            columns = max(1, Int((width / self.cell).rounded(.up)))
+            rows = max(1, Int((height / self.cell).rounded(.up)))
+            let samples = points.map { (x: $0.x, y: $0.y, v: $0.rssi ?? floor) }
+            var values: [Double?] = []
+            values.reserveCapacity(columns * rows)
+            for r in 0..<rows {
+                for c in 0..<columns {
+                    let x = (Double(c) + 0.5) * self.cell, y = (Double(r) + 0.5) * self.cell
+                    values.append(Self.idw(samples, x: x, y: y, reach: reach))
+                }
+            }
+            self.values = values
+        }
+
+        /// The weighted mean of the samples within `reach` of (x, y); a sample
+        /// on the spot gives its own value.
+        static func idw(_ samples: [(x: Double, y: Double, v: Double)], x: Double, y: Double, reach: Double) -> Double? {
+            var weighted = 0.0, weights = 0.0, near = false
+            for s in samples {
+                let d2 = (s.x - x) * (s.x - x) + (s.y - y) * (s.y - y)
+                if d2 < 1e-12 { return s.v }
+                if d2 <= reach * reach { near = true }
+                let w = 1 / d2
+                weighted += w * s.v
+                weights += w
+            }
+            return near && weights > 0 ? weighted / weights : nil
+        }
+
+        /// SVG rectangles, one per cell with a value, at `scale` pixels per unit from (left, top).
+        func svg(left: Double, top: Double, scale: Double) -> [String] {
+            var lines = ["<g class=\"surface\" opacity=\"0.55\">"]
+            let side = cell * scale
+            for r in 0..<rows {
+                for c in 0..<columns {
+                    guard let v = values[r * columns + c] else { continue }
+                    lines.append("<rect x=\"\(f(left + Double(c) * side))\" y=\"\(f(top + Double(r) * side))\" width=\"\(f(side + 0.3))\" height=\"\(f(side + 0.3))\" fill=\"\(color(rssi: v))\"/>")
+                }
+            }
+            lines.append("</g>")
+            return lines
+        }
+    }
+}
