@@ -7,7 +7,7 @@ import Foundation
 struct Plot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot",
-        abstract: "Draw SVG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot, a live track.",
+        abstract: "Draw SVG or PNG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot, beacon coverage, a live track.",
         discussion: """
             SVG goes to stdout or --output; open it in a browser. --sparkline prints a one-line terminal chart instead.
 
@@ -17,8 +17,9 @@ struct Plot: AsyncParsableCommand {
               fprint plot errors --map J3NP --set combined --k 1..3 -o errors.svg
               fprint plot series 3f2a9c --sparkline
               fprint plot track walk.jsonl -o track.svg
+              fprint plot coverage --map J3NP -o coverage.png
             """,
-        subcommands: [Heatmap.self, Series.self, Errors.self, TrackPlot.self])
+        subcommands: [Heatmap.self, Series.self, Errors.self, CoveragePlot.self, TrackPlot.self])
 
     struct Output: ParsableArguments {
         @Option(name: [.short, .long], help: "File to write: SVG, or PNG when it ends in .png (drawn by librsvg's rsvg-convert); default: SVG on stdout.",

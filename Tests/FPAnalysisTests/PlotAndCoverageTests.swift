@@ -102,6 +102,21 @@ final class ElementCounter: NSObject, XMLParserDelegate {
         #expect(svg.contains("class=\"surface\""))
     }
 
+    @Test func coverageCellsKeepTheirWeakestPointAndMarkGaps() throws {
+        // Cells of 10 units: two points share cell (0,0), one each in (1,0) and (0,2).
+        let points: [(x: Double, y: Double, beacons: Int)] = [(1, 1, 5), (9, 9, 2), (15, 5, 4), (3, 25, 0)]
+        let cells = SVGPlot.coverageCells(points, cell: 10)
+        #expect(cells == [SVGPlot.CoverageCell(column: 0, row: 0, beacons: 2, points: 2),
+                          SVGPlot.CoverageCell(column: 1, row: 0, beacons: 4, points: 1),
+                          SVGPlot.CoverageCell(column: 0, row: 2, beacons: 0, points: 1)])
+        let svg = SVGPlot.coverage(title: "c", points: points, cell: 10, needed: 3, mapWidth: 40, mapHeight: 30, metersPerUnit: 1)
+        let counts = try #require(ElementCounter.parse(svg), "not well-formed XML")
+        #expect(counts["circle"] == 4)
+        #expect(svg.components(separatedBy: "class=\"gap\"").count - 1 == 2)  // the cells with 2 and 0 beacons
+        #expect(svg.components(separatedBy: "class=\"cell\"").count - 1 == 3)
+        #expect(svg.contains(">x (m)</text>") && svg.contains("&lt; 3</text>"))
+    }
+
     @Test func seriesAreInSecondsWithARollingMedianAndErrorsHaveABoxAxis() throws {
         let points = (0..<50).map { (time: $0 * 100, rssi: $0 % 10 == 0 ? -90.0 : -60.0) }  // spikes every second
         let svg = SVGPlot.timeSeries(title: "t", series: [("BLE:a", points)])

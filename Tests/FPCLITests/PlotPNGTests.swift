@@ -53,6 +53,25 @@ import Testing
         expectClose(try PNGImage(Data(contentsOf: URL(fileURLWithPath: errors))), try reference("errors-J1NP-seed1.png"), "errors")
     }
 
+    @Test func coveragePlotMarksTheCellsWithFewerThanThreeBeacons() async throws {
+        let fp = try FprintRunner()
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ3NP1", "--simulate", "--fast", "--seed", "1"] + config)
+        #expect(walk.status == 0, "\(walk.stderr)")
+        let out = fp.home.appendingPathComponent("coverage.svg").path
+        let r = try await fp.run(["plot", "coverage", "--map", "J3NP", "-o", out] + config)
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        let summary = try #require(r.stderr.firstMatch(of: /([0-9]+) cells measured, ([0-9]+) with fewer than 3 beacons/))
+        #expect(svg.components(separatedBy: "class=\"cell\"").count - 1 == Int(summary.1)!)
+        #expect(svg.components(separatedBy: "class=\"gap\"").count - 1 == Int(summary.2)!)
+        #expect(Int(summary.1)! > 0)
+        // A threshold nothing reaches: every measured cell is a gap.
+        let strict = try await fp.run(["plot", "coverage", "--map", "J3NP", "--min-rssi=-1", "-o", out] + config)
+        #expect(strict.stderr.contains("cells measured, \(summary.1) with fewer than 3"), "\(strict.stderr)")
+        let noMap = try await fp.run(["plot", "coverage", "-o", out] + config)
+        #expect(noMap.status == 64 && noMap.stderr.contains("give --map"))
+    }
+
     @Test func withoutRsvgConvertPNGIsRefusedAndNothingIsWritten() async throws {
         var fp = try FprintRunner()
         let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"] + config)

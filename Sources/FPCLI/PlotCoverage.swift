@@ -1,0 +1,58 @@
+import ArgumentParser
+import FPAnalysis
+import FPConfig
+import FPCore
+import Foundation
+
+extension Plot {
+    struct CoveragePlot: ReportingCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "coverage",
+            abstract: "Beacons heard at or above a threshold, per cell of a map; cells with fewer than 3 marked as gaps.",
+            discussion: """
+                Counts as `fprint coverage` does (registry beacons when the map has a registry, else every BLE transmitter; median RSSI ≥ --min-rssi), on square cells of --cell metres: a cell shows the fewest beacons any of its points hears, and one under 3 (what trilateration needs) is a gap, outlined and hatched. Cells nobody measured stay blank.
+
+                Examples:
+                  fprint plot coverage --map J3NP -o coverage.svg
+                  fprint plot coverage --map J3NP --cell 4 --min-rssi=-85 -o coverage.png
+                """)
+        @OptionGroup var filters: FilterOptions
+        @Option(name: .customLong("min-rssi"), parsing: .unconditional, help: "Weakest median RSSI that counts (dBm).")
+        var minRSSI = -90.0
+        @Option(help: "Cell side in metres.") var cell = 2.0
+        @Option(help: "Beacon registry file (default: beacons/<map>.json beside the app config).", completion: .file())
+        var beacons: String?
+        @OptionGroup var out: Output
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var configOptions: ConfigOptions
+
+        func validate() throws {
+            if filters.map == nil { throw ValidationError("a coverage plot is of one map: give --map") }
+            if !(cell.isFinite && cell >= 0.25) { throw ValidationError("--cell must be at least 0.25 m") }
+            if !(minRSSI.isFinite && minRSSI <= 0) { throw ValidationError("--min-rssi must be a dBm value ≤ 0") }
+        }
+
+        func perform() async throws {
+            let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+            let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
+            guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
+            let map = filters.map ?? ""
+            let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: try ws.configIfAny(), paths: ws.paths)
+            let counted = Coverage.points(fps, minRSSI: minRSSI, beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
+            let metersPerUnit = try AnalysisInput.scales(ws, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
+            let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
+            if out.sparkline {
+                Terminal.out(SVGPlot.sparkline(points.map { Double($0.beacons) }))
+                return
+            }
+            let maxX = max(2250, (fps.map(\.x).max() ?? 0) + 50), maxY = max(100, (fps.map(\.y).max() ?? 0) + 50)
+            let cells = SVGPlot.coverageCells(points, cell: cell / metersPerUnit)
+            let gaps = cells.filter { $0.beacons < Coverage.needed }.count
+            try out.write(SVGPlot.coverage(
+                title: "Beacon coverage on \(map) (≥ \(Int(minRSSI)) dBm, \(String(format: "%g", cell)) m cells)", points: points,
+                cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: Double(maxX), mapHeight: Double(maxY),
+                metersPerUnit: metersPerUnit))
+            Terminal.err("\(Terminal.counted(cells.count, "cell")) measured, \(gaps) with fewer than \(Coverage.needed) beacons")
+        }
+    }
+}
