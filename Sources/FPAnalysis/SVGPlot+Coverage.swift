@@ -30,7 +30,8 @@ extension SVGPlot {
     }
 
     package static func coverage(title: String, points: [(x: Double, y: Double, beacons: Int)], cell: Double, needed: Int,
-                                mapWidth: Double, mapHeight: Double, metersPerUnit: Double, size: Int = 800) -> String {
+                                mapWidth: Double, mapHeight: Double, metersPerUnit: Double,
+                                outline: [(x: Double, y: Double)]? = nil, size: Int = 800) -> String {
         let left = 50.0, top = 40.0
         let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
@@ -38,7 +39,7 @@ extension SVGPlot {
         let most = max(needed * 2, cells.map(\.beacons).max() ?? 0)
         var body = ["<defs><pattern id=\"gap\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
             + "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d62728\" stroke-width=\"2\"/></pattern></defs>"]
-        body.append("<rect class=\"outline\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>")
+        body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit, heightM: mapHeight * metersPerUnit)
         let side = cell * scale
         for c in cells {

@@ -14,7 +14,9 @@ extension SVGPlot {
         /// Row-major, nil where no point is within reach.
         package var values: [Double?]
 
-        package init(points: [HeatPoint], width: Double, height: Double, cell: Double, reach: Double, floor: Double = -100) {
+        /// `outline`: cells whose centre lies outside it get no value (clipped to the floor).
+        package init(points: [HeatPoint], width: Double, height: Double, cell: Double, reach: Double, floor: Double = -100,
+                     outline: [(x: Double, y: Double)]? = nil) {
             self.cell = max(cell, 1e-9)
             columns = max(1, Int((width / self.cell).rounded(.up)))
             rows = max(1, Int((height / self.cell).rounded(.up)))
@@ -24,6 +26,10 @@ extension SVGPlot {
             for r in 0..<rows {
                 for c in 0..<columns {
                     let x = (Double(c) + 0.5) * self.cell, y = (Double(r) + 0.5) * self.cell
+                    if let outline, !SVGPlot.inside(outline, x: x, y: y) {
+                        values.append(nil)
+                        continue
+                    }
                     values.append(Self.idw(samples, x: x, y: y, reach: reach))
                 }
             }
@@ -58,5 +64,28 @@ extension SVGPlot {
             lines.append("</g>")
             return lines
         }
+    }
+
+    /// Whether (x, y) lies inside the polygon (even-odd rule, by a ray to the right).
+    package static func inside(_ polygon: [(x: Double, y: Double)], x: Double, y: Double) -> Bool {
+        var inside = false
+        var j = polygon.count - 1
+        for i in polygon.indices {
+            let (a, b) = (polygon[i], polygon[j])
+            if (a.y > y) != (b.y > y), x < (b.x - a.x) * (y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
+            j = i
+        }
+        return inside
+    }
+
+    /// The floor outline: the given polygon, else the plot's rectangle.
+    static func outlineShape(_ outline: [(x: Double, y: Double)]?, left: Double, top: Double, scale: Double,
+                             width: Double, height: Double) -> String {
+        guard let outline, outline.count >= 3 else {
+            return "<rect class=\"outline\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\" fill=\"none\" stroke=\"#888\"/>"
+        }
+        let points = outline.map { "\(f(left + $0.x * scale)),\(f(top + $0.y * scale))" }.joined(separator: " ")
+        return "<g class=\"frame\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\" fill=\"none\" stroke=\"#ddd\"/></g>"
+            + "<polygon class=\"outline\" points=\"\(points)\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\"/>"
     }
 }

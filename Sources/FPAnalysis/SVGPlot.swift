@@ -53,11 +53,12 @@ package enum SVGPlot {
     /// on 1 m cells within 3 m of a point); grey crosses where the transmitter's radio
     /// was scanned but it was not heard (points whose radio was not scanned
     /// are left out by the caller). Axes in metres (`metersPerUnit`), a
-    /// colour bar in dBm. `underlay`: an image (path or URL) drawn under the
+    /// colour bar in dBm, the floor's `outline` (which clips the surface) or
+    /// the plot's rectangle. `underlay`: an image (path or URL) drawn under the
     /// points, stretched to the map extent.
     package static func heatmap(title: String, points: [HeatPoint], mapWidth: Double, mapHeight: Double,
                                metersPerUnit: Double = MapScale.jBuilding.metersPerUnit, underlay: String? = nil,
-                               size: Int = 800) -> String {
+                               outline: [(x: Double, y: Double)]? = nil, size: Int = 800) -> String {
         let left = 50.0, top = 40.0
         let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
@@ -67,9 +68,9 @@ package enum SVGPlot {
         }
         // The interpolated surface: 1 m cells, within 3 m of a measured point.
         let unitsPerMeter = 1 / max(metersPerUnit, 1e-9)
-        body += Surface(points: points, width: mapWidth, height: mapHeight, cell: unitsPerMeter, reach: 3 * unitsPerMeter)
-            .svg(left: left, top: top, scale: scale)
-        body.append("<rect class=\"outline\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>")
+        body += Surface(points: points, width: mapWidth, height: mapHeight, cell: unitsPerMeter, reach: 3 * unitsPerMeter,
+                        outline: outline).svg(left: left, top: top, scale: scale)
+        body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
                         heightM: mapHeight * metersPerUnit)
         for p in points {

@@ -37,7 +37,8 @@ extension Plot {
             let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
             let map = filters.map ?? ""
-            let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: try ws.configIfAny(), paths: ws.paths)
+            let config = try ws.configIfAny()
+            let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: config, paths: ws.paths)
             let counted = Coverage.points(fps, minRSSI: minRSSI, beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
             let metersPerUnit = try AnalysisInput.scales(ws, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
             let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
@@ -51,7 +52,7 @@ extension Plot {
             try out.write(SVGPlot.coverage(
                 title: "Beacon coverage on \(map) (≥ \(Int(minRSSI)) dBm, \(String(format: "%g", cell)) m cells)", points: points,
                 cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: Double(maxX), mapHeight: Double(maxY),
-                metersPerUnit: metersPerUnit))
+                metersPerUnit: metersPerUnit, outline: config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }))
             Terminal.err("\(Terminal.counted(cells.count, "cell")) measured, \(gaps) with fewer than \(Coverage.needed) beacons")
         }
     }

@@ -13,6 +13,9 @@ package struct MapInfo: Sendable, Equatable {
     package var floor: Int?
     /// Where points of the plan can lie; nil when the config gives none (points are then not checked).
     package var extent: MapExtent?
+    /// The floor's outline (`maps[].outline`, ≥ 3 points in map units), which
+    /// plots draw and clip their surfaces to; nil: the plot's rectangle.
+    package var outline: [MapPoint]?
 
     package init(id: String, location: String, description: String, mapURL: String,
                 scale: MapScale = .jBuilding, floor: Int? = nil, extent: MapExtent? = nil) {
@@ -120,6 +123,18 @@ package struct AppConfig: Sendable, Equatable {
             let e = try r.object(extent, at: extentPath)
             map.extent = MapExtent(width: try r.positiveNumber(e, "width", at: extentPath),
                                    height: try r.positiveNumber(e, "height", at: extentPath))
+        }
+        if let outline = o["outline"] {
+            let outlinePath = "\(path).outline"
+            let corners = try r.array(outline, at: outlinePath)
+            guard corners.count >= 3 else {
+                throw r.error(outlinePath, "expected at least 3 points {x, y}, found \(corners.count)")
+            }
+            map.outline = try corners.enumerated().map { (i, corner) throws(ConfigError) -> MapPoint in
+                let cornerPath = "\(outlinePath)[\(i)]"
+                let c = try r.object(corner, at: cornerPath)
+                return MapPoint(x: try r.number(c, "x", at: cornerPath), y: try r.number(c, "y", at: cornerPath))
+            }
         }
         return map
     }

@@ -102,6 +102,20 @@ final class ElementCounter: NSObject, XMLParserDelegate {
         #expect(svg.contains("class=\"surface\""))
     }
 
+    @Test func anOutlineIsDrawnAndClipsTheSurface() throws {
+        // An L-shaped floor: the square (5…10, 5…10) is outside it.
+        let outline: [(x: Double, y: Double)] = [(0, 0), (10, 0), (10, 5), (5, 5), (5, 10), (0, 10)]
+        #expect(SVGPlot.inside(outline, x: 2, y: 8) && SVGPlot.inside(outline, x: 8, y: 2))
+        #expect(!SVGPlot.inside(outline, x: 8, y: 8) && !SVGPlot.inside(outline, x: 12, y: 2))
+        let points = [SVGPlot.HeatPoint(x: 4.5, y: 4.5, rssi: -60, label: "a")]
+        let surface = SVGPlot.Surface(points: points, width: 10, height: 10, cell: 1, reach: 20, outline: outline)
+        #expect(surface.values[7 * 10 + 7] == nil)  // the cell centred at (7.5, 7.5): outside the floor
+        #expect(surface.values[2 * 10 + 7] != nil && surface.values[7 * 10 + 2] != nil)
+        let svg = SVGPlot.heatmap(title: "t", points: points, mapWidth: 10, mapHeight: 10, metersPerUnit: 1, outline: outline)
+        #expect(svg.contains("<polygon class=\"outline\""))
+        #expect(ElementCounter.parse(svg)?["polygon"] == 1)
+    }
+
     @Test func coverageCellsKeepTheirWeakestPointAndMarkGaps() throws {
         // Cells of 10 units: two points share cell (0,0), one each in (1,0) and (0,2).
         let points: [(x: Double, y: Double, beacons: Int)] = [(1, 1, 5), (9, 9, 2), (15, 5, 4), (3, 25, 0)]

@@ -152,6 +152,10 @@ import Testing
          "$.maps[0].extent.height: expected a positive number, found -1"),
         (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "extent": {"width": 2500}}]"#),
          "$.maps[0].extent.height: missing (expected a number)"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "outline": [{"x": 0, "y": 0}, {"x": 5, "y": 0}]}]"#),
+         "$.maps[0].outline: expected at least 3 points {x, y}, found 2"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "outline": [{"x": 0, "y": 0}, {"x": 5, "y": 0}, {"x": 5, "y": "a"}]}]"#),
+         "$.maps[0].outline[2].y: expected a number, found string"),
     ]
 
     @Test(arguments: badAppConfigs)
@@ -170,6 +174,16 @@ import Testing
         let map = try #require(config.map(id: "K1"))
         #expect(map.floor == -1)
         #expect(map.scale == MapScale(meters: 10.5, units: 525))
+        #expect(map.outline == nil)
+    }
+
+    @Test func anOutlineIsReadInOrder() throws {
+        let text = Self.appConfig(maps: #"""
+            [{"id": "K1", "location": "L", "description": "D", "mapURL": "u",
+              "outline": [{"x": 0, "y": 0}, {"x": 100, "y": 0}, {"x": 100, "y": 50.5}, {"x": 0, "y": 50.5}]}]
+            """#)
+        let map = try #require(try AppConfig.parse(Data(text.utf8), source: "x").map(id: "K1"))
+        #expect(map.outline == [MapPoint(x: 0, y: 0), MapPoint(x: 100, y: 0), MapPoint(x: 100, y: 50.5), MapPoint(x: 0, y: 50.5)])
     }
 
     // MARK: Bad scenarios
