@@ -62,11 +62,7 @@ import Testing
         (["locate", "--session", "nope"], Int32(66), "error: no documents of walk session nope"),
     ])
     func badInput(args: [String], status: Int32, message: String) async throws {
-        let fp = try FprintRunner()
-        try fp.createEmptyDatabase()
-        let r = try await fp.run(args)
-        #expect(r.status == status, "\(r.stderr)")
-        #expect(r.stderr.contains(message), "\(r.stderr)")
+        try await FprintRunner.expectRefusal(args, status: status, message: message)
     }
 
     @Test func badRegistryIsNamed() async throws {

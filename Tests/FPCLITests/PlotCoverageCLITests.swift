@@ -57,10 +57,6 @@ import Testing
         (["coverage", "--min-rssi", "5"], Int32(64), "--min-rssi must be a dBm value"),
     ])
     func badInput(args: [String], status: Int32, message: String) async throws {
-        let fp = try FprintRunner()
-        try fp.createEmptyDatabase()
-        let r = try await fp.run(args)
-        #expect(r.status == status, "\(r.stderr)")
-        #expect(r.stderr.contains(message), "\(r.stderr)")
+        try await FprintRunner.expectRefusal(args, status: status, message: message)
     }
 }

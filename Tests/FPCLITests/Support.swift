@@ -38,6 +38,15 @@ struct FprintRunner {
         _ = try SQLiteDocumentStore(path: db)
     }
 
+    /// Runs `args` on an empty database: they must exit `status` with `message` on stderr.
+    static func expectRefusal(_ args: [String], status: Int32, message: String) async throws {
+        let fp = try FprintRunner()
+        try fp.createEmptyDatabase()
+        let r = try await fp.run(args)
+        #expect(r.status == status, "\(r.stderr)")
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+    }
+
     /// The `fprint` executable beside this test bundle (same build folder).
     static func executable() throws -> URL {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

@@ -145,11 +145,7 @@ import Testing
         (["track", "--session", "nope"], Int32(66), "no documents of walk session nope"),
     ])
     func badInput(args: [String], status: Int32, message: String) async throws {
-        let fp = try FprintRunner()
-        try fp.createEmptyDatabase()
-        let r = try await fp.run(args)
-        #expect(r.status == status, "\(r.stderr)")
-        #expect(r.stderr.contains(message), "\(r.stderr)")
+        try await FprintRunner.expectRefusal(args, status: status, message: message)
     }
 }
 
