@@ -19,6 +19,13 @@ extension SVGPlot {
         }
     }
 
+    /// `niceTicks` with each value's text.
+    static func labelledTicks(_ lo: Double, _ hi: Double, target: Int = 5) -> [(value: Double, label: String)] {
+        let ticks = niceTicks(lo, hi, target: target)
+        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        return ticks.map { ($0, tickLabel($0, step: step)) }
+    }
+
     /// A tick's text: as few digits as its step needs.
     static func tickLabel(_ v: Double, step: Double) -> String {
         let decimals = max(0, Int((-log10(step)).rounded(.up)))

@@ -89,17 +89,15 @@ package enum SVGPlot {
     static func mapAxes(left: Double, top: Double, width: Double, height: Double, widthM: Double, heightM: Double) -> [String] {
         var lines = ["<g class=\"map-axes\" stroke=\"#000\">"]
         var labels: [String] = []
-        let xTicks = niceTicks(0, widthM, target: 8), yTicks = niceTicks(0, heightM, target: 6)
-        let xStep = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1, yStep = yTicks.count > 1 ? yTicks[1] - yTicks[0] : 1
-        for m in xTicks {
+        for (m, label) in labelledTicks(0, widthM, target: 8) {
             let x = left + m / max(widthM, 1e-9) * width
             lines.append("<line x1=\"\(f(x))\" y1=\"\(f(top + height))\" x2=\"\(f(x))\" y2=\"\(f(top + height + 5))\"/>")
-            labels.append("<text x=\"\(f(x))\" y=\"\(f(top + height + 18))\" text-anchor=\"middle\">\(tickLabel(m, step: xStep))</text>")
+            labels.append("<text x=\"\(f(x))\" y=\"\(f(top + height + 18))\" text-anchor=\"middle\">\(label)</text>")
         }
-        for m in yTicks {
+        for (m, label) in labelledTicks(0, heightM, target: 6) {
             let y = top + m / max(heightM, 1e-9) * height
             lines.append("<line x1=\"\(f(left - 5))\" y1=\"\(f(y))\" x2=\"\(f(left))\" y2=\"\(f(y))\"/>")
-            labels.append("<text x=\"\(f(left - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\">\(tickLabel(m, step: yStep))</text>")
+            labels.append("<text x=\"\(f(left - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\">\(label)</text>")
         }
         lines.append("</g>")
         labels.append("<text x=\"\(f(left + width / 2))\" y=\"\(f(top + height + 36))\" text-anchor=\"middle\">x (m)</text>")
@@ -118,13 +116,11 @@ package enum SVGPlot {
                      "<line x1=\"\(f(left))\" y1=\"\(f(top + height))\" x2=\"\(f(left + width))\" y2=\"\(f(top + height))\"/>",
                      "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + height))\"/>", "</g>"]
         // Ticks at 1-2-5 steps inside the ranges.
-        let xTicks = niceTicks(x0, x1), yTicks = niceTicks(y0, y1)
-        let xStep = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1, yStep = yTicks.count > 1 ? yTicks[1] - yTicks[0] : 1
-        for xv in xTicks {
-            lines.append("<text x=\"\(f(px(xv)))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(tickLabel(xv, step: xStep))</text>")
+        for (xv, label) in labelledTicks(x0, x1) {
+            lines.append("<text x=\"\(f(px(xv)))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(label)</text>")
         }
-        for yv in yTicks {
-            lines.append("<text x=\"\(f(left - 6))\" y=\"\(f(py(yv) + 4))\" text-anchor=\"end\">\(tickLabel(yv, step: yStep))</text>")
+        for (yv, label) in labelledTicks(y0, y1) {
+            lines.append("<text x=\"\(f(left - 6))\" y=\"\(f(py(yv) + 4))\" text-anchor=\"end\">\(label)</text>")
         }
         lines.append("<text x=\"\(f(left + width / 2))\" y=\"\(f(top + height + 34))\" text-anchor=\"middle\">\(escape(xLabel))</text>")
         lines.append("<text x=\"14\" y=\"\(f(top + height / 2))\" transform=\"rotate(-90 14 \(f(top + height / 2)))\" text-anchor=\"middle\">\(escape(yLabel))</text>")
@@ -174,15 +170,14 @@ package enum SVGPlot {
         let boxTop = 400.0
         let bx = { (v: Double) in 60 + v / maxError * 500 }
         let boxAxisY = boxTop + Double(results.count) * 30 + 4
-        let ticks = niceTicks(0, maxError)
-        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        let ticks = labelledTicks(0, maxError)
         var axis = ["<g class=\"box-axis\" stroke=\"#000\"><line x1=\"60\" y1=\"\(f(boxAxisY))\" x2=\"560\" y2=\"\(f(boxAxisY))\"/>"]
-        for t in ticks {
+        for (t, _) in ticks {
             axis.append("<line x1=\"\(f(bx(t)))\" y1=\"\(f(boxAxisY))\" x2=\"\(f(bx(t)))\" y2=\"\(f(boxAxisY + 5))\"/>")
         }
         axis.append("</g>")
-        for t in ticks {
-            axis.append("<text x=\"\(f(bx(t)))\" y=\"\(f(boxAxisY + 18))\" text-anchor=\"middle\">\(tickLabel(t, step: step))</text>")
+        for (t, label) in ticks {
+            axis.append("<text x=\"\(f(bx(t)))\" y=\"\(f(boxAxisY + 18))\" text-anchor=\"middle\">\(label)</text>")
         }
         axis.append("<text x=\"310\" y=\"\(f(boxAxisY + 34))\" text-anchor=\"middle\">error (m)</text>")
         body += axis

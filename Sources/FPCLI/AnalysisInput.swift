@@ -74,7 +74,11 @@ enum AnalysisInput {
     /// know (or all, without an app config) get the J building's 45 m = 2250
     /// units, with one warning each. Eval, locate, export and plot share it.
     static func scales(_ ws: Workspace, levels: Set<String>) throws -> [String: Double] {
-        let loaded = try ws.configIfAny()
+        scales(try ws.configIfAny(), levels: levels)
+    }
+
+    /// The same from an app config already read (nil: none was found).
+    static func scales(_ loaded: LoadedConfig?, levels: Set<String>) -> [String: Double] {
         var out: [String: Double] = [:]
         for level in levels.sorted() {
             if let m = loaded?.appConfig.map(id: level) {

@@ -19,10 +19,10 @@ struct BeaconHealthReport {
 
     private func cells(_ h: BeaconHealth) -> [String] {
         let heard: String = h.lastHeard.map { age($0) } ?? "never"
-        let median: String = h.medianRSSI.map { decimal($0, 1) } ?? ""
+        let median: String = h.medianRSSI.map { decimal($0) } ?? ""
         let trend: String = h.trendPerWeek.map { signed($0) } ?? ""
         let battery: String = h.batteryMilliVolts.map { String($0) } ?? ""
-        let temperature: String = h.temperature.map { decimal($0, 1) } ?? ""
+        let temperature: String = h.temperature.map { decimal($0) } ?? ""
         let alerts: String = h.alerts.map(\.description).joined(separator: ", ")
         return [h.map, h.mac, String(h.reports), heard, median, trend, battery, temperature, alerts]
     }
@@ -56,13 +56,11 @@ struct BeaconHealthReport {
         return "\(minutes / 1440) d ago"
     }
 
-    private func decimal(_ value: Double, _ places: Int) -> String {
-        let scale = pow(10, Double(places))
-        let rounded = (value * scale).rounded() / scale
-        return rounded == rounded.rounded() ? String(Int(rounded)) + ".0" : String(rounded)
+    /// One decimal; a value that rounds to zero is "0.0", never "-0.0".
+    private func decimal(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return String(format: "%.1f", rounded == 0 ? 0 : rounded)
     }
 
-    private func signed(_ value: Double) -> String {
-        (value >= 0 ? "+" : "") + decimal(value, 1)
-    }
+    private func signed(_ value: Double) -> String { (value >= 0 ? "+" : "") + decimal(value) }
 }

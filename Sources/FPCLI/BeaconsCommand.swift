@@ -80,17 +80,17 @@ struct BeaconsCommand: ReportingCommand {
     }
 
     private func list(_ registries: [(map: String, registry: BeaconRegistry)]) {
-        for (map, registry) in registries {
-            for e in registry.entries {
-                if json {
+        if json {
+            for (map, registry) in registries {
+                for e in registry.entries {
                     var line: JSONObject = ["map": .string(map), "mac": .string(e.mac), "x": .double(e.x), "y": .double(e.y)]
                     line["floor"] = e.floor.map(JSONValue.string) ?? .null
                     line["measuredPower"] = e.measuredPower.map(JSONValue.double) ?? .null
                     Terminal.out(CanonicalJSON.string(.object(line)))
                 }
             }
+            return
         }
-        guard !json else { return }
         let rows = registries.flatMap { map, registry in
             registry.entries.map { [map, $0.mac, String(format: "%g", $0.x), String(format: "%g", $0.y),
                                     $0.measuredPower.map { String(format: "%g", $0) } ?? ""] }

@@ -1,3 +1,4 @@
+import FPLinuxRadios
 import Foundation
 
 /// SVG to PNG through librsvg's `rsvg-convert` (Debian: librsvg2-bin), a
@@ -6,7 +7,7 @@ import Foundation
 enum PNGRenderer {
     /// Renders `svg` into `path`, whole or not at all (a temporary file beside it, then renamed).
     static func render(_ svg: String, to path: String) throws {
-        guard let tool = executable("rsvg-convert") else {
+        guard let tool = ProcessRunner(tool: "rsvg-convert").executable else {
             throw CommandFailure("\(path): PNG needs rsvg-convert (librsvg; Debian: apt install librsvg2-bin), or write an .svg file",
                                  .unavailable)
         }
@@ -36,11 +37,5 @@ enum PNGRenderer {
         guard rename(partial.path, target.path) == 0 else {
             throw CommandFailure("\(path): cannot write the file: \(String(cString: strerror(errno)))", .ioError)
         }
-    }
-
-    /// The path of an executable on PATH, if there is one.
-    static func executable(_ name: String) -> String? {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

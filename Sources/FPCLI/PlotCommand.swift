@@ -86,8 +86,9 @@ struct Plot: AsyncParsableCommand {
             }
             let maxX = max(2250, (fps.map(\.x).max() ?? 0) + 50), maxY = max(100, (fps.map(\.y).max() ?? 0) + 50)
             let map = filters.map ?? ""
-            let metersPerUnit = try AnalysisInput.scales(ws, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
-            let outline = try ws.configIfAny()?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }
+            let config = try ws.configIfAny()
+            let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
+            let outline = config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }
             try out.write(SVGPlot.heatmap(title: "\(heardID) on \(map)", points: points, mapWidth: Double(maxX),
                                           mapHeight: Double(maxY), metersPerUnit: metersPerUnit, underlay: underlay,
                                           outline: outline))

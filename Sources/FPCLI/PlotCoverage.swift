@@ -40,7 +40,7 @@ extension Plot {
             let config = try ws.configIfAny()
             let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: config, paths: ws.paths)
             let counted = Coverage.points(fps, minRSSI: minRSSI, beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
-            let metersPerUnit = try AnalysisInput.scales(ws, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
+            let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
             let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
             if out.sparkline {
                 Terminal.out(SVGPlot.sparkline(points.map { Double($0.beacons) }))
@@ -51,7 +51,7 @@ extension Plot {
             let gaps = cells.filter { $0.beacons < Coverage.needed }.count
             try out.write(SVGPlot.coverage(
                 title: "Beacon coverage on \(map) (≥ \(Int(minRSSI)) dBm, \(String(format: "%g", cell)) m cells)", points: points,
-                cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: Double(maxX), mapHeight: Double(maxY),
+                cells: cells, cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: Double(maxX), mapHeight: Double(maxY),
                 metersPerUnit: metersPerUnit, outline: config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }))
             Terminal.err("\(Terminal.counted(cells.count, "cell")) measured, \(gaps) with fewer than \(Coverage.needed) beacons")
         }

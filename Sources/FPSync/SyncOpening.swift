@@ -37,15 +37,15 @@ extension Replicator {
     /// the first `_changes` page, all at once. A URL that is not a database
     /// fails as such, whatever the other answers were.
     package func open(push: Bool, pull: Bool) async throws(SyncError) -> SyncOpening {
-        let store = store
-        let (uuid, pushLocal, pullLocal) = try await storeWork { () throws -> (String, JSONValue?, JSONValue?) in
+        let (store, shown) = (store, remote.displayURL)
+        let (pushID, pullID, pushLocal, pullLocal) = try await storeWork {
+            () throws -> (String, String, JSONValue?, JSONValue?) in
             let uuid = try store.databaseUUID()
-            let ids = (Self.replicationID(uuid: uuid, remote: remote.displayURL, .push),
-                       Self.replicationID(uuid: uuid, remote: remote.displayURL, .pull))
-            return (uuid, push ? try store.localDocument(id: ids.0) : nil, pull ? try store.localDocument(id: ids.1) : nil)
+            let pushID = Self.replicationID(uuid: uuid, remote: shown, .push)
+            let pullID = Self.replicationID(uuid: uuid, remote: shown, .pull)
+            return (pushID, pullID, push ? try store.localDocument(id: pushID) : nil,
+                    pull ? try store.localDocument(id: pullID) : nil)
         }
-        let pushID = Self.replicationID(uuid: uuid, remote: remote.displayURL, .push)
-        let pullID = Self.replicationID(uuid: uuid, remote: remote.displayURL, .pull)
         let guess = pull ? Checkpoint(pullLocal)?.lastSeq : nil
 
         async let feed = outcome { () async throws(SyncError) -> JSONValue? in

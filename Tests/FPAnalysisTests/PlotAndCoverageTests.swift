@@ -123,7 +123,8 @@ final class ElementCounter: NSObject, XMLParserDelegate {
         #expect(cells == [SVGPlot.CoverageCell(column: 0, row: 0, beacons: 2, points: 2),
                           SVGPlot.CoverageCell(column: 1, row: 0, beacons: 4, points: 1),
                           SVGPlot.CoverageCell(column: 0, row: 2, beacons: 0, points: 1)])
-        let svg = SVGPlot.coverage(title: "c", points: points, cell: 10, needed: 3, mapWidth: 40, mapHeight: 30, metersPerUnit: 1)
+        let svg = SVGPlot.coverage(title: "c", points: points, cells: cells, cell: 10, needed: 3, mapWidth: 40, mapHeight: 30,
+                                   metersPerUnit: 1)
         let counts = try #require(ElementCounter.parse(svg), "not well-formed XML")
         #expect(counts["circle"] == 4)
         #expect(svg.components(separatedBy: "class=\"gap\"").count - 1 == 2)  // the cells with 2 and 0 beacons

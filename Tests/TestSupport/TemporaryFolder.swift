@@ -5,18 +5,16 @@ import Foundation
 /// behind says which tests made it. The process's folder goes when the
 /// process exits normally; a crashed run leaves it, to look at.
 public func makeTemporaryFolder(_ prefix: String) throws -> URL {
+    _ = removedAtExit
     let url = testRunFolder.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
 
-/// Created, and its removal at exit registered, on first use.
-private let testRunFolder: URL = {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("fprint-tests-\(getpid())", isDirectory: true)
-    atexit { try? FileManager.default.removeItem(at: testRunFolderPath) }
-    return url
-}()
-
-/// The same path as a plain value, for the exit handler (which may not capture).
-private let testRunFolderPath = FileManager.default.temporaryDirectory
+private let testRunFolder = FileManager.default.temporaryDirectory
     .appendingPathComponent("fprint-tests-\(getpid())", isDirectory: true)
+
+/// Registers the folder's removal once, on first use.
+private let removedAtExit: Void = {
+    atexit { try? FileManager.default.removeItem(at: testRunFolder) }
+}()

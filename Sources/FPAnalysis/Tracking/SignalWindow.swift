@@ -19,21 +19,19 @@ package struct SignalWindow: Sendable {
     package init(lengthMs: Int) { self.lengthMs = lengthMs }
 
     package mutating func addBLE(address: String, rssi: Double, timeMs: Int) {
-        let id: String
-        if let known = bleNames[address] { id = known } else {
-            id = Fingerprint.bleID(address)
-            bleNames[address] = id
-        }
-        append(id, rssi, timeMs, ble: true)
+        append(Self.interned(address, in: &bleNames, Fingerprint.bleID), rssi, timeMs, ble: true)
     }
 
     package mutating func addWiFi(mac: String, rssi: Double, timeMs: Int) {
-        let id: String
-        if let known = wifiNames[mac] { id = known } else {
-            id = Fingerprint.wifiID(mac)
-            wifiNames[mac] = id
-        }
-        append(id, rssi, timeMs, ble: false)
+        append(Self.interned(mac, in: &wifiNames, Fingerprint.wifiID), rssi, timeMs, ble: false)
+    }
+
+    /// The id made once per address, then reused.
+    private static func interned(_ address: String, in names: inout [String: String], _ make: (String) -> String) -> String {
+        if let known = names[address] { return known }
+        let id = make(address)
+        names[address] = id
+        return id
     }
 
     private mutating func append(_ id: String, _ rssi: Double, _ time: Int, ble: Bool) {
