@@ -80,7 +80,7 @@ const char *fp_curl_load_error(void) { return load_error; }
 
 static void *preload_thread(void *unused) {
     (void)unused;
-    fp_curl_load();
+    fp_curl_global_init();
     return NULL;
 }
 
@@ -89,9 +89,16 @@ void fp_curl_preload(void) {
     if (pthread_create(&thread, NULL, preload_thread, NULL) == 0) pthread_detach(thread);
 }
 
+static pthread_once_t init_once_control = PTHREAD_ONCE_INIT;
+static CURLcode init_status = CURLE_FAILED_INIT;
+
+static void init_once(void) {
+    if (fp_curl_load() == 0) init_status = curl.global_init(CURL_GLOBAL_DEFAULT);
+}
+
 CURLcode fp_curl_global_init(void) {
-    if (fp_curl_load() != 0) return CURLE_FAILED_INIT;
-    return curl.global_init(CURL_GLOBAL_DEFAULT);
+    pthread_once(&init_once_control, init_once);
+    return init_status;
 }
 
 CURL *fp_curl_easy_init(void) { return curl.easy_init(); }

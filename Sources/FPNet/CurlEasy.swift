@@ -215,18 +215,28 @@ final class ResponseSink {
     /// The last response's header block ended with its blank line.
     private(set) var headersComplete = false
 
-    func headerLine(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.hasPrefix("HTTP/") {
+    /// One header line as libcurl hands it over (with its CRLF). On bytes:
+    /// Foundation's trimming costs each request's first use a slow path.
+    func headerLine(_ line: UnsafeRawBufferPointer) {
+        let trimmed = Self.trimmed(line[...])
+        if trimmed.starts(with: "HTTP/".utf8) {
             headers = HTTPHeaders()  // a new response starts (redirect, 100 Continue): keep only the last
             headersComplete = false
         } else if trimmed.isEmpty {
             headersComplete = true
-        } else if let colon = trimmed.firstIndex(of: ":") {
-            let name = String(trimmed[..<colon])
-            let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        } else if let colon = trimmed.firstIndex(of: UInt8(ascii: ":")) {
+            let name = String(decoding: trimmed[..<colon], as: UTF8.self)
+            let value = String(decoding: Self.trimmed(trimmed[(colon + 1)...]), as: UTF8.self)
             headers.add(name, value)
         }
+    }
+
+    /// Without leading and trailing spaces, tabs and line ends.
+    static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return bytes[bytes.endIndex...] }
+        return bytes[first...last]
     }
 }
 
@@ -242,8 +252,7 @@ private let headerCallback: curl_write_callback = { data, size, count, context i
     let length = size * count
     guard let data, let context, length > 0 else { return length }
     let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-    let bytes = UnsafeRawBufferPointer(start: data, count: length)
-    sink.headerLine(String(decoding: bytes, as: UTF8.self))
+    sink.headerLine(UnsafeRawBufferPointer(start: data, count: length))
     return length
 }
 

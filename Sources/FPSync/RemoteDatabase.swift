@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 import FPNet
 import Foundation
 
@@ -80,20 +81,13 @@ package struct RemoteDatabase: Sendable {
     }
 
     /// Percent-encodes one path segment (doc ids may hold `/`, `_local` ids `=`).
-    static func encode(_ segment: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
-    }
+    static func encode(_ segment: String) -> String { PercentEncoding.encode(segment) }
 
     func makeURL(_ path: [String], query: [(String, String)] = []) -> URL {
         var text = url.absoluteString
         for segment in path { text += "/" + Self.encode(segment) }
         if !query.isEmpty {
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
-            text += "?" + query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }
-                .joined(separator: "&")
+            text += "?" + query.map { "\($0.0)=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
         }
         return URL(string: text)!
     }

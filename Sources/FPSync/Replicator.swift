@@ -93,7 +93,7 @@ package struct Replicator: Sendable {
 
     static func replicationID(uuid: String, remote: String, _ direction: SyncDirection) -> String {
         let input = "fprint-replication-v1|\(uuid)|\(remote)|\(direction.rawValue)"
-        return Hex.string(Insecure.MD5.hash(data: Data(input.utf8)))
+        return Hex.string(Insecure.MD5.hash(data: Array(input.utf8)))
     }
 
     // MARK: - Checkpoints
@@ -201,6 +201,7 @@ package struct Replicator: Sendable {
     }
 
     static func newSessionID() -> String {
-        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        // 128 random bits in CouchDB's form (32 lower-case hex digits).
+        Hex.string((0..<16).map { _ in UInt8.random(in: .min ... .max) })
     }
 }

@@ -1,5 +1,5 @@
 import FPCore
-import FPNet
+@testable import FPNet
 import Foundation
 import Testing
 
@@ -239,5 +239,38 @@ import Testing
         #expect(headers.values("Set-Cookie") == ["a=1", "b=2"])
         headers["Set-Cookie"] = nil
         #expect(headers.fields.isEmpty)
+    }
+}
+
+/// libcurl hands header lines over as bytes with their CRLF; the sink keeps
+/// only the last response's fields, trimmed, values kept as sent.
+@Suite struct ResponseSinkTests {
+    static func feed(_ sink: ResponseSink, _ lines: [String]) {
+        for line in lines {
+            Array(line.utf8).withUnsafeBytes { sink.headerLine($0) }
+        }
+    }
+
+    @Test func keepsTheLastResponsesTrimmedFields() {
+        let sink = ResponseSink()
+        Self.feed(sink, ["HTTP/1.1 100 Continue\r\n", "X-Early: 1\r\n", "\r\n"])
+        #expect(sink.headersComplete && sink.headers["X-Early"] == "1")
+        Self.feed(sink, ["HTTP/1.1 201 Created\r\n", "Content-Type:  application/json \r\n", "ETag:\t\"1-abc\"\r\n",
+                         "Set-Cookie: AuthSession=a:b=c; Path=/\r\n", "Empty:\r\n", "no colon here\r\n"])
+        #expect(!sink.headersComplete)
+        #expect(sink.headers["X-Early"] == nil)
+        #expect(sink.headers["content-type"] == "application/json")
+        #expect(sink.headers["ETag"] == "\"1-abc\"")
+        // Only the first colon splits: the value keeps its own.
+        #expect(sink.headers["Set-Cookie"] == "AuthSession=a:b=c; Path=/")
+        #expect(sink.headers["Empty"] == "")
+        Self.feed(sink, ["\r\n"])
+        #expect(sink.headersComplete)
+    }
+
+    @Test func nonASCIIValueBytesSurviveAsUTF8() {
+        let sink = ResponseSink()
+        Self.feed(sink, ["HTTP/1.1 200 OK\r\n", "X-Name: Zürich\r\n"])
+        #expect(sink.headers["X-Name"] == "Zürich")
     }
 }

@@ -17,10 +17,12 @@
 int fp_curl_load(void);
 const char *fp_curl_load_error(void);
 
-/* Starts fp_curl_load on a thread of its own and returns at once. */
+/* Starts fp_curl_global_init on a thread of its own and returns at once:
+ * OpenSSL's setup (~1 ms) then happens off the first request's path too. */
 void fp_curl_preload(void);
 
-/* Loads libcurl if needed, then curl_global_init(CURL_GLOBAL_DEFAULT). */
+/* Loads libcurl if needed, then curl_global_init(CURL_GLOBAL_DEFAULT), once
+ * per process (thread-safe); the same result on every call. */
 CURLcode fp_curl_global_init(void);
 
 /* The libcurl calls fprint makes; only after fp_curl_global_init succeeded. */
