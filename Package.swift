@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "FPSyncTests", dependencies: ["FPTestSupport", "FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPTestSupport", "FPCLI", "FPCore", "FPStore", "FPHCI", "FPHex", "CZlib"],
-                    exclude: ["Reference"]),
+                    exclude: ["Reference", "Fixtures"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
         .testTarget(name: "FPProbeTests", dependencies: ["FPTestSupport", "FPProbe", "FPCore", "FPGateway"]),
     ]

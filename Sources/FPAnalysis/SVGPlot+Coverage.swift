@@ -32,13 +32,15 @@ extension SVGPlot {
     /// `cells`: `coverageCells(points, cell: cell)`, which the caller also counts.
     package static func coverage(title: String, points: [(x: Double, y: Double, beacons: Int)], cells: [CoverageCell],
                                 cell: Double, needed: Int, mapWidth: Double, mapHeight: Double, metersPerUnit: Double,
-                                outline: [(x: Double, y: Double)]? = nil, size: Int = 800) -> String {
+                                outline: [(x: Double, y: Double)]? = nil, floorPlan: FloorPlan? = nil,
+                                size: Int = 800) -> String {
         let left = 50.0, top = 40.0
         let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
         let most = max(needed * 2, cells.map(\.beacons).max() ?? 0)
         var body = ["<defs><pattern id=\"gap\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
             + "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d62728\" stroke-width=\"2\"/></pattern></defs>"]
+        body += floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h)
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit, heightM: mapHeight * metersPerUnit)
         let side = cell * scale

@@ -55,14 +55,16 @@ package enum SVGPlot {
     /// are left out by the caller). Axes in metres (`metersPerUnit`), a
     /// colour bar in dBm, the floor's `outline` (which clips the surface) or
     /// the plot's rectangle. `underlay`: an image (path or URL) drawn under the
-    /// points, stretched to the map extent.
+    /// points, stretched to the map extent; `floorPlan`: the map's own picture,
+    /// placed by its origin and scale.
     package static func heatmap(title: String, points: [HeatPoint], mapWidth: Double, mapHeight: Double,
                                metersPerUnit: Double = MapScale.jBuilding.metersPerUnit, underlay: String? = nil,
-                               outline: [(x: Double, y: Double)]? = nil, size: Int = 800) -> String {
+                               outline: [(x: Double, y: Double)]? = nil, floorPlan: FloorPlan? = nil,
+                               size: Int = 800) -> String {
         let left = 50.0, top = 40.0
         let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
-        var body: [String] = []
+        var body = floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h)
         if let underlay {
             body.append("<image x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" preserveAspectRatio=\"none\" xlink:href=\"\(escape(underlay))\" href=\"\(escape(underlay))\" opacity=\"0.6\"/>")
         }

@@ -45,7 +45,7 @@ struct Plot: AsyncParsableCommand {
         commandName: "heatmap",
             abstract: "One transmitter's median RSSI at every measured point of a map.",
             discussion: """
-                The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…). Points where it was not heard are grey crosses. --underlay draws a floor-plan image (file path or URL) under the points; the app config has no image key yet, so none is drawn by default.
+                The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…). Points where it was not heard are grey crosses. The map's floor-plan picture (maps[].floorPlan of the app config: a PNG or JPEG with its origin and scale) is drawn under the points unless --no-floor-plan; --underlay stretches another image (file path or URL) over the plot instead.
 
                 Examples:
                   fprint plot heatmap --map J3NP --transmitter C5:D5:21:51:D7:90 -o beacon.svg
@@ -53,7 +53,8 @@ struct Plot: AsyncParsableCommand {
                 """)
         @OptionGroup var filters: FilterOptions
         @Option(help: "BLE address, Wi-Fi MAC, or BLE:…/WIFI:… id.") var transmitter: String
-        @Option(help: "Floor-plan image (path or URL) drawn under the points.") var underlay: String?
+        @Option(help: "An image (path or URL) stretched under the points instead of the map's floor plan.") var underlay: String?
+        @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var out: Output
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var configOptions: ConfigOptions
@@ -84,14 +85,14 @@ struct Plot: AsyncParsableCommand {
                 Terminal.out(SVGPlot.sparkline(points.map { $0.rssi ?? -105 }))
                 return
             }
-            let maxX = max(2250, (fps.map(\.x).max() ?? 0) + 50), maxY = max(100, (fps.map(\.y).max() ?? 0) + 50)
             let map = filters.map ?? ""
             let config = try ws.configIfAny()
+            let plan = underlay == nil ? try floorPlan.plan(map: map, config: config) : nil
+            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) }, floorPlan: plan)
             let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
             let outline = config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }
-            try out.write(SVGPlot.heatmap(title: "\(heardID) on \(map)", points: points, mapWidth: Double(maxX),
-                                          mapHeight: Double(maxY), metersPerUnit: metersPerUnit, underlay: underlay,
-                                          outline: outline))
+            try out.write(SVGPlot.heatmap(title: "\(heardID) on \(map)", points: points, mapWidth: maxX, mapHeight: maxY,
+                                          metersPerUnit: metersPerUnit, underlay: underlay, outline: outline, floorPlan: plan))
         }
     }
 
@@ -195,6 +196,7 @@ struct Plot: AsyncParsableCommand {
                 """)
         @Argument(help: "JSON lines of `fprint track --json` (- for standard input).", completion: .file()) var input: String
         @OptionGroup var out: Output
+        @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var configOptions: ConfigOptions
 
         func perform() async throws {
@@ -228,11 +230,14 @@ struct Plot: AsyncParsableCommand {
                 return
             }
             // The plan's extent from the app config when it has one, else the points' own.
-            let extent = (try? Workspace(configOptions: configOptions).configIfAny())?.flatMap { $0.appConfig.map(id: map ?? "")?.extent }
+            let config = try? Workspace(configOptions: configOptions).configIfAny()
+            let extent = config?.appConfig.map(id: map ?? "")?.extent
+            let plan = try floorPlan.plan(map: map ?? "", config: config)
             let xs = samples.map(\.x) + samples.compactMap(\.truth?.x), ys = samples.map(\.y) + samples.compactMap(\.truth?.y)
             try out.write(SVGPlot.track(title: "Track on \(map ?? "?") (\(samples.count) positions)", samples: samples,
-                                        mapWidth: extent?.width ?? (xs.max() ?? 1) * 1.1,
-                                        mapHeight: extent?.height ?? (ys.max() ?? 1) * 1.1))
+                                        mapWidth: extent?.width ?? max((xs.max() ?? 1) * 1.1, plan.map { $0.x + $0.width } ?? 0),
+                                        mapHeight: extent?.height ?? max((ys.max() ?? 1) * 1.1, plan.map { $0.y + $0.height } ?? 0),
+                                        floorPlan: plan))
         }
     }
 }

@@ -23,6 +23,7 @@ extension Plot {
         @Option(help: "Beacon registry file (default: beacons/<map>.json beside the app config).", completion: .file())
         var beacons: String?
         @OptionGroup var out: Output
+        @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var configOptions: ConfigOptions
 
@@ -46,13 +47,15 @@ extension Plot {
                 Terminal.out(SVGPlot.sparkline(points.map { Double($0.beacons) }))
                 return
             }
-            let maxX = max(2250, (fps.map(\.x).max() ?? 0) + 50), maxY = max(100, (fps.map(\.y).max() ?? 0) + 50)
+            let plan = try floorPlan.plan(map: map, config: config)
+            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) }, floorPlan: plan)
             let cells = SVGPlot.coverageCells(points, cell: cell / metersPerUnit)
             let gaps = cells.filter { $0.beacons < Coverage.needed }.count
             try out.write(SVGPlot.coverage(
                 title: "Beacon coverage on \(map) (≥ \(Int(minRSSI)) dBm, \(String(format: "%g", cell)) m cells)", points: points,
-                cells: cells, cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: Double(maxX), mapHeight: Double(maxY),
-                metersPerUnit: metersPerUnit, outline: config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }))
+                cells: cells, cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: maxX, mapHeight: maxY,
+                metersPerUnit: metersPerUnit, outline: config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) },
+                floorPlan: plan))
             Terminal.err("\(Terminal.counted(cells.count, "cell")) measured, \(gaps) with fewer than \(Coverage.needed) beacons")
         }
     }

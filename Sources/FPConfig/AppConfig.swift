@@ -16,6 +16,8 @@ package struct MapInfo: Sendable, Equatable {
     /// The floor's outline (`maps[].outline`, ≥ 3 points in map units), which
     /// plots draw and clip their surfaces to; nil: the plot's rectangle.
     package var outline: [MapPoint]?
+    /// A picture of the plan drawn under plots (`maps[].floorPlan`).
+    package var floorPlan: FloorPlanImage?
 
     package init(id: String, location: String, description: String, mapURL: String,
                 scale: MapScale = .jBuilding, floor: Int? = nil, extent: MapExtent? = nil) {
@@ -135,6 +137,9 @@ package struct AppConfig: Sendable, Equatable {
                 let c = try r.object(corner, at: cornerPath)
                 return MapPoint(x: try r.number(c, "x", at: cornerPath), y: try r.number(c, "y", at: cornerPath))
             }
+        }
+        if let plan = o["floorPlan"] {
+            map.floorPlan = try FloorPlanImage(plan, at: "\(path).floorPlan", reader: r)
         }
         return map
     }

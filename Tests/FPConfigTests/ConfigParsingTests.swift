@@ -156,6 +156,14 @@ import Testing
          "$.maps[0].outline: expected at least 3 points {x, y}, found 2"),
         (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "outline": [{"x": 0, "y": 0}, {"x": 5, "y": 0}, {"x": 5, "y": "a"}]}]"#),
          "$.maps[0].outline[2].y: expected a number, found string"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "floorPlan": "J1NP.png"}]"#),
+         "$.maps[0].floorPlan: expected an object, found string"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "floorPlan": {"origin": {"x": 0, "y": 0}}}]"#),
+         "$.maps[0].floorPlan.image: missing (expected a string)"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "floorPlan": {"image": "p.png", "unitsPerPixel": 0}}]"#),
+         "$.maps[0].floorPlan.unitsPerPixel: expected a positive number, found 0"),
+        (appConfig(maps: #"[{"id": "J1NP", "location": "L", "description": "D", "mapURL": "u", "floorPlan": {"image": "p.png", "origin": {"x": 1}}}]"#),
+         "$.maps[0].floorPlan.origin.y: missing (expected a number)"),
     ]
 
     @Test(arguments: badAppConfigs)
@@ -184,6 +192,17 @@ import Testing
             """#)
         let map = try #require(try AppConfig.parse(Data(text.utf8), source: "x").map(id: "K1"))
         #expect(map.outline == [MapPoint(x: 0, y: 0), MapPoint(x: 100, y: 0), MapPoint(x: 100, y: 50.5), MapPoint(x: 0, y: 50.5)])
+    }
+
+    @Test func aFloorPlanIsReadWithItsDefaults() throws {
+        let text = Self.appConfig(maps: #"""
+            [{"id": "K1", "location": "L", "description": "D", "mapURL": "u", "floorPlan": {"image": "plans/K1.png"}},
+             {"id": "K2", "location": "L", "description": "D", "mapURL": "u",
+              "floorPlan": {"image": "/srv/K2.jpg", "origin": {"x": -100, "y": 25.5}, "unitsPerPixel": 2.5}}]
+            """#)
+        let config = try AppConfig.parse(Data(text.utf8), source: "x")
+        #expect(config.map(id: "K1")?.floorPlan == FloorPlanImage(image: "plans/K1.png"))
+        #expect(config.map(id: "K2")?.floorPlan == FloorPlanImage(image: "/srv/K2.jpg", origin: MapPoint(x: -100, y: 25.5), unitsPerPixel: 2.5))
     }
 
     // MARK: Bad scenarios

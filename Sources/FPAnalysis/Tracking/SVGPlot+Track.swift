@@ -20,11 +20,14 @@ extension SVGPlot {
 
     /// A track on the floor plan (x right, y down, map units): the true path as
     /// a grey line, the estimates as a blue line with dots; below it the error
-    /// (red) and the filter's accuracy (dashed) over time.
-    package static func track(title: String, samples: [TrackSample], mapWidth: Double, mapHeight: Double, size: Int = 800) -> String {
+    /// (red) and the filter's accuracy (dashed) over time. `floorPlan`: the
+    /// map's picture under the paths.
+    package static func track(title: String, samples: [TrackSample], mapWidth: Double, mapHeight: Double,
+                              floorPlan: FloorPlan? = nil, size: Int = 800) -> String {
         let w = Double(size), scale = w / max(mapWidth, 1)
         let top = 30.0, h = mapHeight * scale
-        var body = ["<rect x=\"0\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>"]
+        var body = floorPlanImage(floorPlan, left: 0, top: top, scale: scale, width: w, height: h)
+        body += ["<rect x=\"0\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>"]
         func pt(_ x: Double, _ y: Double) -> String { "\(f(x * scale)),\(f(top + y * scale))" }
         let truth = samples.compactMap(\.truth)
         if !truth.isEmpty {

@@ -1,0 +1,47 @@
+import Foundation
+
+extension SVGPlot {
+    /// A floor-plan picture placed on the map: the image's bytes (embedded in
+    /// the SVG as a data URL, so the file stands alone and renders to PNG
+    /// anywhere) and the rectangle it covers, in map units.
+    package struct FloorPlan: Sendable {
+        package var header: ImageHeader
+        package var bytes: [UInt8]
+        package var x: Double, y: Double
+        package var width: Double, height: Double
+
+        /// `unitsPerPixel` map units a pixel, the top-left pixel at (`x`, `y`).
+        package init(header: ImageHeader, bytes: [UInt8], x: Double, y: Double, unitsPerPixel: Double) {
+            self.header = header
+            self.bytes = bytes
+            self.x = x
+            self.y = y
+            width = Double(header.width) * unitsPerPixel
+            height = Double(header.height) * unitsPerPixel
+        }
+    }
+
+    /// The map area a plot shows, in map units: the measured points with a
+    /// margin (at least the J building's 2,250 units wide), grown to hold the
+    /// whole floor plan when there is one.
+    package static func mapExtent(_ points: [(x: Double, y: Double)], floorPlan: FloorPlan?) -> (width: Double, height: Double) {
+        var width = max(2250, (points.map(\.x).max() ?? 0) + 50), height = max(100, (points.map(\.y).max() ?? 0) + 50)
+        if let floorPlan {
+            width = max(width, floorPlan.x + floorPlan.width)
+            height = max(height, floorPlan.y + floorPlan.height)
+        }
+        return (width, height)
+    }
+
+    /// The picture under everything else, faded so colours on it stay
+    /// readable, clipped to the plot area (a plan may reach past the extent).
+    static func floorPlanImage(_ plan: FloorPlan?, left: Double, top: Double, scale: Double, width: Double,
+                               height: Double) -> [String] {
+        guard let plan else { return [] }
+        let href = "data:\(plan.header.mediaType);base64,\(Data(plan.bytes).base64EncodedString())"
+        return ["<clipPath id=\"plot-area\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\"/></clipPath>",
+                "<image class=\"floor-plan\" x=\"\(f(left + plan.x * scale))\" y=\"\(f(top + plan.y * scale))\" "
+                    + "width=\"\(f(plan.width * scale))\" height=\"\(f(plan.height * scale))\" preserveAspectRatio=\"none\" "
+                    + "opacity=\"0.5\" clip-path=\"url(#plot-area)\" href=\"\(href)\"/>"]
+    }
+}
