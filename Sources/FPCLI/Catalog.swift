@@ -54,7 +54,7 @@ struct Scenarios: ReportingCommand {
         commandName: "scenarios",
         abstract: "List the walk scenarios the config offers.",
         discussion: """
-            Shows each route's length in metres and how long it takes at the current walking pace.
+            Shows each route's length in metres and how long it takes at the current walking pace. A route that goes on to other floors (`then` legs) shows its maps in order and its whole length; `walk` records the first map's part, `track --simulate` follows it all.
 
             Examples:
               fprint scenarios
@@ -73,17 +73,31 @@ struct Scenarios: ReportingCommand {
         let list = try Workspace.scenarios(of: loaded).scenarios.filter { map == nil || $0.mapID == map }
         var out: [JSONValue] = []
         var rows: [[String]] = []
+        func meters(_ route: Route?, on map: String) -> Double {
+            let scale = (try? ws.map(map, in: loaded)).map(ws.scale(of:)) ?? .jBuilding
+            return (route?.length ?? 0) * scale.metersPerUnit
+        }
+        func rounded(_ m: Double) -> JSONValue { .double((m * 10).rounded() / 10) }
         for s in list {
-            let scale = (try? ws.map(s.mapID, in: loaded)).map(ws.scale(of:)) ?? .jBuilding
-            let length = (Route(waypoints: s.points)?.length ?? 0) * scale.metersPerUnit
+            let first = meters(Route(waypoints: s.points), on: s.mapID)
+            let legs = s.then.map { (leg: $0, meters: meters($0.route, on: $0.mapID)) }
+            let length = first + legs.reduce(0) { $0 + $1.meters }
             let seconds = length / pace.metersPerSecond
-            out.append([
+            var entry: JSONObject = [
                 "scenarioID": .string(s.scenarioID), "name": .string(s.name), "mapID": .string(s.mapID),
                 "points": .array(s.points.map { ["X": .double($0.x), "Y": .double($0.y)] }),
-                "lengthMeters": .double((length * 10).rounded() / 10), "walkSeconds": .double(seconds.rounded()),
-            ])
-            rows.append([s.scenarioID, s.mapID, s.name, String(s.points.count), String(format: "%.1f", length),
-                         String(format: "%.0f", seconds)])
+                "lengthMeters": rounded(length), "walkSeconds": .double(seconds.rounded()),
+            ]
+            if !legs.isEmpty {
+                entry["then"] = .array(legs.map { leg, m in
+                    ["mapID": .string(leg.mapID), "points": .array(leg.route.waypoints.map { ["X": .double($0.x), "Y": .double($0.y)] }),
+                     "lengthMeters": rounded(m)]
+                })
+            }
+            out.append(.object(entry))
+            let points = s.points.count + legs.reduce(0) { $0 + $1.leg.route.waypoints.count }
+            rows.append([s.scenarioID, ([s.mapID] + legs.map(\.leg.mapID)).joined(separator: "→"), s.name, String(points),
+                         String(format: "%.1f", length), String(format: "%.0f", seconds)])
         }
         if json {
             Terminal.out(CanonicalJSON.string(.array(out)))

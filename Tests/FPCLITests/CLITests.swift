@@ -262,6 +262,19 @@ import Testing
         let scenarios = try await fp.run(["scenarios", "--map", "J1NP"])
         #expect(scenarios.status == 0)
         #expect(scenarios.stdout.contains("scenarioJ1NP1") && scenarios.stdout.contains("93.1"))
+        // A route on two floors: both maps, the whole length, and its legs in JSON.
+        let all = try await fp.run(["scenarios"])
+        let row = try #require(all.lines.first { $0.hasPrefix("scenarioJ2J3 ") })
+        #expect(row.contains("J2NP→J3NP"), "\(row)")
+        let json = try await fp.run(["scenarios", "--json"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let twoFloors = try #require(entries.first { $0["scenarioID"] as? String == "scenarioJ2J3" })
+        let legs = try #require(twoFloors["then"] as? [[String: Any]])
+        #expect(legs.map { $0["mapID"] as? String } == ["J3NP"])
+        let legMeters = try #require(legs.first?["lengthMeters"] as? Double)
+        let total = try #require(twoFloors["lengthMeters"] as? Double)
+        #expect(legMeters > 0 && total > legMeters + 1)
+        #expect(entries.first { $0["scenarioID"] as? String == "scenarioJ1NP1" }?["then"] == nil)
     }
 }
 
