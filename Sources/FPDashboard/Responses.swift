@@ -90,8 +90,6 @@ enum Form {
 }
 
 extension HTTPField.Name {
-    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 }
