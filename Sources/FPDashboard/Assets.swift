@@ -7,7 +7,8 @@ enum Assets {
         header{display:flex;gap:1.5em;align-items:center;padding:.6em 1.2em;background:#263238;color:#fff}
         header a{color:#fff;text-decoration:none;margin-right:1em}.brand{font-weight:bold}
         .who{margin-left:auto}.inline{display:inline;margin-left:.6em}
-        main{padding:1em 1.5em;max-width:1100px}section{margin-bottom:2em}
+        main{padding:1em 1.5em;max-width:1400px}section{margin-bottom:2em}
+        .plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:1.5em;align-items:start}
         table{border-collapse:collapse;background:#fff}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left}
         .num{text-align:right}.error{color:#b00020}.alert{color:#b00020}.muted{color:#777}.on{font-weight:bold}
         form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}

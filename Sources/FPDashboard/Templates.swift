@@ -59,13 +59,14 @@ enum Templates {
     static let map = """
         <h1>{{id}} <small>{{description}}</small></h1>
         <p><span id="point-count">{{points}}</span> points, walks: {{walks}}. <span id="live" class="muted">live updates off</span></p>
-        <section><h2>Floor, points and walks</h2><div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div></section>
+        <div class="plots"><section><h2>Floor, points and walks</h2>
+        <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div></section>
         <section><h2>Heatmap</h2>
         <form method="get" id="tx-form"><label>Transmitter <select name="tx" id="tx">{{#transmitters}}
         <option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}} ({{count}} points)</option>{{/transmitters}}</select></label>
         <noscript><button type="submit">Show</button></noscript></form>
         <div id="heatmap">{{{heatmap}}}</div>{{^heatmap}}<p>No transmitter heard on this map.</p>{{/heatmap}}</section>
-        <section><h2>Coverage and gaps</h2><p>{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section>
+        <section><h2>Coverage and gaps</h2><p>{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section></div>
         """
 
     static let activity = """
