@@ -77,7 +77,8 @@ package struct Dashboard: Sendable {
         let head = request.method == .head
         let method = head ? HTTPRequest.Method.get : request.method
         if path == "/" || path == Self.prefix { return Responses.redirect(Self.prefix + "/") }
-        let rest = Array(path.dropFirst(Self.prefix.count).split(separator: "/").map(String.init))
+        // Segments decoded one by one: a map id may hold any character.
+        let rest = path.dropFirst(Self.prefix.count).split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
         switch (method, rest.first) {
         case (.get, "style.css"): return Responses.asset(Assets.css, type: "text/css; charset=utf-8", head: head)
         case (.get, "app.js"): return Responses.asset(Assets.js, type: "text/javascript; charset=utf-8", head: head)
@@ -107,6 +108,7 @@ package struct Dashboard: Sendable {
             switch (rest.first, rest.count) {
             case (nil, _): return try await pages.index()
             case ("maps", 2): return try await pages.map(rest[1], transmitter: query["tx"])
+            case ("maps", 3) where rest[2] == "errors": return try await pages.errors(rest[1])
             case ("activity", 1): return try await pages.activity(by: query["by"] ?? "day")
             case ("mine", 1):
                 guard user.role != .viewer else { return pages.forbidden("Only surveyors have uploads of their own.") }

@@ -21,6 +21,11 @@ struct Pages {
         Responses.message(.forbidden, heading: "Forbidden", text: why, user: user, canLogout: canLogout, head: head)
     }
 
+    /// A map id as one path segment (a "/" in it is encoded too).
+    static func link(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlPathAllowed.subtracting(["/"])) ?? id
+    }
+
     static func time(_ ms: Int64) -> String {
         ms > 0 ? String(ISOTime.string(millisecondsSince1970: ms).prefix(16)).replacingOccurrences(of: "T", with: " ") : ""
     }
@@ -33,7 +38,7 @@ struct Pages {
         let rows: [[String: Any]] = ids.map { id in
             let list = byMap[id] ?? []
             let owners = Set(list.map(\.owner)).subtracting([MeasurementDocument.unsignedOwner]).sorted()
-            return ["id": id.isEmpty ? "(no map)" : id, "link": id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id,
+            return ["id": id.isEmpty ? "(no map)" : id, "link": Self.link(id),
                     "description": dashboard.options.maps[id]?.description ?? "", "points": list.count,
                     "walks": Set(list.compactMap(\.session)).count, "latest": Self.time(list.map(\.createdAtMs).max() ?? 0),
                     "surveyors": owners.joined(separator: ", ")]
@@ -78,7 +83,8 @@ struct Pages {
         let fps = try await SurveyReads.fingerprints(dashboard.store, map: id, limit: dashboard.options.maxMapPoints)
         let frame = FloorPlot.Frame(map: map, points: shown, size: 800)
         var context: [String: Any] = [
-            "id": id, "description": map.description, "points": shown.count, "sequence": String(sequence),
+            "id": id, "link": Self.link(id),
+            "description": map.description, "points": shown.count, "sequence": String(sequence),
             "walks": Set(shown.compactMap(\.session)).count, "floor": FloorPlot.svg(map: map, points: shown),
         ]
         let plots = MapPlots(map: map, fingerprints: fps, mapWidth: frame.mapWidth, mapHeight: frame.mapHeight)

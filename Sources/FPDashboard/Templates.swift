@@ -19,7 +19,7 @@ enum Templates {
 
     static let sources: [String: String] = [
         "layout": layout, "login": login, "index": index, "map": map, "activity": activity, "mine": mine,
-        "admin": admin, "message": message,
+        "admin": admin, "message": message, "errors": errors,
     ]
 
     static let layout = """
@@ -58,7 +58,7 @@ enum Templates {
 
     static let map = """
         <h1>{{id}} <small>{{description}}</small></h1>
-        <p><span id="point-count">{{points}}</span> points, walks: {{walks}}. <span id="live" class="muted">live updates off</span></p>
+        <p><span id="point-count">{{points}}</span> points, walks: {{walks}}. <a href="/_dashboard/maps/{{link}}/errors">Positioning errors</a>. <span id="live" class="muted">live updates off</span></p>
         <div class="plots"><section><h2>Floor, points and walks</h2>
         <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div></section>
         <section><h2>Heatmap</h2>
@@ -67,6 +67,19 @@ enum Templates {
         <noscript><button type="submit">Show</button></noscript></form>
         <div id="heatmap">{{{heatmap}}}</div>{{^heatmap}}<p>No transmitter heard on this map.</p>{{/heatmap}}</section>
         <section><h2>Coverage and gaps</h2><p>{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section></div>
+        """
+
+    static let errors = """
+        <h1>Positioning errors on {{id}}</h1>
+        <p>Leave-one-out: each measurement located from all the others (WKNN, k = 3), as <code>fprint eval</code> does.
+        <a href="/_dashboard/maps/{{link}}">Back to the map</a></p>
+        {{#note}}<p id="errors-note">{{note}}</p>{{/note}}
+        {{#hasRows}}<table id="errors"><thead><tr><th>Radios</th><th>Located</th><th>Median m</th><th>75 % m</th><th>95 % m</th>
+        <th>Not located</th></tr></thead><tbody>{{/hasRows}}
+        {{#rows}}<tr><td>{{label}}</td><td class="num">{{count}}</td><td class="num">{{median}}</td><td class="num">{{p75}}</td>
+        <td class="num">{{p95}}</td><td class="num">{{unlocalised}}</td></tr>{{/rows}}
+        {{#hasRows}}</tbody></table>{{/hasRows}}
+        <div id="errors-plot">{{{plot}}}</div>
         """
 
     static let activity = """

@@ -58,6 +58,36 @@ import Testing
         }
     }
 
+    @Test func theErrorsPageRunsLeaveOneOutPerRadioSet() async throws {
+        let f = try DashboardFixture()
+        try f.seed()
+        try await f.app.test(.router) { client in
+            let cookie = f.cookie("vera", role: .viewer)
+            let page = try await client.page(.get, "/_dashboard/maps/J1NP/errors", cookie: cookie)
+            #expect(page.status == .ok)
+            // Wi-Fi heard nothing, so it locates nothing; BLE and both locate all five.
+            #expect(page.text.contains("<tr><td>ble WKNN k=3</td><td class=\"num\">5</td>"))
+            #expect(page.text.contains("<tr><td>combined WKNN k=3</td><td class=\"num\">5</td>"))
+            #expect(page.count("class=\"cdf\"") == 2)
+            let lone = try await client.page(.get, "/_dashboard/maps/J2NP/errors", cookie: cookie)
+            #expect(lone.text.contains("needs at least 2 measurements on the map; it has 1"))
+            #expect(!lone.text.contains("class=\"cdf\""))
+        }
+    }
+
+    @Test func mapIdsTravelAsOnePathSegment() async throws {
+        let f = try DashboardFixture()
+        _ = try f.store.insert([NewDocument(id: "odd", body: DashboardFixture.measurement(map: "J 1/NP", x: 10, y: 10, owner: "c"))])
+        try await f.app.test(.router) { client in
+            let cookie = f.cookie("vera", role: .viewer)
+            let index = try await client.page(.get, "/_dashboard/", cookie: cookie)
+            #expect(index.text.contains("href=\"/_dashboard/maps/J%201%2FNP\""))
+            let map = try await client.page(.get, "/_dashboard/maps/J%201%2FNP", cookie: cookie)
+            #expect(map.status == .ok)
+            #expect(map.count("<circle class=\"point\"") == 1)
+        }
+    }
+
     @Test func documentTextIsEscapedInPages() async throws {
         let f = try DashboardFixture()
         _ = try f.store.insert([NewDocument(id: "x", body: DashboardFixture.measurement(
