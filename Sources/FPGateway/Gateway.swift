@@ -160,8 +160,18 @@ struct GatewayDashboardAccess: DashboardAccess {
 
     func login(name: String, password: String, client: String) async throws(LoginRefusal) -> DashboardSession {
         if name.isEmpty {
-            // A pasted token: it becomes the cookie as it is, and keeps its own expiry.
-            guard let claims = try? authenticator.tokens.verify(password) else { throw .badCredentials }
+            // A pasted token: it becomes the cookie as it is, and keeps its own expiry. A
+            // forged one cannot be guessed, but it costs a failure of the client's like a password.
+            let keys = ["client:" + client]
+            switch await authenticator.throttle.admit(keys: keys) {
+            case .refuse(let retryAfter): throw .throttled(retryAfter: Int(retryAfter.components.seconds) + 1)
+            case .wait(let delay): if delay > .zero { try? await Task.sleep(for: delay) }
+            }
+            guard let claims = try? authenticator.tokens.verify(password) else {
+                await authenticator.throttle.failed(keys: keys)
+                throw .badCredentials
+            }
+            await authenticator.throttle.succeeded(keys: keys)
             let left = claims.expiresAt - Int64(Date().timeIntervalSince1970)
             return DashboardSession(user: DashboardUser(name: claims.subject, role: claims.role), token: password,
                                     maxAge: max(0, left))

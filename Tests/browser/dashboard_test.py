@@ -84,6 +84,31 @@ def sync(base, token):
            env=dict(ENV, FPRINT_TOKEN=token))
 
 
+def check_local_dashboard(points):
+    """`fprint dashboard` serves the same survey from the local file, on loopback, without a login."""
+    err = open(f"{TMP}/dashboard.err", "w")
+    local = subprocess.Popen([BIN, "dashboard", "--db", LOCAL, "--port", "0"], env=ENV, stderr=err)
+    try:
+        port = None
+        for _ in range(300):
+            found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", open(f"{TMP}/dashboard.err").read())
+            if found:
+                port = int(found.group(1))
+                break
+            if local.poll() is not None:
+                fail(f"fprint dashboard exited: {open(f'{TMP}/dashboard.err').read().strip()}")
+            time.sleep(0.1)
+        if port is None:
+            fail("fprint dashboard did not start within 30 s")
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/_dashboard/maps/{MAP}", timeout=30).read().decode()
+        shown = page.count('<circle class="point"')
+        if shown != points:
+            fail(f"fprint dashboard shows {shown} points of the local file's {points}")
+    finally:
+        local.terminate()
+        local.wait(timeout=10)
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--db", LOCAL)
@@ -171,12 +196,15 @@ def main():
             if e.code != 403:
                 fail(f"the admin page answered the viewer with {e.code}, not 403")
 
+        check_local_dashboard(points + 1)
+
         if SHOTS:
             # The heatmap as `fprint plot` draws it, of the transmitter the dashboard chose first.
             driver.get(f"{base}/_dashboard/maps/{MAP}")
             tx = driver.find_element(By.CSS_SELECTOR, "#tx option[selected]").get_attribute("value")
             fprint("plot", "heatmap", "--map", MAP, "--transmitter", tx, "--db", LOCAL, "-o", f"{SHOTS}/heatmap.png")
-        print(f"browser test: ok ({points} points, live point, no console errors, admin refused); screenshots in {ARTIFACTS}")
+        print(f"browser test: ok ({points} points, live point, no console errors, admin refused, fprint dashboard); "
+              f"screenshots in {ARTIFACTS}")
     finally:
         if driver:
             driver.quit()
