@@ -46,6 +46,7 @@ package struct Dashboard: Sendable {
     let access: (any DashboardAccess)?
     let options: Options
     let index: SurveyIndex
+    let plots = PlotCache()
     let streams: StreamSlots
     let waitForChange: ChangeWait
 

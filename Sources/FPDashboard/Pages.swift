@@ -54,10 +54,16 @@ struct Pages {
         return page("Maps", "index", context)
     }
 
-    private func beaconAlerts(_ points: [SurveyPoint]) async throws -> [[String: Any]] {
+    private func beaconAlerts(_ points: [SurveyPoint]) async throws -> [[String: String]] {
         let registries = dashboard.options.registries
         guard !registries.isEmpty else { return [] }
-        let fps = try await SurveyReads.fingerprints(dashboard.store, map: nil, limit: dashboard.options.maxMapPoints)
+        let (store, limit) = (dashboard.store, dashboard.options.maxMapPoints)
+        return try await dashboard.plots.alerts(sequence: try await dashboard.index.lastSequence()) {
+            Self.alerts(try await SurveyReads.fingerprints(store, map: nil, limit: limit), points: points, registries: registries)
+        }
+    }
+
+    private static func alerts(_ fps: [Fingerprint], points: [SurveyPoint], registries: [String: BeaconRegistry]) -> [[String: String]] {
         let created = Dictionary(points.map { ($0.id, $0.createdAtMs) }, uniquingKeysWith: { a, _ in a })
         let sightings = SurveyReads.sightings(fps, createdAt: created)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -65,7 +71,7 @@ struct Pages {
         let surveyed = Set(points.map(\.map))
         return registries.filter { surveyed.contains($0.key) }.sorted { $0.key < $1.key }.flatMap { map, registry in
             BeaconHealth.assess(map: map, registry: registry, sightings: sightings, now: now).flatMap { health in
-                health.alerts.map { ["map": map, "mac": health.mac, "text": $0.description] as [String: Any] }
+                health.alerts.map { ["map": map, "mac": health.mac, "text": $0.description] }
             }
         }
     }
@@ -80,20 +86,22 @@ struct Pages {
         }
         let map = dashboard.options.maps[id] ?? DashboardMap(id: id)
         let shown = Array(points.sorted { $0.createdAtMs > $1.createdAtMs }.prefix(dashboard.options.maxMapPoints))
-        let fps = try await SurveyReads.fingerprints(dashboard.store, map: id, limit: dashboard.options.maxMapPoints)
         let frame = FloorPlot.Frame(map: map, points: shown, size: 800)
         var context: [String: Any] = [
             "id": id, "link": Self.link(id),
             "description": map.description, "points": shown.count, "sequence": String(sequence),
             "walks": Set(shown.compactMap(\.session)).count, "floor": FloorPlot.svg(map: map, points: shown),
         ]
-        let plots = MapPlots(map: map, fingerprints: fps, mapWidth: frame.mapWidth, mapHeight: frame.mapHeight)
+        let (store, limit, registry) = (dashboard.store, dashboard.options.maxMapPoints, dashboard.options.registries[id])
+        let plots = try await dashboard.plots.plots(map: id, sequence: sequence) {
+            let fps = try await SurveyReads.fingerprints(store, map: id, limit: limit)
+            return MapPlots(map: map, fingerprints: fps, mapWidth: frame.mapWidth, mapHeight: frame.mapHeight, registry: registry)
+        }
         let ranked = plots.transmitters()
         let chosen = ranked.first { $0.id == transmitter }?.id ?? ranked.first?.id
         context["transmitters"] = ranked.prefix(200).map { ["id": $0.id, "count": $0.count, "selected": $0.id == chosen] as [String: Any] }
         if let chosen { context["heatmap"] = SurveyReads.inline(plots.heatmap(chosen)) }
-        let registry = dashboard.options.registries[id]
-        let coverage = plots.coverage(registry: registry)
+        let coverage = plots.coverage
         context["coverage"] = SurveyReads.inline(coverage.svg)
         context["coverageNote"] = "\(coverage.cells) cells of 2 m measured, \(coverage.gaps) with fewer than \(Coverage.needed) "
             + (registry == nil ? "BLE transmitters" : "registered beacons") + " at −90 dBm or stronger."

@@ -58,6 +58,19 @@ import Testing
         }
     }
 
+    @Test func aNewDocumentReachesTheCachedPlotsOnTheNextLook() async throws {
+        let f = try DashboardFixture()
+        try f.seed()
+        try await f.app.test(.router) { client in
+            let cookie = f.cookie("vera", role: .viewer)
+            #expect(try await client.page(.get, "/_dashboard/maps/J1NP", cookie: cookie).count("class=\"heard\"") == 5)
+            _ = try f.store.insert([NewDocument(id: "late", body: DashboardFixture.measurement(x: 900, y: 900, owner: "carol"))])
+            let again = try await client.page(.get, "/_dashboard/maps/J1NP", cookie: cookie)
+            #expect(again.count("<circle class=\"point\"") == 6)
+            #expect(again.count("class=\"heard\"") == 6)
+        }
+    }
+
     @Test func theErrorsPageRunsLeaveOneOutPerRadioSet() async throws {
         let f = try DashboardFixture()
         try f.seed()
