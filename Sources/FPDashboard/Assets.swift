@@ -49,7 +49,26 @@ enum Assets {
             c.appendChild(title);
             layer.appendChild(c);
             count.textContent = String(layer.querySelectorAll('circle.point').length);
+            if (p.session) extendTrack(p.session, c.getAttribute('cx') + ',' + c.getAttribute('cy'));
           });
+          // A walk's point continues its line (documents arrive in the order they were stored).
+          function extendTrack(session, xy) {
+            var tracks = svg.querySelector('g.tracks');
+            var lines = tracks.querySelectorAll('polyline.track');
+            for (var i = 0; i < lines.length; i++) {
+              if (lines[i].getAttribute('data-session') === session) {
+                lines[i].setAttribute('points', lines[i].getAttribute('points') + ' ' + xy);
+                return;
+              }
+            }
+            var line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+            line.setAttribute('class', 'track');
+            line.setAttribute('data-session', session);
+            line.setAttribute('points', xy);
+            tracks.appendChild(line);
+            var walks = document.getElementById('walk-count');
+            walks.textContent = String(tracks.querySelectorAll('polyline.track').length);
+          }
         })();
         """
 }

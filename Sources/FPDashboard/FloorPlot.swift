@@ -40,10 +40,11 @@ enum FloorPlot {
         var walks: [String: [SurveyPoint]] = [:]
         for p in points { if let s = p.session { walks[s, default: []].append(p) } }
         out.append("<g class=\"tracks\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" opacity=\"0.7\">")
-        for (session, walk) in walks.sorted(by: { $0.key < $1.key }) where walk.count > 1 {
+        // Every walk gets its line, even of one point: the live view extends it as the walk syncs.
+        for (session, walk) in walks.sorted(by: { $0.key < $1.key }) {
             let ordered = walk.sorted { ($0.seq ?? 0, $0.createdAtMs) < ($1.seq ?? 0, $1.createdAtMs) }
             let line = ordered.map { "\(frame.x($0.x)),\(frame.y($0.y))" }.joined(separator: " ")
-            out.append("<polyline class=\"track\" points=\"\(line)\"><title>walk \(SVGPlot.escape(session))</title></polyline>")
+            out.append("<polyline class=\"track\" data-session=\"\(SVGPlot.escape(session))\" points=\"\(line)\"><title>walk \(SVGPlot.escape(session))</title></polyline>")
         }
         out.append("</g><g class=\"points\">")
         for p in points.sorted(by: { $0.id < $1.id }) {

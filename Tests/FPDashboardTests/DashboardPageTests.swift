@@ -20,6 +20,7 @@ import Testing
             #expect(page.count("<circle class=\"point\"") == 5)
             #expect(page.text.contains("<span id=\"point-count\">5</span>"))
             #expect(page.count("<polyline class=\"track\"") == 1)
+            #expect(page.text.contains("<polyline class=\"track\" data-session=\"s1\""))
             #expect(page.text.contains("<polygon class=\"outline\""))
             // The heatmap of the transmitter heard most (both are heard at all five), from FPAnalysis.
             #expect(page.text.contains("<div id=\"heatmap\">"))

@@ -177,6 +177,23 @@ def main():
             fail("the point count did not follow the live point")
         driver.save_screenshot(f"{ARTIFACTS}/live.png")
 
+        # A second walk syncs in: its points appear and its track is drawn as they come.
+        fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--db", LOCAL)
+        sync(base, token)
+        total = json.load(urllib.request.urlopen(urllib.request.Request(
+            f"{base}/fprint", headers={"Authorization": f"Bearer {token}"}), timeout=10))["doc_count"]
+        try:
+            WebDriverWait(driver, 5, poll_frequency=0.1).until(
+                lambda d: len(d.find_elements(By.CSS_SELECTOR, "#floor circle.point")) == total
+                and len(d.find_elements(By.CSS_SELECTOR, "#floor polyline.track")) == 2)
+        except Exception:
+            driver.save_screenshot(f"{ARTIFACTS}/live-walk-missing.png")
+            fail(f"the second walk did not appear within 5 s ({total} documents, "
+                 f"{len(driver.find_elements(By.CSS_SELECTOR, '#floor circle.point'))} points shown)")
+        if driver.find_element(By.ID, "walk-count").text != "2":
+            fail("the walk count did not follow the live walk")
+        driver.save_screenshot(f"{ARTIFACTS}/live-walk.png")
+
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         if errors:
             fail("console errors: " + "; ".join(e.get("message", "") for e in errors))
@@ -196,14 +213,14 @@ def main():
             if e.code != 403:
                 fail(f"the admin page answered the viewer with {e.code}, not 403")
 
-        check_local_dashboard(points + 1)
+        check_local_dashboard(total)
 
         if SHOTS:
             # The heatmap as `fprint plot` draws it, of the transmitter the dashboard chose first.
             driver.get(f"{base}/_dashboard/maps/{MAP}")
             tx = driver.find_element(By.CSS_SELECTOR, "#tx option[selected]").get_attribute("value")
             fprint("plot", "heatmap", "--map", MAP, "--transmitter", tx, "--db", LOCAL, "-o", f"{SHOTS}/heatmap.png")
-        print(f"browser test: ok ({points} points, live point, no console errors, admin refused, fprint dashboard); "
+        print(f"browser test: ok ({points} points, live point and walk, no console errors, admin refused, fprint dashboard); "
               f"screenshots in {ARTIFACTS}")
     finally:
         if driver:
