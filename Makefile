@@ -12,7 +12,7 @@ BIN = $(shell $(SWIFT) build --show-bin-path)/fprint
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
 RELEASE_BIN = $(shell $(RELEASE) --show-bin-path)
 
-.PHONY: build test test-serial demo bench install clean test-vm fuzz bench-ble
+.PHONY: build test test-serial demo bench install clean test-vm fuzz bench-ble test-browser screenshots
 
 build:
 	$(SWIFT) build
@@ -105,3 +105,15 @@ bench-eval:
 .PHONY: test-vm-probe
 test-vm-probe: build
 	bash Tests/vm/probe/run.sh
+
+# The dashboard in headless Chromium (Debian's chromium and chromium-driver,
+# selenium from PyPI): login, a map's points and heatmap, a live point, no
+# console errors, no admin page for a viewer. Screenshots go to
+# $(ARTIFACTS)/browser/. Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
+ARTIFACTS ?= $(CURDIR)/.build/artifacts
+test-browser: build
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
+
+# README's pictures: the dashboard's map page and `fprint plot heatmap` as PNG.
+screenshots: build
+	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)

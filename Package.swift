@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         // Errno and its messages, one typed way for every system call.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The dashboard's HTML templates (`fprint gateway`'s /_dashboard/, `fprint dashboard`).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Hex text of bytes and back, without Foundation: the one encoder of every module.
@@ -65,9 +67,17 @@ let package = Package(
         // glibc's malloc.h: the gateway returns large buffers to the kernel.
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The web dashboard: server-rendered pages of a ReplicableStore's survey (no GRDB here either).
+        .target(name: "FPDashboard", dependencies: [
+            "FPCore", "FPAnalysis",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
         .target(name: "FPGateway", dependencies: [
-            "FPCore", "FPHex", "CMalloc", "CZlib",
+            "FPCore", "FPHex", "CMalloc", "CZlib", "FPDashboard",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -90,7 +100,7 @@ let package = Package(
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
             "FPBLE", "FPTransport", "FPHCI",
-            "FPLinuxRadios", "FPProbe",
+            "FPLinuxRadios", "FPProbe", "FPDashboard",
             .product(name: "SystemPackage", package: "swift-system"),
             "FPAnalysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -131,6 +141,12 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FPDashboardTests", dependencies: [
+            "FPDashboard", "FPGateway", "FPCore", "FPStore", "FPTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .testTarget(name: "FPSyncTests", dependencies: ["FPTestSupport", "FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPTestSupport", "FPCLI", "FPCore", "FPStore", "FPHCI", "FPHex", "CZlib"],

@@ -1,4 +1,5 @@
 import FPCore
+import FPDashboard
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -124,7 +125,16 @@ private func makeApplication(
     let accessLog: AccessLog? = try config.accessLogPath.map { path in
         path == "-" ? AccessLog(handle: .standardError) : try AccessLog(path: path)
     }
-    let responder = GatewayResponder(handler: handler, budget: BodyBudget(capacity: config.bodyBudget), accessLog: accessLog)
+    let dashboard = Dashboard(
+        store: store, access: GatewayDashboardAccess(authenticator: authenticator, sessionTTL: config.sessionTTL),
+        options: .init(maps: DashboardMap.fromAppConfig(config.appConfig),
+                       secureCookie: config.publicURL?.lowercased().hasPrefix("https:") == true),
+        waitForChange: { since, timeout in
+            await notifier.waitForChange(after: since, timeout: timeout)
+            return await !notifier.isShuttingDown
+        })
+    let responder = GatewayResponder(handler: handler, budget: BodyBudget(capacity: config.bodyBudget), accessLog: accessLog,
+                                     dashboard: dashboard)
     let idle = config.idleTimeout.components
     let http = HTTP1Channel.Configuration(
         additionalChannelHandlers: [ConnectionGuardHandler(registry: registry)],
@@ -135,6 +145,51 @@ private func makeApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger)
     return (app, notifier)
+}
+
+/// The dashboard's logins, checked as every other request's: the same
+/// users file, tokens and guess throttle, and the same `AuthSession` cookie.
+struct GatewayDashboardAccess: DashboardAccess {
+    let authenticator: Authenticator
+    let sessionTTL: Int64
+
+    func sessionUser(_ headers: HTTPFields) -> DashboardUser? {
+        guard let token = Authenticator.sessionCookie(headers), let user = try? authenticator.verify(token) else { return nil }
+        return DashboardUser(name: user.name, role: user.role)
+    }
+
+    func login(name: String, password: String, client: String) async throws(LoginRefusal) -> DashboardSession {
+        if name.isEmpty {
+            // A pasted token: it becomes the cookie as it is, and keeps its own expiry. A
+            // forged one cannot be guessed, but it costs a failure of the client's like a password.
+            let keys = ["client:" + client]
+            switch await authenticator.throttle.admit(keys: keys) {
+            case .refuse(let retryAfter): throw .throttled(retryAfter: Int(retryAfter.components.seconds) + 1)
+            case .wait(let delay): if delay > .zero { try? await Task.sleep(for: delay) }
+            }
+            guard let claims = try? authenticator.tokens.verify(password) else {
+                await authenticator.throttle.failed(keys: keys)
+                throw .badCredentials
+            }
+            await authenticator.throttle.succeeded(keys: keys)
+            let left = claims.expiresAt - Int64(Date().timeIntervalSince1970)
+            return DashboardSession(user: DashboardUser(name: claims.subject, role: claims.role), token: password,
+                                    maxAge: max(0, left))
+        }
+        do {
+            let user = try await authenticator.login(name: name, password: password, client: client)
+            let token = authenticator.tokens.issue(user: user.name, role: user.role, ttlSeconds: sessionTTL)
+            return DashboardSession(user: DashboardUser(name: user.name, role: user.role), token: token, maxAge: sessionTTL)
+        } catch let error as CouchError where error.status == .tooManyRequests {
+            throw .throttled(retryAfter: error.retryAfter ?? 1)
+        } catch {
+            throw .badCredentials
+        }
+    }
+
+    func accounts() -> [DashboardUser] {
+        authenticator.users.entries.map { DashboardUser(name: $0.key, role: $0.value.role) }
+    }
 }
 
 /// Why `fprint gateway` could not start serving.

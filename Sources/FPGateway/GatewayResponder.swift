@@ -1,4 +1,5 @@
 import FPCore
+import FPDashboard
 import Foundation
 import Hummingbird
 import Logging
@@ -23,11 +24,22 @@ struct GatewayResponder: HTTPResponder {
     let handler: CouchHandler
     let budget: BodyBudget
     let accessLog: AccessLog?
+    /// The web dashboard (`/_dashboard/…`, and `GET /` from a browser).
+    let dashboard: Dashboard?
 
     var config: GatewayConfig { handler.config }
 
     func respond(to request: Request, context: GatewayContext) async throws -> Response {
         let started = ContinuousClock.now
+        if let dashboard, Dashboard.handles(path: request.uri.path, method: request.method, accept: request.headers[.accept]) {
+            let client = Self.clientAddress(context.channel)
+            let response = await dashboard.respond(to: request, client: client)
+            var entry = AccessLog.Entry(client: client, method: request.method.rawValue, path: request.uri.path)
+            entry.status = response.status.code
+            entry.bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
+            accessLog?.write(entry, started: started)
+            return response
+        }
         let isHead = request.method == .head
         let couch = CouchRequest(
             method: isHead ? .get : request.method, segments: Self.segments(request.uri.path),

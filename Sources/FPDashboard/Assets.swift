@@ -1,0 +1,74 @@
+/// The dashboard's style sheet and script, served from the binary. The
+/// script is a file of its own (not inline) so the pages' Content-Security-Policy
+/// can forbid inline scripts: an injected `<script>` in a document's text would not run.
+enum Assets {
+    static let css = """
+        body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
+        header{display:flex;gap:1.5em;align-items:center;padding:.6em 1.2em;background:#263238;color:#fff}
+        header a{color:#fff;text-decoration:none;margin-right:1em}.brand{font-weight:bold}
+        .who{margin-left:auto}.inline{display:inline;margin-left:.6em}
+        main{padding:1em 1.5em;max-width:1400px}section{margin-bottom:2em}
+        .plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:1.5em;align-items:start}
+        table{border-collapse:collapse;background:#fff}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left}
+        .num{text-align:right}.error{color:#b00020}.alert{color:#b00020}.muted{color:#777}.on{font-weight:bold}
+        form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}
+        svg{max-width:100%;height:auto;background:#fff}circle.new{stroke:#d62728;stroke-width:2}
+        """
+
+    static let js = """
+        (function () {
+          'use strict';
+          var select = document.getElementById('tx');
+          if (select) select.addEventListener('change', function () { select.form.submit(); });
+          var wrap = document.getElementById('floor-wrap');
+          if (!wrap || !window.EventSource) return;
+          var svg = wrap.querySelector('svg');
+          var layer = svg && svg.querySelector('g.points');
+          if (!layer) return;
+          var count = document.getElementById('point-count');
+          var live = document.getElementById('live');
+          var url = '/_dashboard/events?map=' + encodeURIComponent(wrap.dataset.map) +
+            '&since=' + encodeURIComponent(wrap.dataset.since);
+          var source = new EventSource(url);
+          source.addEventListener('open', function () { live.textContent = 'live'; });
+          source.addEventListener('error', function () { live.textContent = 'reconnecting'; });
+          source.addEventListener('point', function (event) {
+            var p = JSON.parse(event.data);
+            var known = layer.querySelectorAll('circle.point');
+            for (var i = 0; i < known.length; i++) if (known[i].getAttribute('data-id') === p.id) return;
+            var left = +svg.dataset.left, top = +svg.dataset.top, scale = +svg.dataset.scale;
+            var c = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
+            c.setAttribute('class', 'point new');
+            c.setAttribute('data-id', p.id);
+            c.setAttribute('cx', (left + p.x * scale).toFixed(1));
+            c.setAttribute('cy', (top + p.y * scale).toFixed(1));
+            c.setAttribute('r', '4');
+            c.setAttribute('fill', '#d62728');
+            var title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+            title.textContent = p.id + ' (' + p.owner + ')';
+            c.appendChild(title);
+            layer.appendChild(c);
+            count.textContent = String(layer.querySelectorAll('circle.point').length);
+            if (p.session) extendTrack(p.session, c.getAttribute('cx') + ',' + c.getAttribute('cy'));
+          });
+          // A walk's point continues its line (documents arrive in the order they were stored).
+          function extendTrack(session, xy) {
+            var tracks = svg.querySelector('g.tracks');
+            var lines = tracks.querySelectorAll('polyline.track');
+            for (var i = 0; i < lines.length; i++) {
+              if (lines[i].getAttribute('data-session') === session) {
+                lines[i].setAttribute('points', lines[i].getAttribute('points') + ' ' + xy);
+                return;
+              }
+            }
+            var line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+            line.setAttribute('class', 'track');
+            line.setAttribute('data-session', session);
+            line.setAttribute('points', xy);
+            tracks.appendChild(line);
+            var walks = document.getElementById('walk-count');
+            walks.textContent = String(tracks.querySelectorAll('polyline.track').length);
+          }
+        })();
+        """
+}

@@ -1,0 +1,189 @@
+import FPAnalysis
+import FPCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The web dashboard under `/_dashboard/`: served by `fprint gateway` (with
+/// its logins) and by `fprint dashboard` (a local database on loopback, no
+/// login). In this order: the path, the user (from the cookie alone), the
+/// role, and only then a body, which only the login and logout forms have.
+package struct Dashboard: Sendable {
+    package struct Options: Sendable {
+        /// Maps of the app config, by id.
+        package var maps: [String: DashboardMap]
+        /// Beacon registries by map, for the health alerts.
+        package var registries: [String: BeaconRegistry]
+        /// Mark the session cookie `Secure` (the gateway is reached over HTTPS).
+        package var secureCookie: Bool
+        /// Most event streams open at once, and per client address.
+        package var maxStreams: Int
+        package var maxStreamsPerClient: Int
+        /// A stream ends after this long (the browser reconnects where it left off).
+        package var streamLifetime: Duration
+        /// Most points a map page draws.
+        package var maxMapPoints: Int
+
+        package init(maps: [String: DashboardMap] = [:], registries: [String: BeaconRegistry] = [:],
+                     secureCookie: Bool = false, maxStreams: Int = 64, maxStreamsPerClient: Int = 4,
+                     streamLifetime: Duration = .seconds(300), maxMapPoints: Int = 5000) {
+            self.maps = maps
+            self.registries = registries
+            self.secureCookie = secureCookie
+            self.maxStreams = maxStreams
+            self.maxStreamsPerClient = maxStreamsPerClient
+            self.streamLifetime = streamLifetime
+            self.maxMapPoints = maxMapPoints
+        }
+    }
+
+    /// Waits until the store's sequence passes `since` or `timeout` passes;
+    /// false once the server is shutting down (streams then end).
+    package typealias ChangeWait = @Sendable (_ since: Int64, _ timeout: Duration) async -> Bool
+
+    let store: any ReplicableStore
+    /// nil: local mode (`fprint dashboard`): everyone on loopback is the local admin.
+    let access: (any DashboardAccess)?
+    let options: Options
+    let index: SurveyIndex
+    let plots = PlotCache()
+    let streams: StreamSlots
+    let waitForChange: ChangeWait
+
+    static let prefix = "/_dashboard"
+    /// Largest login or logout form: read before anyone is known.
+    static let formLimit = 4 << 10
+    static let localUser = DashboardUser(name: "local", role: .admin)
+
+    package init(store: any ReplicableStore, access: (any DashboardAccess)?, options: Options = Options(),
+                 waitForChange: @escaping ChangeWait) {
+        self.store = store
+        self.access = access
+        self.options = options
+        self.index = SurveyIndex(store: store)
+        self.streams = StreamSlots(total: options.maxStreams, perClient: options.maxStreamsPerClient)
+        self.waitForChange = waitForChange
+    }
+
+    /// Whether a request is the dashboard's: its paths, and `GET /` from a
+    /// browser (CouchDB peers ask for `/` as JSON and keep getting the welcome).
+    package static func handles(path: String, method: HTTPRequest.Method, accept: String?) -> Bool {
+        if path == prefix || path.hasPrefix(prefix + "/") { return true }
+        return path == "/" && (method == .get || method == .head) && (accept ?? "").lowercased().contains("text/html")
+    }
+
+    package func respond(to request: Request, client: String) async -> Response {
+        var request = request
+        let path = request.uri.path
+        let head = request.method == .head
+        let method = head ? HTTPRequest.Method.get : request.method
+        if path == "/" || path == Self.prefix { return Responses.redirect(Self.prefix + "/") }
+        // Segments decoded one by one: a map id may hold any character.
+        let rest = path.dropFirst(Self.prefix.count).split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        switch (method, rest.first) {
+        case (.get, "style.css"): return Responses.asset(Assets.css, type: "text/css; charset=utf-8", head: head)
+        case (.get, "app.js"): return Responses.asset(Assets.js, type: "text/javascript; charset=utf-8", head: head)
+        case (.get, "login"):
+            if access == nil || user(request) != nil { return Responses.redirect(Self.prefix + "/") }
+            return loginPage(.ok, name: "", error: nil, head: head)
+        case (.post, "login"):
+            guard sameOrigin(request) else { return forbiddenOrigin() }
+            return await login(&request, client: client)
+        case (.post, "logout"):
+            guard sameOrigin(request) else { return forbiddenOrigin() }
+            return Responses.redirect(Self.prefix + "/login",
+                                      cookie: Responses.sessionCookie("", maxAge: 0, secure: options.secureCookie))
+        default: break
+        }
+        guard let user = user(request) else {
+            if rest.first == "events" { return Responses.html(.unauthorized, "log in first\n") }
+            return Responses.redirect(Self.prefix + "/login")
+        }
+        guard method == .get else {
+            return Responses.message(.methodNotAllowed, heading: "Not allowed", text: "This page only answers GET.",
+                                     user: user, canLogout: access != nil)
+        }
+        let query = Form.parse(request.uri.query ?? "")
+        let pages = Pages(dashboard: self, user: user, head: head)
+        do {
+            switch (rest.first, rest.count) {
+            case (nil, _): return try await pages.index()
+            case ("maps", 2): return try await pages.map(rest[1], transmitter: query["tx"])
+            case ("maps", 3) where rest[2] == "errors": return try await pages.errors(rest[1])
+            case ("activity", 1): return try await pages.activity(by: query["by"] ?? "day")
+            case ("mine", 1):
+                guard user.role != .viewer else { return pages.forbidden("Only surveyors have uploads of their own.") }
+                return try await pages.mine()
+            case ("admin", 1):
+                guard user.role == .admin else { return pages.forbidden("The admin page is for admins only.") }
+                return try await pages.admin()
+            case ("events", 1):
+                return await events(map: query["map"] ?? "", since: request.headers[.lastEventID] ?? query["since"],
+                                    client: client, head: head)
+            default:
+                return Responses.message(.notFound, heading: "Not found", text: "There is no such dashboard page.",
+                                         user: user, canLogout: access != nil, head: head)
+            }
+        } catch {
+            return Responses.message(.internalServerError, heading: "Cannot read the survey", text: "\(error)",
+                                     user: user, canLogout: access != nil, head: head)
+        }
+    }
+
+    /// The user of the session cookie, or the local admin in local mode.
+    func user(_ request: Request) -> DashboardUser? {
+        guard let access else { return Self.localUser }
+        return access.sessionUser(request.headers)
+    }
+
+    /// A form must come from a page of this server: browsers send `Origin`
+    /// (or at least `Referer`) with a POST, and another site cannot forge
+    /// them. With the SameSite=Strict cookie this is the CSRF defence.
+    func sameOrigin(_ request: Request) -> Bool {
+        guard let host = request.head.authority else { return false }
+        let allowed = ["http://" + host, "https://" + host]
+        if let origin = request.headers[.origin] { return allowed.contains(origin) }
+        if let referer = request.headers[.referer] { return allowed.contains { referer == $0 || referer.hasPrefix($0 + "/") } }
+        return false
+    }
+
+    func forbiddenOrigin() -> Response {
+        Responses.message(.forbidden, heading: "Forbidden", text: "The form did not come from this server.", user: nil,
+                          canLogout: false)
+    }
+
+    func loginPage(_ status: HTTPResponse.Status, name: String, error: String?, head: Bool = false) -> Response {
+        var context: [String: Any] = ["name": name]
+        if let error { context["error"] = error }
+        return Responses.page(status, title: "Log in", user: nil, canLogout: false,
+                              content: Templates.render("login", context), head: head)
+    }
+
+    private func login(_ request: inout Request, client: String) async -> Response {
+        guard let access else { return Responses.redirect(Self.prefix + "/") }
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Self.formLimit {
+            return loginPage(.contentTooLarge, name: "", error: "The form is too large.")
+        }
+        guard let body = try? await request.collectBody(upTo: Self.formLimit) else {
+            return loginPage(.contentTooLarge, name: "", error: "The form is too large.")
+        }
+        let form = Form.parse(String(buffer: body))
+        let name = form["name"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard let password = form["password"], !password.isEmpty else {
+            return loginPage(.unauthorized, name: name, error: "Give a name and password, or paste a token.")
+        }
+        do throws(LoginRefusal) {
+            let session = try await access.login(name: name, password: password, client: client)
+            return Responses.redirect(Self.prefix + "/", cookie: Responses.sessionCookie(
+                session.token, maxAge: session.maxAge, secure: options.secureCookie))
+        } catch {
+            guard case .throttled(let seconds) = error else {
+                return loginPage(.unauthorized, name: name, error: "Wrong name, password or token.")
+            }
+            var response = loginPage(.tooManyRequests, name: name,
+                                     error: "Too many failed logins: try again in \(seconds) s.")
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import FPCore
+import HTTPTypes
+
+/// Who looks at the dashboard.
+package struct DashboardUser: Sendable, Equatable {
+    package var name: String
+    package var role: GatewayRole
+
+    package init(name: String, role: GatewayRole) {
+        self.name = name
+        self.role = role
+    }
+}
+
+/// Why a login was refused; the text is safe to show (it never holds the password or token).
+package enum LoginRefusal: Error, Equatable {
+    case badCredentials
+    /// Too many failed logins from this name or address: try again after `retryAfter` seconds.
+    case throttled(retryAfter: Int)
+}
+
+/// A session made by a login: the user and the token the `AuthSession` cookie carries.
+package struct DashboardSession: Sendable {
+    package var user: DashboardUser
+    package var token: String
+    /// Seconds the cookie lives (the token's own lifetime).
+    package var maxAge: Int64
+
+    package init(user: DashboardUser, token: String, maxAge: Int64) {
+        self.user = user
+        self.token = token
+        self.maxAge = maxAge
+    }
+}
+
+/// How the dashboard checks people, supplied by the gateway (its users file,
+/// token secret and guess throttle): the dashboard module never sees them,
+/// and the gateway's own `_session` and the dashboard accept the same cookie.
+package protocol DashboardAccess: Sendable {
+    /// The user of the request's `AuthSession` cookie; nil without one, or when it is invalid or expired.
+    func sessionUser(_ headers: HTTPFields) -> DashboardUser?
+    /// A name and password of the users file (throttled as every login is),
+    /// or, with an empty name, a token pasted into the password field.
+    func login(name: String, password: String, client: String) async throws(LoginRefusal) -> DashboardSession
+    /// The users file's names and roles, for the admin page.
+    func accounts() -> [DashboardUser]
+}

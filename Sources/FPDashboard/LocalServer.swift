@@ -1,0 +1,60 @@
+import FPCore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `fprint dashboard`: the dashboard alone over a local database, on
+/// loopback only, without logins (whoever can reach 127.0.0.1 is the local user).
+package enum LocalDashboard {
+    /// How often the live view looks for documents another process wrote.
+    static let pollInterval: Duration = .milliseconds(500)
+
+    package static func make(store: any ReplicableStore, options: Dashboard.Options) -> Dashboard {
+        Dashboard(store: store, access: nil, options: options) { since, timeout in
+            // No gateway notifies here: another process (a walk, a sync) writes the file.
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline, !Task.isCancelled {
+                let last = try? await BlockingWork.run("fprint.dashboard.store") { () throws(StoreError) -> Int64 in
+                    try store.lastSequence()
+                }
+                if let last, last > since { return true }
+                try? await Task.sleep(for: pollInterval)
+            }
+            return !Task.isCancelled
+        }
+    }
+
+    /// Another server listens on the port.
+    package struct AddressInUse: Error {}
+
+    /// Serves until SIGINT/SIGTERM on 127.0.0.1:`port` (0: any free port, handed to `onRunning`).
+    package static func run(_ dashboard: Dashboard, port: Int, onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        var logger = Logger(label: "fprint.dashboard")
+        logger.logLevel = .warning
+        let app = Application(
+            responder: LocalResponder(dashboard: dashboard),
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fprint-dashboard"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw AddressInUse()
+        }
+    }
+}
+
+/// Every path is the dashboard's; `/` leads to it.
+struct LocalResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let dashboard: Dashboard
+
+    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        let path = request.uri.path
+        if path == "/" || Dashboard.handles(path: path, method: request.method, accept: nil) {
+            return await dashboard.respond(to: request, client: "local")
+        }
+        return Responses.message(.notFound, heading: "Not found", text: "The dashboard is at /_dashboard/.",
+                                 user: Dashboard.localUser, canLogout: false)
+    }
+}

@@ -1,0 +1,96 @@
+import FPAnalysis
+import FPCore
+
+/// The plots of one map's documents, drawn by FPAnalysis as `fprint plot`
+/// draws them: a transmitter's heatmap and the beacon coverage. It keeps
+/// what they need of each document (position, medians, which radios were
+/// scanned), not the scans, so a cached one is small.
+struct MapPlots: Sendable {
+    struct Point: Sendable {
+        var label: String
+        var x: Double, y: Double
+        var scannedBLE: Bool, scannedWiFi: Bool
+        var medians: [String: Double]
+    }
+
+    let map: DashboardMap
+    let mapWidth: Double
+    let mapHeight: Double
+    let points: [Point]
+    let coverage: (svg: String, cells: Int, gaps: Int)
+    /// Beacons heard at −90 dBm or stronger on 2 m cells count for coverage.
+    static let coverageRSSI = -90.0, coverageCell = 2.0
+
+    init(map: DashboardMap, fingerprints: [Fingerprint], mapWidth: Double, mapHeight: Double, registry: BeaconRegistry?) {
+        self.map = map
+        self.mapWidth = mapWidth
+        self.mapHeight = mapHeight
+        points = fingerprints.map { fp in
+            Point(label: String(fp.id.prefix(8)), x: Double(fp.x), y: Double(fp.y), scannedBLE: !fp.ble.isEmpty,
+                  scannedWiFi: !fp.wifi.isEmpty, medians: Reduction.reduce(fp, set: .combined, options: SignalOptions()))
+        }
+        coverage = Self.coverage(map: map, fingerprints: fingerprints, mapWidth: mapWidth, mapHeight: mapHeight,
+                                 registry: registry)
+    }
+
+    var outline: [(x: Double, y: Double)]? { map.outline?.map { (x: $0.x, y: $0.y) } }
+
+    /// Transmitters by the number of points that hear them, most first.
+    func transmitters() -> [(id: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for p in points { for id in p.medians.keys { counts[id, default: 0] += 1 } }
+        return counts.map { (id: $0.key, count: $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.id < $1.id }
+    }
+
+    /// "Not heard" only where the transmitter's radio was scanned (as `fprint plot heatmap`).
+    func heatmap(_ id: String) -> String {
+        let wifi = id.hasPrefix("WIFI:")
+        let heat = points.compactMap { p -> SVGPlot.HeatPoint? in
+            guard wifi ? p.scannedWiFi : p.scannedBLE else { return nil }
+            return SVGPlot.HeatPoint(x: p.x, y: p.y, rssi: p.medians[id], label: p.label)
+        }
+        return SVGPlot.heatmap(title: "\(id) on \(map.id)", points: heat, mapWidth: mapWidth, mapHeight: mapHeight,
+                               metersPerUnit: map.metersPerUnit, outline: outline)
+    }
+
+    /// Registry beacons when the map has a registry, else every BLE transmitter (as `fprint plot coverage`).
+    static func coverage(map: DashboardMap, fingerprints: [Fingerprint], mapWidth: Double, mapHeight: Double,
+                         registry: BeaconRegistry?) -> (svg: String, cells: Int, gaps: Int) {
+        let counted = Coverage.points(fingerprints, minRSSI: coverageRSSI,
+                                      beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
+        let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
+        let cell = coverageCell / map.metersPerUnit
+        let cells = SVGPlot.coverageCells(points, cell: cell)
+        let svg = SVGPlot.coverage(title: "Beacon coverage on \(map.id)", points: points, cells: cells, cell: cell,
+                                   needed: Coverage.needed, mapWidth: mapWidth, mapHeight: mapHeight,
+                                   metersPerUnit: map.metersPerUnit, outline: map.outline?.map { (x: $0.x, y: $0.y) })
+        return (svg, cells.count, cells.filter { $0.beacons < Coverage.needed }.count)
+    }
+}
+
+/// The latest plots of a few maps and the latest beacon alerts, each valid
+/// for the store sequence it was made at: a second look at a page is not a
+/// second read of every document. At most `capacity` maps are kept.
+actor PlotCache {
+    static let capacity = 2
+    private var maps: [(map: String, sequence: Int64, plots: MapPlots)] = []
+    private var alerts: (sequence: Int64, made: ContinuousClock.Instant, rows: [[String: String]])?
+    /// Alerts also age without new documents ("silent for N days"): they are redone this often.
+    static let alertsLifetime: Duration = .seconds(600)
+
+    func plots(map: String, sequence: Int64, make: @Sendable () async throws -> MapPlots) async throws -> MapPlots {
+        if let hit = maps.first(where: { $0.map == map && $0.sequence == sequence }) { return hit.plots }
+        let made = try await make()
+        maps.removeAll { $0.map == map }
+        maps.append((map, sequence, made))
+        if maps.count > Self.capacity { maps.removeFirst(maps.count - Self.capacity) }
+        return made
+    }
+
+    func alerts(sequence: Int64, make: @Sendable () async throws -> [[String: String]]) async throws -> [[String: String]] {
+        if let alerts, alerts.sequence == sequence, ContinuousClock.now - alerts.made < Self.alertsLifetime { return alerts.rows }
+        let rows = try await make()
+        alerts = (sequence, ContinuousClock.now, rows)
+        return rows
+    }
+}

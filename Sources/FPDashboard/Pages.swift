@@ -1,0 +1,147 @@
+import FPAnalysis
+import FPCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The pages for one user's request: each gathers its numbers and renders its template.
+struct Pages {
+    let dashboard: Dashboard
+    let user: DashboardUser
+    let head: Bool
+
+    var canLogout: Bool { dashboard.access != nil }
+
+    func page(_ title: String, _ template: String, _ context: [String: Any], script: Bool = false) -> Response {
+        Responses.page(title: title, user: user, canLogout: canLogout, content: Templates.render(template, context),
+                       script: script, head: head)
+    }
+
+    func forbidden(_ why: String) -> Response {
+        Responses.message(.forbidden, heading: "Forbidden", text: why, user: user, canLogout: canLogout, head: head)
+    }
+
+    /// A map id as one path segment (a "/" in it is encoded too).
+    static func link(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlPathAllowed.subtracting(["/"])) ?? id
+    }
+
+    static func time(_ ms: Int64) -> String {
+        ms > 0 ? String(ISOTime.string(millisecondsSince1970: ms).prefix(16)).replacingOccurrences(of: "T", with: " ") : ""
+    }
+
+    /// Maps with their counts, latest activity and surveyors; beacon alerts.
+    func index() async throws -> Response {
+        let points = try await dashboard.index.snapshot()
+        let byMap = Dictionary(grouping: points, by: \.map)
+        let ids = Set(byMap.keys).union(dashboard.options.maps.keys).sorted()
+        let rows: [[String: Any]] = ids.map { id in
+            let list = byMap[id] ?? []
+            let owners = Set(list.map(\.owner)).subtracting([MeasurementDocument.unsignedOwner]).sorted()
+            return ["id": id.isEmpty ? "(no map)" : id, "link": Self.link(id),
+                    "description": dashboard.options.maps[id]?.description ?? "", "points": list.count,
+                    "walks": Set(list.compactMap(\.session)).count, "latest": Self.time(list.map(\.createdAtMs).max() ?? 0),
+                    "surveyors": owners.joined(separator: ", ")]
+        }
+        var context: [String: Any] = ["maps": rows]
+        let alerts = try await beaconAlerts(points)
+        if alerts.isEmpty {
+            context["healthNote"] = dashboard.options.registries.isEmpty
+                ? "No beacon registry is configured, so no beacon is checked." : "Every registered beacon is fine."
+        } else {
+            context["alerts"] = ["items": alerts]
+        }
+        return page("Maps", "index", context)
+    }
+
+    private func beaconAlerts(_ points: [SurveyPoint]) async throws -> [[String: String]] {
+        let registries = dashboard.options.registries
+        guard !registries.isEmpty else { return [] }
+        let (store, limit) = (dashboard.store, dashboard.options.maxMapPoints)
+        return try await dashboard.plots.alerts(sequence: try await dashboard.index.lastSequence()) {
+            Self.alerts(try await SurveyReads.fingerprints(store, map: nil, limit: limit), points: points, registries: registries)
+        }
+    }
+
+    private static func alerts(_ fps: [Fingerprint], points: [SurveyPoint], registries: [String: BeaconRegistry]) -> [[String: String]] {
+        let created = Dictionary(points.map { ($0.id, $0.createdAtMs) }, uniquingKeysWith: { a, _ in a })
+        let sightings = SurveyReads.sightings(fps, createdAt: created)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        // A map nobody surveyed yet says nothing about its beacons.
+        let surveyed = Set(points.map(\.map))
+        return registries.filter { surveyed.contains($0.key) }.sorted { $0.key < $1.key }.flatMap { map, registry in
+            BeaconHealth.assess(map: map, registry: registry, sightings: sightings, now: now).flatMap { health in
+                health.alerts.map { ["map": map, "mac": health.mac, "text": $0.description] }
+            }
+        }
+    }
+
+    /// Floor with points and walks, a heatmap of one transmitter, coverage.
+    func map(_ id: String, transmitter: String?) async throws -> Response {
+        let sequence = try await dashboard.index.lastSequence()
+        let points = try await dashboard.index.snapshot().filter { $0.map == id }
+        guard !points.isEmpty || dashboard.options.maps[id] != nil else {
+            return Responses.message(.notFound, heading: "No such map", text: "No measurement is on map \(id).",
+                                     user: user, canLogout: canLogout, head: head)
+        }
+        let map = dashboard.options.maps[id] ?? DashboardMap(id: id)
+        let shown = Array(points.sorted { $0.createdAtMs > $1.createdAtMs }.prefix(dashboard.options.maxMapPoints))
+        let frame = FloorPlot.Frame(map: map, points: shown, size: 800)
+        var context: [String: Any] = [
+            "id": id, "link": Self.link(id),
+            "description": map.description, "points": shown.count, "sequence": String(sequence),
+            "walks": Set(shown.compactMap(\.session)).count, "floor": FloorPlot.svg(map: map, points: shown),
+        ]
+        let (store, limit, registry) = (dashboard.store, dashboard.options.maxMapPoints, dashboard.options.registries[id])
+        let plots = try await dashboard.plots.plots(map: id, sequence: sequence) {
+            let fps = try await SurveyReads.fingerprints(store, map: id, limit: limit)
+            return MapPlots(map: map, fingerprints: fps, mapWidth: frame.mapWidth, mapHeight: frame.mapHeight, registry: registry)
+        }
+        let ranked = plots.transmitters()
+        let chosen = ranked.first { $0.id == transmitter }?.id ?? ranked.first?.id
+        context["transmitters"] = ranked.prefix(200).map { ["id": $0.id, "count": $0.count, "selected": $0.id == chosen] as [String: Any] }
+        if let chosen { context["heatmap"] = SurveyReads.inline(plots.heatmap(chosen)) }
+        let coverage = plots.coverage
+        context["coverage"] = SurveyReads.inline(coverage.svg)
+        context["coverageNote"] = "\(coverage.cells) cells of 2 m measured, \(coverage.gaps) with fewer than \(Coverage.needed) "
+            + (registry == nil ? "BLE transmitters" : "registered beacons") + " at −90 dBm or stronger."
+        return page(id, "map", context, script: true)
+    }
+
+    /// Documents per day, week or month, by surveyor and by map.
+    func activity(by period: String) async throws -> Response {
+        let bucket = Activity.Period(rawValue: period) ?? .day
+        let rows = Activity.rows(try await dashboard.index.snapshot(), by: bucket)
+        let context: [String: Any] = [
+            bucket.rawValue: true, "period": bucket.rawValue.capitalized, "chart": Activity.chart(rows),
+            "rows": rows.map { ["label": $0.label, "count": $0.count, "owners": Activity.describe($0.owners),
+                                "maps": Activity.describe($0.maps)] as [String: Any] },
+        ]
+        return page("Activity", "activity", context)
+    }
+
+    /// The documents this user signed, newest first.
+    func mine() async throws -> Response {
+        let mine = try await dashboard.index.snapshot().filter { $0.owner == user.name }.sorted { $0.createdAtMs > $1.createdAtMs }
+        let shown = mine.prefix(500)
+        return page("My uploads", "mine", [
+            "name": user.name, "count": mine.count, "more": mine.count > shown.count, "shown": shown.count,
+            "rows": shown.map { ["created": Self.time($0.createdAtMs), "map": $0.map, "x": String(format: "%g", $0.x),
+                                 "y": String(format: "%g", $0.y), "session": $0.session ?? "", "id": $0.id] as [String: Any] },
+        ])
+    }
+
+    /// The users file and the signers the data knows.
+    func admin() async throws -> Response {
+        let accounts = (dashboard.access?.accounts() ?? []).sorted { $0.name < $1.name }
+        let byOwner = Dictionary(grouping: try await dashboard.index.snapshot(), by: \.owner)
+        return page("Admin", "admin", [
+            "accounts": accounts.map { ["name": $0.name, "role": $0.role.rawValue] },
+            "accountsNote": dashboard.access == nil ? "Local mode: no logins." : "The gateway has no users file (tokens only).",
+            "signers": byOwner.sorted { $0.key < $1.key }.map { owner, list in
+                ["name": owner == MeasurementDocument.unsignedOwner ? "(unsigned)" : owner, "count": list.count,
+                 "latest": Self.time(list.map(\.createdAtMs).max() ?? 0)] as [String: Any]
+            },
+        ])
+    }
+}

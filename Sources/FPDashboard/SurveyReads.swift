@@ -1,0 +1,42 @@
+import FPAnalysis
+import FPCore
+import Foundation
+
+/// Whole documents read for a page that needs their scans (heatmaps,
+/// coverage, beacon health), off the cooperative pool and bounded in number.
+enum SurveyReads {
+    /// The fingerprints of `map`'s documents (all maps: nil), at most `limit`;
+    /// documents eval cannot read are left out (the CLI names them; a page only draws).
+    static func fingerprints(_ store: any ReplicableStore, map: String?, limit: Int) async throws -> [Fingerprint] {
+        try await BlockingWork.run("fprint.dashboard.store") { () throws -> [Fingerprint] in
+            let names = TransmitterNames()
+            var out: [Fingerprint] = []
+            for summary in try store.list(ListQuery(level: map, limit: limit)) {
+                guard let rev = Revision(summary.rev), let text = try store.revisionText(id: summary.id, rev: rev),
+                      let fp = try? Fingerprint(id: summary.id, text: text.canonicalBody, names: names) else { continue }
+                out.append(fp)
+            }
+            return out
+        }
+    }
+
+    /// BLE sightings by upper-case MAC, for `BeaconHealth.assess`.
+    static func sightings(_ fps: [Fingerprint], createdAt: [String: Int64]) -> [String: [BeaconSighting]] {
+        var out: [String: [BeaconSighting]] = [:]
+        for fp in fps {
+            guard let at = createdAt[fp.id] else { continue }
+            var best: [String: Double] = [:]
+            for s in fp.ble { best[s.transmitter] = max(best[s.transmitter] ?? -200, s.rssi) }
+            for (id, rssi) in best {
+                out[String(id.dropFirst(4)).uppercased(), default: []].append(BeaconSighting(at: at, rssi: Int(rssi)))
+            }
+        }
+        return out
+    }
+
+    /// An SVG document of the plots, inline in a page: without its XML declaration.
+    static func inline(_ svg: String) -> String {
+        guard svg.hasPrefix("<?xml"), let end = svg.firstIndex(of: "\n") else { return svg }
+        return String(svg[svg.index(after: end)...])
+    }
+}

@@ -1,0 +1,117 @@
+import Mustache
+
+/// The pages' Mustache templates, compiled into the binary (the installed
+/// `fprint` is one file: no resource bundle to find at run time). `{{x}}`
+/// is HTML-escaped; `{{{x}}}` only takes SVG the plots escaped themselves.
+enum Templates {
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        for (name, text) in sources {
+            // The templates are constants of this file: a parse error is a bug, caught by every test.
+            do { try library.register(text, named: name) } catch { preconditionFailure("template \(name): \(error)") }
+        }
+        return library
+    }()
+
+    static func render(_ name: String, _ context: [String: Any]) -> String {
+        library.render(context, withTemplate: name) ?? ""
+    }
+
+    static let sources: [String: String] = [
+        "layout": layout, "login": login, "index": index, "map": map, "activity": activity, "mine": mine,
+        "admin": admin, "message": message, "errors": errors,
+    ]
+
+    static let layout = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · fprint</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_dashboard/style.css"></head>
+        <body><header><a class="brand" href="/_dashboard/">fprint</a>
+        {{#user}}<nav><a href="/_dashboard/">Maps</a> <a href="/_dashboard/activity">Activity</a>
+        {{#surveyor}}<a href="/_dashboard/mine">My uploads</a>{{/surveyor}}
+        {{#admin}}<a href="/_dashboard/admin">Admin</a>{{/admin}}</nav>
+        <span class="who">{{name}} ({{role}}){{#canLogout}}
+        <form method="post" action="/_dashboard/logout" class="inline"><button type="submit">Log out</button></form>{{/canLogout}}</span>
+        {{/user}}</header>
+        <main>{{{content}}}</main>{{#script}}<script src="/_dashboard/app.js"></script>{{/script}}</body></html>
+        """
+
+    static let login = """
+        <h1>Log in</h1>
+        {{#error}}<p class="error" id="login-error">{{error}}</p>{{/error}}
+        <form method="post" action="/_dashboard/login" class="login">
+        <label>Name <input name="name" autocomplete="username" value="{{name}}"></label>
+        <label>Password, or a token with an empty name <input name="password" type="password" autocomplete="current-password"></label>
+        <button type="submit">Log in</button></form>
+        """
+
+    static let index = """
+        <h1>Maps</h1>
+        <table id="maps"><thead><tr><th>Map</th><th>Points</th><th>Walks</th><th>Latest</th><th>Surveyors</th></tr></thead><tbody>
+        {{#maps}}<tr><td><a href="/_dashboard/maps/{{link}}">{{id}}</a> {{description}}</td><td class="num">{{points}}</td>
+        <td class="num">{{walks}}</td><td>{{latest}}</td><td>{{surveyors}}</td></tr>{{/maps}}
+        </tbody></table>{{^maps}}<p>No measurements yet.</p>{{/maps}}
+        <h2>Beacon health</h2>
+        {{#alerts}}<ul id="alerts">{{#items}}<li class="alert">{{map}} {{mac}}: {{text}}</li>{{/items}}</ul>{{/alerts}}
+        {{^alerts}}<p id="no-alerts">{{healthNote}}</p>{{/alerts}}
+        """
+
+    static let map = """
+        <h1>{{id}} <small>{{description}}</small></h1>
+        <p><span id="point-count">{{points}}</span> points, walks: <span id="walk-count">{{walks}}</span>. <a href="/_dashboard/maps/{{link}}/errors">Positioning errors</a>. <span id="live" class="muted">live updates off</span></p>
+        <div class="plots"><section><h2>Floor, points and walks</h2>
+        <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div></section>
+        <section><h2>Heatmap</h2>
+        <form method="get" id="tx-form"><label>Transmitter <select name="tx" id="tx">{{#transmitters}}
+        <option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}} ({{count}} points)</option>{{/transmitters}}</select></label>
+        <noscript><button type="submit">Show</button></noscript></form>
+        <div id="heatmap">{{{heatmap}}}</div>{{^heatmap}}<p>No transmitter heard on this map.</p>{{/heatmap}}</section>
+        <section><h2>Coverage and gaps</h2><p>{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section></div>
+        """
+
+    static let errors = """
+        <h1>Positioning errors on {{id}}</h1>
+        <p>Leave-one-out: each measurement located from all the others (WKNN, k = 3), as <code>fprint eval</code> does.
+        <a href="/_dashboard/maps/{{link}}">Back to the map</a></p>
+        {{#note}}<p id="errors-note">{{note}}</p>{{/note}}
+        {{#hasRows}}<table id="errors"><thead><tr><th>Radios</th><th>Located</th><th>Median m</th><th>75 % m</th><th>95 % m</th>
+        <th>Not located</th></tr></thead><tbody>{{/hasRows}}
+        {{#rows}}<tr><td>{{label}}</td><td class="num">{{count}}</td><td class="num">{{median}}</td><td class="num">{{p75}}</td>
+        <td class="num">{{p95}}</td><td class="num">{{unlocalised}}</td></tr>{{/rows}}
+        {{#hasRows}}</tbody></table>{{/hasRows}}
+        <div id="errors-plot">{{{plot}}}</div>
+        """
+
+    static let activity = """
+        <h1>Activity</h1>
+        <p>Documents per <a href="?by=day"{{#day}} class="on"{{/day}}>day</a> ·
+        <a href="?by=week"{{#week}} class="on"{{/week}}>week</a> · <a href="?by=month"{{#month}} class="on"{{/month}}>month</a></p>
+        <div id="activity-chart">{{{chart}}}</div>
+        <table id="activity"><thead><tr><th>{{period}}</th><th>Documents</th><th>By surveyor</th><th>By map</th></tr></thead><tbody>
+        {{#rows}}<tr><td>{{label}}</td><td class="num">{{count}}</td><td>{{owners}}</td><td>{{maps}}</td></tr>{{/rows}}</tbody></table>
+        """
+
+    static let mine = """
+        <h1>My uploads</h1><p><span id="mine-count">{{count}}</span> documents signed by {{name}}.</p>
+        <table id="mine"><thead><tr><th>Created</th><th>Map</th><th>Position</th><th>Walk</th><th>Id</th></tr></thead><tbody>
+        {{#rows}}<tr><td>{{created}}</td><td>{{map}}</td><td>{{x}}, {{y}}</td><td>{{session}}</td><td><code>{{id}}</code></td></tr>{{/rows}}
+        </tbody></table>{{#more}}<p>The latest {{shown}} are shown.</p>{{/more}}
+        """
+
+    static let admin = """
+        <h1>Admin</h1>
+        <h2>Users file</h2>
+        <table id="accounts"><thead><tr><th>Name</th><th>Role</th></tr></thead><tbody>
+        {{#accounts}}<tr><td>{{name}}</td><td>{{role}}</td></tr>{{/accounts}}</tbody></table>
+        {{^accounts}}<p>{{accountsNote}}</p>{{/accounts}}
+        <h2>Signers seen in the data</h2>
+        <p>Token holders are not listed by the gateway (tokens are signed, not stored); these signed documents.</p>
+        <table id="signers"><thead><tr><th>Signer</th><th>Documents</th><th>Latest</th></tr></thead><tbody>
+        {{#signers}}<tr><td>{{name}}</td><td class="num">{{count}}</td><td>{{latest}}</td></tr>{{/signers}}</tbody></table>
+        <p>Issue tokens with <code>fprint gateway token --user NAME --role viewer|user|admin</code> on the gateway's host.</p>
+        """
+
+    static let message = """
+        <h1>{{heading}}</h1><p id="message">{{text}}</p><p><a href="/_dashboard/">Back to the maps</a></p>
+        """
+}

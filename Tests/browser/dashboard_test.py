@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""make test-browser: the gateway's dashboard in headless Chromium (selenium + chromedriver).
+
+A gateway on a free port gets a simulated walk through `fprint sync`; a viewer logs in,
+opens the map, sees every point and a heatmap, watches a newly synced document appear
+within 5 s, gets no console errors and cannot reach the admin page. Screenshots go to
+${ARTIFACTS:-.build/artifacts}/browser/. With SCREENSHOTS=DIR it also writes
+DIR/dashboard.png and DIR/heatmap.png (`make screenshots`).
+
+Without chromium, chromedriver or selenium it skips loudly, or fails under
+FPRINT_REQUIRE_REAL=1 (CI sets it).
+"""
+import json, os, re, shutil, subprocess, sys, tempfile, time, urllib.error, urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
+ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
+SHOTS = os.environ.get("SCREENSHOTS")
+MAP = "J1NP"
+
+
+def fail(why):
+    print(f"browser test: FAIL: {why}", file=sys.stderr)
+    sys.exit(1)
+
+
+def missing(why):
+    if os.environ.get("FPRINT_REQUIRE_REAL") == "1":
+        fail(f"{why} (FPRINT_REQUIRE_REAL=1: install chromium chromium-driver and `pip install selenium`)")
+    print(f"browser test: SKIPPED: {why}; install chromium chromium-driver and `pip install selenium` to run it",
+          file=sys.stderr)
+    sys.exit(0)
+
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    missing("python selenium is not installed")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+if not CHROMIUM or not DRIVER:
+    missing("chromium or chromedriver is not on PATH")
+if not os.access(BIN, os.X_OK):
+    fail(f"{BIN}: no fprint binary (run swift build first)")
+
+TMP = tempfile.mkdtemp(prefix="fprint-browser-")
+ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
+           XDG_STATE_HOME=f"{TMP}/state", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
+ENV.pop("FPRINT_TOKEN", None)
+LOCAL, SECRET = f"{TMP}/survey.sqlite", f"{TMP}/gateway-secret"
+
+
+def fprint(*args, env=None):
+    done = subprocess.run([BIN, *args], env=env or ENV, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def start_gateway():
+    users = f"{TMP}/users"
+    with open(os.open(users, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+        f.write("vera:look-only:viewer\n")
+    err = open(f"{TMP}/gateway.err", "w")
+    gateway = subprocess.Popen([BIN, "gateway", "serve", "--port", "0", "--db", f"{TMP}/gateway.sqlite", "--users", users,
+                                "--secret-file", SECRET], env=ENV, stderr=err)
+    for _ in range(300):
+        text = open(f"{TMP}/gateway.err").read()
+        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", text)
+        if found:
+            return gateway, int(found.group(1))
+        if gateway.poll() is not None:
+            fail(f"the gateway exited: {text.strip()}")
+        time.sleep(0.1)
+    gateway.terminate()
+    fail("the gateway did not start within 30 s")
+
+
+def sync(base, token):
+    fprint("sync", "--gateway", f"{base}/fprint", "--db", LOCAL, "--push-only", "--quiet",
+           env=dict(ENV, FPRINT_TOKEN=token))
+
+
+def check_local_dashboard(points):
+    """`fprint dashboard` serves the same survey from the local file, on loopback, without a login."""
+    err = open(f"{TMP}/dashboard.err", "w")
+    local = subprocess.Popen([BIN, "dashboard", "--db", LOCAL, "--port", "0"], env=ENV, stderr=err)
+    try:
+        port = None
+        for _ in range(300):
+            found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", open(f"{TMP}/dashboard.err").read())
+            if found:
+                port = int(found.group(1))
+                break
+            if local.poll() is not None:
+                fail(f"fprint dashboard exited: {open(f'{TMP}/dashboard.err').read().strip()}")
+            time.sleep(0.1)
+        if port is None:
+            fail("fprint dashboard did not start within 30 s")
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/_dashboard/maps/{MAP}", timeout=30).read().decode()
+        shown = page.count('<circle class="point"')
+        if shown != points:
+            fail(f"fprint dashboard shows {shown} points of the local file's {points}")
+    finally:
+        local.terminate()
+        local.wait(timeout=10)
+
+
+def main():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--db", LOCAL)
+    gateway, port = start_gateway()
+    base = f"http://127.0.0.1:{port}"
+    driver = None
+    try:
+        token = fprint("gateway", "token", "--user", "sam", "--secret-file", SECRET).strip()
+        sync(base, token)
+        info = json.load(urllib.request.urlopen(urllib.request.Request(
+            f"{base}/fprint", headers={"Authorization": f"Bearer {token}"}), timeout=10))
+        points = info["doc_count"]
+        if points < 10:
+            fail(f"the seeded survey has only {points} documents")
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1500"]:
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+        wait = WebDriverWait(driver, 10)
+
+        # A browser asking for / lands on the login page.
+        driver.get(f"{base}/")
+        wait.until(lambda d: d.current_url.endswith("/_dashboard/login"))
+        driver.find_element(By.NAME, "name").send_keys("vera")
+        driver.find_element(By.NAME, "password").send_keys("look-only")
+        driver.save_screenshot(f"{ARTIFACTS}/login.png")
+        driver.find_element(By.CSS_SELECTOR, "form.login button").click()
+        wait.until(lambda d: d.find_elements(By.ID, "maps"))
+        if "vera (viewer)" not in driver.page_source:
+            fail("the index does not name the viewer")
+        driver.save_screenshot(f"{ARTIFACTS}/index.png")
+
+        # The map: every point, a heatmap, and the live stream open.
+        driver.find_element(By.LINK_TEXT, MAP).click()
+        wait.until(lambda d: d.find_elements(By.ID, "floor"))
+        shown = len(driver.find_elements(By.CSS_SELECTOR, "#floor circle.point"))
+        if shown != points:
+            fail(f"the map shows {shown} points, the gateway holds {points}")
+        count = driver.find_element(By.ID, "point-count").text
+        if count != str(points):
+            fail(f"the page says {count} points, not {points}")
+        heard = len(driver.find_elements(By.CSS_SELECTOR, "#heatmap svg circle.heard"))
+        if heard == 0:
+            fail("the heatmap has no heard points")
+        wait.until(lambda d: d.find_element(By.ID, "live").text == "live")
+        driver.save_screenshot(f"{ARTIFACTS}/map.png")
+        if SHOTS:
+            os.makedirs(SHOTS, exist_ok=True)
+            driver.save_screenshot(f"{SHOTS}/dashboard.png")
+
+        # A new document syncs in and appears without a reload.
+        fprint("measure", "--map", MAP, "--x", "1700", "--y", "900", "--simulate", "--fast", "--db", LOCAL)
+        sync(base, token)
+        synced = time.monotonic()
+        try:
+            WebDriverWait(driver, 5, poll_frequency=0.1).until(
+                lambda d: len(d.find_elements(By.CSS_SELECTOR, "#floor circle.point")) == points + 1)
+        except Exception:
+            driver.save_screenshot(f"{ARTIFACTS}/live-missing.png")
+            fail("the newly synced document did not appear within 5 s")
+        print(f"browser test: the synced document appeared {time.monotonic() - synced:.2f} s after the sync ended")
+        if driver.find_element(By.ID, "point-count").text != str(points + 1):
+            fail("the point count did not follow the live point")
+        driver.save_screenshot(f"{ARTIFACTS}/live.png")
+
+        # A second walk syncs in: its points appear and its track is drawn as they come.
+        fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--db", LOCAL)
+        sync(base, token)
+        total = json.load(urllib.request.urlopen(urllib.request.Request(
+            f"{base}/fprint", headers={"Authorization": f"Bearer {token}"}), timeout=10))["doc_count"]
+        try:
+            WebDriverWait(driver, 5, poll_frequency=0.1).until(
+                lambda d: len(d.find_elements(By.CSS_SELECTOR, "#floor circle.point")) == total
+                and len(d.find_elements(By.CSS_SELECTOR, "#floor polyline.track")) == 2)
+        except Exception:
+            driver.save_screenshot(f"{ARTIFACTS}/live-walk-missing.png")
+            fail(f"the second walk did not appear within 5 s ({total} documents, "
+                 f"{len(driver.find_elements(By.CSS_SELECTOR, '#floor circle.point'))} points shown)")
+        if driver.find_element(By.ID, "walk-count").text != "2":
+            fail("the walk count did not follow the live walk")
+        driver.save_screenshot(f"{ARTIFACTS}/live-walk.png")
+
+        errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+        if errors:
+            fail("console errors: " + "; ".join(e.get("message", "") for e in errors))
+
+        # The viewer cannot reach the admin page: 403, a page saying so.
+        driver.get(f"{base}/_dashboard/admin")
+        heading = driver.find_element(By.TAG_NAME, "h1").text
+        driver.save_screenshot(f"{ARTIFACTS}/admin-forbidden.png")
+        if heading != "Forbidden" or "vera:" in driver.page_source:
+            fail(f"the viewer reached the admin page (heading {heading!r})")
+        cookie = next(c["value"] for c in driver.get_cookies() if c["name"] == "AuthSession")
+        try:
+            urllib.request.urlopen(urllib.request.Request(f"{base}/_dashboard/admin",
+                                                          headers={"Cookie": f"AuthSession={cookie}"}), timeout=10)
+            fail("the admin page answered the viewer's cookie with 200")
+        except urllib.error.HTTPError as e:
+            if e.code != 403:
+                fail(f"the admin page answered the viewer with {e.code}, not 403")
+
+        check_local_dashboard(total)
+
+        if SHOTS:
+            # The heatmap as `fprint plot` draws it, of the transmitter the dashboard chose first.
+            driver.get(f"{base}/_dashboard/maps/{MAP}")
+            tx = driver.find_element(By.CSS_SELECTOR, "#tx option[selected]").get_attribute("value")
+            fprint("plot", "heatmap", "--map", MAP, "--transmitter", tx, "--db", LOCAL, "-o", f"{SHOTS}/heatmap.png")
+        print(f"browser test: ok ({points} points, live point and walk, no console errors, admin refused, fprint dashboard); "
+              f"screenshots in {ARTIFACTS}")
+    finally:
+        if driver:
+            driver.quit()
+        gateway.terminate()
+        gateway.wait(timeout=10)
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
