@@ -77,7 +77,7 @@ let package = Package(
         ]),
         // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
         .target(name: "FPGateway", dependencies: [
-            "FPCore", "FPHex", "CMalloc", "CZlib", "FPDashboard",
+            "FPCore", "FPHex", "CMalloc", "CZlib", "FPDashboard", "FPAnalysis",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -40,7 +40,7 @@ extension SVGPlot {
         let most = max(needed * 2, cells.map(\.beacons).max() ?? 0)
         var body = ["<defs><pattern id=\"gap\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
             + "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d62728\" stroke-width=\"2\"/></pattern></defs>"]
-        body += floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h)
+        body += floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h, clipID: "coverage-area")
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit, heightM: mapHeight * metersPerUnit)
         let side = cell * scale

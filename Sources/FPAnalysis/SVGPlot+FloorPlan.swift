@@ -4,7 +4,7 @@ extension SVGPlot {
     /// A floor-plan picture placed on the map: the image's bytes (embedded in
     /// the SVG as a data URL, so the file stands alone and renders to PNG
     /// anywhere) and the rectangle it covers, in map units.
-    package struct FloorPlan: Sendable {
+    package struct FloorPlan: Sendable, Equatable {
         package var header: ImageHeader
         package var bytes: [UInt8]
         package var x: Double, y: Double
@@ -35,13 +35,15 @@ extension SVGPlot {
 
     /// The picture under everything else, faded so colours on it stay
     /// readable, clipped to the plot area (a plan may reach past the extent).
-    static func floorPlanImage(_ plan: FloorPlan?, left: Double, top: Double, scale: Double, width: Double,
-                               height: Double) -> [String] {
+    /// `clipID` names the clip path: plots inlined in one HTML page share
+    /// one id space, so each kind of plot has its own.
+    package static func floorPlanImage(_ plan: FloorPlan?, left: Double, top: Double, scale: Double, width: Double,
+                                       height: Double, clipID: String) -> [String] {
         guard let plan else { return [] }
         let href = "data:\(plan.header.mediaType);base64,\(Data(plan.bytes).base64EncodedString())"
-        return ["<clipPath id=\"plot-area\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\"/></clipPath>",
+        return ["<clipPath id=\"\(clipID)\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\"/></clipPath>",
                 "<image class=\"floor-plan\" x=\"\(f(left + plan.x * scale))\" y=\"\(f(top + plan.y * scale))\" "
                     + "width=\"\(f(plan.width * scale))\" height=\"\(f(plan.height * scale))\" preserveAspectRatio=\"none\" "
-                    + "opacity=\"0.5\" clip-path=\"url(#plot-area)\" href=\"\(href)\"/>"]
+                    + "opacity=\"0.5\" clip-path=\"url(#\(clipID))\" href=\"\(href)\"/>"]
     }
 }

@@ -64,7 +64,7 @@ package enum SVGPlot {
         let left = 50.0, top = 40.0
         let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
-        var body = floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h)
+        var body = floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h, clipID: "heatmap-area")
         if let underlay {
             body.append("<image x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" preserveAspectRatio=\"none\" xlink:href=\"\(escape(underlay))\" href=\"\(escape(underlay))\" opacity=\"0.6\"/>")
         }

@@ -103,30 +103,11 @@ struct BeaconsCommand: ReportingCommand {
 enum BeaconSightings {
     /// One pass over every stored document; only the reports of `macs` are kept.
     static func read(_ store: SQLiteDocumentStore, macs: Set<String>) throws -> [String: [BeaconSighting]] {
-        let read = try store.readDocuments(ListQuery()) { text in sightings(in: text.body, macs: macs) }
+        let read = try store.readDocuments(ListQuery()) { text in BeaconSighting.reports(in: text.body, macs: macs) }
         DamageLog.shared.record(read.damaged)
         var out: [String: [BeaconSighting]] = [:]
         for document in read.documents {
             for (mac, seen) in document { out[mac, default: []] += seen }
-        }
-        return out
-    }
-
-    /// A document's reports of `macs`, timed from its start (an unreadable document has none).
-    static func sightings(in body: String, macs: Set<String>) -> [String: [BeaconSighting]] {
-        guard let doc = try? CanonicalJSON.parse(Data(body.utf8)),
-              let start = (doc["startTime"]?.stringValue).flatMap(ISOTime.milliseconds)
-                ?? (doc["createdAt"]?.stringValue).flatMap(ISOTime.milliseconds),
-              let scans = doc["bleScans"]?.arrayValue
-        else { return [:] }
-        var out: [String: [BeaconSighting]] = [:]
-        for scan in scans {
-            guard let mac = scan["address"]?.stringValue?.uppercased(), macs.contains(mac) else { continue }
-            let beacon = scan["beacon"]
-            out[mac, default: []].append(BeaconSighting(
-                at: start + (scan["time"]?.intValue ?? 0), rssi: scan["rssi"]?.intValue.map { Int($0) },
-                batteryMilliVolts: beacon?["batteryMilliVolts"]?.intValue.map { Int($0) },
-                temperature: beacon?["temperature"]?.doubleValue))
         }
         return out
     }

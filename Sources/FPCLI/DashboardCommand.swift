@@ -30,15 +30,7 @@ struct DashboardCommand: ReportingCommand {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try ws.openStore(.read)
         let config = try ws.configIfAny()
-        var maps: [String: DashboardMap] = [:]
-        var registries: [String: BeaconRegistry] = [:]
-        for m in config?.appConfig.maps ?? [] {
-            maps[m.id] = DashboardMap(id: m.id, description: m.description, metersPerUnit: m.scale.metersPerUnit,
-                                      width: m.extent?.width, height: m.extent?.height, outline: m.outline)
-            if let registry = try BeaconRegistryFile.load(map: m.id, explicit: nil, config: config, paths: ws.paths) {
-                registries[m.id] = registry
-            }
-        }
+        let (maps, registries) = try DashboardSetup.maps(config, paths: ws.paths, strict: true)
         let dashboard = LocalDashboard.make(store: store, options: .init(maps: maps, registries: registries))
         do {
             try await LocalDashboard.run(dashboard, port: port) { bound in

@@ -104,11 +104,14 @@ struct GatewayServe: ReportingCommand {
         let secret = try files.loadSecret(paths)
         let basic = try loadUsers()
         let (appConfig, scenarios) = servedConfig(workspace)
-        let config = GatewayConfig(
+        var config = GatewayConfig(
             databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
             bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
             files: ServedConfigFiles.environments(besideConfig: (try? workspace.configLocation()) ?? ""), publicURL: publicURL,
             idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
+        if let loaded = try? workspace.configIfAny() {
+            (config.dashboardMaps, config.beaconRegistries) = try DashboardSetup.maps(loaded, paths: paths, strict: false)
+        }
         var logger = Logger(label: "fprint.gateway")
         logger.logLevel = .warning
         let name = self.name, host = self.host

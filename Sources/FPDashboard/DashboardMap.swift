@@ -1,3 +1,4 @@
+import FPAnalysis
 import FPCore
 
 /// What the dashboard draws a map with: its extent, scale and floor outline
@@ -10,15 +11,18 @@ package struct DashboardMap: Sendable, Equatable {
     package var width: Double?
     package var height: Double?
     package var outline: [MapPoint]?
+    /// The plan's picture (`maps[].floorPlan`, read by the CLI), under every plot of the map.
+    package var floorPlan: SVGPlot.FloorPlan?
 
     package init(id: String, description: String = "", metersPerUnit: Double = MapScale.jBuilding.metersPerUnit,
-                 width: Double? = nil, height: Double? = nil, outline: [MapPoint]? = nil) {
+                 width: Double? = nil, height: Double? = nil, outline: [MapPoint]? = nil, floorPlan: SVGPlot.FloorPlan? = nil) {
         self.id = id
         self.description = description
         self.metersPerUnit = metersPerUnit
         self.width = width
         self.height = height
         self.outline = outline
+        self.floorPlan = floorPlan
     }
 
     /// The maps of an app config as JSON (the gateway serves it as such),

@@ -12,9 +12,10 @@ enum FloorPlot {
         var mapWidth: Double, mapHeight: Double
 
         init(map: DashboardMap, points: [SurveyPoint], size: Int) {
-            // The configured extent, else the points' own with a margin.
-            mapWidth = map.width ?? max(100, (points.map(\.x).max() ?? 0) * 1.1)
-            mapHeight = map.height ?? max(100, (points.map(\.y).max() ?? 0) * 1.1)
+            // The configured extent, else the points' own with a margin, grown to hold the plan's picture.
+            let plan = map.floorPlan
+            mapWidth = map.width ?? max(100, (points.map(\.x).max() ?? 0) * 1.1, plan.map { $0.x + $0.width } ?? 0)
+            mapHeight = map.height ?? max(100, (points.map(\.y).max() ?? 0) * 1.1, plan.map { $0.y + $0.height } ?? 0)
             width = Double(size) - left - 20
             scale = width / mapWidth
             height = mapHeight * scale
@@ -29,11 +30,15 @@ enum FloorPlot {
         let total = Int(frame.top + frame.height + 45)
         var out = ["<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"floor\" width=\"\(size)\" height=\"\(total)\" viewBox=\"0 0 \(size) \(total)\" font-family=\"sans-serif\" font-size=\"12\" data-left=\"\(frame.left)\" data-top=\"\(frame.top)\" data-scale=\"\(frame.scale)\">",
                    "<title>\(SVGPlot.escape(map.id)): \(points.count) points</title>"]
+        // Over the plan's picture the floor is not filled, so the picture shows.
+        out += SVGPlot.floorPlanImage(map.floorPlan, left: frame.left, top: frame.top, scale: frame.scale,
+                                      width: frame.width, height: frame.height, clipID: "floor-area")
+        let fill = map.floorPlan == nil ? "#eef2f5" : "none"
         if let outline = map.outline {
             let corners = outline.map { "\(frame.x($0.x)),\(frame.y($0.y))" }.joined(separator: " ")
-            out.append("<polygon class=\"outline\" points=\"\(corners)\" fill=\"#eef2f5\" stroke=\"#263238\" stroke-width=\"2\"/>")
+            out.append("<polygon class=\"outline\" points=\"\(corners)\" fill=\"\(fill)\" stroke=\"#263238\" stroke-width=\"2\"/>")
         } else {
-            out.append("<rect class=\"outline\" x=\"\(frame.left)\" y=\"\(frame.top)\" width=\"\(String(format: "%.1f", frame.width))\" height=\"\(String(format: "%.1f", frame.height))\" fill=\"#eef2f5\" stroke=\"#90a4ae\"/>")
+            out.append("<rect class=\"outline\" x=\"\(frame.left)\" y=\"\(frame.top)\" width=\"\(String(format: "%.1f", frame.width))\" height=\"\(String(format: "%.1f", frame.height))\" fill=\"\(fill)\" stroke=\"#90a4ae\"/>")
         }
         out += axes(frame, metersPerUnit: map.metersPerUnit)
         // A walk's points in their order: its track.

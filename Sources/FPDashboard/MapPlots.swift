@@ -50,7 +50,7 @@ struct MapPlots: Sendable {
             return SVGPlot.HeatPoint(x: p.x, y: p.y, rssi: p.medians[id], label: p.label)
         }
         return SVGPlot.heatmap(title: "\(id) on \(map.id)", points: heat, mapWidth: mapWidth, mapHeight: mapHeight,
-                               metersPerUnit: map.metersPerUnit, outline: outline)
+                               metersPerUnit: map.metersPerUnit, outline: outline, floorPlan: map.floorPlan)
     }
 
     /// Registry beacons when the map has a registry, else every BLE transmitter (as `fprint plot coverage`).
@@ -63,7 +63,8 @@ struct MapPlots: Sendable {
         let cells = SVGPlot.coverageCells(points, cell: cell)
         let svg = SVGPlot.coverage(title: "Beacon coverage on \(map.id)", points: points, cells: cells, cell: cell,
                                    needed: Coverage.needed, mapWidth: mapWidth, mapHeight: mapHeight,
-                                   metersPerUnit: map.metersPerUnit, outline: map.outline?.map { (x: $0.x, y: $0.y) })
+                                   metersPerUnit: map.metersPerUnit, outline: map.outline?.map { (x: $0.x, y: $0.y) },
+                                   floorPlan: map.floorPlan)
         return (svg, cells.count, cells.filter { $0.beacons < Coverage.needed }.count)
     }
 }

@@ -58,14 +58,14 @@ struct Pages {
         let registries = dashboard.options.registries
         guard !registries.isEmpty else { return [] }
         let (store, limit) = (dashboard.store, dashboard.options.maxMapPoints)
+        let macs = Set(registries.values.flatMap { $0.entries.map(\.mac) })
         return try await dashboard.plots.alerts(sequence: try await dashboard.index.lastSequence()) {
-            Self.alerts(try await SurveyReads.fingerprints(store, map: nil, limit: limit), points: points, registries: registries)
+            Self.alerts(try await SurveyReads.sightings(store, macs: macs, limit: limit), points: points, registries: registries)
         }
     }
 
-    private static func alerts(_ fps: [Fingerprint], points: [SurveyPoint], registries: [String: BeaconRegistry]) -> [[String: String]] {
-        let created = Dictionary(points.map { ($0.id, $0.createdAtMs) }, uniquingKeysWith: { a, _ in a })
-        let sightings = SurveyReads.sightings(fps, createdAt: created)
+    private static func alerts(_ sightings: [String: [BeaconSighting]], points: [SurveyPoint],
+                               registries: [String: BeaconRegistry]) -> [[String: String]] {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         // A map nobody surveyed yet says nothing about its beacons.
         let surveyed = Set(points.map(\.map))

@@ -20,18 +20,18 @@ enum SurveyReads {
         }
     }
 
-    /// BLE sightings by upper-case MAC, for `BeaconHealth.assess`.
-    static func sightings(_ fps: [Fingerprint], createdAt: [String: Int64]) -> [String: [BeaconSighting]] {
-        var out: [String: [BeaconSighting]] = [:]
-        for fp in fps {
-            guard let at = createdAt[fp.id] else { continue }
-            var best: [String: Double] = [:]
-            for s in fp.ble { best[s.transmitter] = max(best[s.transmitter] ?? -200, s.rssi) }
-            for (id, rssi) in best {
-                out[String(id.dropFirst(4)).uppercased(), default: []].append(BeaconSighting(at: at, rssi: Int(rssi)))
+    /// Registry beacons' reports (RSSI, Eddystone-TLM battery and
+    /// temperature) by upper-case MAC, from the latest `limit` documents, for
+    /// `BeaconHealth.assess`: read as `fprint beacons --health` reads them.
+    static func sightings(_ store: any ReplicableStore, macs: Set<String>, limit: Int) async throws -> [String: [BeaconSighting]] {
+        try await BlockingWork.run("fprint.dashboard.store") { () throws -> [String: [BeaconSighting]] in
+            var out: [String: [BeaconSighting]] = [:]
+            for summary in try store.list(ListQuery(limit: limit)) {
+                guard let rev = Revision(summary.rev), let text = try store.revisionText(id: summary.id, rev: rev) else { continue }
+                for (mac, seen) in BeaconSighting.reports(in: text.canonicalBody, macs: macs) { out[mac, default: []] += seen }
             }
+            return out
         }
-        return out
     }
 
     /// An SVG document of the plots, inline in a page: without its XML declaration.

@@ -1,3 +1,4 @@
+import FPAnalysis
 import FPCore
 import FPDashboard
 import Foundation
@@ -42,6 +43,10 @@ package struct GatewayConfig: Sendable {
     package var accessLogPath: String?
     /// How long open requests may finish after SIGTERM before they are cut.
     package var shutdownGrace: Duration
+    /// The dashboard's maps (with their floor-plan pictures) and beacon
+    /// registries, read by the CLI; nil: the maps of `appConfig`, no registries.
+    package var dashboardMaps: [String: DashboardMap]?
+    package var beaconRegistries: [String: BeaconRegistry] = [:]
 
     package init(databaseName: String = "fprint", tokens: TokenAuthority, users: BasicUsers = BasicUsers(),
                 bodyLimit: Int = 32 << 20, bodyBudget: Int = 96 << 20, sessionTTL: Int64 = 30 * 24 * 3600,
@@ -127,7 +132,8 @@ private func makeApplication(
     }
     let dashboard = Dashboard(
         store: store, access: GatewayDashboardAccess(authenticator: authenticator, sessionTTL: config.sessionTTL),
-        options: .init(maps: DashboardMap.fromAppConfig(config.appConfig),
+        options: .init(maps: config.dashboardMaps ?? DashboardMap.fromAppConfig(config.appConfig),
+                       registries: config.beaconRegistries,
                        secureCookie: config.publicURL?.lowercased().hasPrefix("https:") == true),
         waitForChange: { since, timeout in
             await notifier.waitForChange(after: since, timeout: timeout)

@@ -49,7 +49,7 @@ import Testing
         #expect(abs((image.y - 40) / scale - -50) < 0.5)
         // Nothing of the picture is lost: the plot reaches its bottom edge.
         let svg = try String(contentsOfFile: heat, encoding: .utf8)
-        let clip = try #require(svg.firstMatch(of: /<clipPath id="plot-area"><rect x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)" height="([0-9.]+)"/))
+        let clip = try #require(svg.firstMatch(of: /<clipPath id="heatmap-area"><rect x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)" height="([0-9.]+)"/))
         #expect(Double(clip.2)! / scale >= 2950 - 0.5)
 
         let coverage = fp.home.appendingPathComponent("coverage.svg").path

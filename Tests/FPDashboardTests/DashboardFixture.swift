@@ -12,7 +12,7 @@ import HummingbirdTesting
 struct DashboardFixture {
     let store: SQLiteDocumentStore
     let authority = TokenAuthority(secret: Data("dashboard-test-secret-dashboard!".utf8))
-    let config: GatewayConfig
+    var config: GatewayConfig
 
     init() throws {
         store = try SQLiteDocumentStore.inMemory()

@@ -26,7 +26,7 @@ extension SVGPlot {
                               floorPlan: FloorPlan? = nil, size: Int = 800) -> String {
         let w = Double(size), scale = w / max(mapWidth, 1)
         let top = 30.0, h = mapHeight * scale
-        var body = floorPlanImage(floorPlan, left: 0, top: top, scale: scale, width: w, height: h)
+        var body = floorPlanImage(floorPlan, left: 0, top: top, scale: scale, width: w, height: h, clipID: "track-area")
         body += ["<rect x=\"0\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>"]
         func pt(_ x: Double, _ y: Double) -> String { "\(f(x * scale)),\(f(top + y * scale))" }
         let truth = samples.compactMap(\.truth)

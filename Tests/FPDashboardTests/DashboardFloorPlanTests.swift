@@ -1,0 +1,70 @@
+import FPAnalysis
+import FPCore
+@testable import FPDashboard
+import FPGateway
+import FPStore
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// Maps and registries the CLI hands the gateway: the plan's picture under
+/// each plot of the map page, and beacon alerts on the index.
+@Suite struct DashboardFloorPlanTests {
+    /// A PNG's signature and IHDR: 500 × 600 px, enough to place it.
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+        + [0, 0, 0x01, 0xF4, 0, 0, 0x02, 0x58, 8, 6, 0, 0, 0, 0, 0, 0, 0]
+
+    @Test func theMapPageDrawsThePictureUnderEveryPlotWithItsOwnClip() async throws {
+        var f = try DashboardFixture()
+        let header = try #require(ImageHeader(Self.png))
+        let plan = SVGPlot.FloorPlan(header: header, bytes: Self.png, x: 0, y: 0, unitsPerPixel: 5)
+        let registry = try BeaconRegistry(json: [["mac": "AA:BB:CC:DD:EE:FF", "x": 100, "y": 100]], source: "test")
+        f.config.dashboardMaps = ["J1NP": DashboardMap(id: "J1NP", description: "first floor", metersPerUnit: 45.0 / 2250,
+                                                       width: 2500, height: 3000, floorPlan: plan)]
+        f.config.beaconRegistries = ["J1NP": registry]
+        try f.seed()
+        let fixture = f
+        try await fixture.app.test(.router) { client in
+            let cookie = fixture.cookie("vera", role: .viewer)
+            let page = try await client.page(.get, "/_dashboard/maps/J1NP", cookie: cookie)
+            #expect(page.status == .ok)
+            // The floor view, the heatmap and the coverage plot, each clipped by its own id.
+            #expect(page.count("<image class=\"floor-plan\"") == 3)
+            for id in ["floor-area", "heatmap-area", "coverage-area"] {
+                #expect(page.count("<clipPath id=\"\(id)\">") == 1 && page.text.contains("clip-path=\"url(#\(id))\""), "\(id)")
+            }
+            #expect(page.text.contains("href=\"data:image/png;base64,\(Data(Self.png).base64EncodedString())\""))
+            // Over a picture the floor is not filled, or it would hide it.
+            #expect(page.text.contains("<rect class=\"outline\"") && page.text.contains("fill=\"none\" stroke=\"#90a4ae\""))
+            // The registered beacon is never heard on the surveyed map: an alert on the index.
+            let index = try await client.page(.get, "/_dashboard/", cookie: cookie)
+            #expect(!index.text.contains("No beacon registry is configured"))
+            #expect(index.text.contains("AA:BB:CC:DD:EE:FF"), "\(index.text)")
+        }
+    }
+}
+
+/// The index's beacon alerts count what `fprint beacons --health` counts,
+/// Eddystone-TLM telemetry included.
+@Suite struct DashboardBeaconAlertTests {
+    @Test func aLowBatteryReportedByTelemetryIsAnAlert() async throws {
+        var f = try DashboardFixture()
+        f.config.beaconRegistries = ["J1NP": try BeaconRegistry(json: [["mac": "C0:C4:42:69:DA:1C", "x": 100, "y": 100],
+                                                                          ["mac": "C3:9F:C5:AF:D7:60", "x": 900, "y": 100]],
+                                                                 source: "test")]
+        guard case .object(var tired) = DashboardFixture.measurement(x: 300, y: 300, owner: "alice",
+                                                                     createdAt: ISOTime.string(Date())) else { return }
+        tired["bleScans"] = [["address": "C0:C4:42:69:DA:1C", "rssi": -61, "time": 10,
+                              "beacon": ["batteryMilliVolts": 2100, "temperature": 21.5]],
+                             ["address": "C3:9F:C5:AF:D7:60", "rssi": -70, "time": 20]]
+        _ = try f.store.insert([NewDocument(id: "tlm", body: .object(tired))])
+        let fixture = f
+        try await fixture.app.test(.router) { client in
+            let index = try await client.page(.get, "/_dashboard/", cookie: fixture.cookie("vera", role: .viewer))
+            #expect(index.text.contains("C0:C4:42:69:DA:1C") && index.text.contains("battery 2100 mV"), "\(index.text)")
+            // The other beacon was heard just now, with no telemetry: nothing to say about it.
+            #expect(!index.text.contains("C3:9F:C5:AF:D7:60"))
+        }
+    }
+}
