@@ -4,17 +4,25 @@ import FPConfig
 import FPCore
 import Foundation
 
-/// `--no-floor-plan`, and the map's floor-plan picture (`maps[].floorPlan`)
-/// read for a plot: PNG or JPEG, from a local file.
+/// `--no-floor-plan` of the plots that draw a map.
 struct FloorPlanOptions: ParsableArguments {
     @Flag(help: "Leave out the map's floor-plan picture (maps[].floorPlan of the app config).") var noFloorPlan = false
 
+    /// nil when the map has no picture or --no-floor-plan was given.
+    func plan(map id: String, config: LoadedConfig?) throws -> SVGPlot.FloorPlan? {
+        noFloorPlan ? nil : try FloorPlanFile.load(map: id, config: config)
+    }
+}
+
+/// A map's floor-plan picture (`maps[].floorPlan`) read for a plot: PNG or
+/// JPEG, from a local file.
+enum FloorPlanFile {
     /// Largest picture embedded in a plot (a plan scan is a few MB).
     static let maxBytes = 32 << 20
 
-    /// nil when the map has no picture or --no-floor-plan was given.
-    func plan(map id: String, config: LoadedConfig?) throws -> SVGPlot.FloorPlan? {
-        guard !noFloorPlan, let config, let plan = config.appConfig.map(id: id)?.floorPlan else { return nil }
+    /// nil when the map has no picture.
+    static func load(map id: String, config: LoadedConfig?) throws -> SVGPlot.FloorPlan? {
+        guard let config, let plan = config.appConfig.map(id: id)?.floorPlan else { return nil }
         let path: String
         if plan.image.hasPrefix("/") {
             path = plan.image
@@ -24,7 +32,7 @@ struct FloorPlanOptions: ParsableArguments {
             throw CommandFailure("map \(id): floorPlan.image \"\(plan.image)\" is relative to a remote app config; "
                 + "floor-plan pictures are read from local files (give an absolute path, or --no-floor-plan)", .dataError)
         }
-        let bytes = try Self.read(path, map: id)
+        let bytes = try read(path, map: id)
         guard let header = ImageHeader(bytes) else {
             throw CommandFailure("map \(id): floor plan \(path) is not a PNG or JPEG image", .dataError)
         }

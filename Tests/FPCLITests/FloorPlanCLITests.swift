@@ -121,3 +121,17 @@ import Testing
         #expect(png.rgb(2, 2) == (255, 255, 255))
     }
 }
+
+/// `fprint dashboard` reads the same pictures before it serves: one it
+/// cannot read stops it with the plots' message, before it listens.
+@Suite struct DashboardFloorPlanCLITests {
+    @Test func theLocalDashboardRefusesAMissingPicture() async throws {
+        let fp = try FprintRunner()
+        try fp.createEmptyDatabase()
+        let config = try FloorPlanCLITests().configWithFloorPlan(fp)
+        let r = try await fp.run(["dashboard", "--port", "0", "--db", fp.db] + config)
+        #expect(r.status == 66, "\(r.stderr)")
+        #expect(r.stderr.contains("map J1NP: floor plan \(fp.home.path)/plans/J1NP.png: no such file"), "\(r.stderr)")
+        #expect(!r.stderr.contains("serving"))
+    }
+}

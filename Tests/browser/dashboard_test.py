@@ -111,7 +111,8 @@ def check_local_dashboard(points):
 
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
-    fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--db", LOCAL)
+    # Seeded: `make screenshots` draws the same survey every time.
+    fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1", "--db", LOCAL)
     gateway, port = start_gateway()
     base = f"http://127.0.0.1:{port}"
     driver = None
@@ -178,7 +179,7 @@ def main():
         driver.save_screenshot(f"{ARTIFACTS}/live.png")
 
         # A second walk syncs in: its points appear and its track is drawn as they come.
-        fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--db", LOCAL)
+        fprint("walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "2", "--db", LOCAL)
         sync(base, token)
         total = json.load(urllib.request.urlopen(urllib.request.Request(
             f"{base}/fprint", headers={"Authorization": f"Bearer {token}"}), timeout=10))["doc_count"]
