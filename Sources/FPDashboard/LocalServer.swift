@@ -49,7 +49,26 @@ struct LocalResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let dashboard: Dashboard
 
+    /// Loopback needs no login, so a page of another site must not get in by
+    /// DNS rebinding (its name made to point at 127.0.0.1): the browser then
+    /// sends that name as Host, and only loopback names are answered.
+    static func isLoopbackHost(_ authority: String?) -> Bool {
+        guard let authority else { return true }  // no Host: no browser
+        let host: Substring
+        if authority.hasPrefix("[") {
+            host = authority.split(separator: "]", maxSplits: 1).first.map { $0.dropFirst() } ?? ""
+        } else {
+            host = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        }
+        return ["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
+    }
+
     func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        guard Self.isLoopbackHost(request.head.authority) else {
+            return Responses.message(.misdirectedRequest, heading: "Wrong address",
+                                     text: "This dashboard answers at 127.0.0.1 or localhost only.",
+                                     user: nil, canLogout: false)
+        }
         let path = request.uri.path
         if path == "/" || Dashboard.handles(path: path, method: request.method, accept: nil) {
             return await dashboard.respond(to: request, client: "local")

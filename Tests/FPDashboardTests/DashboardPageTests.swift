@@ -183,5 +183,12 @@ import Testing
             let map = try await client.page(.get, "/_dashboard/maps/J1NP")
             #expect(map.count("<circle class=\"point\"") == 5)
         }
+        // DNS rebinding: a browser on another site's name is not answered.
+        for host in ["evil.example:8080", "127.0.0.1.evil.example", "localhost.evil"] {
+            #expect(!LocalResponder.isLoopbackHost(host), "\(host)")
+        }
+        for host in ["127.0.0.1:8080", "localhost", "LOCALHOST:1", "[::1]:8080", "[::1]"] {
+            #expect(LocalResponder.isLoopbackHost(host), "\(host)")
+        }
     }
 }

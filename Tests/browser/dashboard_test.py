@@ -10,7 +10,7 @@ DIR/dashboard.png and DIR/heatmap.png (`make screenshots`).
 Without chromium, chromedriver or selenium it skips loudly, or fails under
 FPRINT_REQUIRE_REAL=1 (CI sets it).
 """
-import json, os, re, shutil, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import http.client, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
@@ -104,6 +104,13 @@ def check_local_dashboard(points):
         shown = page.count('<circle class="point"')
         if shown != points:
             fail(f"fprint dashboard shows {shown} points of the local file's {points}")
+        # DNS rebinding: a page of another site whose name points at 127.0.0.1 sends that name as Host.
+        rebound = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        rebound.request("GET", f"/_dashboard/maps/{MAP}", headers={"Host": f"rebound.example:{port}"})
+        answer = rebound.getresponse()
+        if answer.status != 421 or b'class="point"' in answer.read():
+            fail(f"fprint dashboard answered a request for another host name with {answer.status}")
+        rebound.close()
     finally:
         local.terminate()
         local.wait(timeout=10)
