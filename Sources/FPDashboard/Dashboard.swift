@@ -99,6 +99,12 @@ package struct Dashboard: Sendable {
             if rest.first == "events" { return Responses.html(.unauthorized, "log in first\n") }
             return Responses.redirect(Self.prefix + "/login")
         }
+        if method == .post, rest == ["admin", "tokens"] {
+            let pages = Pages(dashboard: self, user: user, head: false)
+            guard sameOrigin(request) else { return forbiddenOrigin() }
+            guard user.role == .admin else { return pages.forbidden("Only admins issue tokens.") }
+            return await issueToken(&request, by: user, pages: pages)
+        }
         guard method == .get else {
             return Responses.message(.methodNotAllowed, heading: "Not allowed", text: "This page only answers GET.",
                                      user: user, canLogout: access != nil)

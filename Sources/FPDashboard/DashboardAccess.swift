@@ -44,4 +44,7 @@ package protocol DashboardAccess: Sendable {
     func login(name: String, password: String, client: String) async throws(LoginRefusal) -> DashboardSession
     /// The users file's names and roles, for the admin page.
     func accounts() -> [DashboardUser]
+    /// A token for `user` signed with the gateway's secret, issued by an
+    /// admin on the admin page (as `fprint gateway token` does on its host).
+    func issueToken(for user: DashboardUser, ttlSeconds: Int64, by admin: DashboardUser) -> String
 }

@@ -12,8 +12,9 @@ struct Pages {
 
     var canLogout: Bool { dashboard.access != nil }
 
-    func page(_ title: String, _ template: String, _ context: [String: Any], script: Bool = false) -> Response {
-        Responses.page(title: title, user: user, canLogout: canLogout, content: Templates.render(template, context),
+    func page(_ title: String, _ template: String, _ context: [String: Any], script: Bool = false,
+              status: HTTPResponse.Status = .ok) -> Response {
+        Responses.page(status, title: title, user: user, canLogout: canLogout, content: Templates.render(template, context),
                        script: script, head: head)
     }
 
@@ -132,16 +133,20 @@ struct Pages {
     }
 
     /// The users file and the signers the data knows.
-    func admin() async throws -> Response {
+    /// `extra`: the token form's outcome (`issued` or `issueError`).
+    func admin(status: HTTPResponse.Status = .ok, _ extra: [String: Any] = [:]) async throws -> Response {
         let accounts = (dashboard.access?.accounts() ?? []).sorted { $0.name < $1.name }
         let byOwner = Dictionary(grouping: try await dashboard.index.snapshot(), by: \.owner)
-        return page("Admin", "admin", [
+        var context: [String: Any] = [
+            "canIssue": dashboard.access != nil, "maxDays": Dashboard.maxTokenDays,
             "accounts": accounts.map { ["name": $0.name, "role": $0.role.rawValue] },
             "accountsNote": dashboard.access == nil ? "Local mode: no logins." : "The gateway has no users file (tokens only).",
             "signers": byOwner.sorted { $0.key < $1.key }.map { owner, list in
                 ["name": owner == MeasurementDocument.unsignedOwner ? "(unsigned)" : owner, "count": list.count,
                  "latest": Self.time(list.map(\.createdAtMs).max() ?? 0)] as [String: Any]
             },
-        ])
+        ]
+        context.merge(extra) { _, new in new }
+        return page("Admin", "admin", context, status: status)
     }
 }

@@ -108,7 +108,17 @@ enum Templates {
         <p>Token holders are not listed by the gateway (tokens are signed, not stored); these signed documents.</p>
         <table id="signers"><thead><tr><th>Signer</th><th>Documents</th><th>Latest</th></tr></thead><tbody>
         {{#signers}}<tr><td>{{name}}</td><td class="num">{{count}}</td><td>{{latest}}</td></tr>{{/signers}}</tbody></table>
-        <p>Issue tokens with <code>fprint gateway token --user NAME --role viewer|user|admin</code> on the gateway's host.</p>
+        <h2>Issue a token</h2>
+        {{#issued}}<p class="issued">A {{role}} token for <strong>{{name}}</strong>, valid {{days}} days. Copy it now and hand it over
+        privately: it is shown only this once and is not stored.</p><pre id="issued-token">{{token}}</pre>{{/issued}}
+        {{#issueError}}<p class="error" id="issue-error">{{issueError}}</p>{{/issueError}}
+        {{#canIssue}}<form method="post" action="/_dashboard/admin/tokens" class="login" autocomplete="off">
+        <label>User <input name="name" required maxlength="128"></label>
+        <label>Role <select name="role"><option>viewer</option><option selected>user</option><option>admin</option></select></label>
+        <label>Days valid <input name="days" type="number" min="1" max="{{maxDays}}" value="30"></label>
+        <button type="submit">Issue</button></form>{{/canIssue}}
+        {{^canIssue}}<p>Local mode has no token secret: issue tokens with <code>fprint gateway token --user NAME --role viewer|user|admin</code>
+        on the gateway's host.</p>{{/canIssue}}
         """
 
     static let message = """

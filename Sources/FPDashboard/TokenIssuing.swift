@@ -1,0 +1,47 @@
+import FPCore
+import Foundation
+import Hummingbird
+
+/// The admin page's "Issue a token" form: what `fprint gateway token` does
+/// on the gateway's host, for an admin who only has a browser. The token is
+/// shown once, in the answer to the POST (never in a URL, a log or a
+/// cache), and is not stored: tokens are signed, not kept.
+extension Dashboard {
+    static let maxTokenDays = 3650
+
+    /// The form's user, role and lifetime, or what is wrong with them.
+    static func tokenRequest(_ form: [String: String]) -> Result<(user: DashboardUser, days: Int), TokenFormError> {
+        let name = form["name"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard !name.isEmpty, name != "-", name.count <= 128, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return .failure(TokenFormError("Give a user name (1–128 characters, no control characters).")) }
+        guard let role = GatewayRole(rawValue: form["role"] ?? "") else {
+            return .failure(TokenFormError("The role must be viewer, user or admin."))
+        }
+        guard let days = Int(form["days"] ?? ""), (1...maxTokenDays).contains(days) else {
+            return .failure(TokenFormError("The lifetime must be 1 to \(maxTokenDays) days."))
+        }
+        return .success((DashboardUser(name: name, role: role), days))
+    }
+
+    func issueToken(_ request: inout Request, by admin: DashboardUser, pages: Pages) async -> Response {
+        guard let access else { return pages.forbidden("Local mode has no token secret: run `fprint gateway token` on the gateway's host.") }
+        guard let body = try? await request.collectBody(upTo: Self.formLimit) else {
+            return (try? await pages.admin(status: .contentTooLarge, ["issueError": "The form is too large."]))
+                ?? pages.forbidden("The form is too large.")
+        }
+        switch Self.tokenRequest(Form.parse(String(buffer: body))) {
+        case .failure(let error):
+            return (try? await pages.admin(status: .badRequest, ["issueError": error.text])) ?? pages.forbidden(error.text)
+        case .success(let (user, days)):
+            let token = access.issueToken(for: user, ttlSeconds: Int64(days) * 86400, by: admin)
+            let issued: [String: Any] = ["token": token, "name": user.name, "role": user.role.rawValue, "days": days]
+            return (try? await pages.admin(["issued": issued])) ?? pages.forbidden("The survey cannot be read.")
+        }
+    }
+}
+
+/// A token form that cannot be used; the text is safe to show.
+struct TokenFormError: Error {
+    let text: String
+    init(_ text: String) { self.text = text }
+}
