@@ -15,10 +15,7 @@ import Foundation
 //    lines with `_id` and `_rev` first): `fprint import`.
 
 func commandBench(fprint: String, dir: String, fingerprints n: Int, transmitters m: Int) throws {
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_CONFIG_HOME"] = dir + "/config"
-    env["XDG_DATA_HOME"] = dir + "/data"
-    env["XDG_CACHE_HOME"] = dir + "/cache"
+    let env = benchEnvironment(dir)
 
     let evalFile = dir + "/eval-\(n).json"
     try evaluatorFile(fingerprints: n, transmitters: m).write(to: URL(fileURLWithPath: evalFile))

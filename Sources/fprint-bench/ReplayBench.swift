@@ -56,9 +56,7 @@ func runReplayBench(fprint: String, dir: String, captures: String) throws {
     let (capture, reports) = try makeReplayCapture(from: captures, reports: 124_000, bytes: 17_000_000)
     let path = dir + "/replay.btsnoop"
     try Data(capture).write(to: URL(fileURLWithPath: path))
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_CONFIG_HOME"] = dir + "/config"
-    env["XDG_DATA_HOME"] = dir + "/data"
+    let env = benchEnvironment(dir)
     var runs: [Measured] = []
     for i in 0..<3 {
         let db = dir + "/replay-\(i).sqlite"

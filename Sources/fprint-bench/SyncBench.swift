@@ -121,11 +121,7 @@ final class DataBox: @unchecked Sendable {
 }
 
 func runSyncBench(fprint: String, dir: String, docs: Int) throws {
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_CONFIG_HOME"] = dir + "/config"
-    env["XDG_DATA_HOME"] = dir + "/data"
-    env["XDG_CACHE_HOME"] = dir + "/cache"
-    env["XDG_STATE_HOME"] = dir + "/state"
+    var env = benchEnvironment(dir)
     let secret = dir + "/gw-secret"
 
     // 15 BLE transmitters × 5 reports and 20 Wi-Fi: about 19.7 KB of canonical JSON.

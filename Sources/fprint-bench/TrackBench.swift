@@ -58,9 +58,7 @@ func runTrackBench(fprint: String, dir: String) throws {
                                                   seconds: 600)
     let path = dir + "/track.btsnoop"
     try Data(capture).write(to: URL(fileURLWithPath: path))
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_CONFIG_HOME"] = dir + "/config"
-    env["XDG_DATA_HOME"] = dir + "/data"
+    let env = benchEnvironment(dir)
     var runs: [Measured] = []
     for _ in 0..<3 {
         let m = try runMeasured(fprint, ["track", "--map", "J3NP", "--method", "beacons", "--ble-source", "btsnoop:" + path,

@@ -126,6 +126,17 @@ func fileSize(_ path: String) -> Int64 {
     return total
 }
 
+/// This environment with every XDG folder under `dir`: a benchmarked
+/// fprint reads no config and writes no state of the user running it.
+func benchEnvironment(_ dir: String) -> [String: String] {
+    var env = ProcessInfo.processInfo.environment
+    for (variable, folder) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
+                               ("XDG_STATE_HOME", "state")] {
+        env[variable] = dir + "/" + folder
+    }
+    return env
+}
+
 func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
