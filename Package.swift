@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "CCurl", path: "Sources/CCurl"),
         .target(name: "FPNet", dependencies: ["CCurl", "FPCore"]),
         // App config, scenarios, maps, persisted settings, XDG paths.
-        .target(name: "FPConfig", dependencies: ["FPCore", "FPNet", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "FPConfig", dependencies: ["FPCore", "FPHex", "FPNet", .product(name: "SystemPackage", package: "swift-system")]),
         // SQLite document store with revisions, sequences and _local docs.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .target(name: "FPStore", dependencies: [

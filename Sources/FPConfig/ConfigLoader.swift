@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 import FPNet
 import Foundation
 
@@ -96,7 +97,7 @@ package struct ConfigLoader: Sendable {
     package func loadEnvironment<T>(map: String, of loaded: LoadedConfig,
                                    decode: @escaping (Data, String) throws -> T) throws(ConfigError) -> T? {
         guard let base = loaded.location, case .remote = base else { return nil }
-        let location = try base.resolving("environments/\(Self.pathSegment(map)).json", referencedAt: "environments")
+        let location = try base.resolving("environments/\(PercentEncoding.encode(map)).json", referencedAt: "environments")
         let auth = FetchAuth(urlCredentials: loaded.urlCredentials, origin: base.origin, authorize: authorize)
         do {
             return try obtain(.environment, at: location, auth: auth) { value, source throws(ConfigError) in
@@ -110,13 +111,6 @@ package struct ConfigLoader: Sendable {
             if error.notFound { return nil }
             throw error
         }
-    }
-
-    /// A map id as one URL path segment.
-    static func pathSegment(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     /// Which credentials a fetch carries: the app config URL's own, to its

@@ -80,12 +80,10 @@ package struct RemoteDatabase: Sendable {
         return parts.string ?? url.absoluteString
     }
 
-    /// Percent-encodes one path segment (doc ids may hold `/`, `_local` ids `=`).
-    static func encode(_ segment: String) -> String { PercentEncoding.encode(segment) }
-
     func makeURL(_ path: [String], query: [(String, String)] = []) -> URL {
         var text = url.absoluteString
-        for segment in path { text += "/" + Self.encode(segment) }
+        // One segment each: doc ids may hold `/`, `_local` ids `=`.
+        for segment in path { text += "/" + PercentEncoding.encode(segment) }
         if !query.isEmpty {
             text += "?" + query.map { "\($0.0)=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
         }
