@@ -22,6 +22,12 @@ import Testing
         return ["--config", path.path]
     }
 
+    /// The seeded J1NP walk every test here plots.
+    func walkJ1NP(_ fp: FprintRunner) async throws {
+        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"] + repoConfig)
+        #expect(walk.status == 0, "\(walk.stderr)")
+    }
+
     /// x, y, width and height of the SVG's floor-plan image, and its href.
     func floorPlanImage(_ svg: String) throws -> (x: Double, y: Double, width: Double, height: Double, href: Substring) {
         let m = try #require(svg.firstMatch(of: /<image class="floor-plan" x="([-0-9.]+)" y="([-0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"[^>]* href="([^"]+)"/))
@@ -30,8 +36,7 @@ import Testing
 
     @Test func thePictureIsPlacedByItsOriginAndScaleInEveryMapPlot() async throws {
         let fp = try FprintRunner()
-        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"] + repoConfig)
-        #expect(walk.status == 0, "\(walk.stderr)")
+        try await walkJ1NP(fp)
         let config = try configWithFloorPlan(fp)
         let png = try Data(contentsOf: Self.fixture)
         try png.write(to: fp.home.appendingPathComponent("plans/J1NP.png"))
@@ -81,8 +86,7 @@ import Testing
 
     @Test func aMissingOrBrokenPictureFailsClearlyAndWritesNothing() async throws {
         let fp = try FprintRunner()
-        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"] + repoConfig)
-        #expect(walk.status == 0, "\(walk.stderr)")
+        try await walkJ1NP(fp)
         let config = try configWithFloorPlan(fp)
         let out = fp.home.appendingPathComponent("heat.svg").path
         let args = ["plot", "heatmap", "--map", "J1NP", "--transmitter", "06:13:6F:EB:57:10", "-o", out] + config
@@ -98,13 +102,9 @@ import Testing
     }
 
     @Test(.enabled(if: PlotPNGTests.canRender)) func theRenderedPlotShowsThePictureWhereTheConfigPutsIt() async throws {
-        guard PNGRendererProbe.installed else {
-            Issue.record("rsvg-convert is not installed but FPRINT_REQUIRE_REAL=1 (run .ci/run's apt line)")
-            return
-        }
+        guard PNGRendererProbe.requireInstalled() else { return }
         let fp = try FprintRunner()
-        let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"] + repoConfig)
-        #expect(walk.status == 0, "\(walk.stderr)")
+        try await walkJ1NP(fp)
         let config = try configWithFloorPlan(fp)
         try Data(contentsOf: Self.fixture).write(to: fp.home.appendingPathComponent("plans/J1NP.png"))
         let svgPath = fp.home.appendingPathComponent("heat.svg").path, pngPath = fp.home.appendingPathComponent("heat.png").path
