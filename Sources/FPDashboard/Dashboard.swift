@@ -99,19 +99,20 @@ package struct Dashboard: Sendable {
             if rest.first == "events" { return Responses.html(.unauthorized, "log in first\n") }
             return Responses.redirect(Self.prefix + "/login")
         }
-        if method == .post, rest == ["admin", "tokens"] {
-            let pages = Pages(dashboard: self, user: user, head: false)
-            guard sameOrigin(request) else { return forbiddenOrigin() }
-            guard user.role == .admin else { return pages.forbidden("Only admins issue tokens.") }
-            return await issueToken(&request, by: user, pages: pages)
-        }
-        guard method == .get else {
+        // The admin page's token form is the one POST past the login.
+        let tokenForm = method == .post && rest == ["admin", "tokens"]
+        guard method == .get || tokenForm else {
             return Responses.message(.methodNotAllowed, heading: "Not allowed", text: "This page only answers GET.",
                                      user: user, canLogout: access != nil)
         }
         let query = Form.parse(request.uri.query ?? "")
         let pages = Pages(dashboard: self, user: user, head: head)
         do {
+            if tokenForm {
+                guard sameOrigin(request) else { return forbiddenOrigin() }
+                guard user.role == .admin else { return pages.forbidden("Only admins issue tokens.") }
+                return try await issueToken(&request, by: user, pages: pages)
+            }
             switch (rest.first, rest.count) {
             case (nil, _): return try await pages.index()
             case ("maps", 2): return try await pages.map(rest[1], transmitter: query["tx"])

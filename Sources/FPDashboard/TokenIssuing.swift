@@ -23,19 +23,20 @@ extension Dashboard {
         return .success((DashboardUser(name: name, role: role), days))
     }
 
-    func issueToken(_ request: inout Request, by admin: DashboardUser, pages: Pages) async -> Response {
+    /// The admin page again, with the token or why none was issued; throws
+    /// only when the survey cannot be read for the page.
+    func issueToken(_ request: inout Request, by admin: DashboardUser, pages: Pages) async throws -> Response {
         guard let access else { return pages.forbidden("Local mode has no token secret: run `fprint gateway token` on the gateway's host.") }
         guard let body = try? await request.collectBody(upTo: Self.formLimit) else {
-            return (try? await pages.admin(status: .contentTooLarge, ["issueError": "The form is too large."]))
-                ?? pages.forbidden("The form is too large.")
+            return try await pages.admin(status: .contentTooLarge, ["issueError": "The form is too large."])
         }
         switch Self.tokenRequest(Form.parse(String(buffer: body))) {
         case .failure(let error):
-            return (try? await pages.admin(status: .badRequest, ["issueError": error.text])) ?? pages.forbidden(error.text)
+            return try await pages.admin(status: .badRequest, ["issueError": error.text])
         case .success(let (user, days)):
             let token = access.issueToken(for: user, ttlSeconds: Int64(days) * 86400, by: admin)
             let issued: [String: Any] = ["token": token, "name": user.name, "role": user.role.rawValue, "days": days]
-            return (try? await pages.admin(["issued": issued])) ?? pages.forbidden("The survey cannot be read.")
+            return try await pages.admin(["issued": issued])
         }
     }
 }
