@@ -109,8 +109,12 @@ struct GatewayServe: ReportingCommand {
             bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
             files: ServedConfigFiles.environments(besideConfig: (try? workspace.configLocation()) ?? ""), publicURL: publicURL,
             idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
-        if let loaded = try? workspace.configIfAny() {
-            (config.dashboardMaps, config.beaconRegistries) = try DashboardSetup.maps(loaded, paths: paths, strict: false)
+        do {
+            (config.dashboardMaps, config.beaconRegistries) = try DashboardSetup.maps(try workspace.configIfAny(), paths: paths,
+                                                                                     strict: false)
+        } catch {
+            // Sync does not need the config: the gateway serves all the same.
+            Terminal.err("warning: dashboard: \(error); maps are drawn without the app config")
         }
         var logger = Logger(label: "fprint.gateway")
         logger.logLevel = .warning

@@ -44,8 +44,8 @@ package struct GatewayConfig: Sendable {
     /// How long open requests may finish after SIGTERM before they are cut.
     package var shutdownGrace: Duration
     /// The dashboard's maps (with their floor-plan pictures) and beacon
-    /// registries, read by the CLI; nil: the maps of `appConfig`, no registries.
-    package var dashboardMaps: [String: DashboardMap]?
+    /// registries, read from the app config by the CLI (FPConfig's parser).
+    package var dashboardMaps: [String: DashboardMap] = [:]
     package var beaconRegistries: [String: BeaconRegistry] = [:]
 
     package init(databaseName: String = "fprint", tokens: TokenAuthority, users: BasicUsers = BasicUsers(),
@@ -132,7 +132,7 @@ private func makeApplication(
     }
     let dashboard = Dashboard(
         store: store, access: GatewayDashboardAccess(authenticator: authenticator, sessionTTL: config.sessionTTL),
-        options: .init(maps: config.dashboardMaps ?? DashboardMap.fromAppConfig(config.appConfig),
+        options: .init(maps: config.dashboardMaps,
                        registries: config.beaconRegistries,
                        secureCookie: config.publicURL?.lowercased().hasPrefix("https:") == true),
         waitForChange: { since, timeout in

@@ -17,11 +17,10 @@ struct DashboardFixture {
     init() throws {
         store = try SQLiteDocumentStore.inMemory()
         let users = try BasicUsers(fileText: "carol:s3cret\nvera:look:viewer\nroot:toor:admin\n")
-        config = GatewayConfig(tokens: authority, users: users, appConfig: [
-            "maps": [["id": "J1NP", "description": "first floor", "scale": ["meters": 45, "units": 2250],
-                      "extent": ["width": 2500, "height": 3000],
-                      "outline": [["x": 0, "y": 0], ["x": 2500, "y": 0], ["x": 2500, "y": 3000], ["x": 0, "y": 3000]]]],
-        ])
+        config = GatewayConfig(tokens: authority, users: users)
+        config.dashboardMaps = ["J1NP": DashboardMap(
+            id: "J1NP", description: "first floor", metersPerUnit: 45.0 / 2250, width: 2500, height: 3000,
+            outline: [MapPoint(x: 0, y: 0), MapPoint(x: 2500, y: 0), MapPoint(x: 2500, y: 3000), MapPoint(x: 0, y: 3000)])]
     }
 
     var app: some ApplicationProtocol { get throws { try buildGatewayApplication(store: store, config: config) } }
