@@ -9,6 +9,9 @@ extension SVGPlot {
         package var bytes: [UInt8]
         package var x: Double, y: Double
         package var width: Double, height: Double
+        /// Where a web page serves the picture, so a page with several plots
+        /// sends it once; nil: embedded as a data URL (a file that stands alone).
+        package var link: String?
 
         /// `unitsPerPixel` map units a pixel, the top-left pixel at (`x`, `y`).
         package init(header: ImageHeader, bytes: [UInt8], x: Double, y: Double, unitsPerPixel: Double) {
@@ -40,7 +43,7 @@ extension SVGPlot {
     package static func floorPlanImage(_ plan: FloorPlan?, left: Double, top: Double, scale: Double, width: Double,
                                        height: Double, clipID: String) -> [String] {
         guard let plan else { return [] }
-        let href = "data:\(plan.header.mediaType);base64,\(Data(plan.bytes).base64EncodedString())"
+        let href = plan.link.map(escape) ?? "data:\(plan.header.mediaType);base64,\(Data(plan.bytes).base64EncodedString())"
         return ["<clipPath id=\"\(clipID)\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\"/></clipPath>",
                 "<image class=\"floor-plan\" x=\"\(f(left + plan.x * scale))\" y=\"\(f(top + plan.y * scale))\" "
                     + "width=\"\(f(plan.width * scale))\" height=\"\(f(plan.height * scale))\" preserveAspectRatio=\"none\" "

@@ -59,6 +59,10 @@ package struct Dashboard: Sendable {
                  waitForChange: @escaping ChangeWait) {
         self.store = store
         self.access = access
+        // A map page draws the plan's picture under three plots: they link
+        // to it, and it is sent once (`floor-plans/<map>`), not three times inline.
+        var options = options
+        for id in options.maps.keys { options.maps[id]?.floorPlan?.link = Self.prefix + "/floor-plans/" + Pages.link(id) }
         self.options = options
         self.index = SurveyIndex(store: store)
         self.streams = StreamSlots(total: options.maxStreams, perClient: options.maxStreamsPerClient)
@@ -117,6 +121,7 @@ package struct Dashboard: Sendable {
             case (nil, _): return try await pages.index()
             case ("maps", 2): return try await pages.map(rest[1], transmitter: query["tx"])
             case ("maps", 3) where rest[2] == "errors": return try await pages.errors(rest[1])
+            case ("floor-plans", 2): return pages.floorPlan(rest[1])
             case ("activity", 1): return try await pages.activity(by: query["by"] ?? "day")
             case ("mine", 1):
                 guard user.role != .viewer else { return pages.forbidden("Only surveyors have uploads of their own.") }

@@ -18,6 +18,19 @@ struct Pages {
                        script: script, head: head)
     }
 
+    /// A map's floor-plan picture, which its plots link to.
+    func floorPlan(_ id: String) -> Response {
+        guard let plan = dashboard.options.maps[id]?.floorPlan else {
+            return Responses.message(.notFound, heading: "Not found", text: "Map \(id) has no floor-plan picture.",
+                                     user: user, canLogout: canLogout, head: head)
+        }
+        var headers = Responses.securityHeaders()
+        headers[.contentType] = plan.header.mediaType
+        // The same for every page of the map, and only for this browser.
+        headers[.cacheControl] = "private, max-age=300"
+        return Responses.body(.ok, headers, Data(plan.bytes), head: head)
+    }
+
     func forbidden(_ why: String) -> Response {
         Responses.message(.forbidden, heading: "Forbidden", text: why, user: user, canLogout: canLogout, head: head)
     }

@@ -6,6 +6,7 @@ import FPStore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import Testing
 
 /// Maps and registries the CLI hands the gateway: the plan's picture under
@@ -34,7 +35,15 @@ import Testing
             for id in ["floor-area", "heatmap-area", "coverage-area"] {
                 #expect(page.count("<clipPath id=\"\(id)\">") == 1 && page.text.contains("clip-path=\"url(#\(id))\""), "\(id)")
             }
-            #expect(page.text.contains("href=\"data:image/png;base64,\(Data(Self.png).base64EncodedString())\""))
+            // All three link to the picture, which is sent once, byte for byte, to logged-in people only.
+            #expect(page.count("href=\"/_dashboard/floor-plans/J1NP\"") == 3 && !page.text.contains("data:image"))
+            let picture = try await client.execute(uri: "/_dashboard/floor-plans/J1NP", method: .get,
+                                                   headers: [.cookie: cookie]) { $0 }
+            #expect(picture.status == .ok && picture.headers[.contentType] == "image/png")
+            #expect(Array(picture.body.readableBytesView) == Self.png)
+            let anonymous = try await client.page(.get, "/_dashboard/floor-plans/J1NP")
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location] == "/_dashboard/login")
+            #expect(try await client.page(.get, "/_dashboard/floor-plans/J2NP", cookie: cookie).status == .notFound)
             // Over a picture the floor is not filled, or it would hide it.
             #expect(page.text.contains("<rect class=\"outline\"") && page.text.contains("fill=\"none\" stroke=\"#90a4ae\""))
             // The registered beacon is never heard on the surveyed map: an alert on the index.
