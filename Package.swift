@@ -151,7 +151,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "FPCLITests", dependencies: ["FPTestSupport", "FPCLI", "FPCore", "FPStore", "FPHCI", "FPHex", "CZlib"],
                     exclude: ["Reference", "Fixtures"]),
-        .testTarget(name: "FPAnalysisTests", dependencies: ["FPAnalysis", "FPCore"]),
+        .testTarget(name: "FPAnalysisTests", dependencies: ["FPTestSupport", "FPAnalysis", "FPCore"]),
         .testTarget(name: "FPProbeTests", dependencies: ["FPTestSupport", "FPProbe", "FPCore", "FPGateway"]),
     ]
 )

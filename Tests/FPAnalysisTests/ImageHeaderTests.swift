@@ -1,13 +1,10 @@
 import FPAnalysis
+import FPTestSupport
 import Testing
 
 /// The size and type of a floor-plan picture, from its header alone.
 @Suite struct ImageHeaderTests {
-    static func png(width: UInt32, height: UInt32) -> [UInt8] {
-        let be = { (v: UInt32) in [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + be(width) + be(height)
-            + [8, 6, 0, 0, 0] + [0, 0, 0, 0]
-    }
+    static func png(width: UInt32, height: UInt32) -> [UInt8] { PNGHeader.bytes(width: width, height: height) }
 
     /// SOI, a JFIF APP0, a comment holding 0xFF bytes, then a baseline frame header.
     static func jpeg(frame marker: UInt8 = 0xC0, width: Int, height: Int) -> [UInt8] {

@@ -3,6 +3,7 @@ import FPCore
 @testable import FPDashboard
 import FPGateway
 import FPStore
+import FPTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -13,8 +14,7 @@ import Testing
 /// each plot of the map page, and beacon alerts on the index.
 @Suite struct DashboardFloorPlanTests {
     /// A PNG's signature and IHDR: 500 × 600 px, enough to place it.
-    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
-        + [0, 0, 0x01, 0xF4, 0, 0, 0x02, 0x58, 8, 6, 0, 0, 0, 0, 0, 0, 0]
+    static let png = PNGHeader.bytes(width: 500, height: 600)
 
     @Test func theMapPageDrawsThePictureUnderEveryPlotWithItsOwnClip() async throws {
         var f = try DashboardFixture()
