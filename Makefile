@@ -24,16 +24,18 @@ build:
 # `make test-serial` runs one test at a time, to tell a race from a failure.
 # Swift Testing only: XCTest would add "Executed 0 tests" lines. A test whose
 # real component is not installed is listed as skipped, with the reason.
+# Tests/swift-test.sh keeps the whole output in .build/test-output.txt and, on
+# a failure, repeats the failed tests and a crashed thread's frames at the end.
 # Then Tests/cli-tour.sh runs the README's examples on a fresh database, and
 # Tests/probe/netns.sh runs `fprint probe` against a gateway in another network
 # namespace over veth (root; over loopback, said loudly, without it).
 test:
-	$(SWIFT) test --disable-xctest
+	bash Tests/swift-test.sh
 	bash Tests/cli-tour.sh $(BIN)
 	bash Tests/probe/netns.sh $(BIN)
 
 test-serial:
-	$(SWIFT) test --disable-xctest --no-parallel
+	bash Tests/swift-test.sh --no-parallel
 
 # A simulated walk of scenarioJ1NP1 into a demo database, then its listing.
 demo: build

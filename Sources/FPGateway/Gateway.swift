@@ -79,8 +79,11 @@ package struct GatewayAssembly {
     let shutdownGrace: Duration
 
     /// Runs until the given signals (or task cancellation) stop it; open
-    /// requests get `shutdownGrace` to finish, then they are cut.
-    package func run(signals: [UnixSignal]) async throws {
+    /// requests get `shutdownGrace` to finish, then they are cancelled.
+    /// `exitDeadline`: the process leaves that long after the stop began if
+    /// it has not ended by then (`ExitDeadline`); nil (in-process gateways
+    /// of tests and benchmarks) waits for the cancellation to finish.
+    package func run(signals: [UnixSignal], exitDeadline: Duration? = nil) async throws {
         // A parent may hand down a blocked SIGTERM (the signal mask survives
         // exec); this thread takes the stop signals so they always arrive.
         var stopSignals = sigset_t()
@@ -88,11 +91,14 @@ package struct GatewayAssembly {
         sigaddset(&stopSignals, SIGTERM)
         sigaddset(&stopSignals, SIGINT)
         if !signals.isEmpty { pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil) }
-        var configuration = ServiceGroupConfiguration(
-            services: [.init(service: app), .init(service: notifierService)],
-            gracefulShutdownSignals: signals, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app), .init(service: notifierService)]
+        if let exitDeadline {
+            services.append(.init(service: ExitDeadline(after: exitDeadline), successTerminationBehavior: .ignore))
+        }
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
         configuration.maximumGracefulShutdownDuration = shutdownGrace
-        configuration.maximumCancellationDuration = Duration.milliseconds(500)
+        // No maximumCancellationDuration: ServiceLifecycle would end a slow
+        // cancellation with a crash (ExitDeadline says why).
         try await ServiceGroup(configuration: configuration).run()
     }
 }
@@ -172,7 +178,8 @@ package func runGateway(store: any ReplicableStore, config: GatewayConfig, host:
         throw GatewayStartError.setup(error.description)
     }
     do {
-        try await gateway.run(signals: [.sigterm, .sigint])
+        // The open requests' grace, then 3 s for the cancelled ones to end.
+        try await gateway.run(signals: [.sigterm, .sigint], exitDeadline: config.shutdownGrace + .seconds(3))
     } catch let error as IOError where error.errnoCode == EADDRINUSE {
         throw GatewayStartError.addressInUse
     }

@@ -1,6 +1,7 @@
 import FPCore
 import FPTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// `fprint gateway` as an attacker on the same network meets it: the real
@@ -140,6 +141,46 @@ import Testing
         let answer = longpoll.readAll(timeout: 2)
         #expect(RawConnection.status(answer) == 200, "\(answer)")
         #expect(answer.contains("\"last_seq\""))
+    }
+
+    /// A write waiting for SQLite's lock cannot be cancelled, so the stop
+    /// cannot finish while it waits: the gateway leaves cleanly 3 s after its
+    /// grace (ExitDeadline), where ServiceLifecycle's own bound crashed it.
+    @Test func sigtermEndsCleanlyWhileAWriteWaitsForTheLock() async throws {
+        let gateway = try await Gateway()
+        let body = #"{"couchbase_sync_gateway_id":"alice"}"#
+        let put = "PUT /fprint/first HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(gateway.token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        let stored = try RawConnection(port: gateway.port)
+        stored.send(put)
+        #expect(RawConnection.status(stored.readAll(timeout: 15)) == 201)
+        stored.close()
+
+        // Another connection holds the write lock for longer than the stop may take.
+        var lockerConfig = Configuration()
+        lockerConfig.allowsUnsafeTransactions = true  // the transaction outlives one access, on purpose
+        let db = gateway.runner.home.appendingPathComponent("gw.sqlite").path
+        let locker = try DatabaseQueue(path: db, configuration: lockerConfig)
+        try await locker.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let waiting = try RawConnection(port: gateway.port)
+        defer { waiting.close() }
+        waiting.send(put.replacingOccurrences(of: "/fprint/first", with: "/fprint/second"))
+        try await Task.sleep(nanoseconds: 500_000_000)
+
+        let started = Date()
+        kill(gateway.pid, SIGTERM)
+        let status = await gateway.server.exit.value()
+        let took = Date().timeIntervalSince(started)
+        try await locker.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+        print("gateway with a write waiting for the lock stopped \(String(format: "%.2f", took)) s after SIGTERM")
+        #expect(status == 0, "\(gateway.log.text.suffix(800))")
+        // 1.5 s of grace + 3 s, well before the 10 s lock wait would end.
+        #expect(took > 4 && took < 9)
+        #expect(gateway.log.text.contains("still stopping"), "\(gateway.log.text.suffix(800))")
+        #expect(!gateway.log.text.contains("Fatal error"))
+        // What was stored before stays stored; the cut write left nothing.
+        let ids = try await locker.read { try String.fetchAll($0, sql: "SELECT id FROM documents ORDER BY id") }
+        #expect(ids == ["first"])
     }
 
     @Test func aBusyPortIsNamedWithItsOwnExitCode() async throws {

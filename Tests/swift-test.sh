@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `swift test` for `make test`, with its whole output kept in
+# .build/test-output.txt. CI shows only the last lines of a run, and a crash
+# ends with the backtracer's register and image dumps, so on failure this
+# repeats at the end what tells the cause: the failed tests, fatal errors and
+# the crashed thread's frames.
+#
+#   bash Tests/swift-test.sh [swift test arguments]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .build
+log=.build/test-output.txt
+
+# The crashed thread only, without registers or the image list: the frames
+# are what names the test (a run has many threads; the others stay in the log
+# only if asked for with SWIFT_BACKTRACE).
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,threads=crashed,registers=none,images=none}
+
+swift test --disable-xctest "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "== swift test exited $status; what failed (whole output: $log) =="
+    grep -n -E "✘|Fatal error|Program crashed|Signal [0-9]+|crashed:$" "$log" | head -40
+    # Each crashed thread's first 40 frames.
+    awk '/ crashed:$/ { left = 40 } left > 0 { print; left-- }' "$log"
+fi
+exit "$status"
