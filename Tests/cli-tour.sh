@@ -60,6 +60,7 @@ skip_reason() {
         "fprint login"*|*"fprint sync"*) echo "needs a gateway on the network" ;;
         "fprint gateway"|"fprint gateway --"*) echo "a server: runs until stopped" ;;
         "fprint track --map J3NP") echo "needs radios; runs until Ctrl-C" ;;
+        *" --publish"*) echo "needs a gateway on the network (make test-browser publishes to one)" ;;
         "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
         *) ;;
     esac

@@ -66,9 +66,12 @@ struct GatewayAuth {
     }
 
     /// `scheme://host:port/_session` for a database URL.
-    static func sessionURL(of database: URL) -> URL {
+    static func sessionURL(of database: URL) -> URL { rootURL(of: database, path: "/_session") }
+
+    /// `scheme://host:port` + `path` for a database URL, without user info or query.
+    static func rootURL(of database: URL, path: String) -> URL {
         var parts = URLComponents(url: database, resolvingAgainstBaseURL: false)!
-        parts.path = "/_session"
+        parts.path = path
         parts.query = nil
         parts.user = nil
         parts.password = nil

@@ -20,12 +20,15 @@ struct Track: ReportingCommand {
 
             --truth (with --simulate or --session) adds each fix's error against the true position and a summary: median, p90, max error, floor-hit rate, time to the first fix.
 
+            --publish sends each position to the gateway (sync's --gateway and credentials) for the dashboard's live view, where the map page shows a marker and a trail per user and --device. The gateway keeps the last positions in memory only: they are not stored or replicated. A gateway that does not answer is said once; tracking goes on.
+
             Examples:
               fprint track --map J3NP
               fprint track --simulate --scenario scenarioJ3NP1 --fast --truth
               fprint track --auto-map --simulate --scenario scenarioJ2J3 --fast --truth --json
               fprint track --map J3NP --method beacons --ble-source btsnoop:walk.btsnoop --fast
               fprint track --session 5d1c… --truth
+              fprint track --map J3NP --publish --device tablet-2
             """)
 
     @Option(help: "The map (floor) to position on (default: the scenario's or the session's first map).") var map: String?
@@ -51,6 +54,10 @@ struct Track: ReportingCommand {
     var beaconsSigma = 3.0
     @Option(help: "With --auto-map: windows a new map must hold before it is reported.") var hold = 3
     @Flag(help: "JSON lines even on a terminal.") var json = false
+    @Flag(help: "Send each position to the gateway's live view (the gateway and credentials sync uses).") var publish = false
+    @Option(help: "With --publish: a name for this device, shown after your user name (letters, digits, . _ -).")
+    var device: String?
+    @OptionGroup var client: GatewayClientOptions
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -78,6 +85,14 @@ struct Track: ReportingCommand {
         if !(1...20).contains(hold) { throw ValidationError("--hold must be 1–20 windows, got \(hold)") }
         if !(wknnSigma > 0 && beaconsSigma > 0) { throw ValidationError("--wknn-sigma and --beacons-sigma must be positive") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if let device {
+            if !publish { throw ValidationError("--device names the publisher: add --publish") }
+            let allowed = device.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) }
+            if !(1...64).contains(device.count) || !allowed {
+                throw ValidationError("--device must be 1–64 letters, digits, '.', '_' or '-', got '\(device)'")
+            }
+        }
+        if client.gateway != nil && !publish { throw ValidationError("--gateway is where positions are published: add --publish") }
         if !(pathLossExponent > 0 && pathLossExponent.isFinite) { throw ValidationError("--path-loss-exponent must be positive") }
         if map == nil && !autoMap && scenario == nil && session == nil {
             throw ValidationError("say where to position: --map M or --auto-map")
@@ -128,6 +143,7 @@ struct Track: ReportingCommand {
                                       wknnSigma: wknnSigma, beaconsSigma: beaconsSigma)
         let tracker = Tracker(models: models, fixedMap: fixedMap, options: options)
         let view = TrackView(json: json || !Terminal.stdoutIsTTY, truth: truth, auto: fixedMap == nil)
+        let publisher = publish ? try makePublisher(ws) : nil
 
         // The feed and its clock.
         let clock: any MeasurementClock
@@ -153,13 +169,13 @@ struct Track: ReportingCommand {
             clock = capture.fast ? VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(span) / 1000)) : MonotonicClock()
             description = "simulated walk of \(scenarioValue.scenarioID) (\(String(format: "%.0f", Double(sim.durationMs) / 1000)) s)"
             try await run(SimulationFeed(simulation: sim), tracker: tracker, clock: clock, intervalMs: intervalMs,
-                          limitMs: limitMs, view: view, description: description)
+                          limitMs: limitMs, view: view, description: description, publisher: publisher)
         } else if session != nil {
             let span = sessionDocs.map(\.endMs).max() ?? 0
             clock = VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(span) / 1000))
             description = "stored walk \(session!) (\(Terminal.counted(sessionDocs.count, "document")))"
             try await run(SessionFeed(documents: sessionDocs), tracker: tracker, clock: clock, intervalMs: intervalMs,
-                          limitMs: limitMs, view: view, description: description)
+                          limitMs: limitMs, view: view, description: description, publisher: publisher)
         } else {
             // A fast replay is BLE's alone: real Wi-Fi cannot run on its virtual clock.
             let radios = try capture.radios(enabled: settings.radios)
@@ -171,13 +187,13 @@ struct Track: ReportingCommand {
             let replayEnd = Replay.provider(in: setup).map(\.spanMs)
             description = capture.replaysBLE ? "replay of \(capture.bleSource!)" : "live radios (\(radios.map(\.label).sorted().joined(separator: ", ")))"
             try await run(ProviderFeed(setup: setup, level: fixedMap ?? "", endMs: replayEnd), tracker: tracker,
-                          clock: setup.clock, intervalMs: intervalMs, limitMs: limitMs, view: view, description: description)
+                          clock: setup.clock, intervalMs: intervalMs, limitMs: limitMs, view: view, description: description, publisher: publisher)
         }
     }
 
     /// The loop: tick the feed, fill the window, one position per interval, until the feed ends, the limit or Ctrl-C.
     func run<F: TrackFeed>(_ feed: F, tracker: Tracker, clock: any MeasurementClock, intervalMs: Int, limitMs: Int?,
-                           view: TrackView, description: String) async throws {
+                           view: TrackView, description: String, publisher: PositionPublisher?) async throws {
         let endMs = min(feed.endMs ?? Int.max, limitMs ?? Int.max)
         Terminal.err("tracking: \(description); \(tracker.fixedMap.map { "map \($0)" } ?? "auto-map over \(tracker.models.keys.sorted().joined(separator: ", "))"), \(tracker.options.method.rawValue), one position every \(interval) from the last \(window)")
         let started = DispatchTime.now().uptimeNanoseconds
@@ -200,6 +216,7 @@ struct Track: ReportingCommand {
                         nextPosition += intervalMs
                         let point = tracker.position(atMs: t)
                         report.record(point, atMs: t, wallTime: clock.wallTime(atMs: t), truth: feed.truth(atMs: t))
+                        if let point { await publisher?.add(point, time: clock.wallTime(atMs: t)) }
                     }
                 }
             } catch is CancellationError {
@@ -214,6 +231,7 @@ struct Track: ReportingCommand {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         outcome.finish(cpuSeconds: seconds)
+        if let publisher { try await Self.reportPublished(publisher) }
         if outcome.positions == 0 && outcome.endMs >= intervalMs {
             Terminal.err("note: no position: what was heard (\(Terminal.counted(outcome.samples, "sample"))) matched no radiomap or beacon registry of \(tracker.models.keys.sorted().joined(separator: ", "))")
         }

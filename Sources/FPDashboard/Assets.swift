@@ -13,6 +13,7 @@ enum Assets {
         .num{text-align:right}.error{color:#b00020}.alert{color:#b00020}.muted{color:#777}.on{font-weight:bold}
         form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}
         svg{max-width:100%;height:auto;background:#fff}circle.new{stroke:#d62728;stroke-width:2}
+        circle.live{fill:#1f77b4;stroke:#fff;stroke-width:2}polyline.live-trail{fill:none;stroke:#1f77b4;stroke-width:2;stroke-dasharray:4 3;opacity:.7}
         """
 
     static let js = """
@@ -51,6 +52,39 @@ enum Assets {
             count.textContent = String(layer.querySelectorAll('circle.point').length);
             if (p.session) extendTrack(p.session, c.getAttribute('cx') + ',' + c.getAttribute('cy'));
           });
+          // A published position (fprint track --publish) moves its publisher's
+          // marker and extends a trail of its last 300 positions.
+          source.addEventListener('position', function (event) {
+            var p = JSON.parse(event.data);
+            var left = +svg.dataset.left, top = +svg.dataset.top, scale = +svg.dataset.scale;
+            var xy = (left + p.x * scale).toFixed(1) + ',' + (top + p.y * scale).toFixed(1);
+            var marker = byPublisher('circle.live', p.publisher), trail = byPublisher('polyline.live-trail', p.publisher);
+            if (!marker) {
+              trail = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+              trail.setAttribute('class', 'live-trail');
+              trail.setAttribute('data-publisher', p.publisher);
+              trail.setAttribute('points', '');
+              marker = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
+              marker.setAttribute('class', 'live');
+              marker.setAttribute('data-publisher', p.publisher);
+              marker.setAttribute('r', '7');
+              marker.appendChild(document.createElementNS('http://www.w3.org/2000/svg', 'title'));
+              svg.appendChild(trail);
+              svg.appendChild(marker);
+              document.getElementById('live-count').textContent = String(svg.querySelectorAll('circle.live').length);
+            }
+            marker.setAttribute('cx', xy.split(',')[0]);
+            marker.setAttribute('cy', xy.split(',')[1]);
+            marker.firstChild.textContent = p.publisher + ' at ' + p.time +
+              (p.accuracy_m === null ? '' : ' (± ' + p.accuracy_m.toFixed(1) + ' m)');
+            var points = (trail.getAttribute('points') + ' ' + xy).trim().split(' ');
+            trail.setAttribute('points', points.slice(-300).join(' '));
+          });
+          function byPublisher(selector, publisher) {
+            var found = svg.querySelectorAll(selector);
+            for (var i = 0; i < found.length; i++) if (found[i].getAttribute('data-publisher') === publisher) return found[i];
+            return null;
+          }
           // A walk's point continues its line (documents arrive in the order they were stored).
           function extendTrack(session, xy) {
             var tracks = svg.querySelector('g.tracks');

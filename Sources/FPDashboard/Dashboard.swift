@@ -49,6 +49,8 @@ package struct Dashboard: Sendable {
     let plots = PlotCache()
     let streams: StreamSlots
     let waitForChange: ChangeWait
+    /// Positions published to the gateway (`fprint track --publish`); nil for `fprint dashboard`.
+    let livePositions: LivePositions?
 
     static let prefix = "/_dashboard"
     /// Largest login or logout form: read before anyone is known.
@@ -56,7 +58,7 @@ package struct Dashboard: Sendable {
     static let localUser = DashboardUser(name: "local", role: .admin)
 
     package init(store: any ReplicableStore, access: (any DashboardAccess)?, options: Options = Options(),
-                 waitForChange: @escaping ChangeWait) {
+                 livePositions: LivePositions? = nil, waitForChange: @escaping ChangeWait) {
         self.store = store
         self.access = access
         // A map page draws the plan's picture under three plots: they link
@@ -67,6 +69,7 @@ package struct Dashboard: Sendable {
         self.index = SurveyIndex(store: store)
         self.streams = StreamSlots(total: options.maxStreams, perClient: options.maxStreamsPerClient)
         self.waitForChange = waitForChange
+        self.livePositions = livePositions
     }
 
     /// Whether a request is the dashboard's: its paths, and `GET /` from a

@@ -54,9 +54,11 @@ extension Dashboard {
             start = (try? await index.lastSequence()) ?? 0
         }
         let (index, streams, wait, lifetime) = (self.index, self.streams, self.waitForChange, options.streamLifetime)
+        let positions = livePositions
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             do {
-                try await Self.stream(map: map, from: start, index: index, wait: wait, lifetime: lifetime) { text in
+                try await Self.stream(map: map, from: start, index: index, wait: wait, positions: positions,
+                                      lifetime: lifetime) { text in
                     try await writer.write(ByteBuffer(string: text))
                 }
                 await streams.release(client)
@@ -69,16 +71,28 @@ extension Dashboard {
         })
     }
 
-    /// The stream's text, written through `send` until `lifetime` passes or the server stops.
-    static func stream(map: String, from start: Int64, index: SurveyIndex, wait: ChangeWait, lifetime: Duration,
-                       send: (String) async throws -> Void) async throws {
+    /// The stream's text, written through `send` until `lifetime` passes or
+    /// the server stops: `point` events for new documents of `map`, and
+    /// `position` events for live positions on it (each publisher's latest
+    /// first, then every new one).
+    static func stream(map: String, from start: Int64, index: SurveyIndex, wait: @escaping ChangeWait, positions: LivePositions? = nil,
+                       lifetime: Duration, send: (String) async throws -> Void) async throws {
         let deadline = ContinuousClock.now + lifetime
         var since = start
         // A short retry: a stream that ends by its lifetime is picked up again at once.
-        try await send("retry: 1000\n\n")
+        var opening = "retry: 1000\n\n"
+        var positionsSeen: Int64 = 0
+        if let positions {
+            let (now, reached) = await positions.current(map: map)
+            opening += now.map(positionEvent).joined()
+            positionsSeen = reached
+        }
+        try await send(opening)
         while ContinuousClock.now < deadline, !Task.isCancelled {
             let left = deadline - ContinuousClock.now
-            guard await wait(since, min(left, .seconds(15))) else { return }
+            guard await waitForEither(wait, since: since, positions: positions, seen: positionsSeen,
+                                      timeout: min(left, .seconds(15)))
+            else { return }
             let (points, reached) = try await index.changes(after: since)
             var text = ""
             for p in points where p.map == map {
@@ -87,9 +101,37 @@ extension Dashboard {
                 text += "event: point\ndata: \(CanonicalJSON.string(data))\n\n"
             }
             if reached != since { text += "id: \(reached)\n\n" }
+            if let positions {
+                let (fresh, reachedPositions) = await positions.after(positionsSeen, map: map)
+                text += fresh.map(positionEvent).joined()
+                positionsSeen = reachedPositions
+            }
             // A comment now and then keeps proxies and idle timers from closing a quiet stream.
             try await send(text.isEmpty ? ": still here\n\n" : text)
             since = reached
+        }
+    }
+
+    static func positionEvent(_ p: LivePosition) -> String {
+        let data: JSONValue = ["publisher": .string(p.publisher), "x": .double(p.x), "y": .double(p.y),
+                               "accuracy_m": p.accuracyM.map(JSONValue.double) ?? .null, "time": .string(p.time)]
+        return "event: position\ndata: \(CanonicalJSON.string(data))\n\n"
+    }
+
+    /// Waits for a stored change or a live position, whichever comes first;
+    /// false once the server is stopping.
+    static func waitForEither(_ wait: @escaping ChangeWait, since: Int64, positions: LivePositions?, seen: Int64,
+                              timeout: Duration) async -> Bool {
+        guard let positions else { return await wait(since, timeout) }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await wait(since, timeout) }
+            group.addTask {
+                await positions.wait(after: seen, timeout: timeout)
+                return true
+            }
+            let first = await group.next() ?? true
+            group.cancelAll()
+            return first
         }
     }
 }

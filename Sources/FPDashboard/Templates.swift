@@ -58,7 +58,7 @@ enum Templates {
 
     static let map = """
         <h1>{{id}} <small>{{description}}</small></h1>
-        <p><span id="point-count">{{points}}</span> points, walks: <span id="walk-count">{{walks}}</span>. <a href="/_dashboard/maps/{{link}}/errors">Positioning errors</a>. <span id="live" class="muted">live updates off</span></p>
+        <p><span id="point-count">{{points}}</span> points, walks: <span id="walk-count">{{walks}}</span>. <a href="/_dashboard/maps/{{link}}/errors">Positioning errors</a>. Walking now: <span id="live-count">0</span>. <span id="live" class="muted">live updates off</span></p>
         <div class="plots"><section><h2>Floor, points and walks</h2>
         <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div></section>
         <section><h2>Heatmap</h2>

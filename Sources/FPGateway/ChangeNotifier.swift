@@ -41,6 +41,8 @@ actor ChangeNotifier {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
+                // A cancellation that came before this waiter was listed found nothing to wake.
+                if Task.isCancelled { return continuation.resume() }
                 waiters[id] = Waiter(since: since, continuation: continuation)
                 startPolling()
             }

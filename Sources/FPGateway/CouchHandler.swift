@@ -1,4 +1,5 @@
 import FPCore
+import FPDashboard
 import Foundation
 import Hummingbird
 
@@ -11,6 +12,8 @@ struct CouchHandler: Sendable {
     let config: GatewayConfig
     let notifier: ChangeNotifier
     let authenticator: Authenticator
+    /// Where `fprint track --publish` puts positions for the dashboard's live view.
+    let livePositions: LivePositions
 
     /// CouchDB's replicator compares this between `GET /db` and
     /// `_ensure_full_commit`; a constant keeps it stable across restarts.
@@ -25,6 +28,7 @@ struct CouchHandler: Sendable {
         }
         if first == "_session" { return try sessionInfo(request, user) }
         if first == "config" { return try configFile(request) }
+        if first == "_positions" { return try await positions(request, user) }
         guard first == config.databaseName else {
             if segments.count == 1, request.method == .put {
                 throw CouchError.forbidden("this gateway serves only the database \(config.databaseName)")

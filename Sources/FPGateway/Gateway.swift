@@ -132,7 +132,9 @@ private func makeApplication(
     let registry = ConnectionRegistry(cap: config.maxConnections ?? max(openFiles - 64, 16))
     let notifier = ChangeNotifier(lastSequence: { try await onStoreThread { try store.lastSequence() } })
     let authenticator = Authenticator(tokens: config.tokens, users: config.users, throttle: GuessThrottle(), logger: logger)
-    let handler = CouchHandler(store: store, config: config, notifier: notifier, authenticator: authenticator)
+    let livePositions = LivePositions()
+    let handler = CouchHandler(store: store, config: config, notifier: notifier, authenticator: authenticator,
+                               livePositions: livePositions)
     let accessLog: AccessLog? = try config.accessLogPath.map { path in
         path == "-" ? AccessLog(handle: .standardError) : try AccessLog(path: path)
     }
@@ -141,6 +143,7 @@ private func makeApplication(
         options: .init(maps: config.dashboardMaps,
                        registries: config.beaconRegistries,
                        secureCookie: config.publicURL?.lowercased().hasPrefix("https:") == true),
+        livePositions: livePositions,
         waitForChange: { since, timeout in
             await notifier.waitForChange(after: since, timeout: timeout)
             return await !notifier.isShuttingDown

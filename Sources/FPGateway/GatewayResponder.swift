@@ -82,7 +82,8 @@ struct GatewayResponder: HTTPResponder {
         // parsed body costs several times its text while it is stored.
         let reservation = BodyReservation(budget: budget, weight: Self.workingSetFactor)
         defer { reservation.release() }
-        request.body = try await collect(body, limit: config.bodyLimit, contentLength: request.headers, into: reservation)
+        let limit = request.segments == ["_positions"] ? CouchHandler.positionsBodyLimit : config.bodyLimit
+        request.body = try await collect(body, limit: limit, contentLength: request.headers, into: reservation)
         do {
             return try await handler.handle(request)
         } catch let error as StoreError {

@@ -67,7 +67,11 @@ import Testing
     /// of a later batch is asked while an upload is in flight, never two
     /// uploads at once, and checkpoints are written in batch order.
     @Test func thePushPreparesTheNextBatchWhileOneUploadIsInFlight() async throws {
-        let peer = SlowPeer(uploadDelay: .milliseconds(150))
+        // Each upload but the last is held until the next batch's diff
+        // arrives (at most 20 s): the overlap is seen however busy the machine
+        // (a fixed 150 ms missed it beside the whole suite), and a push that
+        // waited for each upload before its next diff would fail here, slowly.
+        let peer = SlowPeer(uploadDelay: .seconds(20), holdingUploadsForTheNextDiff: 5)
         let store = try SQLiteDocumentStore.inMemory()
         try store.insert((0..<50).map { NewDocument(id: "d\($0)", body: body(owner: "alice")) })
         let remote = RemoteDatabase(url: URL(string: "http://couch.test/db")!, transport: peer, credentials: .none,
@@ -78,7 +82,7 @@ import Testing
         #expect(log.maxUploadsInFlight == 1)
         #expect(log.uploads == 5)
         // Batches 2…5 were diffed while the previous batch was being uploaded.
-        #expect(log.diffsDuringUpload >= 3, "only \(log.diffsDuringUpload) of 4 later batches overlapped an upload")
+        #expect(log.diffsDuringUpload == 4, "only \(log.diffsDuringUpload) of 4 later batches overlapped an upload")
         #expect(log.checkpointSeqs == [10, 20, 30, 40, 50])
         #expect(try store.list(ListQuery(unsyncedOnly: true)).isEmpty)
     }
@@ -158,7 +162,10 @@ final class SlowPeer: HTTPTransport {
         var uploadsInFlight = 0
         var maxUploadsInFlight = 0
         var uploads = 0
+        /// `_revs_diff`s of batch n+1 that came before batch n's upload ended
+        /// (a push that waited for each upload would send none).
         var diffsDuringUpload = 0
+        var diffs = 0
         var checkpointSeqs: [Int64] = []
         var logins = 0
         var cookies: [String] = []
@@ -167,10 +174,14 @@ final class SlowPeer: HTTPTransport {
     private let state = Mutex(Log())
     let uploadDelay: Duration
     let loginDelay: Duration
+    /// Set: of this many uploads, upload n (but the last) returns as soon as
+    /// the next batch's `_revs_diff` has come (`uploadDelay` is then the longest wait).
+    let heldUploads: Int?
 
-    init(uploadDelay: Duration, loginDelay: Duration = .zero) {
+    init(uploadDelay: Duration, loginDelay: Duration = .zero, holdingUploadsForTheNextDiff heldUploads: Int? = nil) {
         self.uploadDelay = uploadDelay
         self.loginDelay = loginDelay
+        self.heldUploads = heldUploads
     }
 
     var log: Log { state.withLock { $0 } }
@@ -187,15 +198,28 @@ final class SlowPeer: HTTPTransport {
             state.withLock { $0.cookies.append(request.headers["Cookie"] ?? "") }
             return jsonResponse(200, ["db_name": "db", "update_seq": 0])
         case (.post, "/db/_revs_diff"):
-            state.withLock { if $0.uploadsInFlight > 0 { $0.diffsDuringUpload += 1 } }
+            state.withLock {
+                $0.diffs += 1
+                if $0.diffs >= 2, $0.uploads < $0.diffs - 1 { $0.diffsDuringUpload += 1 }
+            }
             let asked = (try? CanonicalJSON.parse(request.body ?? Data()))?.objectValue ?? [:]
             return jsonResponse(200, .object(asked.mapValues { ["missing": $0] }))
         case (.post, "/db/_bulk_docs"):
-            state.withLock {
+            let number = state.withLock {
                 $0.uploadsInFlight += 1
                 $0.maxUploadsInFlight = max($0.maxUploadsInFlight, $0.uploadsInFlight)
+                return $0.uploads + 1
             }
-            try? await Task.sleep(for: uploadDelay)
+            if let heldUploads {
+                // Upload n ends once batch n+1's diff has come (it may come
+                // before this upload starts: the child task runs when it can).
+                let deadline = ContinuousClock.now + uploadDelay
+                while number < heldUploads, ContinuousClock.now < deadline, state.withLock({ $0.diffs }) < number + 1 {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            } else {
+                try? await Task.sleep(for: uploadDelay)
+            }
             state.withLock {
                 $0.uploadsInFlight -= 1
                 $0.uploads += 1

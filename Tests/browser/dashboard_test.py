@@ -3,7 +3,8 @@
 
 A gateway on a free port gets a simulated walk through `fprint sync`; a viewer logs in,
 opens the map, sees every point and a heatmap, watches a newly synced document appear
-within 5 s, gets no console errors and cannot reach the admin page. Screenshots go to
+within 5 s and the marker and trail of `fprint track --publish` move, gets no console
+errors and cannot reach the admin page. Screenshots go to
 ${ARTIFACTS:-.build/artifacts}/browser/. With SCREENSHOTS=DIR it also writes
 DIR/dashboard.png and DIR/heatmap.png (`make screenshots`).
 
@@ -202,6 +203,30 @@ def main():
             fail("the walk count did not follow the live walk")
         driver.save_screenshot(f"{ARTIFACTS}/live-walk.png")
 
+        # Someone tracks themselves with --publish: their marker and trail move on the open page.
+        track = fprint("track", "--simulate", "--scenario", "scenarioJ1NP1", "--fast", "--seed", "3", "--json", "--db", LOCAL,
+                       "--publish", "--gateway", f"{base}/fprint", "--device", "tablet",
+                       env=dict(ENV, FPRINT_TOKEN=token)).splitlines()
+        fixes = [json.loads(line) for line in track if '"summary"' not in line]
+        published = time.monotonic()
+        try:
+            WebDriverWait(driver, 5, poll_frequency=0.1).until(
+                lambda d: len(d.find_elements(By.CSS_SELECTOR, '#floor polyline.live-trail[data-publisher="sam/tablet"]')) == 1
+                and len(d.find_element(By.CSS_SELECTOR, "#floor polyline.live-trail").get_attribute("points").split()) == len(fixes))
+        except Exception:
+            driver.save_screenshot(f"{ARTIFACTS}/live-position-missing.png")
+            fail(f"the {len(fixes)} published positions did not appear within 5 s")
+        print(f"browser test: {len(fixes)} published positions drawn {time.monotonic() - published:.2f} s after the track ended")
+        marker = driver.find_element(By.CSS_SELECTOR, '#floor circle.live[data-publisher="sam/tablet"]')
+        svg = driver.find_element(By.ID, "floor")
+        left, top, scale = (float(svg.get_attribute(f"data-{k}")) for k in ("left", "top", "scale"))
+        cx, cy = float(marker.get_attribute("cx")), float(marker.get_attribute("cy"))
+        if abs(cx - (left + fixes[-1]["x"] * scale)) > 0.5 or abs(cy - (top + fixes[-1]["y"] * scale)) > 0.5:
+            fail(f"the live marker is at ({cx}, {cy}), not at the last position {fixes[-1]['x']}, {fixes[-1]['y']}")
+        if driver.find_element(By.ID, "live-count").text != "1":
+            fail("the count of people walking did not follow the published positions")
+        driver.save_screenshot(f"{ARTIFACTS}/live-position.png")
+
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         if errors:
             fail("console errors: " + "; ".join(e.get("message", "") for e in errors))
@@ -228,7 +253,7 @@ def main():
             driver.get(f"{base}/_dashboard/maps/{MAP}")
             tx = driver.find_element(By.CSS_SELECTOR, "#tx option[selected]").get_attribute("value")
             fprint("plot", "heatmap", "--map", MAP, "--transmitter", tx, "--db", LOCAL, "-o", f"{SHOTS}/heatmap.png")
-        print(f"browser test: ok ({points} points, live point and walk, no console errors, admin refused, fprint dashboard); "
+        print(f"browser test: ok ({points} points, live point, walk and published positions, no console errors, admin refused, fprint dashboard); "
               f"screenshots in {ARTIFACTS}")
     finally:
         if driver:

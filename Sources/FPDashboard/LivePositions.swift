@@ -1,0 +1,114 @@
+import FPCore
+import Foundation
+
+/// One position `fprint track --publish` sent, as the gateway keeps it.
+package struct LivePosition: Sendable, Equatable {
+    /// The board's own order: each accepted position gets the next number.
+    package var sequence: Int64
+    /// Who is walking: the authenticated user, and the device they named ("alice", "alice/tablet-2").
+    package var publisher: String
+    package var map: String
+    /// Map units, as the documents' `x`, `y`.
+    package var x: Double
+    package var y: Double
+    package var accuracyM: Double?
+    /// When the position was taken (ISO 8601, as the publisher sent it).
+    package var time: String
+
+    package init(sequence: Int64 = 0, publisher: String = "", map: String, x: Double, y: Double, accuracyM: Double?,
+                 time: String) {
+        self.sequence = sequence
+        self.publisher = publisher
+        self.map = map
+        self.x = x
+        self.y = y
+        self.accuracyM = accuracyM
+        self.time = time
+    }
+
+    package var json: JSONValue {
+        ["seq": .int(sequence), "publisher": .string(publisher), "map": .string(map), "x": .double(x), "y": .double(y),
+         "accuracy_m": accuracyM.map(JSONValue.double) ?? .null, "time": .string(time)]
+    }
+}
+
+/// Where people are now: the positions published to the gateway, kept in
+/// memory only (they are not measurements and are never stored or
+/// replicated) and bounded: the last `perPublisher` of each publisher, and
+/// `maxPublishers` publishers (the one silent the longest goes first).
+/// Dashboard streams wait on it for the next position.
+package actor LivePositions {
+    package static let perPublisher = 600
+    package static let maxPublishers = 32
+
+    private var tracks: [String: [LivePosition]] = [:]
+    private(set) var sequence: Int64 = 0
+    private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter: UInt64 = 0
+
+    package init() {}
+
+    /// Keeps `positions` (each given the next sequence) for `publisher`; wakes waiting streams.
+    package func publish(_ positions: [LivePosition], by publisher: String) {
+        guard !positions.isEmpty else { return }
+        var track = tracks[publisher] ?? []
+        if track.isEmpty, tracks.count >= Self.maxPublishers, let silent = tracks.min(by: { lastSequence($0.value) < lastSequence($1.value) }) {
+            tracks[silent.key] = nil
+        }
+        for var position in positions {
+            sequence += 1
+            position.sequence = sequence
+            position.publisher = publisher
+            track.append(position)
+        }
+        if track.count > Self.perPublisher { track.removeFirst(track.count - Self.perPublisher) }
+        tracks[publisher] = track
+        for id in Array(waiters.keys) { wake(id) }
+    }
+
+    /// Positions on `map` after `sequence`, oldest first, and the sequence they reach.
+    package func after(_ sequence: Int64, map: String) -> (positions: [LivePosition], reached: Int64) {
+        let found = tracks.values.flatMap { $0.filter { $0.sequence > sequence && $0.map == map } }
+        return (found.sorted { $0.sequence < $1.sequence }, self.sequence)
+    }
+
+    /// Each publisher's latest position (on `map`, if given), newest first.
+    package func latest(map: String? = nil) -> [LivePosition] {
+        tracks.values.compactMap { track in track.last { map == nil || $0.map == map } }.sorted { $0.sequence > $1.sequence }
+    }
+
+    /// Each publisher's latest position on `map`, oldest first, and the sequence they reach:
+    /// where a live view starts.
+    package func current(map: String) -> (positions: [LivePosition], reached: Int64) {
+        (latest(map: map).reversed(), sequence)
+    }
+
+    /// How many positions each publisher has kept.
+    package func counts() -> [String: Int] { tracks.mapValues(\.count) }
+
+    /// Returns once a position past `sequence` is there, after `timeout`, or on cancellation.
+    package func wait(after sequence: Int64, timeout: Duration) async {
+        if self.sequence > sequence { return }
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.wake(id)
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // A cancellation that came before this waiter was listed found nothing to wake.
+                if Task.isCancelled { continuation.resume() } else { waiters[id] = continuation }
+            }
+        } onCancel: {
+            Task { await self.wake(id) }
+        }
+        timer.cancel()
+    }
+
+    private func wake(_ id: UInt64) {
+        waiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func lastSequence(_ track: [LivePosition]) -> Int64 { track.last?.sequence ?? 0 }
+}

@@ -1,0 +1,84 @@
+@testable import FPDashboard
+import FPStore
+import Foundation
+import Testing
+
+/// The gateway's board of live positions, and the dashboard stream's `position` events.
+@Suite struct LivePositionsTests {
+    static func at(_ map: String, _ x: Double, _ y: Double) -> LivePosition {
+        LivePosition(map: map, x: x, y: y, accuracyM: 2, time: "2026-11-25T17:00:00.000Z")
+    }
+
+    @Test func theBoardKeepsTheLastPositionsOfEachPublisherAndBoundsThem() async {
+        let board = LivePositions()
+        await board.publish((0..<700).map { Self.at("J1NP", Double($0), 0) }, by: "alice")
+        #expect(await board.counts()["alice"] == LivePositions.perPublisher)
+        #expect(await board.latest(map: "J1NP").first?.x == 699)
+        #expect(await board.latest(map: "J2NP").isEmpty)
+        // Past the publisher cap, the one silent the longest goes.
+        for n in 0..<LivePositions.maxPublishers { await board.publish([Self.at("J2NP", 1, 1)], by: "p\(n)") }
+        let counts = await board.counts()
+        #expect(counts.count == LivePositions.maxPublishers)
+        #expect(counts["alice"] == nil)
+        #expect(counts["p0"] == 1)
+        let (after, reached) = await board.after(700, map: "J2NP")
+        #expect(after.map(\.publisher) == (0..<LivePositions.maxPublishers).map { "p\($0)" })
+        #expect(reached == 700 + Int64(LivePositions.maxPublishers))
+    }
+
+    @Test func aWaitEndsWithTheNextPositionItsTimeoutOrCancellation() async throws {
+        let board = LivePositions()
+        let woken = Task { await board.wait(after: 0, timeout: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let started = ContinuousClock.now
+        await board.publish([Self.at("J1NP", 1, 1)], by: "alice")
+        await woken.value
+        // Bounds far under the 60 s timeouts: the suite beside it can hold the pool for seconds.
+        #expect(ContinuousClock.now - started < .seconds(30))
+        // Already past: at once. Nothing new: the timeout.
+        await board.wait(after: 0, timeout: .seconds(60))
+        let timed = ContinuousClock.now
+        await board.wait(after: 1, timeout: .milliseconds(100))
+        #expect(ContinuousClock.now - timed < .seconds(30))
+        let cancelled = Task { await board.wait(after: 1, timeout: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let cancelledAt = ContinuousClock.now
+        cancelled.cancel()
+        await cancelled.value
+        #expect(ContinuousClock.now - cancelledAt < .seconds(30))
+    }
+
+    @Test func theStreamShowsWhereEachPublisherIsThenEveryNewPositionOfItsMap() async throws {
+        let f = try DashboardFixture()
+        try f.seed()
+        let board = LivePositions()
+        await board.publish([Self.at("J1NP", 100, 200), Self.at("J1NP", 110, 210)], by: "alice")
+        let start = try f.store.lastSequence()
+        // The store never changes here: only positions wake the stream.
+        let wait: Dashboard.ChangeWait = { _, timeout in
+            try? await Task.sleep(for: timeout)
+            return true
+        }
+        let index = SurveyIndex(store: f.store)
+        let received = Task { () -> String in
+            var text = ""
+            do {
+                try await Dashboard.stream(map: "J1NP", from: start, index: index, wait: wait, positions: board,
+                                           lifetime: .seconds(20)) { chunk in
+                    text += chunk
+                    if text.contains("bob/tab-2") { throw CancellationError() }
+                }
+            } catch {}
+            return text
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        await board.publish([Self.at("J2NP", 5, 5)], by: "carol")
+        await board.publish([Self.at("J1NP", 300, 400)], by: "bob/tab-2")
+        let text = await received.value
+        // alice's latest only, at the start; carol walks another map.
+        #expect(text.hasPrefix("retry: 1000\n\nevent: position\ndata: {\"accuracy_m\":2,\"publisher\":\"alice\",\"time\":\"2026-11-25T17:00:00.000Z\",\"x\":110,\"y\":210}\n\n"))
+        #expect(!text.contains("\"x\":100,"))
+        #expect(!text.contains("carol"))
+        #expect(text.contains("event: position\ndata: {\"accuracy_m\":2,\"publisher\":\"bob/tab-2\",\"time\":\"2026-11-25T17:00:00.000Z\",\"x\":300,\"y\":400}\n\n"))
+    }
+}
