@@ -42,6 +42,8 @@ package actor LivePositions {
     package static let maxPublishers = 32
 
     private var tracks: [String: [LivePosition]] = [:]
+    /// When each publisher was last heard from, on this server's clock.
+    private var heard: [String: ContinuousClock.Instant] = [:]
     private(set) var sequence: Int64 = 0
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter: UInt64 = 0
@@ -54,6 +56,7 @@ package actor LivePositions {
         var track = tracks[publisher] ?? []
         if track.isEmpty, tracks.count >= Self.maxPublishers, let silent = tracks.min(by: { lastSequence($0.value) < lastSequence($1.value) }) {
             tracks[silent.key] = nil
+            heard[silent.key] = nil
         }
         for var position in positions {
             sequence += 1
@@ -63,6 +66,7 @@ package actor LivePositions {
         }
         if track.count > Self.perPublisher { track.removeFirst(track.count - Self.perPublisher) }
         tracks[publisher] = track
+        heard[publisher] = .now
         for id in Array(waiters.keys) { wake(id) }
     }
 
@@ -77,10 +81,12 @@ package actor LivePositions {
         tracks.values.compactMap { track in track.last { map == nil || $0.map == map } }.sorted { $0.sequence > $1.sequence }
     }
 
-    /// Each publisher's latest position on `map`, oldest first, and the sequence they reach:
-    /// where a live view starts.
-    package func current(map: String) -> (positions: [LivePosition], reached: Int64) {
-        (latest(map: map).reversed(), sequence)
+    /// Where a live view starts: the latest position on `map` of each
+    /// publisher heard from within `recent` (someone who stopped an hour ago
+    /// is not walking now), oldest first, and the sequence they reach.
+    package func current(map: String, recent: Duration = .seconds(600)) -> (positions: [LivePosition], reached: Int64) {
+        let since = ContinuousClock.now - recent
+        return (latest(map: map).reversed().filter { (heard[$0.publisher] ?? since) > since }, sequence)
     }
 
     /// How many positions each publisher has kept.

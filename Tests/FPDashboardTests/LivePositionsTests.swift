@@ -21,6 +21,10 @@ import Testing
         #expect(counts.count == LivePositions.maxPublishers)
         #expect(counts["alice"] == nil)
         #expect(counts["p0"] == 1)
+        // A live view starts with those heard from lately only.
+        #expect(await board.current(map: "J2NP").positions.count == LivePositions.maxPublishers)
+        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await board.current(map: "J2NP", recent: .milliseconds(10)).positions.isEmpty)
         let (after, reached) = await board.after(700, map: "J2NP")
         #expect(after.map(\.publisher) == (0..<LivePositions.maxPublishers).map { "p\($0)" })
         #expect(reached == 700 + Int64(LivePositions.maxPublishers))
