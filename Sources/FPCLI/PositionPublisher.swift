@@ -77,15 +77,16 @@ extension Track {
         let remote = RemoteDatabase(url: PositionPublisher.url(of: auth.url), transport: transport,
                                     credentials: auth.credentials, retry: RetryPolicy(attempts: 2),
                                     timeouts: HTTPTimeouts(connect: 5, total: 15))
-        Terminal.err("publishing positions to \(remote.displayURL) as \(auth.origin == "none" ? "nobody (no credentials)" : "the credentials of \(auth.origin)")")
+        let who = auth.origin == "none" ? "without credentials" : "with credentials from \(auth.origin)"
+        Terminal.err("publishing positions to \(remote.displayURL) \(who)")
         return PositionPublisher(remote: remote, device: device)
     }
 
-    /// What reached the gateway; none of what was sent: the gateway's error, as sync would exit.
+    /// Says how many positions reached the gateway; when none did, fails
+    /// with the gateway's error, exiting as sync would.
     static func reportPublished(_ publisher: PositionPublisher) async throws {
         let (sent, failed, error) = await publisher.finish()
         Terminal.err("published \(Terminal.counted(sent, "position"))\(failed > 0 ? ", \(failed) not" : "") to \(publisher.remote.displayURL)")
         if sent == 0, failed > 0, let error { throw CommandFailure(error) }
     }
-
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FPAnalysis
 import FPConfig
 import FPCore
+import FPDashboard
 import FPProviders
 import FPSession
 import FPStore
@@ -87,8 +88,7 @@ struct Track: ReportingCommand {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if let device {
             if !publish { throw ValidationError("--device names the publisher: add --publish") }
-            let allowed = device.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) }
-            if !(1...64).contains(device.count) || !allowed {
+            if !LivePosition.isDeviceName(device) {
                 throw ValidationError("--device must be 1–64 letters, digits, '.', '_' or '-', got '\(device)'")
             }
         }
@@ -187,7 +187,8 @@ struct Track: ReportingCommand {
             let replayEnd = Replay.provider(in: setup).map(\.spanMs)
             description = capture.replaysBLE ? "replay of \(capture.bleSource!)" : "live radios (\(radios.map(\.label).sorted().joined(separator: ", ")))"
             try await run(ProviderFeed(setup: setup, level: fixedMap ?? "", endMs: replayEnd), tracker: tracker,
-                          clock: setup.clock, intervalMs: intervalMs, limitMs: limitMs, view: view, description: description, publisher: publisher)
+                          clock: setup.clock, intervalMs: intervalMs, limitMs: limitMs, view: view, description: description,
+                          publisher: publisher)
         }
     }
 

@@ -26,6 +26,12 @@ package struct LivePosition: Sendable, Equatable {
         self.time = time
     }
 
+    /// A device name a publisher may add to its user's: 1–64 letters, digits, '.', '_' or '-'.
+    package static func isDeviceName(_ text: String) -> Bool {
+        (1...64).contains(text.count)
+            && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) }
+    }
+
     package var json: JSONValue {
         ["seq": .int(sequence), "publisher": .string(publisher), "map": .string(map), "x": .double(x), "y": .double(y),
          "accuracy_m": accuracyM.map(JSONValue.double) ?? .null, "time": .string(time)]
@@ -54,7 +60,8 @@ package actor LivePositions {
     package func publish(_ positions: [LivePosition], by publisher: String) {
         guard !positions.isEmpty else { return }
         var track = tracks[publisher] ?? []
-        if track.isEmpty, tracks.count >= Self.maxPublishers, let silent = tracks.min(by: { lastSequence($0.value) < lastSequence($1.value) }) {
+        if track.isEmpty, tracks.count >= Self.maxPublishers,
+           let silent = tracks.min(by: { lastSequence($0.value) < lastSequence($1.value) }) {
             tracks[silent.key] = nil
             heard[silent.key] = nil
         }

@@ -36,9 +36,9 @@ extension CouchHandler {
         guard case .object(let object) = body else { throw CouchError.badRequest("the body must be a JSON object") }
         var device: String?
         if let value = object["device"], value != .null {
-            guard let text = value.stringValue, (1...64).contains(text.count),
-                  text.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) })
-            else { throw CouchError.badRequest("device: 1–64 letters, digits, '.', '_' or '-'") }
+            guard let text = value.stringValue, LivePosition.isDeviceName(text) else {
+                throw CouchError.badRequest("device: 1–64 letters, digits, '.', '_' or '-'")
+            }
             device = text
         }
         guard let items = object["positions"]?.arrayValue, (1...positionsPerRequest).contains(items.count) else {
