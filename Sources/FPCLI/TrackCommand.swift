@@ -2,7 +2,6 @@ import ArgumentParser
 import FPAnalysis
 import FPConfig
 import FPCore
-import FPDashboard
 import FPProviders
 import FPSession
 import FPStore
@@ -55,10 +54,7 @@ struct Track: ReportingCommand {
     var beaconsSigma = 3.0
     @Option(help: "With --auto-map: windows a new map must hold before it is reported.") var hold = 3
     @Flag(help: "JSON lines even on a terminal.") var json = false
-    @Flag(help: "Send each position to the gateway's live view (the gateway and credentials sync uses).") var publish = false
-    @Option(help: "With --publish: a name for this device, shown after your user name (letters, digits, . _ -).")
-    var device: String?
-    @OptionGroup var client: GatewayClientOptions
+    @OptionGroup var publishing: PublishOptions
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -86,13 +82,6 @@ struct Track: ReportingCommand {
         if !(1...20).contains(hold) { throw ValidationError("--hold must be 1–20 windows, got \(hold)") }
         if !(wknnSigma > 0 && beaconsSigma > 0) { throw ValidationError("--wknn-sigma and --beacons-sigma must be positive") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
-        if let device {
-            if !publish { throw ValidationError("--device names the publisher: add --publish") }
-            if !LivePosition.isDeviceName(device) {
-                throw ValidationError("--device must be 1–64 letters, digits, '.', '_' or '-', got '\(device)'")
-            }
-        }
-        if client.gateway != nil && !publish { throw ValidationError("--gateway is where positions are published: add --publish") }
         if !(pathLossExponent > 0 && pathLossExponent.isFinite) { throw ValidationError("--path-loss-exponent must be positive") }
         if map == nil && !autoMap && scenario == nil && session == nil {
             throw ValidationError("say where to position: --map M or --auto-map")
@@ -143,7 +132,7 @@ struct Track: ReportingCommand {
                                       wknnSigma: wknnSigma, beaconsSigma: beaconsSigma)
         let tracker = Tracker(models: models, fixedMap: fixedMap, options: options)
         let view = TrackView(json: json || !Terminal.stdoutIsTTY, truth: truth, auto: fixedMap == nil)
-        let publisher = publish ? try makePublisher(ws) : nil
+        let publisher = try publishing.publisher(ws)
 
         // The feed and its clock.
         let clock: any MeasurementClock
@@ -217,7 +206,10 @@ struct Track: ReportingCommand {
                         nextPosition += intervalMs
                         let point = tracker.position(atMs: t)
                         report.record(point, atMs: t, wallTime: clock.wallTime(atMs: t), truth: feed.truth(atMs: t))
-                        if let point { await publisher?.add(point, time: clock.wallTime(atMs: t)) }
+                        if let point {
+                            publisher?.add(map: point.map, x: point.x, y: point.y, accuracyM: point.accuracyM,
+                                           time: clock.wallTime(atMs: t))
+                        }
                     }
                 }
             } catch is CancellationError {
@@ -232,7 +224,7 @@ struct Track: ReportingCommand {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         outcome.finish(cpuSeconds: seconds)
-        if let publisher { try await Self.reportPublished(publisher) }
+        try await publisher?.finish()
         if outcome.positions == 0 && outcome.endMs >= intervalMs {
             Terminal.err("note: no position: what was heard (\(Terminal.counted(outcome.samples, "sample"))) matched no radiomap or beacon registry of \(tracker.models.keys.sorted().joined(separator: ", "))")
         }

@@ -17,6 +17,8 @@ struct WalkCommand: ReportingCommand {
               fprint walk --scenario scenarioJ2NP1 --speed-correction -3 --simulate
               fprint walk --scenario scenarioJ1NP1 --probe --probe-every 5      # network quality every 10 s of the walk
 
+            With --publish, the target position goes to the gateway once a second of the walk (sync's --gateway and credentials) for the dashboard's live view, as `fprint track --publish` does; the documents are stored whatever the gateway does.
+
             With --probe, a network probe (`fprint probe`; README, "Network quality") starts with every --probe-every-th window (default 5: every 10 s) while the walk goes on; each is stored in networkProbes[] of the document it started in, with the route positions at its start and end. It needs real time (not --fast). The walk waits for a probe in flight at its end.
             """)
 
@@ -31,6 +33,7 @@ struct WalkCommand: ReportingCommand {
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var probing: ProbeCaptureOptions
     @Option(help: "With --probe: probe at every N-th window (N × 2 s).") var probeEvery = 5
+    @OptionGroup var publishing: PublishOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
@@ -82,11 +85,15 @@ struct WalkCommand: ReportingCommand {
             if !setup.clock.isVirtual { setup.clock = MonotonicClock() }
         }
         let started = setup
+        let publisher = try publishing.publisher(ws).map { WalkPublishing(publisher: $0, map: mapInfo.id, clock: started.clock) }
         let prober = probeOptions.map { WalkProber(options: $0, every: probeEvery, windows: walk.windows, clock: started.clock) }
         let docs = try await Interrupts.cancellable {
             let probing = Task { await prober?.run() }
             do {
-                let docs = try await walk.run(started) { printer.update($0) }
+                let docs = try await walk.run(started) { progress in
+                    printer.update(progress)
+                    publisher?.update(progress)
+                }
                 probing.cancel()
                 await probing.value
                 return docs
@@ -117,5 +124,7 @@ struct WalkCommand: ReportingCommand {
             Terminal.err("stored \(Terminal.counted(stored.count, "document")) of walk session \(walk.sessionId)"
                 + (Terminal.stdoutIsTTY ? " (`fprint list --session \(walk.sessionId)` lists them)" : ""))
         }
+        // After the documents are stored: the live view never costs a measurement.
+        try await publisher?.publisher.finish(failWhenNoneSent: false)
     }
 }

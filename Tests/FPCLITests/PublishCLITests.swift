@@ -1,0 +1,106 @@
+import FPCore
+import Foundation
+import Testing
+
+/// `fprint track --publish` and `fprint walk --publish` against a real
+/// `fprint gateway`: the live view's positions arrive, and a gateway that does
+/// not answer never stops the tracking nor costs a walk its documents.
+@Suite struct PublishCLITests {
+    static let walk = ["track", "--simulate", "--scenario", "scenarioJ1NP1", "--seed", "7", "--fast", "--json",
+                       "--method", "beacons", "--path-loss-exponent", "2.2"]
+
+    @Test func everyPositionReachesTheGatewaysLiveView() async throws {
+        let (fp, gateway, token) = try await Self.gatewayAndRunner(user: "alice")
+        defer { gateway.kill9() }
+        let r = try await fp.run(Self.walk + ["--publish", "--gateway", gateway.url, "--device", "tab-1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try r.lines.map(fp.json).filter { $0["summary"] == nil }
+        #expect(rows.count > 80)
+        #expect(r.stderr.contains("published \(rows.count) positions to http://127.0.0.1:\(gateway.port)/_positions"), "\(r.stderr)")
+
+        let positions = try Self.latestPositions(port: gateway.port, token: token)
+        #expect(positions.count == 1)
+        let latest = try #require(positions.first)
+        #expect(latest["publisher"] == "alice/tab-1")
+        // The last position printed is the last one published (the same rounding: x, y to 0.01).
+        let last = try #require(rows.last)
+        let x = try #require(latest["x"]?.doubleValue), y = try #require(latest["y"]?.doubleValue)
+        #expect(abs(x - (last["x"] as? Double ?? .nan)) <= 0.005 && abs(y - (last["y"] as? Double ?? .nan)) <= 0.005)
+    }
+
+    /// A running `fprint gateway`, and a runner whose FPRINT_TOKEN is `user`'s token for it.
+    static func gatewayAndRunner(user: String) async throws -> (FprintRunner, GatewayProcess, String) {
+        var fp = try FprintRunner()
+        let secret = fp.home.appendingPathComponent("secret").path
+        let token = try await fp.run(["gateway", "token", "--user", user, "--secret-file", secret]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let gateway = try await GatewayProcess(runner: fp, db: fp.home.appendingPathComponent("gw.sqlite").path, secret: secret)
+        fp.environment["FPRINT_TOKEN"] = token
+        return (fp, gateway, token)
+    }
+
+    /// The JSON body of an authenticated GET, which must answer 200.
+    static func get(port: Int, _ path: String, token: String) throws -> JSONValue {
+        let connection = try RawConnection(port: port)
+        defer { connection.close() }
+        connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+        let answer = connection.readAll(timeout: 15)
+        #expect(RawConnection.status(answer) == 200, "\(answer)")
+        return try CanonicalJSON.parse(Data(try #require(answer.components(separatedBy: "\r\n\r\n").last).utf8))
+    }
+
+    /// `GET /_positions?map=J1NP`: each publisher's latest position.
+    static func latestPositions(port: Int, token: String) throws -> [JSONValue] {
+        try get(port: port, "/_positions?map=J1NP", token: token)["positions"]?.arrayValue ?? []
+    }
+
+    @Test func aWalkPublishesWhereTheSurveyorShouldBeOnceASecond() async throws {
+        let (fp, gateway, token) = try await Self.gatewayAndRunner(user: "sam")
+        defer { gateway.kill9() }
+        let r = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1",
+                                  "--publish", "--gateway", gateway.url])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines.count == 47)
+        // One a second of the ~93 s route, the walk's own time.
+        let published = try #require(r.stderr.firstMatch(of: /published ([0-9]+) positions to/).map { Int($0.1)! })
+        #expect((90...95).contains(published), "\(r.stderr)")
+        let latest = try #require(try Self.latestPositions(port: gateway.port, token: token).first)
+        #expect(latest["publisher"] == "sam")
+        #expect(latest["accuracy_m"] == .null)
+        // Positions are not documents: the gateway's database is still empty.
+        #expect(try Self.get(port: gateway.port, "/fprint", token: token)["doc_count"] == 0)
+    }
+
+    @Test func aWalkStoresItsDocumentsWhateverTheGatewayDoes() async throws {
+        var fp = try FprintRunner()
+        fp.environment["FPRINT_TOKEN"] = "t"
+        let r = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1",
+                                  "--publish", "--gateway", "http://127.0.0.1:1/fprint"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines.count == 47)
+        #expect(r.stderr.components(separatedBy: "positions are not published").count == 2, "\(r.stderr)")
+        #expect(try await fp.run(["list", "--json"]).lines.count == 47)
+    }
+
+    @Test func aGatewayThatDoesNotAnswerIsSaidOnceAndTrackingGoesOn() async throws {
+        var fp = try FprintRunner()
+        fp.environment["FPRINT_TOKEN"] = "t"
+        // Port 1: nobody listens there, the connection is refused.
+        let r = try await fp.run(Self.walk + ["--publish", "--gateway", "http://127.0.0.1:1/fprint"])
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect(r.stderr.components(separatedBy: "positions are not published").count == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("published 0 positions,"), "\(r.stderr)")
+        // Every position was still printed, and the summary.
+        #expect(r.lines.count > 80)
+        #expect(try fp.json(try #require(r.lines.last))["summary"] != nil)
+    }
+
+    @Test(arguments: [
+        (["track", "--map", "J1NP", "--device", "tab-1"], "--device names the publisher: add --publish"),
+        (["track", "--map", "J1NP", "--publish", "--device", "a b"], "--device must be 1–64 letters"),
+        (["track", "--map", "J1NP", "--gateway", "http://127.0.0.1:1/fprint"], "--gateway is where positions are published"),
+    ])
+    func badInput(args: [String], message: String) async throws {
+        try await FprintRunner.expectRefusal(args, status: 64, message: message)
+    }
+}
