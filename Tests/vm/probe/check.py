@@ -6,7 +6,9 @@ Tolerances (issue 14):
 - median round trip of the UDP train within ±10 % of 80 ms (40 ms each way);
 - 500-datagram train: 2.5–7.5 % loss each way (netem loss 5 %; the binomial's
   standard deviation at n = 500 is 0.97 %, so this is about ±2.6 σ);
-- TCP throughput within ±15 % of 20 Mbit/s on the loss-free shaped link;
+- TCP throughput within ±15 % of 20 Mbit/s on the loss-free shaped link,
+  over 8 s a direction (a stall of the emulated guest weighs half what it
+  did over 4 s);
 - jitter: netem's `delay 40ms 5ms` without a distribution table draws each
   delay uniformly from [35, 45] ms, independently (no correlation given). The
   netem rate queue does not reorder, and at 10 ms spacing it never holds a
