@@ -57,7 +57,7 @@ enum Assets {
           source.addEventListener('position', function (event) {
             var p = JSON.parse(event.data);
             var left = +svg.dataset.left, top = +svg.dataset.top, scale = +svg.dataset.scale;
-            var xy = (left + p.x * scale).toFixed(1) + ',' + (top + p.y * scale).toFixed(1);
+            var cx = (left + p.x * scale).toFixed(1), cy = (top + p.y * scale).toFixed(1);
             var marker = byPublisher('circle.live', p.publisher), trail = byPublisher('polyline.live-trail', p.publisher);
             if (!marker) {
               trail = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
@@ -73,11 +73,11 @@ enum Assets {
               svg.appendChild(marker);
               document.getElementById('live-count').textContent = String(svg.querySelectorAll('circle.live').length);
             }
-            marker.setAttribute('cx', xy.split(',')[0]);
-            marker.setAttribute('cy', xy.split(',')[1]);
+            marker.setAttribute('cx', cx);
+            marker.setAttribute('cy', cy);
             marker.firstChild.textContent = p.publisher + ' at ' + p.time +
               (p.accuracy_m === null ? '' : ' (± ' + p.accuracy_m.toFixed(1) + ' m)');
-            var points = (trail.getAttribute('points') + ' ' + xy).trim().split(' ');
+            var points = (trail.getAttribute('points') + ' ' + cx + ',' + cy).trim().split(' ');
             trail.setAttribute('points', points.slice(-300).join(' '));
           });
           function byPublisher(selector, publisher) {

@@ -78,8 +78,10 @@ package actor LivePositions {
     }
 
     /// Positions on `map` after `sequence`, oldest first, and the sequence they reach.
+    /// A track is in sequence order, so only its newest end is read (every
+    /// open live view asks this at every published position).
     package func after(_ sequence: Int64, map: String) -> (positions: [LivePosition], reached: Int64) {
-        let found = tracks.values.flatMap { $0.filter { $0.sequence > sequence && $0.map == map } }
+        let found = tracks.values.flatMap { track in track.reversed().prefix { $0.sequence > sequence }.filter { $0.map == map } }
         return (found.sorted { $0.sequence < $1.sequence }, self.sequence)
     }
 

@@ -1,5 +1,6 @@
 import FPAnalysis
 import FPCore
+import FPHex
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -36,9 +37,7 @@ struct Pages {
     }
 
     /// A map id as one path segment (a "/" in it is encoded too).
-    static func link(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlPathAllowed.subtracting(["/"])) ?? id
-    }
+    static func link(_ id: String) -> String { PercentEncoding.encode(id) }
 
     static func time(_ ms: Int64) -> String {
         ms > 0 ? String(ISOTime.string(millisecondsSince1970: ms).prefix(16)).replacingOccurrences(of: "T", with: " ") : ""

@@ -17,8 +17,7 @@ struct ExitDeadline: Service {
         // Returns when the stop begins; throws when the group is cancelled,
         // which is a stop too.
         try? await gracefulShutdown()
-        let nanoseconds = after.components.seconds * 1_000_000_000 + after.components.attoseconds / 1_000_000_000
-        let seconds = Double(nanoseconds) / 1e9
+        let seconds = Double(after.components.seconds) + Double(after.components.attoseconds) / 1e18
         Thread.detachNewThread {
             Thread.sleep(forTimeInterval: seconds)
             let line = "fprint gateway: still stopping \(String(format: "%.1f", seconds)) s after the stop signal; "
