@@ -74,6 +74,8 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         // `fprint gateway`: a CouchDB-protocol server over any FPCore.ReplicableStore (no GRDB here).
         .target(name: "FPGateway", dependencies: [

@@ -4,6 +4,7 @@ import FPCore
 import FPHCI
 import FPSession
 import FPTransport
+import Foundation
 
 /// Where BLE comes from: `hci:hci0` (kernel HCI socket), `btsnoop:FILE` (replay), `sim`.
 enum BLESource: Equatable, ExpressibleByArgument, CustomStringConvertible {
@@ -65,7 +66,9 @@ enum BLEFailure {
         case .btsnoop(let path):
             let capture: BtsnoopCapture
             do { capture = try BtsnoopCapture(path: path, keepPackets: keepRaw) } catch {
-                throw CommandFailure(error.description, .dataError)
+                // A capture that is not there is "not found", as a missing floor-plan picture is.
+                let missing = !FileManager.default.fileExists(atPath: path)
+                throw CommandFailure(missing ? "\(path): no such file" : error.description, missing ? .notFound : .dataError)
             }
             if capture.droppedTailBytes > 0 {
                 Terminal.err("warning: \(path): the last record is cut short; its \(capture.droppedTailBytes) bytes are dropped"

@@ -256,8 +256,9 @@ struct Import: ReportingCommand {
                 throw CommandFailure("\(file): is a directory; name the files in it (e.g. \(file)/*.json)", .dataError)
             }
             guard let data = FileManager.default.contents(atPath: file) else {
-                let why = FileManager.default.fileExists(atPath: file) ? "cannot read the file (permission?)" : "no such file"
-                throw CommandFailure("\(file): \(why)", .dataError)
+                let exists = FileManager.default.fileExists(atPath: file)
+                throw CommandFailure("\(file): \(exists ? "cannot read the file (permission?)" : "no such file")",
+                                     exists ? .ioError : .notFound)
             }
             let source: LegacyImport.Source
             do {

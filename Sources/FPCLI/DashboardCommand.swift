@@ -17,6 +17,8 @@ struct DashboardCommand: ReportingCommand {
               fprint dashboard --port 8080        # then open http://127.0.0.1:8080/
               fprint dashboard --db survey.sqlite --port 0
             """)
+    /// The service group stops the server on SIGINT/SIGTERM, gracefully.
+    static let catchesInterrupts = false
 
     @Option(help: "Port on 127.0.0.1 (0: any free port, printed at start).") var port = 8080
     @OptionGroup var storeOptions: StoreOptions
@@ -31,9 +33,10 @@ struct DashboardCommand: ReportingCommand {
         let store = try ws.openStore(.read)
         let config = try ws.configIfAny()
         let (maps, registries) = try DashboardSetup.maps(config, paths: ws.paths, strict: true)
-        let dashboard = LocalDashboard.make(store: store, options: .init(maps: maps, registries: registries))
+        let stop = StopNotice()
+        let dashboard = LocalDashboard.make(store: store, options: .init(maps: maps, registries: registries), stop: stop)
         do {
-            try await LocalDashboard.run(dashboard, port: port) { bound in
+            try await LocalDashboard.run(dashboard, stop: stop, port: port) { bound in
                 // Scripts read the port from this line (useful with --port 0).
                 Terminal.err("fprint dashboard: serving http://127.0.0.1:\(bound)/ (loopback only, no login)")
             }

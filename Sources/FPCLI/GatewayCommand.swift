@@ -58,6 +58,8 @@ struct GatewayServe: ReportingCommand {
               fprint gateway --port 5984
               fprint gateway --host 0.0.0.0 --public-url https://fprint.example.org --users users.txt --access-log /var/log/fprint-gateway.jsonl
             """)
+    /// The service group stops the server on SIGINT/SIGTERM, gracefully.
+    static let catchesInterrupts = false
 
     @Option(help: "Address to listen on (default: loopback only).") var host = "127.0.0.1"
     @Option(help: "Port (0: any free port, printed at start).") var port = 5984

@@ -158,12 +158,15 @@ struct Measure: ReportingCommand {
                                            lastWindow: true)
                 if let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
             }
-            let stored = try Rescue.insert([new], into: store, ws)
-            if json {
-                for s in stored { Terminal.out(Workspace.documentJSON(s)) }
-            } else {
-                Terminal.out(id)
-                Terminal.err("stored \(id): \(summary)")
+            // Recorded: a Ctrl-C from here on no longer discards the measurement.
+            try Interrupts.finishing(note: "storing the measurement") {
+                let stored = try Rescue.insert([new], into: store, ws)
+                if json {
+                    for s in stored { Terminal.out(Workspace.documentJSON(s)) }
+                } else {
+                    Terminal.out(id)
+                    Terminal.err("stored \(id): \(summary)")
+                }
             }
     }
 }

@@ -54,9 +54,15 @@ enum ProbeRunner {
     static func run(_ options: ProbeOptions, progress: Bool) async throws -> ProbeReport {
         let client = ProbeClient(options)
         var report = try await Interrupts.cancellable {
-            try await BlockingWork.run("fprint.probe") { () -> ProbeReport in
-                client.run { phase in if progress && Terminal.stderrIsTTY { Terminal.status("probe: \(phase)…") } }
-            }
+            // The blocking sockets run on a thread of their own; cancelling
+            // shuts them down so the phase in progress ends at once.
+            let report = try await withTaskCancellationHandler {
+                try await BlockingWork.run("fprint.probe") { () -> ProbeReport in
+                    client.run { phase in if progress && Terminal.stderrIsTTY { Terminal.status("probe: \(phase)…") } }
+                }
+            } onCancel: { client.cancellation.cancel() }
+            if client.cancellation.isCancelled { throw CancellationError() }
+            return report
         }
         if progress && Terminal.stderrIsTTY { Terminal.endStatus() }
         report.interface = ProbeInterfaceLookup.interface(towards: options.host, port: options.port)

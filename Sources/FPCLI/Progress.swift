@@ -18,9 +18,12 @@ final class ProgressPrinter: @unchecked Sendable {
     private var lastPlain: ContinuousClock.Instant?
     /// Walks: the next waypoint from the target, in metres and direction.
     private let guidance: (@Sendable (MapPoint, Int) -> String)?
+    /// Walks: the map's scale, to give the target in metres.
+    private let scale: MapScale?
 
-    init(prefix: String, plainEveryMs: Int, quiet: Bool = false, fast: Bool = false,
+    init(prefix: String, plainEveryMs: Int, quiet: Bool = false, fast: Bool = false, scale: MapScale? = nil,
          guidance: (@Sendable (MapPoint, Int) -> String)? = nil) {
+        self.scale = scale
         tty = Terminal.stderrIsTTY
         self.fast = fast
         self.guidance = guidance
@@ -33,28 +36,34 @@ final class ProgressPrinter: @unchecked Sendable {
         guard !quiet else { return }
         lock.lock()
         defer { lock.unlock() }
+        let parts = Self.parts(p, prefix: prefix, scale: scale, guidance: guidance)
+        if tty {
+            Terminal.status(StatusLine.fit(parts, width: Terminal.columns))
+            printedStatus = true
+        } else if p.elapsedMs == p.totalMs || (p.elapsedMs >= nextPlainMs && realSecondPassed()) {
+            Terminal.err(parts.map(\.text).filter { !$0.isEmpty }.joined(separator: StatusLine.separator))
+            nextPlainMs = (p.elapsedMs / plainEveryMs + 1) * plainEveryMs
+        }
+    }
+
+    /// The line's parts in reading order; on a narrow terminal the
+    /// transmitter counts go first, then the documents cut, then the target.
+    static func parts(_ p: CaptureProgress, prefix: String, scale: MapScale?, guidance: ((MapPoint, Int) -> String)?) -> [StatusLine.Part] {
         let counts = Radio.allCases.compactMap { r -> String? in
             guard let n = p.counts[r], n > 0 || r == .ble else { return nil }
             return "\(r.label) \(n)"
         }.joined(separator: " · ")
-        var parts = [prefix]
+        var parts = [StatusLine.Part(text: prefix, rank: 0),
+                     StatusLine.Part(text: String(format: "%.1f of %.0f s", Double(p.elapsedMs) / 1000,
+                                                  (Double(p.totalMs) / 1000).rounded(.up)), rank: 1)]
         if let t = p.target {
-            parts.append(String(format: "go to (%.0f, %.0f)", t.x, t.y))
-            if let w = p.nextWaypoint { parts.append(guidance?(t, w) ?? "→ waypoint \(w + 1)") }
-            parts.append("docs \(p.documentsCut)")
+            if let scale { parts.append(.init(text: String(format: "target (%.1f, %.1f) m", t.x * scale.metersPerUnit,
+                                                             t.y * scale.metersPerUnit), rank: 4)) }
+            if let w = p.nextWaypoint { parts.append(.init(text: guidance?(t, w) ?? "next: waypoint \(w + 1)", rank: 2)) }
+            parts.append(.init(text: Terminal.counted(p.documentsCut, "doc"), rank: 3))
         }
-        let left = max(0, p.totalMs - p.elapsedMs)
-        parts.append(String(format: "%.1f/%.1f s (%d s left)", Double(p.elapsedMs) / 1000, Double(p.totalMs) / 1000,
-                            Int((Double(left) / 1000).rounded(.up))))
-        parts.append(counts)
-        let line = parts.filter { !$0.isEmpty }.joined(separator: "  ")
-        if tty {
-            Terminal.status(line)
-            printedStatus = true
-        } else if p.elapsedMs == p.totalMs || (p.elapsedMs >= nextPlainMs && realSecondPassed()) {
-            Terminal.err(line)
-            nextPlainMs = (p.elapsedMs / plainEveryMs + 1) * plainEveryMs
-        }
+        parts.append(.init(text: counts, rank: 5))
+        return parts
     }
 
     private func realSecondPassed() -> Bool {

@@ -7,10 +7,16 @@ import Foundation
 /// reports what it throws.
 protocol ReportingCommand: AsyncParsableCommand {
     func perform() async throws
+    /// Whether Ctrl-C and SIGTERM go through `Interrupts` (every command but
+    /// the servers, whose service group stops them gracefully).
+    static var catchesInterrupts: Bool { get }
 }
 
 extension ReportingCommand {
+    static var catchesInterrupts: Bool { true }
+
     func run() async throws {
+        if Self.catchesInterrupts { Interrupts.install() }
         try await reportingFailures { try await perform() }
     }
 }
@@ -26,10 +32,12 @@ private func reportingFailures<T>(_ body: () async throws -> T) async throws -> 
         Terminal.err("error: \(f.description)")
         throw ExitCode(f.status.rawValue)
     } catch let e as StoreError {
-        Terminal.err("error: \(e.description)")
+        let hint = if case .alreadySynced = e { " (`fprint delete --synced-too` deletes it here and, at the next sync, on the gateway)" } else { "" }
+        Terminal.err("error: \(e.description)\(hint)")
         let status: ExitStatus =
             switch e {
             case .notFound: .notFound
+            case .ambiguous: .usage
             case .conflict, .alreadySynced, .invalid: .failure
             case .io: .ioError
             }

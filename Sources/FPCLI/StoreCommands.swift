@@ -132,11 +132,12 @@ struct Maintenance: ReportingCommand {
         guard FileManager.default.fileExists(atPath: ws.databasePath) else {
             throw CommandFailure("no database at \(ws.databasePath)", .notFound)
         }
-        let stop = StopFlag()
         let report: MaintenanceReport
         do {
-            report = try SQLiteDocumentStore.maintain(path: ws.databasePath, progress: { Terminal.err($0) },
-                                                      shouldStop: { stop.isSet })
+            report = try Interrupts.stoppingBetweenSteps(note: "stopping after this step…") {
+                try SQLiteDocumentStore.maintain(path: ws.databasePath, progress: { Terminal.err($0) },
+                                                 shouldStop: { Interrupts.requested })
+            }
         } catch let e as StoreError {
             throw CommandFailure("\(ws.databasePath): \(e.description)", .ioError)
         }
@@ -148,36 +149,6 @@ struct Maintenance: ReportingCommand {
                             + "%.1f → %.1f MB", report.recompressed, report.attachmentsDropped,
                             report.pageSizeBefore / 1024, report.pageSizeAfter / 1024,
                             Double(report.bytesBefore) / 1e6, Double(report.bytesAfter) / 1e6))
-    }
-}
-
-/// Set by Ctrl-C or SIGTERM; long jobs ask it between steps.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var set = false
-    private var sources: [any DispatchSourceSignal] = []
-
-    init() {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [weak self] in self?.raise() }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    private func raise() {
-        lock.lock()
-        set = true
-        lock.unlock()
-        Terminal.err("stopping after this step…")
-    }
-
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return set
     }
 }
 

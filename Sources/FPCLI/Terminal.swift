@@ -18,15 +18,29 @@ enum Terminal {
         FileHandle.standardError.write(Data((prefix + line + "\n").utf8))
     }
 
-    /// Rewrites the current stderr line (TTY progress).
+    /// Rewrites the current stderr line (TTY progress), cut to the
+    /// terminal's width: a longer line wraps, and every rewrite then leaves
+    /// its first rows behind.
     static func status(_ line: String) {
         statusOpen.store(true, ordering: .relaxed)
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
+        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + StatusLine.cut(line, to: columns)).utf8))
+    }
+
+    /// The terminal's width in columns (stderr's), 80 when it cannot be told.
+    static var columns: Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     static func endStatus() {
         statusOpen.store(false, ordering: .relaxed)
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+
+    /// Clears the progress line if one is on screen.
+    static func endStatusIfOpen() {
+        if statusOpen.exchange(false, ordering: .relaxed) { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
 
     /// Whether a progress line is on screen without its newline.

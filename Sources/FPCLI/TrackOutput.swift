@@ -59,13 +59,19 @@ struct TrackReport: Sendable {
             }
             Terminal.out(CanonicalJSON.string(.object(o)))
         } else {
-            var line = String(format: "%6.1f s  %@%@  x %.0f y %.0f (%.1f, %.1f m)  ±%.1f m  %@, %d transmitters",
-                              Double(t) / 1000, p.map, p.floor.map { " floor \($0)" } ?? "", p.x, p.y, p.xM, p.yM,
-                              p.accuracyM, p.method.rawValue, p.transmittersUsed)
-            if let c = p.mapConfidence { line += String(format: ", map %.0f %% sure", c * 100) }
-            if let entry { line += String(format: "  error %.1f m%@", entry.errorM, entry.floorHit ? "" : " (wrong floor)") }
-            if p.coasting { line += "  (no fix: predicted)" }
-            Terminal.status(line)
+            // Reading order; on a narrow terminal the map units, the method and the map go first.
+            var parts: [StatusLine.Part] = [
+                .init(text: String(format: "%6.1f s", Double(t) / 1000), rank: 0),
+                .init(text: p.map + (p.floor.map { " floor \($0)" } ?? ""), rank: 3),
+                .init(text: String(format: "(%.1f, %.1f) m", p.xM, p.yM), rank: 1),
+                .init(text: String(format: "x %.0f y %.0f", p.x, p.y), rank: 6),
+                .init(text: String(format: "±%.1f m", p.accuracyM), rank: 2),
+                .init(text: "\(p.method.rawValue), \(Terminal.counted(p.transmittersUsed, "transmitter"))", rank: 5),
+            ]
+            if let c = p.mapConfidence { parts.append(.init(text: String(format: "map %.0f %% sure", c * 100), rank: 4)) }
+            if let entry { parts.append(.init(text: String(format: "error %.1f m%@", entry.errorM, entry.floorHit ? "" : " (wrong floor)"), rank: 1)) }
+            if p.coasting { parts.append(.init(text: "(no fix: predicted)", rank: 2)) }
+            Terminal.status(StatusLine.fit(parts, width: Terminal.columns))
         }
     }
 
@@ -83,7 +89,7 @@ struct TrackReport: Sendable {
         if view.auto { summary["map_changes"] = .int(Int64(mapChanges)) }
         if view.truth {
             if let s = evaluation.summary {
-                Terminal.err(String(format: "error: median %.2f m, p90 %.2f m, max %.2f m over %d fixes; floor hit %.1f %%; first fix after %.1f s",
+                Terminal.err(String(format: "tracking error: median %.2f m, p90 %.2f m, max %.2f m over %d fixes; floor hit %.1f %%; first fix after %.1f s",
                                     s.medianM, s.p90M, s.maxM, s.fixes, s.floorHitRate * 100, Double(s.firstFixMs ?? 0) / 1000))
                 summary["median_m"] = Self.rounded(s.medianM, 1000)
                 summary["p90_m"] = Self.rounded(s.p90M, 1000)
@@ -91,7 +97,7 @@ struct TrackReport: Sendable {
                 summary["floor_hit_rate"] = Self.rounded(s.floorHitRate, 10000)
                 summary["first_fix_s"] = s.firstFixMs.map { Self.rounded(Double($0) / 1000, 1000) } ?? .null
             } else {
-                Terminal.err("error: no position was made, nothing to compare")
+                Terminal.err("note: no position was made, so there is no tracking error to tell")
             }
         }
         if view.json { Terminal.out(CanonicalJSON.string(["summary": .object(summary)])) }

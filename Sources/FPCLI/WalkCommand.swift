@@ -73,7 +73,7 @@ struct WalkCommand: ReportingCommand {
                             route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,
                             Double(walk.durationMs) / 1000, walk.windows.count))
         let scale = ws.scale(of: mapInfo)
-        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs, fast: capture.fast) { target, next in
+        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs, fast: capture.fast, scale: scale) { target, next in
             WalkGuidance.toward(next, of: route, from: target, scale: scale)
         }
         let readySeconds = WalkGuidance.readySeconds(option: ready, fast: capture.fast)
@@ -115,7 +115,10 @@ struct WalkCommand: ReportingCommand {
                                         toMs: window.endMs, lastWindow: window.endMs == lastEnd)
         }
         if let log = setup.rawHCI, let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
-        let stored = try Rescue.insert(news, into: store, ws)
+        // The walk is recorded: a Ctrl-C from here on no longer discards it.
+        let stored = try Interrupts.finishing(note: "storing the walk's \(Terminal.counted(news.count, "document"))") {
+            try Rescue.insert(news, into: store, ws)
+        }
         if json {
             for s in stored { Terminal.out(Workspace.documentJSON(s)) }
         } else {

@@ -15,10 +15,16 @@ enum WalkGuidance {
     /// Ctrl-C cancels it like the walk itself.
     static func countdown(seconds: Int, start: MapPoint, scale: MapScale) async throws {
         guard seconds > 0 else { return }
-        let at = String(format: "stand at waypoint 1 (%.0f, %.0f) = %@", start.x, start.y, metres(start, scale))
+        let at = String(format: "stand at waypoint 1 (%.0f, %.0f)", start.x, start.y)
         for left in stride(from: seconds, to: 0, by: -1) {
-            let line = "get ready: \(at); the walk starts in \(left) s"
-            if Terminal.stderrIsTTY { Terminal.status(line) } else { Terminal.err(line) }
+            // The count first: on a narrow terminal the place in metres goes, then the map units.
+            let parts: [StatusLine.Part] = [.init(text: "get ready: the walk starts in \(left) s;", rank: 0),
+                                            .init(text: at, rank: 1), .init(text: "= " + metres(start, scale), rank: 2)]
+            if Terminal.stderrIsTTY {
+                Terminal.status(StatusLine.fit(parts, width: Terminal.columns, separator: " "))
+            } else {
+                Terminal.err(parts.map(\.text).joined(separator: " "))
+            }
             try await Task.sleep(nanoseconds: 1_000_000_000)
         }
         if Terminal.stderrIsTTY { Terminal.endStatus() }
@@ -30,14 +36,14 @@ enum WalkGuidance {
         String(format: "%.1f m right, %.1f m down from the plan's origin", p.x * scale.metersPerUnit, p.y * scale.metersPerUnit)
     }
 
-    /// "waypoint 2: 12.6 m ← left": how far the next waypoint is from the
+    /// "next: waypoint 2, 12.6 m ← left": how far the next waypoint is from the
     /// target point, and which way on the plan (x right, y down).
     static func toward(_ waypoint: Int, of route: Route, from target: MapPoint, scale: MapScale) -> String {
         guard route.waypoints.indices.contains(waypoint) else { return "" }
         let w = route.waypoints[waypoint]
         let dx = w.x - target.x, dy = w.y - target.y
         let distance = (dx * dx + dy * dy).squareRoot() * scale.metersPerUnit
-        return String(format: "waypoint %d: %.1f m", waypoint + 1, distance) + (distance < 0.05 ? "" : " " + direction(dx: dx, dy: dy))
+        return String(format: "next: waypoint %d, %.1f m", waypoint + 1, distance) + (distance < 0.05 ? "" : " " + direction(dx: dx, dy: dy))
     }
 
     /// One of eight directions on the plan; "up" is toward smaller y.

@@ -35,8 +35,18 @@ struct Workspace {
     /// Opens the store read-only for commands that only read (a read-only
     /// file or mount works, a mistyped path creates nothing: exit 66), or
     /// read-write for those that store.
+    /// Where the database path came from, for messages about it.
+    var databasePathOrigin: String {
+        storeOptions?.db != nil ? "--db" : environment["FPRINT_DB"].map { !$0.isEmpty } == true ? "FPRINT_DB" : "the default"
+    }
+
     func openStore(_ use: StoreUse) throws -> SQLiteDocumentStore {
         let path = databasePath
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CommandFailure("\(path) (\(databasePathOrigin)) is a directory, not a database file: name a file, "
+                                 + "e.g. \((path as NSString).appendingPathComponent("fprint.sqlite"))", .usage)
+        }
         let store: SQLiteDocumentStore
         do {
             switch use {
@@ -51,7 +61,7 @@ struct Workspace {
         } catch let e as StoreError {
             switch e {
             case .notFound: throw CommandFailure("no database at \(path)", .notFound)
-            case .invalid(let why): throw CommandFailure("\(path): \(why)", .ioError)
+            case .invalid(let why): throw CommandFailure("\(path) (\(databasePathOrigin)): \(why)", .ioError)
             default: throw CommandFailure("\(path): \(e.description)", .ioError)
             }
         }

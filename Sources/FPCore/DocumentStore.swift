@@ -137,6 +137,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case alreadySynced(id: String)
     case invalid(String)
     case io(String)
+    /// An id prefix that names several documents: `matches` are the first few of `count`.
+    case ambiguous(prefix: String, matches: [String], count: Int)
 
     public var description: String {
         switch self {
@@ -145,6 +147,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .alreadySynced(let id): "document \(id) is already synced to the gateway; only unsynced documents may be deleted"
         case .invalid(let why): why
         case .io(let why): why
+        case .ambiguous(let prefix, let matches, let count):
+            "id prefix \(prefix) names \(count) documents: \(matches.joined(separator: ", "))\(count > matches.count ? ", …" : ""); give more of the id"
         }
     }
 }

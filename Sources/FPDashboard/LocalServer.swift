@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import UnixSignals
 
 /// `fprint dashboard`: the dashboard alone over a local database, on
 /// loopback only, without logins (whoever can reach 127.0.0.1 is the local user).
@@ -10,26 +11,31 @@ package enum LocalDashboard {
     /// How often the live view looks for documents another process wrote.
     static let pollInterval: Duration = .milliseconds(500)
 
-    package static func make(store: any ReplicableStore, options: Dashboard.Options) -> Dashboard {
+    /// `stop`: set when the server begins to stop; live views then end
+    /// within a poll instead of holding the stop for their grace.
+    package static func make(store: any ReplicableStore, options: Dashboard.Options, stop: StopNotice = StopNotice()) -> Dashboard {
         Dashboard(store: store, access: nil, options: options) { since, timeout in
             // No gateway notifies here: another process (a walk, a sync) writes the file.
             let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline, !Task.isCancelled {
+            while ContinuousClock.now < deadline, !Task.isCancelled, !stop.isStopping {
                 let last = try? await BlockingWork.run("fprint.dashboard.store") { () throws(StoreError) -> Int64 in
                     try store.lastSequence()
                 }
                 if let last, last > since { return true }
                 try? await Task.sleep(for: pollInterval)
             }
-            return !Task.isCancelled
+            return !Task.isCancelled && !stop.isStopping
         }
     }
 
     /// Another server listens on the port.
     package struct AddressInUse: Error {}
 
-    /// Serves until SIGINT/SIGTERM on 127.0.0.1:`port` (0: any free port, handed to `onRunning`).
-    package static func run(_ dashboard: Dashboard, port: Int, onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+    /// Serves until SIGINT/SIGTERM on 127.0.0.1:`port` (0: any free port,
+    /// handed to `onRunning`), then stops as the gateway does (`ServerStop`):
+    /// `stop` must be the dashboard's own (`make`).
+    package static func run(_ dashboard: Dashboard, stop: StopNotice, port: Int,
+                            onRunning: @escaping @Sendable (Int) async -> Void) async throws {
         var logger = Logger(label: "fprint.dashboard")
         logger.logLevel = .warning
         let app = Application(
@@ -37,7 +43,9 @@ package enum LocalDashboard {
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fprint-dashboard"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
         do {
-            try await app.runService()
+            try await ServerStop.run(services: [app, stop.service], signals: [.sigterm, .sigint], grace: .milliseconds(1500),
+                                     exitDeadline: .milliseconds(1500) + .seconds(3), processName: "fprint dashboard",
+                                     logger: logger)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw AddressInUse()
         }

@@ -88,6 +88,7 @@ struct CouchError: Error {
         case .conflict: .conflict
         case .alreadySynced(let id): .forbidden("document \(id) cannot be changed")
         case .invalid(let why): .badRequest(why)
+        case .ambiguous: .badRequest(error.description)  // prefixes are the CLI's; the gateway names documents whole
         case .io(let why): .init(status: .internalServerError, error: "internal_server_error", reason: why)
         }
     }

@@ -84,22 +84,8 @@ package struct GatewayAssembly {
     /// it has not ended by then (`ExitDeadline`); nil (in-process gateways
     /// of tests and benchmarks) waits for the cancellation to finish.
     package func run(signals: [UnixSignal], exitDeadline: Duration? = nil) async throws {
-        // A parent may hand down a blocked SIGTERM (the signal mask survives
-        // exec); this thread takes the stop signals so they always arrive.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGTERM)
-        sigaddset(&stopSignals, SIGINT)
-        if !signals.isEmpty { pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil) }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app), .init(service: notifierService)]
-        if let exitDeadline {
-            services.append(.init(service: ExitDeadline(after: exitDeadline), successTerminationBehavior: .ignore))
-        }
-        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
-        configuration.maximumGracefulShutdownDuration = shutdownGrace
-        // No maximumCancellationDuration: ServiceLifecycle would end a slow
-        // cancellation with a crash (ExitDeadline says why).
-        try await ServiceGroup(configuration: configuration).run()
+        try await ServerStop.run(services: [app, notifierService], signals: signals, grace: shutdownGrace,
+                                 exitDeadline: exitDeadline, processName: "fprint gateway", logger: logger)
     }
 }
 

@@ -28,7 +28,12 @@ public struct ProbeOptions: Sendable {
 /// off Swift's cooperative pool (`BlockingWork`).
 public struct ProbeClient: Sendable {
     public let options: ProbeOptions
-    public init(_ options: ProbeOptions) { self.options = options }
+    /// Ctrl-C: ends the phase in progress and skips the rest.
+    public let cancellation: ProbeCancellation
+    public init(_ options: ProbeOptions, cancellation: ProbeCancellation = ProbeCancellation()) {
+        self.options = options
+        self.cancellation = cancellation
+    }
 
     var endpoint: String { options.host.contains(":") ? "[\(options.host)]:\(options.port)" : "\(options.host):\(options.port)" }
 
@@ -36,14 +41,20 @@ public struct ProbeClient: Sendable {
     public func run(progress: @Sendable (String) -> Void = { _ in }) -> ProbeReport {
         let started = ISOTime.string(Date())
         var phases: [ProbePhase] = []
-        progress("TCP download")
-        phases.append(phase("down") { try download() })
-        progress("TCP upload")
-        phases.append(phase("up") { try upload() })
-        progress("UDP train of \(options.datagrams) datagrams")
-        phases.append(phase("udp") { try udpTrain() })
-        progress("ICMP ping")
-        phases.append(ProbePing(host: options.host, count: options.pings).run())
+        let steps: [(name: String, label: String, body: () -> ProbePhase)] = [
+            ("down", "TCP download", { phase("down") { try download() } }),
+            ("up", "TCP upload", { phase("up") { try upload() } }),
+            ("udp", "UDP train of \(options.datagrams) datagrams", { phase("udp") { try udpTrain() } }),
+            ("ping", "ICMP ping", { ProbePing(host: options.host, count: options.pings, cancellation: cancellation).run() }),
+        ]
+        for step in steps {
+            if cancellation.isCancelled {
+                phases.append(.failed(step.name, .skipped, "stopped"))
+                continue
+            }
+            progress(step.label)
+            phases.append(step.body())
+        }
         return ProbeReport(server: endpoint, startedAt: started, endedAt: ISOTime.string(Date()), interface: nil, phases: phases)
     }
 
@@ -74,6 +85,7 @@ public struct ProbeClient: Sendable {
             let why = e.errno != 0 ? Errno(rawValue: e.errno).description : e.description
             throw PhaseFailure(status: .unreachable, reason: "cannot connect to \(endpoint): \(why)")
         }
+        cancellation.watch(fd)
         Sock.setTimeouts(fd, seconds: options.seconds + 15)
         var channel = LineChannel(fd: fd)
         var line = request
@@ -82,13 +94,13 @@ public struct ProbeClient: Sendable {
             try channel.write(line)
             let answer = try channel.readJSON(maxBytes: ProbeWire.maxLine)
             guard answer["ok"]?.boolValue == true else {
-                close(fd)
+                cancellation.close(fd)
                 let status = answer["status"]?.stringValue.flatMap(ProbeStatus.init(rawValue:)) ?? .protocolError
                 throw PhaseFailure(status: status, reason: "\(endpoint): \(answer["reason"]?.stringValue ?? "refused")")
             }
             return (channel, answer)
         } catch let e as ProbeSocketError {
-            close(fd)
+            cancellation.close(fd)
             throw e
         }
     }
@@ -106,7 +118,7 @@ public struct ProbeClient: Sendable {
 
     func download() throws -> ProbePhase {
         var (channel, _) = try open(["op": "down", "seconds": .double(options.seconds)])
-        defer { close(channel.fd) }
+        defer { cancellation.close(channel.fd) }
         var reader = FrameReader(fd: channel.fd, pending: channel.pending)
         var received = 0
         var unacknowledged = 0
@@ -125,7 +137,7 @@ public struct ProbeClient: Sendable {
 
     func upload() throws -> ProbePhase {
         var (channel, answer) = try open(["op": "up", "seconds": .double(options.seconds)])
-        defer { close(channel.fd) }
+        defer { cancellation.close(channel.fd) }
         let seconds = answer["seconds"]?.doubleValue ?? options.seconds
         let limit = Int(answer["bytes"]?.intValue ?? 0)
         let chunk = [UInt8](repeating: 0xA5, count: ProbeWire.frameSize)
@@ -198,7 +210,7 @@ extension ProbeClient {
     /// Asks the server whether a signed result (`{"result", "signature"}`) is as it signed it.
     public func verify(_ signed: JSONValue) throws -> Bool {
         let (channel, answer) = try open(["op": "verify", "signed": signed])
-        close(channel.fd)
+        cancellation.close(channel.fd)
         return answer["valid"]?.boolValue == true
     }
 }

@@ -10,7 +10,7 @@ extension ProbeClient {
     /// the report of what came back and the server's signed figures.
     func udpTrain() throws -> ProbePhase {
         var (channel, answer) = try open(["op": "udp", "count": .int(Int64(options.datagrams)), "spacingMs": .double(options.spacingMs)])
-        defer { close(channel.fd) }
+        defer { cancellation.close(channel.fd) }
         guard let sessionText = answer["session"]?.stringValue, let session = UInt64(sessionText, radix: 16) else {
             throw PhaseFailure(status: .protocolError, reason: "\(endpoint): no UDP session in the answer")
         }
@@ -18,7 +18,8 @@ extension ProbeClient {
         let spacing = answer["spacingMs"]?.doubleValue ?? options.spacingMs
         let address = try ProbeAddress.resolve(options.host, port: options.port, datagram: true)
         let fd = try Sock.make(family: address.family, datagram: true)
-        defer { close(fd) }
+        cancellation.watch(fd)
+        defer { cancellation.close(fd) }
         // Room for every echo of a train should this process be slow to read them (a busy or emulated machine).
         Sock.largeReceiveBuffer(fd)
         StampedDatagrams.enable(fd)
@@ -31,13 +32,14 @@ extension ProbeClient {
             let hello = ProbeWire.Datagram(kind: .hello, session: session, seq: 0, clientSentMicros: StampedDatagrams.nowMicros())
             _ = hello.bytes(size: size).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             let deadline = ProbeClock.nowMicros() + Int64(options.udpRetryInterval * 1e6)
-            while !answered, ProbeClock.nowMicros() < deadline {
+            while !answered, !cancellation.isCancelled, ProbeClock.nowMicros() < deadline {
                 guard Sock.waitReadable(fd, seconds: Double(deadline - ProbeClock.nowMicros()) / 1e6),
                       let reply = receive(fd) else { continue }
                 answered = reply.datagram.kind == .helloAck && reply.datagram.session == session
             }
         }
         guard answered else {
+            if cancellation.isCancelled { throw PhaseFailure(status: .skipped, reason: "stopped") }
             throw PhaseFailure(status: .noUDPAnswer, reason: "\(endpoint): no answer over UDP after \(options.udpRetries) re-sends "
                 + "\(Int(options.udpRetryInterval)) s apart (is UDP blocked on the way?)")
         }
@@ -48,14 +50,15 @@ extension ProbeClient {
         func collect(until: Int64) {
             while true {
                 let now = ProbeClock.nowMicros()
-                guard now < until, Sock.waitReadable(fd, seconds: Double(until - now) / 1e6) else { return }
+                guard now < until, !cancellation.isCancelled,
+                      Sock.waitReadable(fd, seconds: Double(until - now) / 1e6) else { return }
                 guard let reply = receive(fd), reply.datagram.kind == .echo, reply.datagram.session == session,
                       echoes[reply.datagram.seq] == nil else { continue }
                 echoes[reply.datagram.seq] = reply.at
                 maxRTT = max(maxRTT, reply.at - reply.datagram.clientSentMicros)
             }
         }
-        for seq in 0..<count {
+        for seq in 0..<count where !cancellation.isCancelled {
             let due = start + Int64(Double(seq) * spacing * 1000)
             collect(until: due)
             let hop = ProbeWire.Datagram(kind: .hop, session: session, seq: UInt32(seq), clientSentMicros: StampedDatagrams.nowMicros())

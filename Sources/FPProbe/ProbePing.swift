@@ -13,6 +13,7 @@ struct ProbePing {
     let count: Int
     var spacing: Double = 0.2
     var timeout: Double = 1
+    var cancellation = ProbeCancellation()
 
     func run() -> ProbePhase {
         guard count > 0 else { return .failed("ping", .skipped, "no pings asked for") }
@@ -26,10 +27,11 @@ struct ProbePing {
             let why = Errno(rawValue: errno).description
             return .failed("ping", .unavailable, "no unprivileged ICMP socket (\(why)); net.ipv4.ping_group_range does not include this user's group")
         }
-        defer { close(fd) }
+        cancellation.watch(fd)
+        defer { cancellation.close(fd) }
         Sock.setTimeouts(fd, seconds: timeout)
         var rtts: [Double] = []
-        for seq in 0..<count {
+        for seq in 0..<count where !cancellation.isCancelled {
             if seq > 0 { usleep(useconds_t(spacing * 1e6)) }
             // Type 8 (echo request), code 0; the kernel sets the identifier and the checksum.
             var packet: [UInt8] = [8, 0, 0, 0, 0, 0, UInt8(seq >> 8), UInt8(seq & 0xFF)]
@@ -39,7 +41,7 @@ struct ProbePing {
             guard n == packet.count else { continue }
             let deadline = sent + Int64(timeout * 1e6)
             var buffer = [UInt8](repeating: 0, count: 1500)
-            while ProbeClock.nowMicros() < deadline {
+            while ProbeClock.nowMicros() < deadline, !cancellation.isCancelled {
                 guard Sock.waitReadable(fd, seconds: Double(deadline - ProbeClock.nowMicros()) / 1e6) else { break }
                 let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 // Type 0 (echo reply) with our sequence number.

@@ -88,7 +88,11 @@ extension SQLiteDocumentStore {
             switch (matches, first) {
             case (1, let id?): return id
             case (0, _), (_, nil): throw StoreError.notFound(id: idPrefix)
-            default: throw StoreError.invalid("ambiguous id prefix \(idPrefix): matches \(matches) documents")
+            default:
+                var listing = "SELECT id FROM documents WHERE deleted = 0 AND id >= ?" + (upper == nil ? "" : " AND id < ?")
+                listing += " ORDER BY id LIMIT 5"
+                let some = try String.fetchAll(db.cachedStatement(sql: listing), arguments: arguments)
+                throw StoreError.ambiguous(prefix: idPrefix, matches: some, count: matches)
             }
         }
     }

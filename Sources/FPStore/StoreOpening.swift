@@ -104,7 +104,7 @@ extension SQLiteDocumentStore {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
             guard createFolders else {
-                throw StoreError.invalid("no folder \(folder.path) for the database \(path): create it first, or check the path")
+                throw StoreError.invalid("its folder \(folder.path) does not exist: create it first, or check the path")
             }
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

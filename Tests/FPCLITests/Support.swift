@@ -159,3 +159,57 @@ struct FprintRunner {
         return ["--config", config.appendingPathComponent("app-config.json").path]
     }
 }
+
+/// A TCP server on loopback that accepts connections and never answers (a
+/// hung gateway): a python child, killed when this is let go.
+final class SilentServer: @unchecked Sendable {
+    let port: Int
+    private let process = Process()
+    private let exit: Handover<Int32>
+    private let printed: PipeDrain
+
+    init() async throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", "-c", """
+            import socket
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+            print(s.getsockname()[1])
+            held = []
+            while True:
+                held.append(s.accept()[0])
+                print("accepted")
+            """]
+        let out = Pipe()
+        process.standardOutput = out
+        exit = try process.startAwaitingExit()
+        printed = PipeDrain(out.fileHandleForReading, name: "silent-server")
+        var port: Int?
+        for _ in 0..<1500 where port == nil {
+            port = String(decoding: printed.soFar, as: UTF8.self).split(separator: "\n").first.flatMap { Int($0) }
+            if port == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        guard let port else {
+            kill(process.processIdentifier, SIGKILL)
+            throw RawHTTPError("the silent server did not start")
+        }
+        self.port = port
+    }
+
+    /// Waits until a client has connected (false if none did in `limit`,
+    /// a bound only against hanging).
+    func waitForAConnection(limit: Duration = .seconds(180)) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if String(decoding: printed.soFar, as: UTF8.self).contains("accepted") { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    func stop() async {
+        kill(process.processIdentifier, SIGKILL)
+        _ = await exit.value()
+    }
+
+    deinit { kill(process.processIdentifier, SIGKILL) }
+}

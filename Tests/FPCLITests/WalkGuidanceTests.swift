@@ -17,8 +17,8 @@ struct WalkGuidanceTests {
 
     @Test func theNextWaypointIsGivenInMetres() throws {
         let route = try #require(Route(waypoints: [MapPoint(x: 1000, y: 1863), MapPoint(x: 363, y: 1863), MapPoint(x: 363, y: 701)]))
-        #expect(WalkGuidance.toward(1, of: route, from: MapPoint(x: 995, y: 1863), scale: .jBuilding) == "waypoint 2: 12.6 m ← left")
-        #expect(WalkGuidance.toward(2, of: route, from: MapPoint(x: 363, y: 701), scale: .jBuilding) == "waypoint 3: 0.0 m")
+        #expect(WalkGuidance.toward(1, of: route, from: MapPoint(x: 995, y: 1863), scale: .jBuilding) == "next: waypoint 2, 12.6 m ← left")
+        #expect(WalkGuidance.toward(2, of: route, from: MapPoint(x: 363, y: 701), scale: .jBuilding) == "next: waypoint 3, 0.0 m")
     }
 
     @Test func aPipedWalkAsksForItsCountdownAndShowsMetres() async throws {
@@ -27,11 +27,12 @@ struct WalkGuidanceTests {
         #expect(w.status == 0, "\(w.stderr)")
         let lines = w.stderr.split(separator: "\n").map(String.init)
         let at = "stand at waypoint 1 (1000, 1863) = 20.0 m right, 37.3 m down from the plan's origin"
-        let ready = try #require(lines.firstIndex(of: "get ready: \(at); the walk starts in 2 s"))
-        #expect(lines[ready + 1] == "get ready: \(at); the walk starts in 1 s")
+        let ready = try #require(lines.firstIndex(of: "get ready: the walk starts in 2 s; \(at)"))
+        #expect(lines[ready + 1] == "get ready: the walk starts in 1 s; \(at)")
         #expect(lines[ready + 2] == "go: walk with the target")
-        let firstProgress = try #require(lines.first { $0.hasPrefix("walk  go to") })
-        #expect(firstProgress.contains("waypoint 2: 12.6 m ← left"), "\(firstProgress)")
+        let firstProgress = try #require(lines.first { $0.hasPrefix("walk  ") })
+        #expect(firstProgress.contains("next: waypoint 2, 12.6 m ← left"), "\(firstProgress)")
+        #expect(firstProgress.contains("target (19.9, 37.3) m"), "\(firstProgress)")  // 0.1 s along, 0.1 m left of waypoint 1
     }
 
     @Test func noCountdownWhenPipedUnlessAsked() async throws {

@@ -296,7 +296,7 @@ import Testing
         #expect(try store.resolve(idPrefix: "abc1") == "abc123")
         // `_` and `%` are plain characters, not LIKE wildcards
         #expect(try store.resolve(idPrefix: "x_") == "x_1")
-        expectStoreError(.invalid("ambiguous id prefix ab: matches 3 documents")) { try store.resolve(idPrefix: "ab") }
+        expectStoreError(.ambiguous(prefix: "ab", matches: ["abc", "abc123", "abd456"], count: 3)) { try store.resolve(idPrefix: "ab") }
         expectStoreError(.notFound(id: "zz")) { try store.resolve(idPrefix: "zz") }
         expectStoreError(.notFound(id: "x%")) { try store.resolve(idPrefix: "x%") }
     }
@@ -312,7 +312,7 @@ import Testing
         try store.insert(["měření-1", "měření-2", "mě\u{10FFFF}a"].map { NewDocument(id: $0, body: measurementBody(note: $0)) })
         #expect(try store.resolve(idPrefix: "měření-2") == "měření-2")
         #expect(try store.resolve(idPrefix: "mě\u{10FFFF}") == "mě\u{10FFFF}a")
-        expectStoreError(.invalid("ambiguous id prefix mě: matches 3 documents")) { try store.resolve(idPrefix: "mě") }
+        expectStoreError(.ambiguous(prefix: "mě", matches: ["měření-1", "měření-2", "mě\u{10FFFF}a"], count: 3)) { try store.resolve(idPrefix: "mě") }
     }
 
     // MARK: local documents

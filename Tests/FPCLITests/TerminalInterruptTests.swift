@@ -1,0 +1,287 @@
+import FPStore
+import FPTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// Ctrl-C typed on a real terminal (a pseudo-terminal whose line discipline
+/// turns 0x03 into SIGINT for the program), at every phase of every command
+/// that runs for a while: what is promised is the exit status, what is
+/// stored, and that the program stops at all; never how fast.
+@Suite struct TerminalInterruptTests {
+    // MARK: walk
+
+    @Test func ctrlCDuringAWalksCountdownStoresNothing() async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--ready", "600"])
+        #expect(await term.waitFor("get ready: the walk starts in 600 s"), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(term.transcript.contains("^C"))
+        #expect(term.transcript.contains("interrupted: nothing stored"), "\(term.transcript)")
+        #expect(try fp.storedCount() == 0)
+    }
+
+    /// The defect: once the countdown had ended, SIGINT and SIGTERM were
+    /// left ignored (SigIgn 0x1005006) and the walk ran to its end.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aWalkStopsAfterItsCountdown(signal: Int32) async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--ready", "1"])
+        #expect(await term.waitFor("go: walk with the target"), "\(term.transcript)")
+        #expect(await term.waitFor { $0.components(separatedBy: "go: walk").last?.contains(" of 94 s") == true },
+                "\(term.transcript)")
+        // Caught, not ignored: a caught signal also reaches the programs fprint runs as the default again.
+        let dispositions = try SignalDispositions(pid: term.pid)
+        #expect(dispositions.caught(SIGINT) && dispositions.caught(SIGTERM), "\(dispositions)")
+        #expect(!dispositions.ignored(SIGINT) && !dispositions.ignored(SIGTERM), "\(dispositions)")
+        if signal == SIGINT { term.pressCtrlC() } else { kill(term.pid, SIGTERM) }
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(term.transcript.contains("interrupted: nothing stored"), "\(term.transcript)")
+        #expect(try fp.storedCount() == 0)
+    }
+
+    /// Once recorded, a walk is stored whatever comes: Ctrl-C while the
+    /// store waits for another writer's lock lets the store finish, says
+    /// so, and exits 130.
+    @Test func ctrlCWhileAWalkIsStoredKeepsIt() async throws {
+        let fp = try FprintRunner()
+        // 200 map units at the J scale: 4 m, 4 s at 1 m/s, two 2 s documents.
+        let config = try fp.configWithScenarios("""
+            {"scenarios": [{"scenarioID": "short", "name": "short", "mapID": "J1NP", "points": [{"X": 100, "Y": 100}, {"X": 300, "Y": 100}]}]}
+            """)
+        let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
+        #expect(await term.waitFor("go: walk with the target"), "\(term.transcript)")
+        let locker = try DatabaseWriteLock(path: fp.db)
+        #expect(await term.waitFor("storing the walk's 2 documents…"), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.waitFor("finishing first: storing the walk's 2 documents"), "\(term.transcript)")
+        try await locker.release()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(term.transcript.contains("interrupted: storing the walk's 2 documents was finished before stopping"),
+                "\(term.transcript)")
+        #expect(try fp.storedCount() == 2)
+    }
+
+    @Test func aSecondCtrlCLeavesAtOnce() async throws {
+        let fp = try FprintRunner()
+        let config = try fp.configWithScenarios("""
+            {"scenarios": [{"scenarioID": "short", "name": "short", "mapID": "J1NP", "points": [{"X": 100, "Y": 100}, {"X": 300, "Y": 100}]}]}
+            """)
+        let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
+        #expect(await term.waitFor("go: walk with the target"), "\(term.transcript)")
+        let locker = try DatabaseWriteLock(path: fp.db)
+        #expect(await term.waitFor("storing the walk's 2 documents…"), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.waitFor("finishing first"), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(term.transcript.contains("interrupted again: leaving now"), "\(term.transcript)")
+        try await locker.release()
+        // The write never got the lock: nothing half-stored.
+        #expect(try fp.storedCount() == 0)
+    }
+
+    // MARK: measure
+
+    @Test func ctrlCDuringAMeasurementStoresNothing() async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "60"])
+        #expect(await term.waitFor("measure J1NP (363, 701)"), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(term.transcript.contains("interrupted: nothing stored"), "\(term.transcript)")
+        #expect(try fp.storedCount() == 0)
+    }
+
+    @Test func ctrlCWhileAMeasurementIsStoredKeepsIt() async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "5"])
+        #expect(await term.waitFor("measure J1NP (363, 701)"), "\(term.transcript)")
+        let locker = try DatabaseWriteLock(path: fp.db)
+        #expect(await term.waitFor("storing the measurement…"), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.waitFor("finishing first: storing the measurement"), "\(term.transcript)")
+        try await locker.release()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(try fp.storedCount() == 1)
+    }
+
+    // MARK: commands that end with Ctrl-C
+
+    @Test func ctrlCEndsLiveTrackingWithItsSummary() async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["track", "--simulate", "--scenario", "scenarioJ1NP1", "--method", "beacons", "--truth"])
+        #expect(await term.waitFor { $0.components(separatedBy: "tracking: ").last?.contains("±") == true }, "\(term.transcript)")
+        term.pressCtrlC()
+        // Ctrl-C is how live tracking ends: the summary comes and it is no failure.
+        #expect(await term.exitStatus() == 0, "\(term.transcript)")
+        #expect(term.transcript.contains("tracking error: median"), "\(term.transcript)")
+    }
+
+    @Test func ctrlCEndsAScan() async throws {
+        let fp = try FprintRunner()
+        let capture = FprintRunner.repositoryRoot.appendingPathComponent("Tests/FPHCITests/Fixtures/captures/btvirt-vm-monitor.btsnoop").path
+        let term = try fp.onTerminal(["scan", "--ble-source", "btsnoop:\(capture)", "--duration", "600"])
+        #expect(await term.waitFor { $0.contains("ADDRESS") || $0.contains("address") }, "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 0, "\(term.transcript)")
+    }
+
+    @Test func ctrlCStopsAProbeWaitingOnASilentServer() async throws {
+        let fp = try FprintRunner()
+        let server = try await SilentServer()
+        let term = try fp.onTerminal(["probe", "--server", "127.0.0.1:\(server.port)", "--token", "t.t.t", "--pings", "0"])
+        #expect(await server.waitForAConnection(), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        await server.stop()
+    }
+
+    @Test func ctrlCStopsASyncWaitingOnASilentServer() async throws {
+        let fp = try FprintRunner()
+        let server = try await SilentServer()
+        let term = try fp.onTerminal(["sync", "--gateway", "http://127.0.0.1:\(server.port)/fprint", "--token", "t.t.t"])
+        #expect(await server.waitForAConnection(), "\(term.transcript)")
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(term.transcript.contains("interrupted"), "\(term.transcript)")
+        await server.stop()
+    }
+
+    // MARK: servers with a live stream open
+
+    /// The gateway with a continuous changes feed open stops cleanly: the
+    /// feed is ended by the server, and the stop needs no forced exit.
+    @Test func ctrlCStopsAGatewayWithAnOpenFeed() async throws {
+        let fp = try FprintRunner()
+        let secret = fp.home.appendingPathComponent("secret").path
+        let token = try await fp.run(["gateway", "token", "--user", "alice", "--secret-file", secret]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let term = try fp.onTerminal(["gateway", "--port", "0", "--db", fp.home.appendingPathComponent("gw.sqlite").path,
+                                      "--secret-file", secret])
+        let port = try #require(await term.port(after: "listening on http://127.0.0.1:"))
+        let feed = try RawConnection(port: port)
+        defer { feed.close() }
+        feed.send("GET /fprint/_changes?feed=continuous&heartbeat=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        #expect(RawConnection.status(feed.readAll(timeout: 60, stopAfterHeaders: true)) == 200)
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 0, "\(term.transcript)")
+        #expect(!term.transcript.contains("still stopping"), "\(term.transcript)")
+        _ = feed.readAll(timeout: 60)
+        #expect(feed.isClosedByPeer(), "the feed was not ended by the server")
+    }
+
+    /// The local dashboard with a map page's live view open: it used to wait
+    /// for the browser to go away (29–60 s).
+    @Test func ctrlCStopsADashboardWithALiveViewOpen() async throws {
+        let fp = try FprintRunner()
+        _ = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
+        let term = try fp.onTerminal(["dashboard", "--port", "0"])
+        let port = try #require(await term.port(after: "serving http://127.0.0.1:"))
+        let events = try RawConnection(port: port)
+        defer { events.close() }
+        events.send("GET /_dashboard/events?map=J1NP HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(RawConnection.status(events.readAll(timeout: 60, stopAfterHeaders: true)) == 200)
+        term.pressCtrlC()
+        #expect(await term.exitStatus() == 0, "\(term.transcript)")
+        #expect(!term.transcript.contains("still stopping"), "\(term.transcript)")
+        _ = events.readAll(timeout: 60)
+        #expect(events.isClosedByPeer(), "the live view was not ended by the server")
+    }
+}
+
+/// Progress lines on an 80-column terminal: every rewrite fits, so none
+/// leaves a wrapped row behind.
+@Suite struct TerminalWidthTests {
+    @Test(arguments: [80, 50])
+    func walkProgressFitsTheTerminal(columns: Int) async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"], columns: UInt16(columns))
+        #expect(await term.exitStatus() == 0, "\(term.transcript)")
+        let progress = term.rows.filter { $0.hasPrefix("walk  ") }
+        #expect(!progress.isEmpty, "\(term.transcript)")
+        for row in progress { #expect(row.count < columns, "\(row.count) columns: \(row)") }
+        // What matters most stays: the time, and on 80 columns the next waypoint in metres.
+        #expect(progress.contains { $0.contains(" of 94 s") }, "\(progress)")
+        if columns >= 80 {
+            #expect(progress.contains { $0.contains("next: waypoint") && $0.contains(" m ") && $0.contains("doc") }, "\(progress)")
+        }
+    }
+
+    @Test func measureProgressFitsTheTerminal() async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast"], columns: 80)
+        #expect(await term.exitStatus() == 0, "\(term.transcript)")
+        let progress = term.rows.filter { $0.hasPrefix("measure J1NP") }
+        #expect(!progress.isEmpty, "\(term.transcript)")
+        for row in progress { #expect(row.count < 80, "\(row.count) columns: \(row)") }
+    }
+}
+
+extension FprintRunner {
+    /// Runs fprint on a pseudo-terminal of its own, `columns` wide.
+    func onTerminal(_ arguments: [String], columns: UInt16 = 80) throws -> TerminalSession {
+        try TerminalSession(Self.executable().path, arguments, environment: environment, directory: home.path, columns: columns)
+    }
+
+    /// Documents in the runner's database (0 when there is none yet).
+    func storedCount() throws -> Int {
+        guard FileManager.default.fileExists(atPath: db) else { return 0 }
+        return try SQLiteDocumentStore(path: db, access: .readOnly).count()
+    }
+}
+
+extension TerminalSession {
+    /// The port printed after `prefix` (a server's first line).
+    func port(after prefix: String) async -> Int? {
+        guard await waitFor({ $0.contains(prefix) && $0.components(separatedBy: prefix).last?.contains("/") == true }) else { return nil }
+        return Int(transcript.components(separatedBy: prefix).last?.prefix { $0.isNumber } ?? "")
+    }
+}
+
+extension RawConnection {
+    /// Whether the peer has closed the connection (a read returns end of file at once).
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        return recv(fd, &byte, 1, 0) == 0
+    }
+}
+
+/// Another process's writer holding SQLite's write lock until released.
+struct DatabaseWriteLock {
+    let queue: DatabaseQueue
+
+    init(path: String) throws {
+        var config = Configuration()
+        config.allowsUnsafeTransactions = true  // the transaction outlives one access, on purpose
+        queue = try DatabaseQueue(path: path, configuration: config)
+        try queue.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+    }
+
+    func release() async throws {
+        try await queue.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+    }
+}
+
+/// A process's signal dispositions, from /proc/PID/status.
+struct SignalDispositions: CustomStringConvertible {
+    let ignoredMask: UInt64
+    let caughtMask: UInt64
+
+    init(pid: Int32) throws {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        func mask(_ name: String) -> UInt64 {
+            status.split(separator: "\n").first { $0.hasPrefix(name) }
+                .flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) } ?? 0
+        }
+        ignoredMask = mask("SigIgn:")
+        caughtMask = mask("SigCgt:")
+    }
+
+    func ignored(_ signal: Int32) -> Bool { ignoredMask & (1 << UInt64(signal - 1)) != 0 }
+    func caught(_ signal: Int32) -> Bool { caughtMask & (1 << UInt64(signal - 1)) != 0 }
+    var description: String { "SigIgn \(String(ignoredMask, radix: 16)), SigCgt \(String(caughtMask, radix: 16))" }
+}
