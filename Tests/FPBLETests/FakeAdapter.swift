@@ -113,8 +113,9 @@ func advertisingReport(last: UInt8) -> [UInt8] {
 /// An LE Advertising Report event whose Num_Reports says two but which holds one: malformed.
 let malformedReport = hex("043e0c" + "02" + "02" + "0000" + "060504030201" + "00" + "b0")
 
-/// Waits up to `seconds` for `condition`.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async throws -> Bool {
+/// Waits up to `seconds` for `condition` (a bound only against hanging: it
+/// returns as soon as the condition holds).
+func eventually(_ seconds: Double = 120, _ condition: () -> Bool) async throws -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         if Date() > deadline { return false }

@@ -136,7 +136,9 @@ import Testing
         _ = await gateway.server.exit.value()
         let took = Date().timeIntervalSince(started)
         print("gateway stopped \(String(format: "%.2f", took)) s after SIGTERM with an open longpoll")
-        #expect(took < 2)
+        // A graceful stop, not ExitDeadline's cut 3 s after the grace: the
+        // longpoll did not hold it (how fast is the benchmark's to say).
+        #expect(!gateway.log.text.contains("still stopping"), "\(gateway.log.text.suffix(800))")
         // The longpoll was answered, not cut.
         let answer = longpoll.readAll(timeout: 2)
         #expect(RawConnection.status(answer) == 200, "\(answer)")
@@ -174,8 +176,9 @@ import Testing
         try await locker.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
         print("gateway with a write waiting for the lock stopped \(String(format: "%.2f", took)) s after SIGTERM")
         #expect(status == 0, "\(gateway.log.text.suffix(800))")
-        // 1.5 s of grace + 3 s, well before the 10 s lock wait would end.
-        #expect(took > 4 && took < 9)
+        // Not before its 1.5 s grace + 3 s, and by ExitDeadline's cut: the lock
+        // was still held (it is let go only after the exit), so nothing else ended it.
+        #expect(took > 4)
         #expect(gateway.log.text.contains("still stopping"), "\(gateway.log.text.suffix(800))")
         #expect(!gateway.log.text.contains("Fatal error"))
         // What was stored before stays stored; the cut write left nothing.

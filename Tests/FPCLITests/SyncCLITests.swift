@@ -33,7 +33,8 @@ final class GatewayProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         exit = try process.startAwaitingExit()
         stderrLog = StderrCollector(err.fileHandleForReading)
-        let deadline = Date().addingTimeInterval(30)
+        // A bound only against hanging: a debug gateway beside a busy suite may take long to start.
+        let deadline = Date().addingTimeInterval(180)
         var found: Int?
         while found == nil, Date() < deadline, process.isRunning {
             if let match = stderrLog.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//) {

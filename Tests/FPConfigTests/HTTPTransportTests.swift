@@ -111,9 +111,10 @@ import Testing
             guard case .timeout = error else { Issue.record("unexpected \(error)"); return }
             #expect(error.description.hasPrefix("request to \(url.absoluteString) timed out: "))
         }
-        // The 1 s limit, not libcurl's default of none; generous, since the
-        // whole suite may hold the pool's threads while this waits to resume.
-        #expect(Date().timeIntervalSince(started) < 30)
+        // The 1 s limit, not libcurl's default of none; a bound only that
+        // generous, since the whole suite on busy cores may hold the pool's
+        // threads while this waits to resume (36 s seen under load).
+        #expect(Date().timeIntervalSince(started) < 300)
     }
 
     /// Cancelling the task that waits stops the transfer (libcurl's progress
@@ -131,12 +132,10 @@ import Testing
             try await transport.send(HTTPRequest(url: url, timeouts: HTTPTimeouts(connect: 30, total: 30)))
         }
         try await Task.sleep(for: .milliseconds(300))  // the request is sent and waits for an answer
-        let cancelledAt = Date()
         waiting.cancel()
         let result = await waiting.result
-        let took = Date().timeIntervalSince(cancelledAt)
-        // About a second alone; well under the request's 30 s limit even with the whole suite beside it.
-        #expect(took < 15, "the transfer went on \(took) s after its task was cancelled")
+        // The outcome says what ended the wait: a transfer that ran on to its
+        // 30 s limit would end as a timeout, however long that took here.
         switch result {
         case .success(let response): Issue.record("a silent server answered \(response.status)")
         case .failure(let error):

@@ -272,8 +272,7 @@ import Testing
         await provider.advance(toMs: 2000)
         let viaProvider = ContinuousClock.now - start
         #expect(sink.count(.ble) > 900)
+        // Speed is the benchmark's (make bench), not a unit test's: printed only.
         print("50 transmitters × 2 s: model \(best), provider \(viaProvider)")
-        // A millisecond in release; debug builds are several times slower, a loaded CI machine more.
-        #expect(best < .milliseconds(25), "\(best)")
     }
 }

@@ -32,7 +32,8 @@ import Testing
         let setup = CaptureSetup(providers: [ble], device: FixedDevice(), clock: MonotonicClock(), radios: [.ble])
         let plan = StaticMeasurement(level: "J1NP", point: MapPoint(x: 0, y: 0), durationMs: 60_000)
         let task = Task { try await plan.run(setup) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // Cancelled mid-measurement, however long the task took to start on a busy machine.
+        while !ble.hasRun { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(ble.stopped)

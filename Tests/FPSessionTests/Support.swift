@@ -13,6 +13,8 @@ final class ScriptedBLE: RadioProvider, @unchecked Sendable {
     private var last = 0
     private(set) var stopped = false
     var positions: [(Int, MapPoint)] = []
+    /// Whether the engine has started it and advanced it once.
+    var hasRun: Bool { lock.withLock { !positions.isEmpty } }
 
     init(everyMs: Int) { self.everyMs = everyMs }
 

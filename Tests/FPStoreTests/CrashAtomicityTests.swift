@@ -57,7 +57,7 @@ import Testing
             let exit = try process.startAwaitingExit()
 
             // When it has stored at least one new batch, and then writes for a while more,
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(180)  // a bound only against hanging
             while try observer.count() == documentsBefore && process.isRunning && Date() < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }

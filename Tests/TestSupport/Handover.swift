@@ -47,3 +47,12 @@ public final class Handover<Value: Sendable>: @unchecked Sendable {
         return lock.withLock { value }
     }
 }
+
+/// A count several tasks or threads add to.
+public final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0  // guarded by `lock`
+    public init() {}
+    public func increment() { lock.withLock { count += 1 } }
+    public var value: Int { lock.withLock { count } }
+}

@@ -94,14 +94,27 @@ public final class TerminalSession: Sendable {
         close(master)
     }
 
-    /// Types `text` on the keyboard.
-    public func type(_ text: String) {
+    /// Types `text` on the keyboard. Fails loudly if the terminal is not
+    /// ours any more or the bytes do not go in.
+    public func type(_ text: String) throws {
+        var link = [CChar](repeating: 0, count: 256)
+        let length = readlink("/proc/self/fd/\(master)", &link, link.count - 1)
+        let target = length > 0 ? String(decoding: link[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        guard target == "/dev/ptmx" || target.hasPrefix("/dev/pts/ptmx") else {
+            throw TerminalError("descriptor \(master) is \(target) now, not the terminal's master")
+        }
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(master, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 { offset += n } else if n < 0, errno == EINTR || errno == EAGAIN { usleep(1000) } else {
+                throw TerminalError("typing on the terminal: write returned \(n), errno \(errno)")
+            }
+        }
     }
 
     /// Ctrl-C: the terminal sends SIGINT to the program (ISIG, VINTR).
-    public func pressCtrlC() { type("\u{03}") }
+    public func pressCtrlC() throws { try type("\u{03}") }
 
     /// Everything the program wrote to the terminal so far.
     public var transcript: String { String(decoding: received.value, as: UTF8.self) }
