@@ -11,7 +11,7 @@ import Testing
 @Suite struct DashboardAccessTests {
     @Test func couchPeersStillGetTheWelcomeAndBrowsersAreRedirected() async throws {
         let f = try DashboardFixture()
-        let token = f.authority.issue(user: "alice", role: .user, ttlSeconds: 600)
+        let token = f.authority.issue(user: "alice", role: .user, ttlSeconds: 3600)
         try await f.app.test(.router) { client in
             var headers: HTTPFields = [.accept: "application/json", .authorization: "Bearer \(token)"]
             let json = try await client.execute(uri: "/", method: .get, headers: headers) { $0 }
@@ -60,7 +60,7 @@ import Testing
 
     @Test func aPastedTokenLogsIn() async throws {
         let f = try DashboardFixture()
-        let token = f.authority.issue(user: "vera", role: .viewer, ttlSeconds: 600)
+        let token = f.authority.issue(user: "vera", role: .viewer, ttlSeconds: 3600)
         try await f.app.test(.router) { client in
             let login = try await client.page(.post, "/_dashboard/login", form: "name=&password=\(token)")
             #expect(login.status == .seeOther)

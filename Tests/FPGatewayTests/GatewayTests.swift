@@ -301,17 +301,17 @@ let hashC = String(repeating: "c", count: 32)
     let authority = TokenAuthority(secret: Data("0123456789abcdef0123456789abcdef".utf8))
 
     @Test func issuedTokensVerify() throws {
-        let token = authority.issue(user: "alice", admin: true, ttlSeconds: 60)
+        let token = authority.issue(user: "alice", admin: true, ttlSeconds: 3600)
         let claims = try authority.verify(token)
         #expect(claims.subject == "alice" && claims.isAdmin)
         #expect(TokenClaims.unverified(token)?.expiresAt == claims.expiresAt)
     }
 
     @Test func tamperedTokensFail() throws {
-        let token = authority.issue(user: "alice", admin: false, ttlSeconds: 60)
+        let token = authority.issue(user: "alice", admin: false, ttlSeconds: 3600)
         var parts = token.split(separator: ".").map(String.init)
         // Swap in a payload claiming admin, keep the signature
-        parts[1] = authority.issue(user: "alice", admin: true, ttlSeconds: 60).split(separator: ".")[1].description
+        parts[1] = authority.issue(user: "alice", admin: true, ttlSeconds: 3600).split(separator: ".")[1].description
         #expect(throws: TokenError.badSignature) { try authority.verify(parts.joined(separator: ".")) }
         #expect(throws: TokenError.malformed) { try authority.verify("a.b") }
         // alg:none is refused whatever the signature

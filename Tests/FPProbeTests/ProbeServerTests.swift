@@ -29,7 +29,7 @@ import Testing
     }
 
     func options(_ port: UInt16, token: String? = nil) -> ProbeOptions {
-        var o = ProbeOptions(host: "127.0.0.1", port: port, token: token ?? tokens.issue(user: "alice", ttlSeconds: 600))
+        var o = ProbeOptions(host: "127.0.0.1", port: port, token: token ?? tokens.issue(user: "alice", ttlSeconds: 3600))
         o.seconds = 0.5
         o.datagrams = 30
         o.spacingMs = 5
