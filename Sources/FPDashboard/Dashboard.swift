@@ -98,6 +98,8 @@ package struct Dashboard: Sendable {
             return await login(&request, client: client)
         case (.post, "logout"):
             guard sameOrigin(request) else { return forbiddenOrigin() }
+            // The session ends on the server: a copy of the cookie no longer opens anything.
+            access?.logout(request.headers)
             return Responses.redirect(Self.prefix + "/login",
                                       cookie: Responses.sessionCookie("", maxAge: 0, secure: options.secureCookie))
         default: break
@@ -106,18 +108,19 @@ package struct Dashboard: Sendable {
             if rest.first == "events" { return Responses.html(.unauthorized, "log in first\n") }
             return Responses.redirect(Self.prefix + "/login")
         }
-        // The admin page's token form is the one POST past the login.
-        let tokenForm = method == .post && rest == ["admin", "tokens"]
-        guard method == .get || tokenForm else {
+        // The admin page's forms (issue, revoke) are the POSTs past the login.
+        let adminForm = method == .post && (rest == ["admin", "tokens"] || rest == ["admin", "revoke"])
+        guard method == .get || adminForm else {
             return Responses.message(.methodNotAllowed, heading: "Not allowed", text: "This page only answers GET.",
                                      user: user, canLogout: access != nil)
         }
         let query = Form.parse(request.uri.query ?? "")
         let pages = Pages(dashboard: self, user: user, head: head)
         do {
-            if tokenForm {
+            if adminForm {
                 guard sameOrigin(request) else { return forbiddenOrigin() }
-                guard user.role == .admin else { return pages.forbidden("Only admins issue tokens.") }
+                guard user.role == .admin else { return pages.forbidden("Only admins issue and revoke tokens.") }
+                if rest[1] == "revoke" { return try await revokeCredential(&request, by: user, pages: pages) }
                 return try await issueToken(&request, by: user, pages: pages)
             }
             switch (rest.first, rest.count) {

@@ -57,9 +57,10 @@ import Testing
         let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
         let locker = LockWhen("go: walk with the target", on: term, path: fp.db)
         term.when("storing the walk's 2 documents…") { try? $0.pressCtrlC() }
-        #expect(await term.waitFor("finishing first: storing the walk's 2 documents"), "\(term.transcript)")
-        try await locker.release()
+        // Let go as soon as fprint says it is finishing (before SQLite's 10 s busy timeout).
+        locker.release(when: "finishing first: storing the walk's 2 documents", on: term)
         #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(locker.wasReleased)
         #expect(term.transcript.contains("interrupted: storing the walk's 2 documents was finished before stopping"),
                 "\(term.transcript)")
         #expect(try fp.storedCount() == 2)
@@ -97,9 +98,9 @@ import Testing
         let term = try fp.onTerminal(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "5"])
         let locker = LockWhen("measure J1NP (363, 701)", on: term, path: fp.db)
         term.when("storing the measurement…") { try? $0.pressCtrlC() }
-        #expect(await term.waitFor("finishing first: storing the measurement"), "\(term.transcript)")
-        try await locker.release()
+        locker.release(when: "finishing first: storing the measurement", on: term)
         #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(locker.wasReleased)
         #expect(try fp.storedCount() == 1)
     }
 
@@ -250,11 +251,24 @@ extension RawConnection {
 /// terminal (on its reader thread: before the program gets further).
 final class LockWhen: Sendable {
     private let taken = Handover<Result<DatabaseWriteLock, any Error>>()
+    private let released = Handover<Bool>()
 
     init(_ text: String, on term: TerminalSession, path: String) {
         let taken = self.taken
         term.when(text) { _ in taken.fulfil(Result { try DatabaseWriteLock(path: path) }) }
     }
+
+    /// Lets go the moment `text` appears, on the terminal's reader thread.
+    func release(when text: String, on term: TerminalSession) {
+        let (taken, released) = (self.taken, self.released)
+        term.when(text) { _ in
+            guard let lock = try? taken.current?.get() else { return }
+            lock.releaseNow()
+            released.fulfil(true)
+        }
+    }
+
+    var wasReleased: Bool { released.isFulfilled }
 
     func release() async throws { try await taken.value().get().release() }
 }
@@ -272,6 +286,11 @@ struct DatabaseWriteLock: Sendable {
 
     func release() async throws {
         try await queue.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+    }
+
+    /// On a plain thread (not the cooperative pool).
+    func releaseNow() {
+        try? queue.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
     }
 }
 

@@ -126,28 +126,6 @@ import Testing
         await notifier.waitForChange(after: 5, timeout: .seconds(3600))
     }
 
-    @Test func throttleSlowsTheTwentiethBadPasswordBeyondASecond() async {
-        let clock = ManualInstant()
-        let throttle = GuessThrottle(now: { clock.now })
-        let keys = ["user:carol", "client:10.0.0.9"]
-        var waits: [Duration] = []
-        for _ in 1...20 {
-            guard case .wait(let wait) = await throttle.admit(keys: keys) else { Issue.record("refused"); return }
-            waits.append(wait)
-            clock.advance(wait)
-            await throttle.failed(keys: keys)
-        }
-        #expect(waits.prefix(3).allSatisfy { $0 == .zero })
-        #expect(waits[19] >= .seconds(1))
-        #expect(waits.max()! <= GuessThrottle.maxPenalty)
-        // Parallel guesses queue behind each other instead of racing.
-        let queued = await (1...10).asyncMap { _ in await throttle.admit(keys: keys) }
-        #expect(queued.contains { if case .refuse = $0 { true } else { false } })
-        // A success clears the keys.
-        await throttle.succeeded(keys: keys)
-        #expect(await throttle.admit(keys: keys) == .wait(.zero))
-    }
-
     @Test func badPasswordsSlowDownOverHTTP() async throws {
         let f = try GatewayFixture()
         try await f.app.test(.router) { client in

@@ -39,6 +39,8 @@ extension TestClientProtocol {
               raw: String? = nil, headers extra: HTTPFields = [:]) async throws -> Answer {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
+        // As every client sends a JSON body (CouchDB refuses others with 415).
+        if body != nil || raw != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
         var buffer: ByteBuffer?
         if let body { buffer = ByteBuffer(bytes: CanonicalJSON.data(body)) }
         if let raw { buffer = ByteBuffer(string: raw) }

@@ -37,6 +37,9 @@ public final class Handover<Value: Sendable>: @unchecked Sendable {
     /// Whether the value has been handed over.
     public var isFulfilled: Bool { lock.withLock { value != nil } }
 
+    /// The value if it has been handed over, without waiting.
+    public var current: Value? { lock.withLock { value } }
+
     /// The value if it is handed over within `seconds`, else nil.
     public func value(within seconds: Double) async -> Value? {
         let deadline = Date().addingTimeInterval(seconds)

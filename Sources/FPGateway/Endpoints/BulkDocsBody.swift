@@ -9,6 +9,14 @@ enum BulkDocsBody {
         /// A replicated revision as canonical text, with its body's signer.
         case canonical(RevisionContent, owner: String?)
         case parsed(JSONValue)
+
+        /// The document's id, where it has one.
+        var id: String? {
+            switch self {
+            case .canonical(let content, _): content.id
+            case .parsed(let value): value["_id"]?.stringValue
+            }
+        }
     }
 
     static func read(_ request: CouchRequest) throws -> (docs: [Document], newEdits: Bool) {
