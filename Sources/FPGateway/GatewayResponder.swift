@@ -1,6 +1,7 @@
 import FPCore
 import FPDashboard
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -50,7 +51,8 @@ struct GatewayResponder: HTTPResponder {
             let couch = CouchRequest(
                 method: isHead ? .get : request.method, segments: try Self.segments(request.uri.path),
                 query: FormBody.parse(request.uri.query ?? ""), headers: request.headers,
-                client: client, localPort: context.channel.localAddress?.port ?? 0, host: request.head.authority)
+                client: client, localPort: context.channel.localAddress?.port ?? 0,
+                host: request.head.authority ?? request.headers[HTTPField.Name("Host")!])
             sessionPath = couch.segments == ["_session"]
             let reply = try await answer(couch, body: request.body, user: &entry.user)
             response = try Self.response(reply, head: isHead, log: accessLog, entry: entry, started: started)

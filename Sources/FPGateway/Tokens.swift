@@ -56,7 +56,7 @@ package struct TokenAuthority: Sendable {
         return (sign(claims.payload), claims)
     }
 
-    private func sign(_ payload: JSONValue) -> String {
+    func sign(_ payload: JSONValue) -> String {
         let header = Base64URL.encode(CanonicalJSON.data(["alg": "HS256", "typ": "JWT"]))
         let body = Base64URL.encode(CanonicalJSON.data(payload))
         let signingInput = header + "." + body

@@ -14,11 +14,12 @@ struct GatewayFixture {
     let config: GatewayConfig
 
     /// An in-memory store, or a WAL database file at `path`.
-    init(bodyLimit: Int = 1 << 20, path: String? = nil) throws {
+    init(bodyLimit: Int = 1 << 20, path: String? = nil, publicURL: String? = nil) throws {
         store = try path.map { try SQLiteDocumentStore(path: $0) } ?? SQLiteDocumentStore.inMemory()
         let users = try BasicUsers(fileText: "carol:s3cret\nroot:toor:admin\n")
         config = GatewayConfig(tokens: authority, users: users, bodyLimit: bodyLimit,
-                               appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []])
+                               appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []],
+                               publicURL: publicURL)
     }
 
     var app: some ApplicationProtocol { get throws { try buildGatewayApplication(store: store, config: config) } }
