@@ -75,12 +75,15 @@ enum ProbeRunner {
         guard !failed.isEmpty else { return nil }
         let reasons = failed.map { $0.reason ?? $0.status.rawValue }
         // One reason for all (server down, token refused) is said once.
-        let what = Set(reasons).count == 1 && failed.count > 1
+        var what = Set(reasons).count == 1 && failed.count > 1
             ? "\(reasons[0]) (\(failed.map(\.name).joined(separator: ", ")))"
             : zip(failed, reasons).map { "\($0.name): \($1)" }.joined(separator: "; ")
+        let notRun = report.phases.filter { $0.status == .skipped && $0.reason?.hasPrefix(ProbePhase.notRunPrefix) == true }
+        if !notRun.isEmpty { what += "; not run: " + notRun.map(\.name).joined(separator: ", ") }
         if failed.contains(where: { $0.status == .unauthorized }) { return CommandFailure(what, .authRejected) }
+        // Every TCP/UDP phase unreachable or over the rate limit, or not run after one that could not connect.
         let network = report.phases.filter { $0.name != "ping" }
-        if network.allSatisfy({ $0.status == .unreachable || $0.status == .rateLimited }) {
+        if network.allSatisfy({ $0.status == .unreachable || $0.status == .rateLimited || notRun.map(\.name).contains($0.name) }) {
             return CommandFailure(what, .gatewayUnreachable)
         }
         return CommandFailure("\(Terminal.counted(failed.count, "phase")) failed: \(what)", .failure)

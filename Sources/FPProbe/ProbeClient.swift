@@ -37,7 +37,9 @@ public struct ProbeClient: Sendable {
 
     var endpoint: String { options.host.contains(":") ? "[\(options.host)]:\(options.port)" : "\(options.host):\(options.port)" }
 
-    /// Runs every phase; a failed phase says why and the others still run.
+    /// Runs every phase; a failed phase says why and the others still run,
+    /// but after one that cannot connect the rest are not run (each would
+    /// wait out its own connect timeout on a host that drops packets).
     public func run(progress: @Sendable (String) -> Void = { _ in }) -> ProbeReport {
         let started = ISOTime.string(Date())
         var phases: [ProbePhase] = []
@@ -47,13 +49,22 @@ public struct ProbeClient: Sendable {
             ("udp", "UDP train of \(options.datagrams) datagrams", { phase("udp") { try udpTrain() } }),
             ("ping", "ICMP ping", { ProbePing(host: options.host, count: options.pings, cancellation: cancellation).run() }),
         ]
+        var notRun: String?
         for step in steps {
             if cancellation.isCancelled {
                 phases.append(.failed(step.name, .skipped, "stopped"))
                 continue
             }
+            if let notRun {
+                phases.append(.failed(step.name, .skipped, notRun))
+                continue
+            }
             progress(step.label)
-            phases.append(step.body())
+            let phase = step.body()
+            phases.append(phase)
+            if phase.status == .unreachable {
+                notRun = ProbePhase.notRunPrefix + "\(phase.name) could not connect (\(phase.reason ?? "unreachable"))"
+            }
         }
         return ProbeReport(server: endpoint, startedAt: started, endedAt: ISOTime.string(Date()), interface: nil, phases: phases)
     }
