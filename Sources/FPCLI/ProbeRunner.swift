@@ -53,20 +53,25 @@ struct ProbeTarget {
 enum ProbeRunner {
     static func run(_ options: ProbeOptions, progress: Bool) async throws -> ProbeReport {
         let client = ProbeClient(options)
-        var report = try await Interrupts.cancellable {
-            // The blocking sockets run on a thread of their own; cancelling
-            // shuts them down so the phase in progress ends at once.
-            let report = try await withTaskCancellationHandler {
-                try await BlockingWork.run("fprint.probe") { () -> ProbeReport in
-                    client.run { phase in if progress && Terminal.stderrIsTTY { Terminal.status("probe: \(phase)…") } }
-                }
-            } onCancel: { client.cancellation.cancel() }
-            if client.cancellation.isCancelled { throw CancellationError() }
-            return report
+        var report = try await onItsThread(client, "fprint.probe") {
+            client.run { phase in if progress && Terminal.stderrIsTTY { Terminal.status("probe: \(phase)…") } }
         }
         if progress && Terminal.stderrIsTTY { Terminal.endStatus() }
         report.interface = ProbeInterfaceLookup.interface(towards: options.host, port: options.port)
         return report
+    }
+
+    /// Runs `body` (the client's blocking sockets) on a thread of its own;
+    /// Ctrl-C shuts the sockets down, so the phase in progress ends at once.
+    static func onItsThread<T: Sendable>(_ client: ProbeClient, _ label: String,
+                                         _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Interrupts.cancellable {
+            let value = try await withTaskCancellationHandler {
+                try await BlockingWork.run(label) { try body() }
+            } onCancel: { client.cancellation.cancel() }
+            if client.cancellation.isCancelled { throw CancellationError() }
+            return value
+        }
     }
 
     /// The exit a report calls for: nil when every phase ran (an ICMP ping this user may not send does not count).
@@ -89,18 +94,12 @@ enum ProbeRunner {
         return CommandFailure("\(Terminal.counted(failed.count, "phase")) failed: \(what)", .failure)
     }
 
-    /// Signed results in a probe report, a document with networkProbes[], or one `{result, signature}`.
-    static func signedResults(in value: JSONValue) -> [(String, JSONValue)] {
-        if value["result"] != nil && value["signature"] != nil { return [("result", value)] }
-        let reports = value["networkProbes"]?.arrayValue ?? [value]
-        var out: [(String, JSONValue)] = []
-        for (i, report) in reports.enumerated() {
-            for phase in report["phases"]?.arrayValue ?? [] {
-                guard let signed = phase["signed"] else { continue }
-                let name = phase["phase"]?.stringValue ?? "?"
-                out.append((reports.count > 1 ? "probe \(i + 1) \(name)" : name, signed))
-            }
+    /// The exit status of a server's refusal.
+    static func exitStatus(_ status: ProbeStatus) -> ExitStatus {
+        switch status {
+        case .unauthorized: .authRejected
+        case .unreachable, .rateLimited, .timeout: .gatewayUnreachable
+        default: .protocolError
         }
-        return out
     }
 }

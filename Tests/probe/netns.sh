@@ -77,16 +77,26 @@ edited = json.loads(text)
 r = edited["phases"][2]["signed"]["result"]
 r["receivedByServer"] = r["receivedByServer"] - 1 if r["receivedByServer"] % 10 else r["receivedByServer"] + 1
 json.dump(edited, open(sys.argv[1] + ".edited", "w"))
+# The copy beside the signed result changed (what a reader sees): it must not verify either.
+forged = json.loads(text)
+forged["phases"][2]["lossDownPercent"] = 42.5
+json.dump(forged, open(sys.argv[1] + ".forged", "w"))
 PY
 
-"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --verify "$TMP/probe.json" > "$TMP/verify.out" 2> "$TMP/verify.err" \
+# As the README says it: no --server, the file names it.
+"${IN_C[@]}" "$BIN" probe --token "$TOKEN" --verify "$TMP/probe.json" > "$TMP/verify.out" 2> "$TMP/verify.err" \
     || fail "the unedited result did not verify"
-set +e
-"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --verify "$TMP/probe.json.edited" > "$TMP/verify-edited.out" 2> "$TMP/verify-edited.err"
-rc=$?
-set -e
-[ "$rc" -eq 65 ] || fail "an edited result: exit $rc, not 65"
+[ "$(grep -c ": valid (measured for alice from " "$TMP/verify.out")" -eq 3 ] || fail "not three valid phases: $(cat "$TMP/verify.out")"
+for edit in edited forged; do
+    set +e
+    "${IN_C[@]}" "$BIN" probe --token "$TOKEN" --verify "$TMP/probe.json.$edit" > "$TMP/verify-$edit.out" 2> "$TMP/verify-$edit.err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 65 ] || fail "an $edit result: exit $rc, not 65"
+done
 grep -q "udp: INVALID" "$TMP/verify-edited.out" || fail "the edited UDP result was not named invalid"
+grep -q "udp: UNVERIFIED (lossDownPercent differs from the signed result)" "$TMP/verify-forged.out" \
+    || fail "the forged copy beside the UDP result was not named"
 
 # measure --probe: the probe is stored in the document's networkProbes[], shown, exported and verifiable.
 DB="$TMP/measure.sqlite"
@@ -108,9 +118,10 @@ assert doc["wifiScans"] or doc["bleScans"], "the radios are still there"
 PY
 "$BIN" show "$ID" --db "$DB" > "$TMP/show.txt" 2>> "$TMP/show.err" || fail "show"
 grep -q "== Network probes (1) ==" "$TMP/show.txt" || fail "show has no Network probes section"
+! grep -q "UNVERIFIED" "$TMP/show.txt" || fail "show marks a phase of an unedited probe unverified"
 "$BIN" export probes-csv --db "$DB" > "$TMP/probes.csv" 2> "$TMP/export.err" || fail "export probes-csv"
-[ "$(grep -c "^$ID,.*,udp,ok," "$TMP/probes.csv")" -eq 1 ] || fail "export probes-csv has no udp row for $ID"
-"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --verify "$TMP/doc.json" > "$TMP/verify-doc.out" 2> "$TMP/verify-doc.err" \
+[ "$(grep -c "^$ID,.*,udp,ok,.*,yes$" "$TMP/probes.csv")" -eq 1 ] || fail "export probes-csv has no signed udp row for $ID"
+"${IN_C[@]}" "$BIN" probe --token "$TOKEN" --verify "$TMP/doc.json" > "$TMP/verify-doc.out" 2> "$TMP/verify-doc.err" \
     || fail "the stored document's probe results did not verify"
 
 # A host that drops packets (root only: the server's replies to the client go
