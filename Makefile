@@ -51,6 +51,16 @@ bench: bench-ble
 	$(RELEASE_BIN)/fprint-bench --sync --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --track-only --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
+
+# The gateway as an attacker meets it: peak memory under a flood of unfinished
+# heads and of the largest authenticated requests, guesses a second, and the
+# real user's logins meanwhile (also part of `make bench`).
+.PHONY: bench-abuse
+bench-abuse:
+	$(RELEASE) --product fprint-bench
+	$(RELEASE) --product fprint
+	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
 
 # The binary, the shipped Config/ and Scenarios/ (found by the binary in
 # PREFIX/share/fprint) and shell completions where bash, zsh and fish look.

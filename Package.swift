@@ -115,7 +115,7 @@ let package = Package(
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
         // `make bench`: store throughput and `fprint list` latency, figures printed.
         .executableTarget(name: "fprint-bench", dependencies: [
-            "FPCore", "FPStore", "FPAnalysis", "FPHCI", .product(name: "SystemPackage", package: "swift-system"),
+            "FPCore", "FPStore", "FPAnalysis", "FPHCI", "FPTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).

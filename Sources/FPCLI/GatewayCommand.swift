@@ -130,7 +130,11 @@ struct GatewayServe: ReportingCommand {
         var logger = Logger(label: "fprint.gateway")
         logger.logLevel = .warning
         let name = self.name, host = self.host
-        let probes = try probePort.map { try ProbeService.start(host: host, port: $0, secret: secret) }
+        let tokenCheck: TokenCheck
+        do { tokenCheck = try TokenCheck(config: config) } catch let error as GatewaySetupError {
+            throw CommandFailure(error.description, .usage)
+        }
+        let probes = try probePort.map { try ProbeService.start(host: host, port: $0, secret: secret, tokens: tokenCheck) }
         defer { probes?.stop() }
         do {
             try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in

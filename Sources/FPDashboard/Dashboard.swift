@@ -21,6 +21,8 @@ package struct Dashboard: Sendable {
         package var maxStreamsPerClient: Int
         /// A stream ends after this long (the browser reconnects where it left off).
         package var streamLifetime: Duration
+        /// A quiet stream sends a comment this often (proxies and idle timers keep it).
+        package var heartbeat: Duration = .seconds(15)
         /// Most points a map page draws.
         package var maxMapPoints: Int
 
@@ -79,7 +81,9 @@ package struct Dashboard: Sendable {
         return path == "/" && (method == .get || method == .head) && (accept ?? "").lowercased().contains("text/html")
     }
 
-    package func respond(to request: Request, client: String) async -> Response {
+    /// `closed` returns when the request's connection closes (a live view
+    /// whose page was left frees its slot then, not at its next heartbeat).
+    package func respond(to request: Request, client: String, closed: ConnectionClosed = .never) async -> Response {
         var request = request
         let path = request.uri.path
         let head = request.method == .head
@@ -137,7 +141,7 @@ package struct Dashboard: Sendable {
                 return try await pages.admin()
             case ("events", 1):
                 return await events(map: query["map"] ?? "", since: request.headers[.lastEventID] ?? query["since"],
-                                    client: client, head: head)
+                                    client: client, head: head, closed: closed)
             default:
                 return Responses.message(.notFound, heading: "Not found", text: "There is no such dashboard page.",
                                          user: user, canLogout: access != nil, head: head)

@@ -196,3 +196,27 @@ struct Authenticator: Sendable {
         return nil
     }
 }
+
+/// The gateway's check of a bearer token for its other ports (network
+/// probes): the same ledger and users file as every request, so a revoked
+/// token or a removed user's login is refused there too.
+package struct TokenCheck: Sendable {
+    let authenticator: Authenticator
+
+    package init(config: GatewayConfig) throws {
+        let users = try config.usersFile.map { try UsersSource(path: $0) } ?? UsersSource(fixed: config.users)
+        authenticator = Authenticator(tokens: config.tokens, users: users, ledger: CredentialLedger(path: config.ledgerPath),
+                                      throttle: GuessThrottle(), logger: Logger(label: "fprint.gateway.tokens"))
+    }
+
+    /// The user a token is valid for now; throws with a reason to show.
+    package func user(_ token: String) throws -> String {
+        do { return try authenticator.verify(token).0.name } catch let error as CouchError {
+            throw TokenCheckRefusal(description: error.reason)
+        }
+    }
+}
+
+package struct TokenCheckRefusal: Error, CustomStringConvertible {
+    package let description: String
+}

@@ -166,7 +166,7 @@ private func makeApplication(
     let heads = HTTP1Channel.Configuration.DecoderConfiguration(
         maxHeaderFieldSize: min(config.maxHeaderBytes, 16 << 10), maxHeaderListSize: config.maxHeaderBytes, maxHeaderFieldCount: 100)
     let http = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ConnectionGuardHandler(registry: registry)],
+        additionalChannelHandlers: [ConnectionGuardHandler(registry: registry), ClientGoneWatcher()],
         idleTimeout: TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000),
         httpDecoderConfiguration: heads)
     let app = Application(

@@ -6,22 +6,11 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// A request context that keeps the connection (client address, local port).
-struct GatewayContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        channel = source.channel
-    }
-}
-
 /// HTTP in, CouchDB out. In this order: the path, the user (from the headers
 /// alone), the viewer rule, then the body (bounded by the per-request limit
 /// and the shared `BodyBudget`), the handler, and one access-log line.
 struct GatewayResponder: HTTPResponder {
-    typealias Context = GatewayContext
+    typealias Context = ChannelContext
     let handler: CouchHandler
     let budget: BodyBudget
     let accessLog: AccessLog?
@@ -32,11 +21,11 @@ struct GatewayResponder: HTTPResponder {
 
     var config: GatewayConfig { handler.config }
 
-    func respond(to request: Request, context: GatewayContext) async throws -> Response {
+    func respond(to request: Request, context: ChannelContext) async throws -> Response {
         let started = ContinuousClock.now
         let client = proxies.client(peer: Self.peerAddress(context.channel), headers: request.headers)
         if let dashboard, Dashboard.handles(path: request.uri.path, method: request.method, accept: request.headers[.accept]) {
-            let response = await dashboard.respond(to: request, client: client)
+            let response = await dashboard.respond(to: request, client: client, closed: ConnectionClosed(context.channel))
             var entry = AccessLog.Entry(client: client, method: request.method.rawValue, path: request.uri.path)
             entry.status = response.status.code
             entry.bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0

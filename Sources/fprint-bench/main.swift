@@ -34,6 +34,8 @@ struct Args {
     var replay = false
     /// Only the live-positioning benchmark (TrackBench.swift).
     var trackOnly = false
+    /// Only the gateway-under-attack figures (AbuseBench.swift).
+    var abuse = false
     var captures = "Tests/FPHCITests/Fixtures/captures"
     var commandsOnly = false
     /// Leave the working folder (stores, gateway database) for profiling.
@@ -55,6 +57,7 @@ struct Args {
             case "--json-only": jsonOnly = true
             case "--replay": replay = true
             case "--track-only": trackOnly = true
+            case "--abuse": abuse = true
             case "--captures": captures = it.next() ?? captures
             case "--commands-only": commandsOnly = true
             case "--keep-dir": keepDir = true
@@ -171,6 +174,12 @@ func run() throws {
         try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
         defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
         try runTrackBench(fprint: fprint, dir: args.dir)
+        return
+    }
+    if args.abuse {
+        guard let fprint = args.fprint else { throw BenchError("--abuse needs --fprint PATH") }
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        try runAbuseBench(fprint: fprint, dir: args.dir)
         return
     }
     if args.replay {

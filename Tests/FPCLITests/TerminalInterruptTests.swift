@@ -237,16 +237,6 @@ extension TerminalSession {
     }
 }
 
-extension RawConnection {
-    /// Whether the peer has closed the connection (a read returns end of file at once).
-    func isClosedByPeer() -> Bool {
-        var byte: UInt8 = 0
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        return recv(fd, &byte, 1, 0) == 0
-    }
-}
-
 /// SQLite's write lock on `path`, taken the moment `text` appears on the
 /// terminal (on its reader thread: before the program gets further).
 final class LockWhen: Sendable {
