@@ -120,11 +120,13 @@ test-vm-probe: build
 
 # The dashboard in headless Chromium (Debian's chromium and chromium-driver,
 # selenium from PyPI): login, a map's points and heatmap, a live point, no
-# console errors, no admin page for a viewer. Screenshots go to
+# console errors, no admin page for a viewer; then another site's pages
+# against a logged-in admin (cross_site_test.py). Screenshots go to
 # $(ARTIFACTS)/browser/. Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
 ARTIFACTS ?= $(CURDIR)/.build/artifacts
 test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/cross_site_test.py $(BIN)
 
 # README's pictures: the dashboard's map page and `fprint plot heatmap` as PNG.
 screenshots: build
