@@ -79,12 +79,14 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         await board.publish([Self.at("J2NP", 5, 5)], by: "carol")
         await board.publish([Self.at("J1NP", 300, 400)], by: "bob/tab-2")
-        let text = await received.value
+        // How long ago each was heard depends on how busy the machine is.
+        let text = await received.value.replacingOccurrences(of: #""age_s":[0-9]+,"#, with: #""age_s":N,"#,
+                                                               options: .regularExpression)
         // alice's latest only, at the start; carol walks another map.
-        #expect(text.hasPrefix("retry: 1000\n\nevent: position\ndata: {\"accuracy_m\":2,\"age_s\":0,\"publisher\":\"alice\",\"time\":\"2026-11-25T17:00:00.000Z\",\"x\":110,\"y\":210}\n\n"), "\(text)")
+        #expect(text.hasPrefix("retry: 1000\n\nevent: position\ndata: {\"accuracy_m\":2,\"age_s\":N,\"publisher\":\"alice\",\"time\":\"2026-11-25T17:00:00.000Z\",\"x\":110,\"y\":210}\n\n"), "\(text)")
         #expect(!text.contains("\"x\":100,"))
         #expect(!text.contains("carol"))
-        #expect(text.contains("event: position\ndata: {\"accuracy_m\":2,\"age_s\":0,\"publisher\":\"bob/tab-2\",\"time\":\"2026-11-25T17:00:00.000Z\",\"x\":300,\"y\":400}\n\n"))
+        #expect(text.contains("event: position\ndata: {\"accuracy_m\":2,\"age_s\":N,\"publisher\":\"bob/tab-2\",\"time\":\"2026-11-25T17:00:00.000Z\",\"x\":300,\"y\":400}\n\n"))
     }
 
     /// A publisher is on one map at a time: gone up the stairs, or stopped,
