@@ -44,3 +44,15 @@ public final class Handover<Value: Sendable>: @unchecked Sendable {
         return lock.withLock { value }
     }
 }
+
+/// Runs CPU-bound work on a thread of its own and awaits its result, so a
+/// long computation (a dataset's evaluation) leaves the cooperative pool to
+/// the tests beside it.
+public func onThread<T: Sendable>(_ name: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    let done = Handover<Result<T, any Error>>()
+    let thread = Thread { done.fulfil(Result { try work() }) }
+    thread.name = name
+    thread.stackSize = 8 << 20
+    thread.start()
+    return try await done.value().get()
+}
