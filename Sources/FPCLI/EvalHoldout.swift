@@ -1,0 +1,132 @@
+import ArgumentParser
+import FPAnalysis
+import FPCore
+import Foundation
+
+/// `fprint eval`'s train/test options.
+struct HoldoutOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The training fingerprints: key=value terms, comma-separated (e.g. campaign=trn01).", valueName: "selection"))
+    var train: String?
+    @Option(help: ArgumentHelp("The test fingerprints (e.g. set=test).", valueName: "selection")) var test: String?
+    @Option(help: "With --train/--test: methods, comma-separated: knnK, wknnK, gkSkK (σ S dB).") var method = "knn9,knn1,gk4k12"
+    @Option(name: .customLong("group-by"), help: ArgumentHelp("With --train/--test: one evaluation per value of this key (a tag such as month, or map, session, dataset, floor), training and test of the same value.", valueName: "key"))
+    var groupBy: String?
+    @Option(help: ArgumentHelp("With --train/--test: write every test fingerprint's estimate to this CSV file.", valueName: "file"),
+            completion: .file()) var predictions: String?
+    @Option(help: "Decimals of the table's metres.") var digits = 2
+
+    var active: Bool { train != nil || test != nil }
+
+    func validate() throws {
+        if active && (train == nil || test == nil) { throw ValidationError("--train and --test go together") }
+        if !active, let given = [("--group-by", groupBy != nil), ("--predictions", predictions != nil),
+                                   ("--method", method != "knn9,knn1,gk4k12")].first(where: \.1)?.0 {
+            throw ValidationError("\(given) needs --train and --test")
+        }
+        if active {
+            _ = try methods()
+            _ = try selection(train!, "--train")
+            _ = try selection(test!, "--test")
+        }
+        if !(0...9).contains(digits) { throw ValidationError("--digits must be 0–9") }
+        if let groupBy, groupBy.isEmpty || groupBy.contains(where: { ",=|".contains($0) }) {
+            throw ValidationError("--group-by: '\(groupBy)' is not a key")
+        }
+    }
+
+    func methods() throws -> [HoldoutMethod] {
+        var out: [HoldoutMethod] = []
+        for name in method.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let m = HoldoutMethod(name) else {
+                throw ValidationError("--method: '\(name)' is none of knnK, wknnK, gkSkK (e.g. knn9, wknn3, gk4k12; k 1–1000)")
+            }
+            if !out.contains(m) { out.append(m) }
+        }
+        if out.isEmpty { throw ValidationError("--method must name at least one method") }
+        return out
+    }
+
+    /// One radio set: as given, or combined.
+    func radioSet(_ text: String?) throws -> RadioSet {
+        guard let text else { return .combined }
+        guard let set = RadioSet(rawValue: text.lowercased()) else {
+            throw ValidationError("--set: with --train/--test one of wifi, ble, combined, not '\(text)'")
+        }
+        return set
+    }
+
+    /// `key=value[|value…],…`; since/until take dates as `list --since` does.
+    func selection(_ text: String, _ option: String) throws -> Selection {
+        var selection = Selection()
+        for term in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = term.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("\(option): '\(term)' is not key=value (in '\(text)')")
+            }
+            switch parts[0] {
+            case "since", "until":
+                guard let ms = List.parseSince(parts[1], now: Date()) else {
+                    throw ValidationError("\(option): \(parts[0]) '\(parts[1])': use 2016-06-01, 2016-06-01T08:00:00Z or 30m/12h/7d")
+                }
+                if parts[0] == "since" { selection.sinceMs = ms } else { selection.untilMs = ms }
+            default:
+                selection.terms.append(.init(key: parts[0], values: parts[1].split(separator: "|").map(String.init)))
+            }
+        }
+        return selection
+    }
+}
+
+/// The train/test evaluation behind `fprint eval --train … --test …`.
+struct EvalHoldout {
+    var options: HoldoutOptions
+    var set: RadioSet
+    var signal: SignalOptions
+
+    func run(_ fps: [Fingerprint], _ ws: Workspace) throws -> EvalHoldoutReport {
+        let trainSelection = try options.selection(options.train!, "--train")
+        let testSelection = try options.selection(options.test!, "--test")
+        let methods = try options.methods()
+        let train = fps.filter(trainSelection.matches), test = fps.filter(testSelection.matches)
+        guard !train.isEmpty else { throw CommandFailure("no stored fingerprint matches --train \(options.train!)", .notFound) }
+        guard !test.isEmpty else { throw CommandFailure("no stored fingerprint matches --test \(options.test!)", .notFound) }
+        // Imported datasets are in metres; fprint's own maps take their scale from the app config.
+        let mapped = Set((train + test).filter { !$0.labels.inMetres }.map(\.level))
+        let scales = mapped.isEmpty ? [:] : try AnalysisInput.scales(ws, levels: mapped)
+        let metersPerUnit: (Fingerprint) -> Double = { fp in
+            fp.labels.inMetres ? 1 : scales[fp.level] ?? MapScale.jBuilding.metersPerUnit
+        }
+        var groups: [EvalHoldoutReport.Group] = []
+        let keys: [String?]
+        if let key = options.groupBy {
+            keys = Selection.ordered(Set(test.compactMap { Selection.value(of: $0, key) }))
+            guard !keys.isEmpty else { throw CommandFailure("no test fingerprint has a value for --group-by \(key)", .notFound) }
+        } else {
+            keys = [nil]
+        }
+        let started = DispatchTime.now().uptimeNanoseconds
+        for value in keys {
+            let inGroup: (Fingerprint) -> Bool = { fp in
+                guard let key = options.groupBy, let value else { return true }
+                return Selection.value(of: fp, key).map { Selection.same($0, value) } ?? false
+            }
+            let groupTrain = train.filter(inGroup), groupTest = test.filter(inGroup)
+            guard !groupTrain.isEmpty else {
+                Terminal.err("warning: \(options.groupBy!) \(value!): no training fingerprint, left out")
+                continue
+            }
+            // Progress on a terminal only: a piped run prints its table within seconds.
+            if keys.count > 1 && Terminal.stderrIsTTY {
+                Terminal.status("eval: \(options.groupBy!) \(value!) (\(groups.count + 1)/\(keys.count))")
+            }
+            let holdout = Holdout(train: groupTrain, test: groupTest, set: set, options: signal, metersPerUnit: metersPerUnit)
+            groups.append(.init(value: value, train: groupTrain.count, test: groupTest, space: holdout.space,
+                                results: holdout.run(methods)))
+        }
+        if keys.count > 1 && Terminal.stderrIsTTY { Terminal.endStatus() }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return EvalHoldoutReport(options: options, set: set, signal: signal, groups: groups, seconds: seconds)
+    }
+}
