@@ -51,6 +51,7 @@ bench: bench-ble
 	$(RELEASE_BIN)/fprint-bench --sync --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --track-only --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
 
 # The binary, the shipped Config/ and Scenarios/ (found by the binary in
 # PREFIX/share/fprint) and shell completions where bash, zsh and fish look.
@@ -100,6 +101,13 @@ test-vm-wifi: build
 bench-eval:
 	$(RELEASE) --product fprint-bench
 	$(RELEASE_BIN)/fprint-bench --eval-only
+
+# Only the public UJI long-term dataset: `fprint import` of its 15 months and `fprint eval` of the paper's protocol.
+.PHONY: bench-datasets
+bench-datasets:
+	$(RELEASE) --product fprint-bench
+	$(RELEASE) --product fprint
+	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
 
 # Network-quality probes over netem-shaped veth links in a qemu VM (Debian's kernel has
 # sch_netem, the host's has not; DESIGN.md §6), with iperf3 and ping beside fprint's figures.

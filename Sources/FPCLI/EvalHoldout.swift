@@ -1,6 +1,7 @@
 import ArgumentParser
 import FPAnalysis
 import FPCore
+import FPStore
 import Foundation
 
 /// `fprint eval`'s train/test options.
@@ -95,37 +96,48 @@ struct EvalHoldout {
         // Imported datasets are in metres; fprint's own maps take their scale from the app config.
         let mapped = Set((train + test).filter { !$0.labels.inMetres }.map(\.level))
         let scales = mapped.isEmpty ? [:] : try AnalysisInput.scales(ws, levels: mapped)
-        let metersPerUnit: (Fingerprint) -> Double = { fp in
+        let metersPerUnit: @Sendable (Fingerprint) -> Double = { fp in
             fp.labels.inMetres ? 1 : scales[fp.level] ?? MapScale.jBuilding.metersPerUnit
         }
-        var groups: [EvalHoldoutReport.Group] = []
+        // Each fingerprint's group read once: the groups are made in one pass, not filtered 15 times
+        // (copying 60,000 fingerprints per group was a third of the time).
+        var trainOf: [String?: [Fingerprint]] = [:], testOf: [String?: [Fingerprint]] = [:]
+        let key = options.groupBy
+        func group(_ fp: Fingerprint) -> String? { key.flatMap { Selection.value(of: fp, $0) } }
+        for fp in test { testOf[group(fp), default: []].append(fp) }
         let keys: [String?]
-        if let key = options.groupBy {
-            keys = Selection.ordered(Set(test.compactMap { Selection.value(of: $0, key) }))
+        if let key {
+            keys = Selection.ordered(Set(testOf.keys.compactMap { $0 }))
             guard !keys.isEmpty else { throw CommandFailure("no test fingerprint has a value for --group-by \(key)", .notFound) }
+            // Values written alike count as one (month=1 is month=01): the training side takes the test side's spelling.
+            for fp in train {
+                guard let v = group(fp) else { continue }
+                guard let same = testOf[v] != nil ? v : keys.first(where: { Selection.same($0!, v) }) else { continue }
+                trainOf[same, default: []].append(fp)
+            }
         } else {
             keys = [nil]
+            trainOf[nil] = train
         }
         let started = DispatchTime.now().uptimeNanoseconds
-        for value in keys {
-            let inGroup: (Fingerprint) -> Bool = { fp in
-                guard let key = options.groupBy, let value else { return true }
-                return Selection.value(of: fp, key).map { Selection.same($0, value) } ?? false
+        let evaluated = keys.filter { value in
+            guard trainOf[value]?.isEmpty == false else {
+                Terminal.err("warning: \(key!) \(value!): no training fingerprint, left out")
+                return false
             }
-            let groupTrain = train.filter(inGroup), groupTest = test.filter(inGroup)
-            guard !groupTrain.isEmpty else {
-                Terminal.err("warning: \(options.groupBy!) \(value!): no training fingerprint, left out")
-                continue
-            }
-            // Progress on a terminal only: a piped run prints its table within seconds.
-            if keys.count > 1 && Terminal.stderrIsTTY {
-                Terminal.status("eval: \(options.groupBy!) \(value!) (\(groups.count + 1)/\(keys.count))")
-            }
-            let holdout = Holdout(train: groupTrain, test: groupTest, set: set, options: signal, metersPerUnit: metersPerUnit)
-            groups.append(.init(value: value, train: groupTrain.count, test: groupTest, space: holdout.space,
-                                results: holdout.run(methods)))
+            return true
         }
-        if keys.count > 1 && Terminal.stderrIsTTY { Terminal.endStatus() }
+        // The groups are independent: evaluated on every core, reported in order.
+        if evaluated.count > 1 && Terminal.stderrIsTTY {
+            Terminal.status("eval: \(Terminal.counted(evaluated.count, "group")) of \(key!), \(test.count) test fingerprints")
+        }
+        let (set, signal) = (set, signal)
+        let groups = concurrentMap(evaluated.map { (value: $0, train: trainOf[$0]!, test: testOf[$0] ?? []) }) { g in
+            let holdout = Holdout(train: g.train, test: g.test, set: set, options: signal, metersPerUnit: metersPerUnit)
+            return EvalHoldoutReport.Group(value: g.value, train: g.train.count, test: g.test, space: holdout.space,
+                                           results: holdout.run(methods))
+        }
+        if evaluated.count > 1 && Terminal.stderrIsTTY { Terminal.endStatus() }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         return EvalHoldoutReport(options: options, set: set, signal: signal, groups: groups, seconds: seconds)
     }

@@ -7,7 +7,7 @@ import Foundation
 /// labelled with how it was computed: `prctile` (Matlab's and Octave's, what
 /// the datasets' papers report) or nearest rank (fprint's other figures).
 struct EvalHoldoutReport {
-    struct Group {
+    struct Group: Sendable {
         /// The --group-by value, nil without grouping.
         var value: String?
         var train: Int
