@@ -98,6 +98,17 @@ enum AnalysisInput {
         scales(try ws.configIfAny(), levels: levels)
     }
 
+    /// Metres per unit for the maps of `fps`: an imported dataset's maps are in
+    /// metres (every fingerprint's `position.unit` says so) and need no app
+    /// config; the others as `scales(ws, levels:)`, warnings included.
+    static func scales(_ ws: Workspace, of fps: [Fingerprint]) throws -> [String: Double] {
+        var metres = Set<String>(), others = Set<String>()
+        for fp in fps { if fp.labels.inMetres { metres.insert(fp.level) } else { others.insert(fp.level) } }
+        var out = others.isEmpty ? [:] : try scales(ws, levels: others)
+        for level in metres.subtracting(others) { out[level] = 1 }
+        return out
+    }
+
     /// The same from an app config already read (nil: none was found).
     static func scales(_ loaded: LoadedConfig?, levels: Set<String>) -> [String: Double] {
         var out: [String: Double] = [:]

@@ -119,7 +119,7 @@ struct Eval: ReportingCommand {
         guard fps.count >= 2 else {
             throw CommandFailure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
         }
-        let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
+        let scales = try AnalysisInput.scales(ws, of: fps)
         let cv = CrossValidation(fingerprints: fps, options: options) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
         let started = DispatchTime.now().uptimeNanoseconds
         let results = cv.run(try Self.cases(sets: set ?? Self.defaultSets, estimators: estimator ?? Self.defaultEstimators,

@@ -9,7 +9,9 @@ struct HoldoutOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The training fingerprints: key=value terms, comma-separated (e.g. campaign=trn01).", valueName: "selection"))
     var train: String?
     @Option(help: ArgumentHelp("The test fingerprints (e.g. set=test).", valueName: "selection")) var test: String?
-    @Option(help: "With --train/--test: methods, comma-separated: knnK, wknnK, gkSkK (σ S dB).") var method = "knn9,knn1,gk4k12"
+    @Option(help: "With --train/--test: methods, comma-separated: knnK, wknnK, gkSkK (σ S dB; default knn9,knn1,gk4k12).")
+    var method: String?
+    static let defaultMethods = "knn9,knn1,gk4k12"
     @Option(name: .customLong("group-by"), help: ArgumentHelp("With --train/--test: one evaluation per value of this key (a tag such as month, or map, session, dataset, floor), training and test of the same value.", valueName: "key"))
     var groupBy: String?
     @Option(help: ArgumentHelp("With --train/--test: write every test fingerprint's estimate to this CSV file.", valueName: "file"),
@@ -21,7 +23,7 @@ struct HoldoutOptions: ParsableArguments {
     func validate() throws {
         if active && (train == nil || test == nil) { throw ValidationError("--train and --test go together") }
         if !active, let given = [("--group-by", groupBy != nil), ("--predictions", predictions != nil),
-                                   ("--method", method != "knn9,knn1,gk4k12")].first(where: \.1)?.0 {
+                                   ("--method", method != nil)].first(where: \.1)?.0 {
             throw ValidationError("\(given) needs --train and --test")
         }
         if active {
@@ -37,7 +39,7 @@ struct HoldoutOptions: ParsableArguments {
 
     func methods() throws -> [HoldoutMethod] {
         var out: [HoldoutMethod] = []
-        for name in method.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for name in (method ?? Self.defaultMethods).split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             guard let m = HoldoutMethod(name) else {
                 throw ValidationError("--method: '\(name)' is none of knnK, wknnK, gkSkK (e.g. knn9, wknn3, gk4k12; k 1–1000)")
             }
@@ -94,8 +96,7 @@ struct EvalHoldout {
         guard !train.isEmpty else { throw CommandFailure("no stored fingerprint matches --train \(options.train!)", .notFound) }
         guard !test.isEmpty else { throw CommandFailure("no stored fingerprint matches --test \(options.test!)", .notFound) }
         // Imported datasets are in metres; fprint's own maps take their scale from the app config.
-        let mapped = Set((train + test).filter { !$0.labels.inMetres }.map(\.level))
-        let scales = mapped.isEmpty ? [:] : try AnalysisInput.scales(ws, levels: mapped)
+        let scales = try AnalysisInput.scales(ws, of: train + test)
         let metersPerUnit: @Sendable (Fingerprint) -> Double = { fp in
             fp.labels.inMetres ? 1 : scales[fp.level] ?? MapScale.jBuilding.metersPerUnit
         }

@@ -165,7 +165,7 @@ struct Plot: AsyncParsableCommand {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
             let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard fps.count >= 2 else { throw CommandFailure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
-            let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
+            let scales = try AnalysisInput.scales(ws, of: fps)
             let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
             let results = cv.run(try Eval.cases(sets: set, estimators: estimator, k: k)).map { r in
                 (label: "\(r.evalCase.set.rawValue) \(r.evalCase.estimator.label) k=\(r.evalCase.k)",

@@ -20,8 +20,11 @@ package struct CSVFile: Sendable {
 
     /// Reads a whole file; a missing or unreadable one is a `DatasetError` naming it.
     package static func read(path: String, name: String? = nil) throws(DatasetError) -> CSVFile {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue { throw DatasetError(file: name ?? path, "is a folder, not a CSV file") }
         guard let data = FileManager.default.contents(atPath: path) else {
-            let why = FileManager.default.fileExists(atPath: path) ? "cannot read the file (permission?)" : "no such file"
+            let why = exists ? "cannot read the file (permission?)" : "no such file"
             throw DatasetError(file: name ?? path, why)
         }
         return CSVFile(name: name ?? path, bytes: [UInt8](data))

@@ -78,6 +78,17 @@ import Testing
         #expect(r.stderr.contains("4 test fingerprints, evaluated in"))
     }
 
+    /// Leave-one-out reads the whole metres of `x`/`y`: an imported dataset's maps need no app config.
+    @Test func leaveOneOutOfADatasetIsInMetres() async throws {
+        let fp = try await Self.imported()
+        let r = try await fp.run(["eval", "--map", "UJI-LIB-5", "--set", "wifi", "--estimator", "nn", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("2250 units"), "\(r.stderr)")
+        let result = try #require((try fp.json(r.stdout)["results"] as? [[String: Any]])?.first)
+        // Row 5 (9,5) and 6 (5,5) of each month and the tests t3 (9,5), t4 (5,5): every nearest is 0 or 4 m away.
+        #expect(result["count"] as? Int == 8 && Set([0.0, 4.0]).isSuperset(of: [result["median"] as? Double ?? -1, result["max"] as? Double ?? -1]))
+    }
+
     @Test(arguments: [
         (["--train", "set=train"], "--train and --test go together"),
         (["--method", "knn9"], "--method needs --train and --test"),
