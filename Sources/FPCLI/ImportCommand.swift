@@ -30,7 +30,7 @@ struct Import: ReportingCommand {
     }
 
     @Argument(help: "Files to import (a folder for uji-longterm).", completion: .file()) var files: [String]
-    @Option(help: "What the files are: auto (a folder: uji-longterm, a .csv: table, else json), json, uji-longterm, table.")
+    @Option(help: "What the files are: auto (a folder with db/ or month folders: uji-longterm, a .csv: table, else json), json, uji-longterm, table.")
     var format: Format = .auto
     @Option(help: "Time zone of local times (old documents: default this machine's; uji-longterm: Europe/Madrid).")
     var timezone: String?
@@ -63,7 +63,9 @@ struct Import: ReportingCommand {
     func resolved(_ file: String) -> Format {
         guard format == .auto else { return format }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue { return .ujiLongterm }
+        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+            return UJILongTerm.looksLike(file) ? .ujiLongterm : .json  // json: "is a directory; name the files in it"
+        }
         return file.lowercased().hasSuffix(".csv") ? .table : .json
     }
 

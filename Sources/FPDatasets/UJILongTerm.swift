@@ -25,6 +25,18 @@ package enum UJILongTerm {
 
     package static let notHeard = 100.0
 
+    /// Whether `root` looks like the layout (a `db/` folder, or month folders
+    /// `01`…): what `fprint import` takes a folder for.
+    package static func looksLike(_ root: String) -> Bool {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: root + "/db", isDirectory: &isDirectory), isDirectory.boolValue { return true }
+        return ((try? fm.contentsOfDirectory(atPath: root)) ?? []).contains { name in
+            !name.isEmpty && name.allSatisfy(\.isNumber) && fm.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }
+    }
+
     /// Every campaign under `root` (the dataset folder holding `db/`, or
     /// `db/` itself), months in numeric order, training campaigns before
     /// test campaigns, each in number order: the order the paper's Matlab

@@ -68,6 +68,13 @@ import Testing
             == "db/02/tst01tms.csv: line 1, column 1: time '2016-06-02': not a time (a number or yyyyMMddHHmmss[SSS])")
     }
 
+    @Test func whatLooksLikeTheLayout() {
+        #expect(UJILongTerm.looksLike(fixture("uji-mini")))
+        #expect(UJILongTerm.looksLike(fixture("uji-mini/db")))
+        #expect(!UJILongTerm.looksLike(fixture("")))  // other fixtures, no db/ or month folders
+        #expect(!UJILongTerm.looksLike("/nonexistent-folder"))
+    }
+
     @Test func noCampaigns() {
         #expect(datasetError { _ = try UJILongTerm.campaigns(root: "/nonexistent-folder") }?.description == "/nonexistent-folder: no such folder")
         #expect(datasetError { _ = try UJILongTerm.campaigns(root: fixture("")) }?.description.hasSuffix(
