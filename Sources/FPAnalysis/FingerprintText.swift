@@ -28,14 +28,21 @@ package final class TransmitterNames {
         return id
     }
 
+    /// The last list asked for: a table's documents come one after another.
+    private var last: (raw: [UInt8], radio: String?, columns: DeclaredColumns?)?
+
     /// `imported.transmitters` (its JSON text) of a `radio`, decoded once per distinct text.
     func columns(_ raw: UnsafeBufferPointer<UInt8>, radio: String?) -> DeclaredColumns? {
+        if let last, last.radio == radio, last.raw.elementsEqual(raw) { return last.columns }
         let key = Array(raw) + Array((radio ?? "").utf8)
-        if let hit = declared[key] { return hit }
-        guard let value = try? JSONParser.parse(Array(raw)), let columns = DeclaredColumns.from(value, radio: radio) else {
-            return nil
+        let columns: DeclaredColumns?
+        if let hit = declared[key] {
+            columns = hit
+        } else {
+            columns = (try? JSONParser.parse(Array(raw))).flatMap { DeclaredColumns.from($0, radio: radio) }
+            if let columns { declared[key] = columns }
         }
-        declared[key] = columns
+        last = (Array(raw), radio, columns)
         return columns
     }
 }

@@ -1,5 +1,5 @@
 /// The training and test fingerprints of one train/test evaluation in one
-/// signal space: per-transmitter medians as `SignalSpace` reduces them,
+/// signal space: per-transmitter medians as `SignalSpace.reduce` makes them,
 /// laid out as sparse rows (heard columns only) over every column the
 /// paper's protocol counts — the tables' declared transmitter columns in
 /// their own order (`imported.transmitters`: UJI's 620, heard or not),
@@ -33,7 +33,7 @@ package struct HoldoutSpace: Sendable {
         trainCount = train.count
         testCount = test.count
         zeroSignal = options.zeroSignal
-        let reduced = SignalSpace(all, set: set, options: options)
+        let reduced = SignalSpace.reduce(all, set: set, options: options)
         // The universe: declared columns of the set's radios, in table order, then the rest heard, by id.
         let radios = set == .wifi ? ["WIFI:"] : set == .ble ? ["BLE:"] : ["WIFI:", "BLE:"]
         var universe: [String] = []
@@ -55,10 +55,10 @@ package struct HoldoutSpace: Sendable {
         let toUniverse = reduced.transmitters.map { place[$0]! }
         var rowStart = [0], entryColumn: [Int32] = [], entryValue: [Double] = []
         var half = (options.zeroSignal * 2).rounded() == options.zeroSignal * 2
-        for r in 0..<reduced.rows {
+        for pairs in reduced.rows {
             var row: [(Int32, Double)] = []
-            for c in 0..<reduced.columns where reduced.heard(row: r, column: c) {
-                let v = reduced.values[r * reduced.stride + c]
+            row.reserveCapacity(pairs.count)
+            for (c, v) in pairs {
                 if (v * 2).rounded() != v * 2 || abs(v) > 1e6 { half = false }
                 row.append((toUniverse[c], v))
             }
