@@ -82,16 +82,23 @@ enum DatasetImport {
         } catch { throw CommandFailure(error.description, .usage) }
         let time = TableTime(unit: .auto, timeZone: zone)
         let progress = ImportProgress(total: campaigns.count, quiet: quiet)
-        var next = 0
-        // Read a campaign at a time while the store prepares the last one's batch.
+        // The next campaign is read and converted while the store takes the last one's batch.
+        let documentsMaker = documents
+        let batches = Prefetch(count: campaigns.count) { i in
+            Result { () throws(DatasetError) -> [NewDocument] in
+                let c = campaigns[i]
+                return try documentsMaker.documents(try UJILongTerm.read(c, time: time), stem: "\(c.month):\(c.name)")
+            }
+        }
+        var taken = 0
         let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
-            guard next < campaigns.count else { return nil }
-            let c = campaigns[next]
-            next += 1
+            guard let batch = batches.take() else { return nil }
+            let c = campaigns[taken]
+            taken += 1
             do throws(DatasetError) {
-                let table = try UJILongTerm.read(c, time: time)
-                progress.advance("month \(c.month) \(c.name)", rows: table.rows.count)
-                return try documents.documents(table, stem: "\(c.month):\(c.name)")
+                let docs = try batch.get()
+                progress.advance("month \(c.month) \(c.name)", rows: docs.count)
+                return docs
             } catch {
                 throw failure(error, root: root)
             }

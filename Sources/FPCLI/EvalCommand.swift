@@ -48,10 +48,13 @@ struct Eval: ReportingCommand {
 
     func validate() throws {
         if holdout.active {
-            if estimator != nil || k != nil { throw ValidationError("--estimator and --k are leave-one-out's; with --train/--test use --method (e.g. knn9,gk4k12)") }
+            if estimator != nil || k != nil {
+                throw ValidationError("--estimator and --k are leave-one-out's; with --train/--test use --method (e.g. knn9,gk4k12)")
+            }
             _ = try holdout.radioSet(set)
         } else {
-            _ = try Self.cases(sets: set ?? Self.defaultSets, estimators: estimator ?? Self.defaultEstimators, k: k ?? Self.defaultK)
+            _ = try Self.cases(sets: set ?? Self.defaultSets, estimators: estimator ?? Self.defaultEstimators,
+                               k: k ?? Self.defaultK)
         }
         if json && csv { throw ValidationError("--json and --csv exclude each other") }
         if !zeroSignal.isFinite { throw ValidationError("--zero-signal must be a number of dBm") }

@@ -45,15 +45,24 @@ struct Import: ReportingCommand {
         }
         try table.validate()
         let formats = Set(files.map(resolved))
-        if formats.count > 1 { throw ValidationError("import files of one format at a time (found \(formats.map(\.rawValue).sorted().joined(separator: ", ")))") }
+        if formats.count > 1 {
+            let found = formats.map(\.rawValue).sorted().joined(separator: ", ")
+            throw ValidationError("import files of one format at a time (found \(found))")
+        }
         switch formats.first {
         case .json?:
-            if let option = table.given.first { throw ValidationError("\(option) applies to datasets (--format table or uji-longterm)") }
+            if let option = table.given.first {
+                throw ValidationError("\(option) applies to datasets (--format table or uji-longterm)")
+            }
         case .ujiLongterm?:
-            if let option = table.mappingGiven.first { throw ValidationError("\(option) applies to --format table; the UJI layout maps itself") }
+            if let option = table.mappingGiven.first {
+                throw ValidationError("\(option) applies to --format table; the UJI layout maps itself")
+            }
             if files.count > 1 { throw ValidationError("import one uji-longterm folder at a time") }
         case .table?:
-            if table.x == nil || table.y == nil { throw ValidationError("a table needs --x-column and --y-column (a stored measurement has a position)") }
+            if table.x == nil || table.y == nil {
+                throw ValidationError("a table needs --x-column and --y-column (a stored measurement has a position)")
+            }
             if table.transmitterPrefix.isEmpty { throw ValidationError("a table needs --transmitter-prefix (e.g. WAP or rssi_)") }
         default: break
         }

@@ -94,6 +94,7 @@ package struct TableDocuments: Sendable {
         return out
     }
 
+    /// Members are written in canonical key order (UTF-8 bytes), so no object is sorted: 63,500 documents.
     func body(_ row: TableRow, x: Double, y: Double, table: FingerprintTable, columns: JSONValue) -> JSONValue {
         let scans: [JSONValue] = row.readings.map { r in
             let name = JSONValue.string(table.transmitters[r.transmitter])
@@ -103,36 +104,38 @@ package struct TableDocuments: Sendable {
             }
         }
         var imported: JSONObject = [
-            "format": .string(format), "dataset": .string(dataset), "file": .string(table.file),
-            "row": .int(Int64(row.row)), "line": .int(Int64(row.line)), "at": .string(importedAt),
-            "radio": .string(table.radio.rawValue), "transmitters": columns,
+            "at": .string(importedAt), "dataset": .string(dataset), "file": .string(table.file), "format": .string(format),
+            "line": .int(Int64(row.line)), "radio": .string(table.radio.rawValue), "row": .int(Int64(row.row)),
         ]
         if let t = row.timeText { imported["time"] = .string(t) }
+        imported["transmitters"] = columns
         var tags = JSONObject()
         for tag in row.tags + extraTags { tags[tag.key] = .string(tag.value) }
-        var doc: JSONObject = [
-            "schemaVersion": .int(Int64(MeasurementDocument.schemaVersion)), "type": "scan", "mode": "static",
-            "level": .string(map(of: row)),
-            "x": .int(Self.whole(x)), "y": .int(Self.whole(y)),
-            "position": ["x": Self.number(x), "y": Self.number(y), "rule": "dataset", "unit": "m"],
-            "durationMs": 0, "tags": .object(tags), "imported": .object(imported),
-            "bleScans": .array(table.radio == .ble ? scans : []), "wifiScans": .array(table.radio == .wifi ? scans : []),
-            "cellScans": [], "geolocation": [],
-            "collectBluetoothData": .bool(table.radio == .ble), "collectWifiData": .bool(table.radio == .wifi),
-            "collectBtsData": false, "collectGeolocationData": false,
-            "providers": [table.radio.rawValue: ["status": "ok", "source": .string("dataset:\(dataset)"),
-                                                 "simulated": false, "samples": .int(Int64(scans.count))]],
-            MeasurementDocument.ownerKey: .string(MeasurementDocument.unsignedOwner),
-            "generator": .string("fprint import (\(format))"),
+        let iso: JSONValue? = row.timeMs.map { .string(ISOTime.string(millisecondsSince1970: $0)) }
+        var members: [JSONObject.Member] = [
+            ("bleScans", .array(table.radio == .ble ? scans : [])), ("cellScans", []),
+            ("collectBluetoothData", .bool(table.radio == .ble)), ("collectBtsData", false),
+            ("collectGeolocationData", false), ("collectWifiData", .bool(table.radio == .wifi)),
+            (MeasurementDocument.ownerKey, .string(MeasurementDocument.unsignedOwner)),
         ]
-        if let floor = row.floor { doc["floor"] = .int(Int64(floor)) }
-        if let ms = row.timeMs {
-            let iso = JSONValue.string(ISOTime.string(millisecondsSince1970: ms))
-            doc["createdAt"] = iso
-            doc["startTime"] = iso
-            doc["endTime"] = iso
-        }
-        return .object(doc)
+        if let iso { members.append(("createdAt", iso)) }
+        members.append(("durationMs", 0))
+        if let iso { members.append(("endTime", iso)) }
+        if let floor = row.floor { members.append(("floor", .int(Int64(floor)))) }
+        members += [
+            ("generator", .string("fprint import (\(format))")), ("geolocation", []), ("imported", .object(imported)),
+            ("level", .string(map(of: row))), ("mode", "static"),
+            ("position", ["rule": "dataset", "unit": "m", "x": Self.number(x), "y": Self.number(y)]),
+            ("providers", [table.radio.rawValue: ["samples": .int(Int64(scans.count)), "simulated": false,
+                                                  "source": .string("dataset:\(dataset)"), "status": "ok"]]),
+            ("schemaVersion", .int(Int64(MeasurementDocument.schemaVersion))),
+        ]
+        if let iso { members.append(("startTime", iso)) }
+        members += [
+            ("tags", .object(tags)), ("type", "scan"), ("wifiScans", .array(table.radio == .wifi ? scans : [])),
+            ("x", .int(Self.whole(x))), ("y", .int(Self.whole(y))),
+        ]
+        return .object(JSONObject(members: members))
     }
 
     /// Whole numbers as integers (so canonical text reads back as it was), others as doubles.

@@ -139,13 +139,15 @@ package enum TableReader {
     static func reading(_ record: CSVRecord, _ i: Int, mapping: TableMapping) throws(DatasetError) -> Double? {
         if record.isEmpty(i) {
             if mapping.notHeard == nil { return nil }
-            throw record.error(i, "empty cell (not heard is written \(format(mapping.notHeard!)) here; --not-heard empty says otherwise)")
+            throw record.error(i, "empty cell (not heard is written \(format(mapping.notHeard!)) here; "
+                + "--not-heard empty says otherwise)")
         }
         guard let v = record.number(i) else { throw record.error(i, "RSSI \(record.shown(i)) is not a number") }
         if let notHeard = mapping.notHeard, v == notHeard { return nil }
         guard mapping.rssiRange.contains(v) else {
             let hint = mapping.notHeard == nil ? "; if it means not heard, say --not-heard \(format(v))" : ""
-            throw record.error(i, "RSSI \(record.shown(i)) is outside \(format(mapping.rssiRange.lowerBound))…\(format(mapping.rssiRange.upperBound)) dBm\(hint)")
+            let range = "\(format(mapping.rssiRange.lowerBound))…\(format(mapping.rssiRange.upperBound))"
+            throw record.error(i, "RSSI \(record.shown(i)) is outside \(range) dBm\(hint)")
         }
         return v
     }
