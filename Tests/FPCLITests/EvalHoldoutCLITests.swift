@@ -124,10 +124,15 @@ import Testing
             try FileManager.default.copyItem(at: extracted.appendingPathComponent("db/\(month)"),
                                              to: root.appendingPathComponent("db/\(month)"))
         }
-        let imported = try await fp.run(["import", root.path])
+        // At nice 10, as the in-process months: tens of seconds of a debug build's work yield to timed tests.
+        func nicely(_ args: [String]) async throws -> FprintRunner.Result {
+            try await FprintRunner.runProcess(URL(fileURLWithPath: "/usr/bin/nice"), ["-n", "10", try FprintRunner.executable().path] + args,
+                                              environment: fp.environment, directory: fp.home)
+        }
+        let imported = try await nicely(["import", root.path])
         #expect(imported.status == 0 && imported.stderr.contains("imported 7392"), "\(imported.stderr)")
         let csv = fp.home.appendingPathComponent("p.csv").path
-        let r = try await fp.run(["eval", "--train", "campaign=trn01", "--test", "set=test", "--group-by", "month",
+        let r = try await nicely(["eval", "--train", "campaign=trn01", "--test", "set=test", "--group-by", "month",
                                   "--method", "knn9,knn1,gk4k12", "--predictions", csv, "--csv"])
         #expect(r.status == 0, "\(r.stderr)")
         let reference = try ReferenceSummary.read()
