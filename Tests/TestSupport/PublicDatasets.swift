@@ -36,7 +36,7 @@ public enum PublicDatasets {
         guard FileManager.default.fileExists(atPath: source.path) else {
             throw DatasetUnavailable("\(source.path) is missing: the public datasets belong beside the repository (../shared/datasets)")
         }
-        let into = try makeTemporaryFolder("dataset")
+        let into = try extractionFolder()
         let tar = Process()
         tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         tar.arguments = ["tar", "-xJf", source.path, "-C", into.path]
@@ -45,6 +45,40 @@ public enum PublicDatasets {
         guard status == 0 else { throw DatasetUnavailable("tar -xJf \(source.path) exited \(status)") }
         return into.appendingPathComponent(name)
     }
+}
+
+/// Where archives are extracted: tmpfs (`/dev/shm`) when there is one, since
+/// writing 155 MB to the disk beside the suite made every other test's fsync
+/// wait for it (ext4 commits other files' dirty data with its journal), and
+/// tests that time their stores missed their bounds; else the test folder.
+private func extractionFolder() throws -> URL {
+    let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: shm.path, isDirectory: &isDirectory), isDirectory.boolValue,
+        FileManager.default.isWritableFile(atPath: shm.path)
+    else { return try makeTemporaryFolder("dataset") }
+    let folder = shm.appendingPathComponent("fprint-datasets-\(getpid())-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    removedAtExit.append(folder.path)
+    return folder
+}
+
+/// Folders in memory to remove when the test process ends.
+private let removedAtExit = ExitRemovals.shared
+
+private final class ExitRemovals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: [String] = []  // guarded by `lock`
+    static let shared = ExitRemovals()
+
+    func append(_ path: String) {
+        lock.withLock {
+            if paths.isEmpty { atexit { ExitRemovals.shared.removeAll() } }
+            paths.append(path)
+        }
+    }
+
+    func removeAll() { for path in lock.withLock({ paths }) { try? FileManager.default.removeItem(atPath: path) } }
 }
 
 /// Why a public dataset could not be had: the test fails with this.
