@@ -83,7 +83,7 @@ struct EvalHoldoutReport {
                 rows.append((grouped ? [g.value ?? ""] : []) + [
                     r.method.description, String(g.train), String(g.test.count), fixed(s.mean), fixed(s.median),
                     fixed(s.p75Prctile), fixed(s.p75NearestRank), fixed(s.p95NearestRank), fixed(s.max),
-                    s.floorSuccessRate.map { String(format: "%.\(max(1, digits - 1))f%%", $0 * 100) } ?? "-",
+                    s.floorSuccessRate.map { String(format: "%.\(digits)f%%", $0 * 100) } ?? "-",
                 ])
             }
         }

@@ -74,7 +74,7 @@ import Testing
         let r = try await fp.run(["eval", "--train", "month=1,campaign=trn01", "--test", "month=01,set=test", "--method", "knn1"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lines.first == "METHOD  TRAIN  TEST  MEAN m  MEDIAN m  P75 m (prctile)  P75 m (rank)  P95 m (rank)  MAX m  FLOOR OK")
-        #expect(r.lines.dropFirst().first == "knn1        6     4    0.00      0.00             0.00          0.00          0.00   0.00    100.0%")
+        #expect(r.lines.dropFirst().first == "knn1        6     4    0.00      0.00             0.00          0.00          0.00   0.00   100.00%")
         #expect(r.stderr.contains("4 test fingerprints, evaluated in"))
     }
 
