@@ -52,6 +52,7 @@ bench: bench-ble
 	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --track-only --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
 
 # The gateway as an attacker meets it: peak memory under a flood of unfinished
 # heads and of the largest authenticated requests, guesses a second, and the
@@ -110,6 +111,13 @@ test-vm-wifi: build
 bench-eval:
 	$(RELEASE) --product fprint-bench
 	$(RELEASE_BIN)/fprint-bench --eval-only
+
+# Only the public UJI long-term dataset: `fprint import` of its 15 months and `fprint eval` of the paper's protocol.
+.PHONY: bench-datasets
+bench-datasets:
+	$(RELEASE) --product fprint-bench
+	$(RELEASE) --product fprint
+	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
 
 # Network-quality probes over netem-shaped veth links in a qemu VM (Debian's kernel has
 # sch_netem, the host's has not; DESIGN.md §6), with iperf3 and ping beside fprint's figures.
