@@ -6,6 +6,9 @@ package struct MapModel: Sendable {
     package let metersPerUnit: Double
     package let radiomap: Radiomap?
     package let locator: BeaconLocator?
+    /// The radiomap in cells, for the Bayes filter (`RadiomapFilter`); nil
+    /// where the survey is too sparse for one (`RadiomapCells.dense`).
+    package let cells: RadiomapCells?
 
     package init(id: String, floor: Int?, metersPerUnit: Double, radiomap: Radiomap?, locator: BeaconLocator?) {
         self.id = id
@@ -13,6 +16,7 @@ package struct MapModel: Sendable {
         self.metersPerUnit = metersPerUnit
         self.radiomap = radiomap
         self.locator = locator
+        cells = radiomap.map { RadiomapCells($0.fingerprints, metersPerUnit: metersPerUnit) }.flatMap { $0.dense ? $0 : nil }
     }
 }
 
@@ -59,14 +63,21 @@ package struct Radiomap: Sendable {
         let reduced = Reduction.reduce(window, set: set, options: SignalOptions())
         guard !reduced.isEmpty else { return nil }
         let neighbours = space.neighbours(of: reduced, k: k)
-        guard let e = Estimator.wknn.estimate(neighbours[...], k: k, position: {
-            (fingerprints[$0].x, fingerprints[$0].y, fingerprints[$0].level)
-        }) else { return nil }
+        guard !neighbours.isEmpty else { return nil }
+        // As eval's WKNN (weights 1/d), on exact positions where the documents keep them.
+        var ex = 0.0, ey = 0.0, sum = 0.0
+        for n in neighbours.prefix(k) {
+            let w = 1 / (n.distance == 0 ? 0.0001 : n.distance), p = Self.position(fingerprints[n.index])
+            ex += w * p.x
+            ey += w * p.y
+            sum += w
+        }
+        let e = (x: ex / sum, y: ey / sum)
         var spread = 0.0, weights = 0.0
         for n in neighbours {
-            let w = 1 / max(n.distance, 0.0001)
-            let dx = (Double(fingerprints[n.index].x) - e.x) * metersPerUnit
-            let dy = (Double(fingerprints[n.index].y) - e.y) * metersPerUnit
+            let w = 1 / max(n.distance, 0.0001), p = Self.position(fingerprints[n.index])
+            let dx = (p.x - e.x) * metersPerUnit
+            let dy = (p.y - e.y) * metersPerUnit
             spread += w * (dx * dx + dy * dy) / 2
             weights += w
         }

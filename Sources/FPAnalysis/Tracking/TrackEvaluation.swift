@@ -4,6 +4,10 @@ package struct TrackEvaluation: Sendable, Equatable {
         package var timeMs: Int
         package var errorM: Double
         package var floorHit: Bool
+        /// The accuracy the position was given with (m).
+        package var accuracyM: Double = .infinity
+        /// The error is within the stated accuracy.
+        package var withinAccuracy: Bool { errorM <= accuracyM }
     }
 
     package private(set) var entries: [Entry] = []
@@ -17,7 +21,7 @@ package struct TrackEvaluation: Sendable, Equatable {
     package mutating func add(_ p: TrackPoint, truthMap: String, truthX: Double, truthY: Double) -> Entry {
         let dx = p.x - truthX, dy = p.y - truthY
         let e = Entry(timeMs: p.timeMs, errorM: (dx * dx + dy * dy).squareRoot() * p.metersPerUnit,
-                      floorHit: p.map == truthMap)
+                      floorHit: p.map == truthMap, accuracyM: p.accuracyM)
         entries.append(e)
         if firstFixMs == nil { firstFixMs = p.timeMs }
         return e
@@ -31,6 +35,9 @@ package struct TrackEvaluation: Sendable, Equatable {
         package var maxM: Double
         package var floorHitRate: Double
         package var firstFixMs: Int?
+        /// Share of positions whose error is within their stated accuracy: an
+        /// honest accuracy (√(σx² + σy²) of a 2-D Gaussian) holds about 63 %.
+        package var withinAccuracyRate: Double
     }
 
     package var summary: Summary? {
@@ -39,6 +46,7 @@ package struct TrackEvaluation: Sendable, Equatable {
         return Summary(fixes: entries.count, medianM: Reduction.median(sorted) ?? 0,
                        p90M: ErrorSummary.nearestRank(sorted, 0.90) ?? 0, maxM: sorted.last ?? 0,
                        floorHitRate: Double(entries.filter(\.floorHit).count) / Double(entries.count),
-                       firstFixMs: firstFixMs)
+                       firstFixMs: firstFixMs,
+                       withinAccuracyRate: Double(entries.filter(\.withinAccuracy).count) / Double(entries.count))
     }
 }
