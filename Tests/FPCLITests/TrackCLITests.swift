@@ -165,6 +165,18 @@ import Testing
         #expect(text.contains("<title>Track on J1NP (20 positions)</title>"))
         for cls in ["truth", "estimate", "error", "accuracy"] { #expect(text.contains("class=\"\(cls)\""), "\(cls)") }
         #expect(text.components(separatedBy: "class=\"fix\"").count - 1 == 20)
+        // Five accuracy circles by default, none outside the track, and no outline but the frame.
+        #expect(text.components(separatedBy: "class=\"accuracy-circle\"").count - 1 == 5 && !text.contains("<polygon"))
+        // An outline from a CSV of corners (ble-flat-robot's layout.csv shape), and as many circles as asked.
+        let walls = fp.home.appendingPathComponent("layout.csv")
+        try "x,y\n0.0,0.0\n1800,0.0\n1800,1000\n0.0,1000\n".write(to: walls, atomically: true, encoding: .utf8)
+        let o = try await fp.run(["plot", "track", jsonl.path, "--outline", walls.path, "--circles", "3"])
+        #expect(o.status == 0, "\(o.stderr)")
+        #expect(o.stdout.contains("<polygon class=\"outline\" points=\"0.0,30.0 576.0,30.0 576.0,350.0 0.0,350.0\""))
+        #expect(o.stdout.components(separatedBy: "class=\"accuracy-circle\"").count - 1 == 3)
+        try "x,y\n0,0\n1,x\n".write(to: walls, atomically: true, encoding: .utf8)
+        let w = try await fp.run(["plot", "track", jsonl.path, "--outline", walls.path])
+        #expect(w.status == 65 && w.stderr.contains("layout.csv: line 3, column 2"), "\(w.stderr)")
         // Not a track: named with its line.
         let bad = fp.home.appendingPathComponent("bad.jsonl")
         try "{\"x\": 1}\n".write(to: bad, atomically: true, encoding: .utf8)
