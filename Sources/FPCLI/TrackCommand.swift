@@ -47,7 +47,9 @@ struct Track: ReportingCommand {
     @Option(help: ArgumentHelp("The radiomap is the map's fingerprints this selection picks, as eval's --train (e.g. set=train).",
                                valueName: "key=value,…"))
     var train: String?
-    @Flag(help: "Print each fix's error against the true position and a summary (--simulate or --session).") var truth = false
+    @Flag(help: "Print each fix's error against the true position and a summary (--simulate, --session or --table).") var truth = false
+    @Option(name: .customLong("off-route"), help: "With --simulate: walk this many metres inside the scenario's route (towards its middle), off the surveyed path.")
+    var offRoute = 0.0
     @Option(help: "Stop after this many seconds (default: the end of the scenario, replay or session; live: Ctrl-C).")
     var duration: Double?
     @Option(help: "Neighbours for WKNN.") var k = 3
@@ -77,6 +79,8 @@ struct Track: ReportingCommand {
         }
         _ = (i, w)
         if scenario != nil && !capture.simulate { throw ValidationError("--scenario is walked by the simulation: add --simulate") }
+        if offRoute != 0 && !capture.simulate { throw ValidationError("--off-route moves the simulated walker: add --simulate") }
+        if !(offRoute >= 0 && offRoute.isFinite) { throw ValidationError("--off-route must be 0 or more metres") }
         if capture.simulate && scenario == nil { throw ValidationError("--simulate walks a scenario: give --scenario S") }
         if session != nil && (capture.simulate || capture.bleSource != nil) {
             throw ValidationError("--session replays a stored walk: no --simulate or --ble-source with it")
@@ -177,7 +181,9 @@ struct Track: ReportingCommand {
             let scale = try ws.map(scenarioValue.mapID, in: loaded).scale
             let seed = capture.seed ?? UInt64.random(in: 1...(1 << 53))
             if capture.seed == nil { Terminal.err("simulated radios: seed \(seed) (--seed \(seed) repeats this run)") }
-            let sim = TrackSimulation(scenario: scenarioValue, environments: envs, floors: floors, pace: pace, scale: scale, seed: seed)
+            if !capture.ideal { for i in envs.indices { envs[i].propagation.realism = Realism(runSeed: seed) } }
+            let sim = TrackSimulation(scenario: scenarioValue, environments: envs, floors: floors, pace: pace, scale: scale, seed: seed,
+                                      offRouteM: offRoute)
             let span = min(sim.durationMs, limitMs ?? Int.max)
             clock = capture.fast ? VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(span) / 1000)) : MonotonicClock()
             description = "simulated walk of \(scenarioValue.scenarioID) (\(String(format: "%.0f", Double(sim.durationMs) / 1000)) s)"

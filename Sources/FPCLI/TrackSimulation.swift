@@ -39,13 +39,16 @@ struct TrackSimulation: Sendable {
 
     /// `environments`: every map with a simulated environment (the scenario's
     /// maps must be among them); `floors`: map → floor number from the app config.
+    /// `offRouteM`: every waypoint moved this far towards its leg's middle
+    /// (the mean of its waypoints): a walk off the surveyed route.
     init(scenario: Scenario, environments: [RadioEnvironment], floors: [String: Int], pace: WalkPace, scale: MapScale,
-         seed: UInt64) {
+         seed: UInt64, offRouteM: Double = 0) {
         var legs: [Leg] = []
         var walked = 0.0
         for leg in scenario.legs {
-            legs.append(Leg(map: leg.mapID, route: leg.route, startUnits: walked))
-            walked += leg.route.length
+            let route = Self.inside(leg.route, by: offRouteM / scale.metersPerUnit)
+            legs.append(Leg(map: leg.mapID, route: route, startUnits: walked))
+            walked += route.length
         }
         self.legs = legs
         unitsPerMs = pace.unitsPerSecond(scale: scale) / 1000
@@ -71,6 +74,20 @@ struct TrackSimulation: Sendable {
             }
         }
         self.instances = instances
+    }
+
+    /// The route with each waypoint `units` closer to the waypoints' mean (no closer than the mean itself).
+    static func inside(_ route: Route, by units: Double) -> Route {
+        guard units > 0 else { return route }
+        let n = Double(route.waypoints.count)
+        let cx = route.waypoints.map(\.x).reduce(0, +) / n, cy = route.waypoints.map(\.y).reduce(0, +) / n
+        let moved = route.waypoints.map { p -> MapPoint in
+            let dx = cx - p.x, dy = cy - p.y, d = (dx * dx + dy * dy).squareRoot()
+            guard d > 0 else { return p }
+            let f = min(1, units / d)
+            return MapPoint(x: p.x + dx * f, y: p.y + dy * f)
+        }
+        return Route(waypoints: moved) ?? route
     }
 
     /// Where the surveyor is at `ms`: the map and the point on it.

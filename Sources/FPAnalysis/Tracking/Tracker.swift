@@ -53,10 +53,15 @@ package struct Tracker: Sendable {
         /// fusion weighs them by beside their own spread (WKNN) or range residuals (beacons).
         package var wknnSigma: Double
         package var beaconsSigma: Double
+        /// dB a beacon's window median varies by beyond the law: its ranges' share of the
+        /// beacon fix's variance (`BeaconLocator.fix`); 0 leaves the residuals alone.
+        package var beaconsRangeSigmaDb: Double
 
         package init(method: TrackMethod = .fused, windowMs: Int = 2000, walkingSpeed: Double = 1, hold: Int = 3,
-                     noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 3) {
+                     noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 3,
+                    beaconsRangeSigmaDb: Double = 5) {
             self.wknnSigma = wknnSigma
+            self.beaconsRangeSigmaDb = beaconsRangeSigmaDb
             self.beaconsSigma = beaconsSigma
             self.method = method
             self.windowMs = windowMs
@@ -127,7 +132,8 @@ package struct Tracker: Sendable {
         let m = model.metersPerUnit
         let wknn = options.method == .beacons ? nil : model.radiomap?.fix(fp, metersPerUnit: m,
                                                                                   baseVariance: options.wknnSigma * options.wknnSigma)
-        let beacons = options.method == .wknn ? nil : model.locator?.fix(fp, baseVariance: options.beaconsSigma * options.beaconsSigma)
+        let beacons = options.method == .wknn ? nil : model.locator?.fix(fp, baseVariance: options.beaconsSigma * options.beaconsSigma,
+                                                                                 rangeSigmaDb: options.beaconsRangeSigmaDb)
         let fixes = [wknn, beacons].compactMap { $0 }
         if filterMap != mapID {
             // Another floor: its own coordinates and signals; start again.
