@@ -10,6 +10,8 @@ import Testing
 final class GatewayProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
+    /// The database file it serves.
+    let db: String
     let stderrLog: StderrCollector
     /// Its exit status, once it has exited.
     let exit: Handover<Int32>
@@ -17,6 +19,7 @@ final class GatewayProcess: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)/fprint" }
 
     init(runner: FprintRunner, db: String, secret: String, extra: [String] = [], openFiles: Int? = nil) async throws {
+        self.db = db
         let arguments = ["gateway", "--port", "0", "--db", db, "--secret-file", secret] + extra
         if let openFiles {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
