@@ -28,7 +28,7 @@ extension Replicator {
                 guard let (text, history) = pending[applied.id] else { continue }
                 signed[applied.id] = RevisionText(id: applied.id, rev: applied.rev, deleted: false,
                                                   history: [applied.rev] + history,
-                                                  canonicalBody: String(decoding: text, as: UTF8.self))
+                                                  bodyText: String(decoding: text, as: UTF8.self))
             }
         }
         for entry in changes where !entry.deleted {
@@ -58,7 +58,7 @@ extension Replicator {
     /// A stored body and where its owner's value sits in it (nil when it
     /// has no owner); nil when the body is not an object.
     static func ownerValue(in stored: RevisionText) -> (body: [UInt8], owner: Range<Int>?)? {
-        let body = Array(stored.canonicalBody.utf8)
+        let body = Array(stored.bodyText.utf8)
         guard let members = JSONSkim(body).shallowMembers(of: 0..<body.count) else { return nil }
         return (body, members.first { $0.key == ownerKey }?.value)
     }

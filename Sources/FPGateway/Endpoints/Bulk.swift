@@ -28,16 +28,20 @@ extension CouchHandler {
         for item in docs {
             let doc: JSONValue
             switch item {
-            case .canonical(let content, let owner):
-                // Canonical text from a replicator: stored as it came, unparsed.
+            case .received(let content, let owner):
+                // A replicator's revision: stored as the text it came as, unparsed.
                 do {
                     try authorize(user, id: content.id, owner: owner, deleted: content.deleted)
+                    try requireStubbedBytes(content)
                     accepted.append(content)
                 } catch let error as CouchError {
                     results.append(Self.refusal(of: content.id, error))
                 } catch let error as StoreError {
                     results.append(Self.refusal(of: content.id, .from(error)))
                 }
+                continue
+            case .refused(let id, let error):
+                results.append(Self.refusal(of: id, error))
                 continue
             case .parsed(let value): doc = value
             }
@@ -68,8 +72,9 @@ extension CouchHandler {
                 results.append(Self.refusal(of: id, .from(error)))
             }
         }
-        // Replicated revisions are stored in one transaction.
-        if !accepted.isEmpty { try store.putReplicated(accepted, markSynced: false) }
+        // Replicated revisions are stored in one transaction, as received
+        // from a peer (synced: a later `fprint sync` of this database never signs them).
+        if !accepted.isEmpty { try store.putReplicated(accepted, markSynced: true) }
         return .array(results)
     }
 
