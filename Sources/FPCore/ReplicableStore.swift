@@ -221,6 +221,9 @@ public protocol ReplicableStore: DocumentStore {
     func revisionText(id: String, rev: Revision) throws -> RevisionText?
     /// All leaves of a document, winner first; empty if unknown.
     func leaves(id: String) throws(StoreError) -> [(rev: Revision, deleted: Bool)]
+    /// Of these documents, those marked synced: accepted by a gateway, or
+    /// received from one. The push signs only documents that are neither.
+    func synced(ids: [String]) throws(StoreError) -> Set<String>
     /// Non-winning, non-deleted leaves: the conflicts `fprint show` lists.
     func conflicts(id: String) throws(StoreError) -> [Revision]
     /// `_all_docs` rows in id order (deleted documents left out).

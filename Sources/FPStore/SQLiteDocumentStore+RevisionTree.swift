@@ -136,6 +136,13 @@ extension SQLiteDocumentStore: ReplicableStore {
         try read { db in RevisionWinner.sorted(try Self.leafRows(db, id: id)) }
     }
 
+    package func synced(ids: [String]) throws(StoreError) -> Set<String> {
+        try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT 1 FROM documents WHERE id = ? AND synced = 1")
+            return try Set(ids.filter { try Bool.fetchOne(statement, arguments: [$0]) != nil })
+        }
+    }
+
     package func conflicts(id: String) throws(StoreError) -> [Revision] {
         let all = try leaves(id: id)
         guard let winner = all.first else { return [] }
