@@ -51,6 +51,17 @@ bench: bench-ble
 	$(RELEASE_BIN)/fprint-bench --sync --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --track-only --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
+
+# The gateway as an attacker meets it: peak memory under a flood of unfinished
+# heads and of the largest authenticated requests, guesses a second, and the
+# real user's logins meanwhile (also part of `make bench`).
+.PHONY: bench-abuse
+bench-abuse:
+	$(RELEASE) --product fprint-bench
+	$(RELEASE) --product fprint
+	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
 
 # The binary, the shipped Config/ and Scenarios/ (found by the binary in
 # PREFIX/share/fprint) and shell completions where bash, zsh and fish look.
@@ -101,6 +112,13 @@ bench-eval:
 	$(RELEASE) --product fprint-bench
 	$(RELEASE_BIN)/fprint-bench --eval-only
 
+# Only the public UJI long-term dataset: `fprint import` of its 15 months and `fprint eval` of the paper's protocol.
+.PHONY: bench-datasets
+bench-datasets:
+	$(RELEASE) --product fprint-bench
+	$(RELEASE) --product fprint
+	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
+
 # Network-quality probes over netem-shaped veth links in a qemu VM (Debian's kernel has
 # sch_netem, the host's has not; DESIGN.md §6), with iperf3 and ping beside fprint's figures.
 # Needs linux-image-amd64 qemu-system-x86 busybox-static iperf3 iputils-ping (apt) and virtme-ng (pip); ~3 min.
@@ -110,11 +128,13 @@ test-vm-probe: build
 
 # The dashboard in headless Chromium (Debian's chromium and chromium-driver,
 # selenium from PyPI): login, a map's points and heatmap, a live point, no
-# console errors, no admin page for a viewer. Screenshots go to
+# console errors, no admin page for a viewer; then another site's pages
+# against a logged-in admin (cross_site_test.py). Screenshots go to
 # $(ARTIFACTS)/browser/. Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
 ARTIFACTS ?= $(CURDIR)/.build/artifacts
 test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/cross_site_test.py $(BIN)
 
 # README's pictures: the dashboard's map page and `fprint plot heatmap` as PNG.
 screenshots: build

@@ -98,11 +98,14 @@ let package = Package(
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // Evaluation and positioning: leave-one-out kNN, trilateration, Kalman, exports, plots. Pure, deterministic.
         .target(name: "FPAnalysis", dependencies: ["FPCore"]),
+        // Public fingerprint datasets: CSV tables through a column mapping and the UJI long-term
+        // layout, read into rows (truth, time, readings, tags) and turned into measurement documents.
+        .target(name: "FPDatasets", dependencies: ["FPCore"]),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
             "FPBLE", "FPTransport", "FPHCI",
-            "FPLinuxRadios", "FPProbe", "FPDashboard",
+            "FPLinuxRadios", "FPProbe", "FPDashboard", "FPDatasets",
             .product(name: "SystemPackage", package: "swift-system"),
             "FPAnalysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -115,7 +118,7 @@ let package = Package(
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),
         // `make bench`: store throughput and `fprint list` latency, figures printed.
         .executableTarget(name: "fprint-bench", dependencies: [
-            "FPCore", "FPStore", "FPAnalysis", "FPHCI", .product(name: "SystemPackage", package: "swift-system"),
+            "FPCore", "FPStore", "FPAnalysis", "FPHCI", "FPTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
@@ -155,6 +158,7 @@ let package = Package(
                                                    .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Reference", "Fixtures"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPTestSupport", "FPAnalysis", "FPCore"]),
+        .testTarget(name: "FPDatasetsTests", dependencies: ["FPTestSupport", "FPDatasets", "FPAnalysis", "FPCore"]),
         .testTarget(name: "FPProbeTests", dependencies: ["FPTestSupport", "FPProbe", "FPCore", "FPGateway"]),
     ]
 )

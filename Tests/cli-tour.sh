@@ -12,7 +12,9 @@
 # - placeholders get real values: 3f2a9c = a stored measurement's id prefix,
 #   <sessionId> = the newest walk (not J3NP's when deleting), capture.btsnoop = a test capture,
 #   old-ios-dump.json/android.jsonl = the seed apps' fixtures,
-#   new-measurement.json = a stored measurement written out; delete's
+#   new-measurement.json = a stored measurement written out, uji-lib-longterm/ =
+#   the hand-made fixture in that dataset's layout (the real one is in
+#   FPDatasetsTests); delete's
 #   --before date becomes tomorrow (so there is something to delete) with the
 #   --yes a script gives where a terminal would ask;
 # - lines that need real hardware (a Bluetooth adapter), a network (a gateway,
@@ -38,6 +40,7 @@ unset FPRINT_CONFIG FPRINT_TOKEN FPRINT_GATEWAY
 CAPTURE=$REPO/Tests/FPHCITests/Fixtures/captures/whoisbe__pongbot-mcp-adv.btsnoop
 cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-ios-all-docs.json" "$WORK/old-ios-dump.json"
 cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-android.jsonl" "$WORK/android.jsonl"
+cp -R "$REPO/Tests/FPCLITests/Fixtures/uji-mini" "$WORK/uji-lib-longterm"
 cd "$WORK"
 
 ran=0 passed=0 skipped=0 failed=0

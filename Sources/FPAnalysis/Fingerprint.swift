@@ -29,6 +29,8 @@ package struct Fingerprint: Sendable, Equatable {
     package var y: Int
     package var ble: [Sample]
     package var wifi: [Sample]
+    /// Selections' and train/test evaluation's keys (`FingerprintLabels.swift`).
+    package var labels = Labels()
 
     package init(id: String, level: String, x: Int, y: Int, ble: [Sample] = [], wifi: [Sample] = []) {
         self.id = id
@@ -87,6 +89,7 @@ extension Fingerprint {
             }
         }
         self.init(id: id, level: level, x: x, y: y, ble: ble, wifi: wifi)
+        labels = Labels(body: body)
     }
 
     private static func time(_ item: JSONValue) -> Int { wholeTime(item["time"]?.doubleValue) }

@@ -1,3 +1,4 @@
+import FPCore
 import Foundation
 
 extension Fingerprint {
@@ -35,6 +36,8 @@ extension Fingerprint {
         }
         self.init(id: id, level: lean.level ?? "", x: try whole(lean.x, "x"), y: try whole(lean.y, "y"), ble: ble,
                   wifi: wifi)
+        // The labels' keys are lenient and few: read from the parsed tree (this path is the rare one).
+        labels = Labels(body: (try? JSONParser.parse([UInt8](json))) ?? .null)
     }
 
     static func wholeTime(_ t: Double?) -> Int {

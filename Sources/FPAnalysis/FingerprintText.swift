@@ -12,6 +12,8 @@ package final class TransmitterNames {
 
     /// By the FNV-1a hash of the address as written, and whether it is BLE.
     private var known: [UInt64: [Known]] = [:]
+    /// Declared transmitter columns by their text (`imported.transmitters` and radio): one list per table.
+    private var declared: [[UInt8]: DeclaredColumns] = [:]
 
     package init() {}
 
@@ -24,6 +26,24 @@ package final class TransmitterNames {
         let id = ble ? Fingerprint.bleID(text) : Fingerprint.wifiID(text)
         known[hash, default: []].append(Known(raw: Array(raw), id: id))
         return id
+    }
+
+    /// The last list asked for: a table's documents come one after another.
+    private var last: (raw: [UInt8], radio: String?, columns: DeclaredColumns?)?
+
+    /// `imported.transmitters` (its JSON text) of a `radio`, decoded once per distinct text.
+    func columns(_ raw: UnsafeBufferPointer<UInt8>, radio: String?) -> DeclaredColumns? {
+        if let last, last.radio == radio, last.raw.elementsEqual(raw) { return last.columns }
+        let key = Array(raw) + Array((radio ?? "").utf8)
+        let columns: DeclaredColumns?
+        if let hit = declared[key] {
+            columns = hit
+        } else {
+            columns = (try? JSONParser.parse(Array(raw))).flatMap { DeclaredColumns.from($0, radio: radio) }
+            if let columns { declared[key] = columns }
+        }
+        last = (Array(raw), radio, columns)
+        return columns
     }
 }
 
@@ -53,6 +73,7 @@ private struct LeanReader {
     func fingerprint(id: String) -> Fingerprint? {
         var x: Double?, y: Double?, level = ""
         var ble: [Fingerprint.Sample] = [], wifi: [Fingerprint.Sample] = []
+        var labels = Fingerprint.Labels()
         let understood = JSONSkim.forEachMember(in: bytes, of: 0..<bytes.count) { key, value in
             switch Key(key) {
             case .x: x = number(value); return x != nil
@@ -64,15 +85,86 @@ private struct LeanReader {
                 return true
             case .bleScans: return isNull(value) || samples(value, ble: true, into: &ble)
             case .wifiScans: return isNull(value) || samples(value, ble: false, into: &wifi)
-            default: return true
+            // The labels are lenient (`Labels(body:)`): what they cannot use is passed over, never refused;
+            // an object with an escaped key goes to the full reader, as everything this walk cannot read.
+            case .position: return position(value, into: &labels)
+            case .floor: labels.floor = number(value).flatMap { $0.rounded() == $0 && abs($0) < 1_000_000 ? Int($0) : nil }
+            case .tags: return tags(value, into: &labels)
+            case .sessionId: labels.sessionId = text(value)
+            case .createdAt: labels.createdAtMs = text(value).flatMap(ISOTime.milliseconds) ?? 0
+            case .imported: return imported(value, into: &labels)
+            default: break
             }
+            return true
         }
         // Whole map units only; anything else is the full reader's to word.
         guard understood, let x, let y, x.rounded() == x, abs(x) < 9e15, y.rounded() == y, abs(y) < 9e15 else {
             return nil
         }
-        return Fingerprint(id: id, level: level, x: Int(x), y: Int(y), ble: ble, wifi: wifi)
+        var fp = Fingerprint(id: id, level: level, x: Int(x), y: Int(y), ble: ble, wifi: wifi)
+        fp.labels = labels
+        return fp
     }
+
+    /// `position`'s x, y and unit; false (the full reader's turn) for an object this walk cannot read.
+    func position(_ value: Range<Int>, into labels: inout Fingerprint.Labels) -> Bool {
+        var px: Double?, py: Double?, unit: String?
+        guard bytes[value.lowerBound] == UInt8(ascii: "{") else { return true }
+        let read = JSONSkim.forEachMember(in: bytes, of: value) { key, v in
+            switch Key(key) {
+            case .x: px = number(v)
+            case .y: py = number(v)
+            case .unit: unit = text(v)
+            default: break
+            }
+            return true
+        }
+        guard read else { return false }
+        guard let px, let py else { return true }
+        labels.exactX = px
+        labels.exactY = py
+        labels.inMetres = unit == "m"
+        return true
+    }
+
+    /// `tags`' string members, in order.
+    func tags(_ value: Range<Int>, into labels: inout Fingerprint.Labels) -> Bool {
+        guard bytes[value.lowerBound] == UInt8(ascii: "{") else { return true }
+        var out: [Fingerprint.Tag] = []
+        let read = JSONSkim.forEachMember(in: bytes, of: value) { key, v in
+            if let t = text(v) { out.append(Fingerprint.Tag(String(decoding: key, as: UTF8.self), t)) }
+            return true
+        }
+        labels.tags = out
+        return read
+    }
+
+    /// `imported.dataset` and the table's transmitter columns.
+    func imported(_ value: Range<Int>, into labels: inout Fingerprint.Labels) -> Bool {
+        guard bytes[value.lowerBound] == UInt8(ascii: "{") else { return true }
+        var transmitters: Range<Int>?, radio: String?
+        let read = JSONSkim.forEachMember(in: bytes, of: value) { key, v in
+            switch Key(key) {
+            case .dataset: labels.dataset = text(v)
+            case .radio: radio = text(v)
+            case .transmitters: transmitters = v
+            default: break
+            }
+            return true
+        }
+        if let transmitters {
+            labels.columns = names.columns(UnsafeBufferPointer(rebasing: bytes[transmitters]), radio: radio)
+        }
+        return read
+    }
+
+    /// A string value as text (escapes decoded); nil for anything else.
+    func text(_ r: Range<Int>) -> String? {
+        if let s = string(r) { return String(decoding: s, as: UTF8.self) }
+        guard r.count >= 2, bytes[r.lowerBound] == UInt8(ascii: "\"") else { return nil }
+        return (try? JSONParser.parse(Array(bytes[r])))?.stringValue
+    }
+
 
     /// Samples of one list: `address` (BLE) or `mac` (Wi-Fi), `rssi` (null:
     /// not available, skipped) and `time` (missing: 0).
@@ -143,6 +235,7 @@ private struct LeanReader {
     /// The keys eval reads, told apart by their bytes.
     enum Key {
         case x, y, level, bleScans, wifiScans, address, mac, rssi, time, other
+        case position, floor, tags, sessionId, createdAt, imported, unit, dataset, radio, transmitters
 
         init(_ k: UnsafeBufferPointer<UInt8>) {
             func equals(_ s: StaticString) -> Bool {
@@ -151,11 +244,15 @@ private struct LeanReader {
             switch k.count {
             case 1: self = equals("x") ? .x : equals("y") ? .y : .other
             case 3: self = equals("mac") ? .mac : .other
-            case 4: self = equals("rssi") ? .rssi : equals("time") ? .time : .other
-            case 5: self = equals("level") ? .level : .other
-            case 7: self = equals("address") ? .address : .other
-            case 8: self = equals("bleScans") ? .bleScans : .other
-            case 9: self = equals("wifiScans") ? .wifiScans : .other
+            case 4: self = equals("rssi") ? .rssi : equals("time") ? .time : equals("tags") ? .tags
+                : equals("unit") ? .unit : .other
+            case 5: self = equals("level") ? .level : equals("floor") ? .floor : equals("radio") ? .radio : .other
+            case 7: self = equals("address") ? .address : equals("dataset") ? .dataset : .other
+            case 8: self = equals("bleScans") ? .bleScans : equals("position") ? .position : equals("imported") ? .imported
+                : .other
+            case 9: self = equals("wifiScans") ? .wifiScans : equals("sessionId") ? .sessionId
+                : equals("createdAt") ? .createdAt : .other
+            case 12: self = equals("transmitters") ? .transmitters : .other
             default: self = .other
             }
         }

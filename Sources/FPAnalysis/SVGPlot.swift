@@ -111,14 +111,16 @@ package enum SVGPlot {
 
     /// Axes with ticks for a plot area; returns the body lines and the mapping functions.
     static func axes(x0: Double, x1: Double, y0: Double, y1: Double, width: Double, height: Double, left: Double,
-                     top: Double, xLabel: String, yLabel: String) -> (lines: [String], px: (Double) -> Double, py: (Double) -> Double) {
+                     top: Double, xLabel: String, yLabel: String, xTicks: Bool = true)
+        -> (lines: [String], px: (Double) -> Double, py: (Double) -> Double)
+    {
         let px = { (v: Double) in left + (v - x0) / max(x1 - x0, 1e-9) * width }
         let py = { (v: Double) in top + height - (v - y0) / max(y1 - y0, 1e-9) * height }
         var lines = ["<g class=\"axes\" stroke=\"#000\">",
                      "<line x1=\"\(f(left))\" y1=\"\(f(top + height))\" x2=\"\(f(left + width))\" y2=\"\(f(top + height))\"/>",
                      "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + height))\"/>", "</g>"]
         // Ticks at 1-2-5 steps inside the ranges.
-        for (xv, label) in labelledTicks(x0, x1) {
+        for (xv, label) in xTicks ? labelledTicks(x0, x1) : [] {
             lines.append("<text x=\"\(f(px(xv)))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(label)</text>")
         }
         for (yv, label) in labelledTicks(y0, y1) {

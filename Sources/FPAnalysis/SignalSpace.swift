@@ -26,6 +26,16 @@ package struct SignalSpace: Sendable {
     /// sorted once, so medians are runs of a sorted array (no dictionary per
     /// fingerprint and transmitter).
     package init(_ fingerprints: [Fingerprint], set: RadioSet, options: SignalOptions) {
+        let reduced = Self.reduce(fingerprints, set: set, options: options)
+        self.init(columns: reduced.transmitters, rows: reduced.rows, zeroSignal: options.zeroSignal)
+    }
+
+    /// The reduction alone: sorted transmitter ids and, per fingerprint, its
+    /// (column, median) pairs, one per heard column, in no particular order
+    /// (what the train/test evaluation lays out sparsely).
+    package static func reduce(_ fingerprints: [Fingerprint], set: RadioSet, options: SignalOptions)
+        -> (transmitters: [String], rows: [[(column: Int, value: Double)]])
+    {
         var provisional: [String: Int32] = [:]
         var names: [String] = []
         var bleColumn: [Bool] = []
@@ -75,7 +85,7 @@ package struct SignalSpace: Sendable {
             }
             reduced.append(out)
         }
-        self.init(columns: order.map { names[$0] }, rows: reduced, zeroSignal: options.zeroSignal)
+        return (order.map { names[$0] }, reduced)
     }
 
     /// From reduced fingerprints (transmitter id → value).

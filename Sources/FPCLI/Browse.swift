@@ -139,7 +139,7 @@ struct Show: ReportingCommand {
         }
         let doc: MeasurementDocument
         do {
-            doc = try CanonicalJSON.decode(MeasurementDocument.self, from: stored.body)
+            doc = try CanonicalJSON.decode(MeasurementDocument.self, from: Self.wholeDecibels(stored.body))
         } catch {
             throw CommandFailure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
         }
@@ -155,6 +155,30 @@ struct Show: ReportingCommand {
         {
             Terminal.out(line)
         }
+    }
+}
+
+extension Show {
+    /// The body with fractional RSSI rounded to whole dBm, as the contract's
+    /// integer RSSI reads it: imported datasets (ble-flat-robot) and the old
+    /// apps' documents have fractions, and the table shows them to the dB.
+    /// `--json` prints the stored values.
+    static func wholeDecibels(_ body: JSONValue) -> JSONValue {
+        guard case .object(var o) = body else { return body }
+        for list in ["bleScans", "wifiScans", "cellScans"] {
+            guard case .array(var items)? = o[list] else { continue }
+            var changed = false
+            for i in items.indices {
+                guard case .object(var item) = items[i], let rssi = item["rssi"], case .double(let v) = rssi,
+                    v.isFinite, v.rounded() != v
+                else { continue }
+                item["rssi"] = .int(Int64(v.rounded()))
+                items[i] = .object(item)
+                changed = true
+            }
+            if changed { o[list] = .array(items) }
+        }
+        return .object(o)
     }
 }
 
@@ -221,83 +245,5 @@ struct Delete: ReportingCommand {
         try store.delete(ids: unique, evenIfSynced: syncedToo)
         for id in unique { Terminal.out(id) }
         Terminal.err("deleted \(Terminal.counted(unique.count, "document"))")
-    }
-}
-
-struct Import: ReportingCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "import",
-        abstract: "Import measurement documents of Radio F-Prints, the Android collector or a CouchDB dump.",
-        discussion: """
-            Reads JSON (one document or an array), JSON lines, CouchDB `_all_docs?include_docs=true` dumps and couch-view files ({"rows":[{"id":…,"value":…}]}). Numbers stored as strings become numbers, local times become ISO-8601 UTC (originals kept under `legacy`), BLE `uuid` becomes `address`. Each file is imported whole or not at all; documents whose id is already stored are skipped.
-
-            Examples:
-              fprint import old-ios-export.json
-              fprint import --timezone Europe/Prague dump.json more.jsonl
-            """)
-
-    @Argument(help: "Files to import.", completion: .file()) var files: [String]
-    @Option(help: "Time zone of local times in old documents (default: this machine's).") var timezone: String?
-    @Flag(help: "Print a JSON summary.") var json = false
-    @OptionGroup var storeOptions: StoreOptions
-
-    func validate() throws {
-        if files.isEmpty { throw ValidationError("name at least one file to import") }
-        if let timezone, TimeZone(identifier: timezone) == nil {
-            throw ValidationError("--timezone: unknown time zone '\(timezone)'")
-        }
-    }
-
-    func perform() async throws {
-        let store = try Workspace(storeOptions: storeOptions).openStore(.write)
-        let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
-        var summary: [JSONObject] = []
-        for file in files {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw CommandFailure("\(file): is a directory; name the files in it (e.g. \(file)/*.json)", .dataError)
-            }
-            guard let data = FileManager.default.contents(atPath: file) else {
-                let exists = FileManager.default.fileExists(atPath: file)
-                throw CommandFailure("\(file): \(exists ? "cannot read the file (permission?)" : "no such file")",
-                                     exists ? .ioError : .notFound)
-            }
-            let source: LegacyImport.Source
-            do {
-                source = try LegacyImport.Source(data, source: file, timeZone: zone)
-            } catch {
-                throw CommandFailure("\(error)", .dataError)
-            }
-            // Converted a batch at a time on every core and stored as they
-            // come, in one transaction: the file is never held as values whole.
-            var next = 0
-            var passedOver = source.skipped
-            let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
-                guard next < source.count else { return nil }
-                let indices = Array(next..<min(next + 32, source.count))
-                next += indices.count
-                let converted = concurrentMap(indices) { i in
-                    Result { () throws(LegacyImport.ImportError) in try source.document(at: i) }
-                }
-                var batch: [NewDocument] = []
-                for result in converted {
-                    do {
-                        if let document = try result.get() { batch.append(document) } else { passedOver += 1 }
-                    } catch {
-                        throw CommandFailure("\(error)", .dataError)
-                    }
-                }
-                return batch
-            }
-            summary.append([
-                "file": .string(file), "format": .string(source.format.rawValue),
-                "imported": .int(Int64(count.inserted)), "alreadyPresent": .int(Int64(count.alreadyPresent)),
-                "passedOver": .int(Int64(passedOver)),
-            ])
-            if !json {
-                Terminal.err("\(file) (\(source.format.rawValue)): imported \(count.inserted), already present \(count.alreadyPresent), passed over \(passedOver)")
-            }
-        }
-        if json { Terminal.out(CanonicalJSON.string(.array(summary.map { .object($0) }))) }
     }
 }

@@ -14,17 +14,23 @@ struct Eval: ReportingCommand {
 
             Errors are in metres: count, mean, median (even count: mean of the two middle), p75 and p95 (nearest rank), max, and the floor hit rate (estimated floor = the nearest neighbour's map).
 
+            With --train and --test: a training set and a test set instead (imported datasets: `fprint import`), positioned as the UJI long-term paper does. A selection is key=value terms joined by commas, all of which must hold, alternatives a|b: map, session, dataset, floor, since, until (createdAt; until exclusive), or any tag (month, campaign, set, point, a table's own columns). Not heard counts --zero-signal (−105) on both sides and every transmitter column of the imported table counts. --method: knnK (mean of the k nearest by Euclidean distance, ties in training-file order; at distance 0 the first such neighbour), wknnK (weights 1/d), gkSkK (Gaussian kernel, σ S dB: per column log(N(a − q; 0, σ²)), log 1e-6 where a side did not hear it; the mean of the k likeliest). Floor: the most frequent among the k (the lowest on a tie). Figures per group (--group-by month: training and test of the same month): mean, median, p75 as Matlab's prctile computes it (the papers' figure), p75 and p95 by nearest rank (fprint's), max, floor success rate. --predictions FILE writes every test fingerprint's estimate as CSV.
+
             Examples:
               fprint eval
               fprint eval --map J3NP --set combined --estimator wknn --k 1..3
               fprint eval --max-time-ms 5000 --zero-signal=-100 --json
               fprint eval --ble-weight 0.8 --csv > results.csv
+              fprint eval --train campaign=trn01 --test set=test --group-by month --method knn9,knn1,gk4k12
+              fprint eval --train 'month=1,campaign=trn01|trn02' --test 'month=1,set=test' --method wknn3 --predictions m01.csv
             """)
 
     @OptionGroup var filters: FilterOptions
-    @Option(help: "Radio sets, comma-separated: wifi, ble, combined.") var set = "wifi,ble,combined"
-    @Option(help: "Estimators, comma-separated: nn, knn, wknn (NN runs once, k = 1).") var estimator = "nn,knn,wknn"
-    @Option(help: "k for KNN/WKNN: 2, 1..3 or 1,2,5.") var k = "1..3"
+    @Option(help: "Radio sets, comma-separated: wifi, ble, combined (default: all three; with --train/--test one set, combined).")
+    var set: String?
+    @Option(help: "Estimators, comma-separated: nn, knn, wknn (NN runs once, k = 1; default: all three).") var estimator: String?
+    @Option(help: "k for KNN/WKNN: 2, 1..3 or 1,2,5 (default 1..3).") var k: String?
+    @OptionGroup var holdout: HoldoutOptions
     @Option(name: .customLong("zero-signal"), parsing: .unconditional,
             help: "RSSI a transmitter missing on one side counts as (dBm).")
     var zeroSignal: Double = -105
@@ -38,8 +44,18 @@ struct Eval: ReportingCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
+    static let defaultSets = "wifi,ble,combined", defaultEstimators = "nn,knn,wknn", defaultK = "1..3"
+
     func validate() throws {
-        _ = try Self.cases(sets: set, estimators: estimator, k: k)
+        if holdout.active {
+            if estimator != nil || k != nil {
+                throw ValidationError("--estimator and --k are leave-one-out's; with --train/--test use --method (e.g. knn9,gk4k12)")
+            }
+            _ = try holdout.radioSet(set)
+        } else {
+            _ = try Self.cases(sets: set ?? Self.defaultSets, estimators: estimator ?? Self.defaultEstimators,
+                               k: k ?? Self.defaultK)
+        }
         if json && csv { throw ValidationError("--json and --csv exclude each other") }
         if !zeroSignal.isFinite { throw ValidationError("--zero-signal must be a number of dBm") }
         if !(bleWeight.isFinite && bleWeight > 0) { throw ValidationError("--ble-weight must be a positive number") }
@@ -97,14 +113,20 @@ struct Eval: ReportingCommand {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try ws.openStore(.read)
         let fps = try AnalysisInput.fingerprints(store, filters)
+        let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
+        if holdout.active {
+            let report = try EvalHoldout(options: holdout, set: try holdout.radioSet(set), signal: options).run(fps, ws)
+            try report.write(json: json, csv: csv, digits: holdout.digits, predictions: holdout.predictions)
+            return
+        }
         guard fps.count >= 2 else {
             throw CommandFailure("eval needs at least 2 measurements, \(fps.count) match the filters", .notFound)
         }
-        let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
-        let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
+        let scales = try AnalysisInput.scales(ws, of: fps)
         let cv = CrossValidation(fingerprints: fps, options: options) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
         let started = DispatchTime.now().uptimeNanoseconds
-        let results = cv.run(try Self.cases(sets: set, estimators: estimator, k: k))
+        let results = cv.run(try Self.cases(sets: set ?? Self.defaultSets, estimators: estimator ?? Self.defaultEstimators,
+                                            k: k ?? Self.defaultK))
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let report = EvalReport(fingerprints: fps, options: options, results: results, worst: worst)
         if json {

@@ -75,7 +75,11 @@ struct GatewayServe: ReportingCommand {
     @Option(help: "Largest request body in bytes (larger ones get 413).") var bodyLimit = 32 << 20
     @Option(help: "Memory in MB for all request bodies held at once (over it: 503).") var bodyBudget = 96
     @Option(help: "Seconds a connection may send nothing (headers, body, keep-alive) before it is closed.") var idleTimeout = 10
-    @Option(help: "Most open connections (default: the open-file limit less 64).") var maxConnections: Int?
+    @Option(help: "Most open connections (default: 1,000, or the open-file limit less 64 if lower); past it the connection idle the longest is closed.")
+    var maxConnections: Int?
+    @Option(help: ArgumentHelp("A reverse proxy (address or network, e.g. 10.0.0.5 or 10.0.0.0/24) whose Forwarded / X-Forwarded-For header names the client; repeat for several. No one else's is believed.",
+                               valueName: "address"))
+    var trustedProxy: [String] = []
     @Option(help: ArgumentHelp("Also serve network-quality probes (`fprint probe`) on this port, TCP and UDP (README, \"Network quality\").",
                                valueName: "port"))
     var probePort: Int?
@@ -105,12 +109,17 @@ struct GatewayServe: ReportingCommand {
         }
         let secret = try files.loadSecret(paths)
         let basic = try loadUsers()
+        let proxies = trustedProxy
         let (appConfig, scenarios) = servedConfig(workspace)
         var config = GatewayConfig(
             databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
             bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
             files: ServedConfigFiles.environments(besideConfig: (try? workspace.configLocation()) ?? ""), publicURL: publicURL,
             idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
+        // The users file is read again whenever it changes; issued credentials live beside the secret.
+        config.usersFile = users
+        config.ledgerPath = CredentialLedger.path(besideSecret: files.secretPath(paths))
+        config.trustedProxies = proxies
         do {
             (config.dashboardMaps, config.beaconRegistries) = try DashboardSetup.maps(try workspace.configIfAny(), paths: paths,
                                                                                      strict: false)
@@ -121,7 +130,11 @@ struct GatewayServe: ReportingCommand {
         var logger = Logger(label: "fprint.gateway")
         logger.logLevel = .warning
         let name = self.name, host = self.host
-        let probes = try probePort.map { try ProbeService.start(host: host, port: $0, secret: secret) }
+        let tokenCheck: TokenCheck
+        do { tokenCheck = try TokenCheck(config: config) } catch let error as GatewaySetupError {
+            throw CommandFailure(error.description, .usage)
+        }
+        let probes = try probePort.map { try ProbeService.start(host: host, port: $0, secret: secret, tokens: tokenCheck) }
         defer { probes?.stop() }
         do {
             try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
@@ -165,47 +178,5 @@ struct GatewayServe: ReportingCommand {
             scenarios = FileManager.default.contents(atPath: path).flatMap { try? CanonicalJSON.parse($0) }
         }
         return (app, scenarios)
-    }
-}
-
-struct GatewayToken: ReportingCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "token",
-        abstract: "Issue a bearer token signed with this gateway's secret (printed on stdout).",
-        discussion: """
-            Hand the token to the user through a private channel; they pass it to `fprint sync` via FPRINT_TOKEN or the token file.
-
-            Example:
-              fprint gateway token --user alice --ttl 30d
-            """)
-
-    @Option(help: "User id (the token's sub; documents are signed with it).") var user: String
-    @Option(help: "Role: viewer (reads only), user or admin.") var role = "user"
-    @Option(help: "Lifetime: seconds or 30m / 12h / 30d.") var ttl = "30d"
-    @OptionGroup var files: GatewayFiles
-
-    func validate() throws {
-        if user.isEmpty || user == "-" { throw ValidationError("--user must be a real user id") }
-        if GatewayRole(rawValue: role) == nil { throw ValidationError("--role must be viewer, user or admin") }
-        if Self.seconds(ttl) == nil { throw ValidationError("--ttl: use seconds or 30m / 12h / 30d") }
-    }
-
-    static func seconds(_ text: String) -> Int64? {
-        if let n = Int64(text), n > 0 { return n }
-        guard let unit = text.last, let n = Int64(text.dropLast()), n > 0 else { return nil }
-        switch unit {
-        case "s": return n
-        case "m": return n * 60
-        case "h": return n * 3600
-        case "d": return n * 86400
-        default: return nil
-        }
-    }
-
-    func perform() async throws {
-        let secret = try files.loadSecret(Workspace().paths)
-        let token = TokenAuthority(secret: secret).issue(user: user, role: GatewayRole(rawValue: role) ?? .user,
-                                                         ttlSeconds: Self.seconds(ttl)!)
-        Terminal.out(token)
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 struct Plot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot",
-        abstract: "Draw SVG or PNG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot, beacon coverage, a live track.",
+        abstract: "Draw SVG or PNG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot, beacon coverage, a live track, a train/test evaluation across months.",
         discussion: """
             SVG goes to stdout or --output; open it in a browser. --sparkline prints a one-line terminal chart instead.
 
@@ -18,8 +18,9 @@ struct Plot: AsyncParsableCommand {
               fprint plot series 3f2a9c --sparkline
               fprint plot track walk.jsonl -o track.svg
               fprint plot coverage --map J3NP -o coverage.png
+              fprint plot groups months.json -o months.svg
             """,
-        subcommands: [Heatmap.self, Series.self, Errors.self, CoveragePlot.self, TrackPlot.self])
+        subcommands: [Heatmap.self, Series.self, Errors.self, CoveragePlot.self, TrackPlot.self, GroupsPlot.self])
 
     struct Output: ParsableArguments {
         @Option(name: [.short, .long], help: "File to write: SVG, or PNG when it ends in .png (drawn by librsvg's rsvg-convert); default: SVG on stdout.",
@@ -164,7 +165,7 @@ struct Plot: AsyncParsableCommand {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
             let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard fps.count >= 2 else { throw CommandFailure("plot errors needs at least 2 measurements, \(fps.count) match", .notFound) }
-            let scales = try AnalysisInput.scales(ws, levels: Set(fps.map(\.level)))
+            let scales = try AnalysisInput.scales(ws, of: fps)
             let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
             let results = cv.run(try Eval.cases(sets: set, estimators: estimator, k: k)).map { r in
                 (label: "\(r.evalCase.set.rawValue) \(r.evalCase.estimator.label) k=\(r.evalCase.k)",

@@ -88,6 +88,12 @@ final class PositionPublisher: Sendable {
     func finish(failWhenNoneSent: Bool = true) async throws {
         while let sender = state.withLock({ $0.sender }) { await sender.value }
         let (sent, failed, error) = state.withLock { ($0.sent, $0.failed, $0.firstError) }
+        // The live view takes the publisher off its map now, not when its marker ages out.
+        if sent > 0 {
+            var stopped: JSONObject = ["stopped": true]
+            if let device { stopped["device"] = .string(device) }
+            _ = try? await remote.json(.post, [], body: .object(stopped))
+        }
         Terminal.err("published \(Terminal.counted(sent, "position"))\(failed > 0 ? ", \(failed) not" : "") to \(remote.displayURL)")
         if failWhenNoneSent, sent == 0, failed > 0, let error { throw CommandFailure(error) }
     }

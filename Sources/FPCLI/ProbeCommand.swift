@@ -9,11 +9,13 @@ struct ProbeCommand: ReportingCommand {
         commandName: "probe",
         abstract: "Measure network quality against a gateway's probe port: TCP down/up, a UDP train, pings.",
         discussion: """
-            The server (`fprint gateway --probe-port P`) times the transfers and echoes and signs each result with its HMAC; the phases are TCP download and upload (bit/s, the first 10 % left out), a UDP train (loss each way, RFC 3550 jitter each way, round-trip times) and an ICMP ping (if this user may open unprivileged ICMP sockets). A phase that fails says why; the others still run.
+            The server (`fprint gateway --probe-port P`) times the transfers and echoes and signs each result with its HMAC; the phases are TCP download and upload (bit/s, the first 10 % left out), a UDP train (loss each way, RFC 3550 jitter each way, round-trip times) and an ICMP ping (if this user may open unprivileged ICMP sockets). A phase that fails says why; the others still run, except after one that cannot connect to the server (they are reported as not run).
 
             The token comes from --token, else $FPRINT_TOKEN, else what `fprint login` stored for the gateway. The server defaults to the configured gateway's host on port 5985.
 
-            Exit status: 0 every phase ran, 75 the server is unreachable or over its rate limit, 77 the token was refused, 1 another phase failed, 65 --verify: the result does not verify.
+            --verify FILE asks the server each probe in FILE names (or --server) whether each signed result is as it signed it, and checks that the figures beside it are the signed ones; a phase the server measured without a signature, or whose figures differ from its signed result, does not verify. What that proves: README, "Network quality".
+
+            Exit status: 0 every phase ran, 75 the server is unreachable or over its rate limit, 77 the token was refused, 1 another phase failed, 65 --verify: a phase does not verify.
 
             Examples:
               fprint probe --server gw.example.org:5985
@@ -31,7 +33,7 @@ struct ProbeCommand: ReportingCommand {
     @Option(help: "Milliseconds between datagrams.") var spacingMs = 20.0
     @Option(help: "ICMP pings (0: none).") var pings = 10
     @Option(help: .hidden) var udpRetrySeconds = 4.0
-    @Option(help: ArgumentHelp("Ask the server whether the signed results in this file (a probe's JSON, or a document with networkProbes[]) are unaltered.",
+    @Option(help: ArgumentHelp("Check every phase in this file (a probe's JSON, or a document with networkProbes[]) with the server it names: signed, unaltered, its figures the signed ones.",
                                valueName: "path"))
     var verify: String?
     @OptionGroup var configOptions: ConfigOptions
@@ -46,6 +48,11 @@ struct ProbeCommand: ReportingCommand {
 
     func perform() async throws {
         let workspace = Workspace(configOptions: configOptions)
+        if let verify {
+            let target = server.flatMap(ProbeTarget.parse)
+            return try await ProbeVerify(path: verify, server: target, token: try ProbeTarget.token(token, workspace: workspace),
+                                         workspace: workspace).run()
+        }
         let target = try ProbeTarget.resolve(server: server, workspace: workspace)
         var options = ProbeOptions(host: target.host, port: target.port, token: try ProbeTarget.token(token, workspace: workspace))
         options.seconds = seconds
@@ -53,7 +60,6 @@ struct ProbeCommand: ReportingCommand {
         options.spacingMs = spacingMs
         options.pings = pings
         options.udpRetryInterval = udpRetrySeconds
-        if let verify { return try await verifyFile(verify, options) }
         let report = try await ProbeRunner.run(options, progress: !json)
         if json {
             Terminal.out(CanonicalJSON.string(report.json))
@@ -61,25 +67,5 @@ struct ProbeCommand: ReportingCommand {
             for line in ProbeTable.lines(report) { Terminal.out(line) }
         }
         if let failure = ProbeRunner.failure(report) { throw failure }
-    }
-
-    func verifyFile(_ path: String, _ options: ProbeOptions) async throws {
-        guard let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("\(path): cannot read", .ioError)
-        }
-        guard let value = try? CanonicalJSON.parse(data) else { throw CommandFailure("\(path): not JSON", .dataError) }
-        let signed = ProbeRunner.signedResults(in: value)
-        if signed.isEmpty { throw CommandFailure("\(path): no signed probe results in it", .dataError) }
-        let client = ProbeClient(options)
-        var bad = 0
-        for (label, item) in signed {
-            let valid: Bool
-            do { valid = try await BlockingWork.run("fprint.probe.verify") { try client.verify(item) } } catch {
-                throw CommandFailure("\(options.host):\(options.port): cannot verify: \(error)", .gatewayUnreachable)
-            }
-            Terminal.out("\(label): \(valid ? "valid" : "INVALID (altered, or signed by another server)")")
-            if !valid { bad += 1 }
-        }
-        if bad > 0 { throw CommandFailure("\(path): \(Terminal.counted(bad, "result")) of \(signed.count) did not verify", .dataError) }
     }
 }

@@ -53,20 +53,25 @@ struct ProbeTarget {
 enum ProbeRunner {
     static func run(_ options: ProbeOptions, progress: Bool) async throws -> ProbeReport {
         let client = ProbeClient(options)
-        var report = try await Interrupts.cancellable {
-            // The blocking sockets run on a thread of their own; cancelling
-            // shuts them down so the phase in progress ends at once.
-            let report = try await withTaskCancellationHandler {
-                try await BlockingWork.run("fprint.probe") { () -> ProbeReport in
-                    client.run { phase in if progress && Terminal.stderrIsTTY { Terminal.status("probe: \(phase)…") } }
-                }
-            } onCancel: { client.cancellation.cancel() }
-            if client.cancellation.isCancelled { throw CancellationError() }
-            return report
+        var report = try await onItsThread(client, "fprint.probe") {
+            client.run { phase in if progress && Terminal.stderrIsTTY { Terminal.status("probe: \(phase)…") } }
         }
         if progress && Terminal.stderrIsTTY { Terminal.endStatus() }
         report.interface = ProbeInterfaceLookup.interface(towards: options.host, port: options.port)
         return report
+    }
+
+    /// Runs `body` (the client's blocking sockets) on a thread of its own;
+    /// Ctrl-C shuts the sockets down, so the phase in progress ends at once.
+    static func onItsThread<T: Sendable>(_ client: ProbeClient, _ label: String,
+                                         _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Interrupts.cancellable {
+            let value = try await withTaskCancellationHandler {
+                try await BlockingWork.run(label) { try body() }
+            } onCancel: { client.cancellation.cancel() }
+            if client.cancellation.isCancelled { throw CancellationError() }
+            return value
+        }
     }
 
     /// The exit a report calls for: nil when every phase ran (an ICMP ping this user may not send does not count).
@@ -75,29 +80,26 @@ enum ProbeRunner {
         guard !failed.isEmpty else { return nil }
         let reasons = failed.map { $0.reason ?? $0.status.rawValue }
         // One reason for all (server down, token refused) is said once.
-        let what = Set(reasons).count == 1 && failed.count > 1
+        var what = Set(reasons).count == 1 && failed.count > 1
             ? "\(reasons[0]) (\(failed.map(\.name).joined(separator: ", ")))"
             : zip(failed, reasons).map { "\($0.name): \($1)" }.joined(separator: "; ")
+        let notRun = report.phases.filter { $0.status == .skipped && $0.reason?.hasPrefix(ProbePhase.notRunPrefix) == true }
+        if !notRun.isEmpty { what += "; not run: " + notRun.map(\.name).joined(separator: ", ") }
         if failed.contains(where: { $0.status == .unauthorized }) { return CommandFailure(what, .authRejected) }
+        // Every TCP/UDP phase unreachable or over the rate limit, or not run after one that could not connect.
         let network = report.phases.filter { $0.name != "ping" }
-        if network.allSatisfy({ $0.status == .unreachable || $0.status == .rateLimited }) {
+        if network.allSatisfy({ $0.status == .unreachable || $0.status == .rateLimited || notRun.map(\.name).contains($0.name) }) {
             return CommandFailure(what, .gatewayUnreachable)
         }
         return CommandFailure("\(Terminal.counted(failed.count, "phase")) failed: \(what)", .failure)
     }
 
-    /// Signed results in a probe report, a document with networkProbes[], or one `{result, signature}`.
-    static func signedResults(in value: JSONValue) -> [(String, JSONValue)] {
-        if value["result"] != nil && value["signature"] != nil { return [("result", value)] }
-        let reports = value["networkProbes"]?.arrayValue ?? [value]
-        var out: [(String, JSONValue)] = []
-        for (i, report) in reports.enumerated() {
-            for phase in report["phases"]?.arrayValue ?? [] {
-                guard let signed = phase["signed"] else { continue }
-                let name = phase["phase"]?.stringValue ?? "?"
-                out.append((reports.count > 1 ? "probe \(i + 1) \(name)" : name, signed))
-            }
+    /// The exit status of a server's refusal.
+    static func exitStatus(_ status: ProbeStatus) -> ExitStatus {
+        switch status {
+        case .unauthorized: .authRejected
+        case .unreachable, .rateLimited, .timeout: .gatewayUnreachable
+        default: .protocolError
         }
-        return out
     }
 }

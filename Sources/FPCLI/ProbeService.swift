@@ -3,12 +3,12 @@ import FPGateway
 import FPProbe
 import Foundation
 
-/// Starts the gateway's probe endpoints (`--probe-port`), with the gateway's tokens and secret.
+/// Starts the gateway's probe endpoints (`--probe-port`), with the gateway's
+/// secret and its check of tokens (ledger and users file included).
 enum ProbeService {
-    static func start(host: String, port: Int, secret: Data) throws -> ProbeServer {
-        let tokens = TokenAuthority(secret: secret)
+    static func start(host: String, port: Int, secret: Data, tokens: TokenCheck) throws -> ProbeServer {
         let server = ProbeServer(ProbeServer.Config(host: host, port: UInt16(port), signer: ProbeSigner(gatewaySecret: secret)) { token in
-            try tokens.verify(token).subject
+            try tokens.user(token)
         })
         do {
             let bound = try server.start()

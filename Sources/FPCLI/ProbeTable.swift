@@ -2,7 +2,8 @@ import FPCore
 import FPProbe
 import Foundation
 
-/// `fprint probe`'s table: one row per phase, its figures in words.
+/// `fprint probe`'s table: one row per phase, its figures in words (the
+/// signed result's, as `show` and `export probes-csv` give them).
 enum ProbeTable {
     static func lines(_ report: ProbeReport) -> [String] {
         var head = "probe of \(report.server)"
@@ -10,12 +11,15 @@ enum ProbeTable {
             head += " via \(i.name) (\(i.type)\(i.ssid.map { ", SSID \($0)" } ?? "")\(i.bssid.map { ", BSSID \($0)" } ?? "")"
                 + "\(i.operator.map { ", operator \($0)" } ?? ""))"
         }
-        let rows = report.phases.map { [$0.name, $0.status.rawValue, summary($0)] }
+        let rows = report.phases.map { phase -> [String] in
+            let stored = StoredProbePhase(phase.json)
+            return [stored.name, stored.status, summary(stored) + RenderProbes.mark(stored)]
+        }
         return [head] + Terminal.table(["PHASE", "STATUS", "RESULT"], rows)
     }
 
-    static func summary(_ phase: ProbePhase) -> String {
-        guard phase.status == .ok else { return phase.reason ?? "" }
+    static func summary(_ phase: StoredProbePhase) -> String {
+        guard phase.status == ProbeStatus.ok.rawValue else { return phase.reason ?? "" }
         let f = JSONValue.object(phase.figures)
         switch phase.name {
         case "down", "up":

@@ -1,7 +1,10 @@
 import FPCore
+import FPProbe
 import Foundation
 
-/// `fprint show`'s section for a document's `networkProbes[]`.
+/// `fprint show`'s section for a document's `networkProbes[]`: the signed
+/// results' figures, and a mark on any phase whose figures are not signed
+/// or differ from its signed result.
 enum RenderProbes {
     static func lines(_ probes: [JSONValue]) -> [String] {
         var lines: [String] = []
@@ -16,27 +19,34 @@ enum RenderProbes {
                                e["x"]?.doubleValue ?? 0, e["y"]?.doubleValue ?? 0)
             }
             lines.append(head)
-            let rows = (probe["phases"]?.arrayValue ?? []).map { p -> [String] in
-                [p["phase"]?.stringValue ?? "?", p["status"]?.stringValue ?? "?", summary(p)]
+            let rows = (probe["phases"]?.arrayValue ?? []).map { json -> [String] in
+                let p = StoredProbePhase(json)
+                return [p.name, p.status, summary(p) + mark(p)]
             }
             lines += Terminal.table(["PHASE", "STATUS", "RESULT"], rows).map { "  " + $0 }
         }
         return lines
     }
 
-    static func summary(_ p: JSONValue) -> String {
-        guard p["status"]?.stringValue == "ok" else { return p["reason"]?.stringValue ?? "" }
-        switch p["phase"]?.stringValue {
+    /// ` [UNVERIFIED: why]` for a phase whose figures cannot be trusted.
+    static func mark(_ p: StoredProbePhase) -> String {
+        p.unverifiedBecause.map { " [UNVERIFIED: \($0)]" } ?? ""
+    }
+
+    static func summary(_ p: StoredProbePhase) -> String {
+        guard p.status == ProbeStatus.ok.rawValue else { return p.reason ?? "" }
+        let f = JSONValue.object(p.figures)
+        switch p.name {
         case "down", "up":
-            return String(format: "%.2f Mbit/s", (p["bitsPerSecond"]?.doubleValue ?? 0) / 1e6)
+            return String(format: "%.2f Mbit/s", (f["bitsPerSecond"]?.doubleValue ?? 0) / 1e6)
         case "udp":
             return String(format: "loss ↑ %.1f %% ↓ %.1f %%, jitter ↑ %.1f ms ↓ %.1f ms, RTT median %.1f ms",
-                          p["lossUpPercent"]?.doubleValue ?? 0, p["lossDownPercent"]?.doubleValue ?? 0,
-                          p["jitterUpMs"]?.doubleValue ?? 0, p["jitterDownMs"]?.doubleValue ?? 0,
-                          p["rttMs"]?["median"]?.doubleValue ?? 0)
+                          f["lossUpPercent"]?.doubleValue ?? 0, f["lossDownPercent"]?.doubleValue ?? 0,
+                          f["jitterUpMs"]?.doubleValue ?? 0, f["jitterDownMs"]?.doubleValue ?? 0,
+                          f["rttMs"]?["median"]?.doubleValue ?? 0)
         case "ping":
-            return String(format: "RTT median %.1f ms, loss %.1f %%", p["rttMs"]?["median"]?.doubleValue ?? 0,
-                          p["lossPercent"]?.doubleValue ?? 0)
+            return String(format: "RTT median %.1f ms, loss %.1f %%", f["rttMs"]?["median"]?.doubleValue ?? 0,
+                          f["lossPercent"]?.doubleValue ?? 0)
         default: return ""
         }
     }

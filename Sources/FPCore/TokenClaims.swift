@@ -2,8 +2,18 @@ import Foundation
 
 /// What a user may do. Viewers read (dashboards, analysts); users also
 /// write documents signed with their own id; admins write any document.
-public enum GatewayRole: String, Sendable, CaseIterable {
+public enum GatewayRole: String, Sendable, CaseIterable, Comparable {
     case viewer, user, admin
+
+    /// viewer < user < admin: a role capped by another is the smaller.
+    public static func < (a: GatewayRole, b: GatewayRole) -> Bool { a.rank < b.rank }
+    private var rank: Int {
+        switch self {
+        case .viewer: 0
+        case .user: 1
+        case .admin: 2
+        }
+    }
 }
 
 /// The claims fprint puts in its tokens. Here, not in the gateway, because
@@ -14,13 +24,29 @@ public struct TokenClaims: Sendable, Equatable {
     public var role: GatewayRole
     public var issuedAt: Int64
     public var expiresAt: Int64
+    /// The credential's id (`jti`): what a revocation names.
+    public var id: String?
+    /// How it was obtained: a password login (valid only while the users
+    /// file keeps that user with that password) or issued by an admin.
+    public var origin: CredentialOrigin
+    /// With a password login: a keyed tag of the password it was made with
+    /// (never the password or its hash: the payload is readable).
+    public var passwordTag: String?
+    /// A dashboard session opened with a pasted token: that token's id, so
+    /// revoking the token ends the session too.
+    public var parent: String?
     public var isAdmin: Bool { role == .admin }
 
-    public init(subject: String, role: GatewayRole, issuedAt: Int64, expiresAt: Int64) {
+    public init(subject: String, role: GatewayRole, issuedAt: Int64, expiresAt: Int64, id: String? = nil,
+                origin: CredentialOrigin = .issued, passwordTag: String? = nil, parent: String? = nil) {
         self.subject = subject
         self.role = role
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        self.id = id
+        self.origin = origin
+        self.passwordTag = passwordTag
+        self.parent = parent
     }
 
     /// Reads the claims of a token without checking its signature: only the
@@ -31,7 +57,7 @@ public struct TokenClaims: Sendable, Equatable {
         return TokenClaims(payload: data)
     }
 
-    /// The claims of a decoded JWT payload; nil without a subject or with an unknown role.
+    /// The claims of a decoded JWT payload; nil without a subject or with an unknown role or origin.
     public init?(payload: Data) {
         guard let payload = try? CanonicalJSON.parse(payload), let sub = payload["sub"]?.stringValue, !sub.isEmpty
         else { return nil }
@@ -42,7 +68,32 @@ public struct TokenClaims: Sendable, Equatable {
             guard let named = GatewayRole(rawValue: text) else { return nil }
             role = named
         }
+        var origin = CredentialOrigin.issued
+        if let text = payload["src"]?.stringValue {
+            guard let named = CredentialOrigin(rawValue: text) else { return nil }
+            origin = named
+        }
         self.init(subject: sub, role: role, issuedAt: payload["iat"]?.intValue ?? 0,
-                  expiresAt: payload["exp"]?.intValue ?? 0)
+                  expiresAt: payload["exp"]?.intValue ?? 0, id: payload["jti"]?.stringValue, origin: origin,
+                  passwordTag: payload["pwt"]?.stringValue, parent: payload["via"]?.stringValue)
     }
+
+    /// The JWT payload of these claims.
+    public var payload: JSONValue {
+        var object: JSONObject = ["sub": .string(subject), "iat": .int(issuedAt), "exp": .int(expiresAt)]
+        if role != .user { object["role"] = .string(role.rawValue) }
+        if let id { object["jti"] = .string(id) }
+        if origin != .issued { object["src"] = .string(origin.rawValue) }
+        if let passwordTag { object["pwt"] = .string(passwordTag) }
+        if let parent { object["via"] = .string(parent) }
+        return .object(object)
+    }
+}
+
+/// How a credential was obtained.
+public enum CredentialOrigin: String, Sendable, CaseIterable {
+    /// `fprint gateway token` or the dashboard's admin page.
+    case issued = "tok"
+    /// A name and password of the users file (`/_session`, the dashboard's login).
+    case password = "pw"
 }

@@ -14,6 +14,8 @@ enum Assets {
         form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}
         svg{max-width:100%;height:auto;background:#fff}circle.new{stroke:#d62728;stroke-width:2}
         circle.live{fill:#1f77b4;stroke:#fff;stroke-width:2}polyline.live-trail{fill:none;stroke:#1f77b4;stroke-width:2;stroke-dasharray:4 3;opacity:.7}
+        text.live-label{font-size:13px;fill:#0d47a1;paint-order:stroke;stroke:#fff;stroke-width:3px}
+        .stale{opacity:.35}
         """
 
     static let js = """
@@ -53,12 +55,16 @@ enum Assets {
             if (p.session) extendTrack(p.session, c.getAttribute('cx') + ',' + c.getAttribute('cy'));
           });
           // A published position (fprint track --publish) moves its publisher's
-          // marker and extends a trail of its last 300 positions.
+          // marker, labelled with its name and how long ago it was heard, and
+          // extends a trail of its last 300 positions. Silent for a minute the
+          // marker fades; for ten, or gone to another floor, or stopped, it goes.
+          var heard = {};
           source.addEventListener('position', function (event) {
             var p = JSON.parse(event.data);
             var left = +svg.dataset.left, top = +svg.dataset.top, scale = +svg.dataset.scale;
             var cx = (left + p.x * scale).toFixed(1), cy = (top + p.y * scale).toFixed(1);
             var marker = byPublisher('circle.live', p.publisher), trail = byPublisher('polyline.live-trail', p.publisher);
+            var label = byPublisher('text.live-label', p.publisher);
             if (!marker) {
               trail = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
               trail.setAttribute('class', 'live-trail');
@@ -69,17 +75,49 @@ enum Assets {
               marker.setAttribute('data-publisher', p.publisher);
               marker.setAttribute('r', '7');
               marker.appendChild(document.createElementNS('http://www.w3.org/2000/svg', 'title'));
+              label = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+              label.setAttribute('class', 'live-label');
+              label.setAttribute('data-publisher', p.publisher);
               svg.appendChild(trail);
               svg.appendChild(marker);
-              document.getElementById('live-count').textContent = String(svg.querySelectorAll('circle.live').length);
+              svg.appendChild(label);
             }
+            heard[p.publisher] = Date.now() - (p.age_s || 0) * 1000;
             marker.setAttribute('cx', cx);
             marker.setAttribute('cy', cy);
+            label.setAttribute('x', (+cx + 10).toFixed(1));
+            label.setAttribute('y', (+cy - 10).toFixed(1));
             marker.firstChild.textContent = p.publisher + ' at ' + p.time +
               (p.accuracy_m === null ? '' : ' (± ' + p.accuracy_m.toFixed(1) + ' m)');
             var points = (trail.getAttribute('points') + ' ' + cx + ',' + cy).trim().split(' ');
             trail.setAttribute('points', points.slice(-300).join(' '));
+            age();
           });
+          source.addEventListener('left', function (event) { remove(JSON.parse(event.data).publisher); });
+          function remove(publisher) {
+            ['circle.live', 'polyline.live-trail', 'text.live-label'].forEach(function (selector) {
+              var element = byPublisher(selector, publisher);
+              if (element) element.parentNode.removeChild(element);
+            });
+            delete heard[publisher];
+            age();
+          }
+          function age() {
+            var now = Date.now(), walking = 0;
+            Object.keys(heard).forEach(function (publisher) {
+              var seconds = Math.max(0, Math.round((now - heard[publisher]) / 1000));
+              if (seconds >= 600) { remove(publisher); return; }
+              var stale = seconds >= 60;
+              if (!stale) walking++;
+              var label = byPublisher('text.live-label', publisher);
+              label.textContent = publisher + ' · ' + (seconds < 60 ? seconds + ' s' : Math.floor(seconds / 60) + ' min') + ' ago';
+              ['circle.live', 'polyline.live-trail', 'text.live-label'].forEach(function (selector) {
+                byPublisher(selector, publisher).classList.toggle('stale', stale);
+              });
+            });
+            document.getElementById('live-count').textContent = String(walking);
+          }
+          setInterval(age, 1000);
           function byPublisher(selector, publisher) {
             var found = svg.querySelectorAll(selector);
             for (var i = 0; i < found.length; i++) if (found[i].getAttribute('data-publisher') === publisher) return found[i];

@@ -21,6 +21,8 @@ package struct Dashboard: Sendable {
         package var maxStreamsPerClient: Int
         /// A stream ends after this long (the browser reconnects where it left off).
         package var streamLifetime: Duration
+        /// A quiet stream sends a comment this often (proxies and idle timers keep it).
+        package var heartbeat: Duration = .seconds(15)
         /// Most points a map page draws.
         package var maxMapPoints: Int
 
@@ -79,7 +81,9 @@ package struct Dashboard: Sendable {
         return path == "/" && (method == .get || method == .head) && (accept ?? "").lowercased().contains("text/html")
     }
 
-    package func respond(to request: Request, client: String) async -> Response {
+    /// `closed` returns when the request's connection closes (a live view
+    /// whose page was left frees its slot then, not at its next heartbeat).
+    package func respond(to request: Request, client: String, closed: ConnectionClosed = .never) async -> Response {
         var request = request
         let path = request.uri.path
         let head = request.method == .head
@@ -98,6 +102,8 @@ package struct Dashboard: Sendable {
             return await login(&request, client: client)
         case (.post, "logout"):
             guard sameOrigin(request) else { return forbiddenOrigin() }
+            // The session ends on the server: a copy of the cookie no longer opens anything.
+            access?.logout(request.headers)
             return Responses.redirect(Self.prefix + "/login",
                                       cookie: Responses.sessionCookie("", maxAge: 0, secure: options.secureCookie))
         default: break
@@ -106,18 +112,19 @@ package struct Dashboard: Sendable {
             if rest.first == "events" { return Responses.html(.unauthorized, "log in first\n") }
             return Responses.redirect(Self.prefix + "/login")
         }
-        // The admin page's token form is the one POST past the login.
-        let tokenForm = method == .post && rest == ["admin", "tokens"]
-        guard method == .get || tokenForm else {
+        // The admin page's forms (issue, revoke) are the POSTs past the login.
+        let adminForm = method == .post && (rest == ["admin", "tokens"] || rest == ["admin", "revoke"])
+        guard method == .get || adminForm else {
             return Responses.message(.methodNotAllowed, heading: "Not allowed", text: "This page only answers GET.",
                                      user: user, canLogout: access != nil)
         }
         let query = Form.parse(request.uri.query ?? "")
         let pages = Pages(dashboard: self, user: user, head: head)
         do {
-            if tokenForm {
+            if adminForm {
                 guard sameOrigin(request) else { return forbiddenOrigin() }
-                guard user.role == .admin else { return pages.forbidden("Only admins issue tokens.") }
+                guard user.role == .admin else { return pages.forbidden("Only admins issue and revoke tokens.") }
+                if rest[1] == "revoke" { return try await revokeCredential(&request, by: user, pages: pages) }
                 return try await issueToken(&request, by: user, pages: pages)
             }
             switch (rest.first, rest.count) {
@@ -134,7 +141,7 @@ package struct Dashboard: Sendable {
                 return try await pages.admin()
             case ("events", 1):
                 return await events(map: query["map"] ?? "", since: request.headers[.lastEventID] ?? query["since"],
-                                    client: client, head: head)
+                                    client: client, head: head, closed: closed)
             default:
                 return Responses.message(.notFound, heading: "Not found", text: "There is no such dashboard page.",
                                          user: user, canLogout: access != nil, head: head)

@@ -33,6 +33,23 @@ package struct DashboardSession: Sendable {
     }
 }
 
+/// A credential the gateway issued (a token or a login session), for the admin page.
+package struct IssuedCredential: Sendable, Equatable {
+    package var id: String
+    package var user: String
+    package var role: GatewayRole
+    /// What it is: "fprint gateway token", "dashboard login", …
+    package var note: String
+    package var issuedAt: Int64
+    package var expiresAt: Int64
+    package var revoked: Bool
+
+    package init(id: String, user: String, role: GatewayRole, note: String, issuedAt: Int64, expiresAt: Int64, revoked: Bool) {
+        (self.id, self.user, self.role, self.note) = (id, user, role, note)
+        (self.issuedAt, self.expiresAt, self.revoked) = (issuedAt, expiresAt, revoked)
+    }
+}
+
 /// How the dashboard checks people, supplied by the gateway (its users file,
 /// token secret and guess throttle): the dashboard module never sees them,
 /// and the gateway's own `_session` and the dashboard accept the same cookie.
@@ -42,9 +59,16 @@ package protocol DashboardAccess: Sendable {
     /// A name and password of the users file (throttled as every login is),
     /// or, with an empty name, a token pasted into the password field.
     func login(name: String, password: String, client: String) async throws(LoginRefusal) -> DashboardSession
+    /// Ends the session of the request's cookie on the server (logout).
+    func logout(_ headers: HTTPFields)
     /// The users file's names and roles, for the admin page.
     func accounts() -> [DashboardUser]
     /// A token for `user` signed with the gateway's secret, issued by an
-    /// admin on the admin page (as `fprint gateway token` does on its host).
-    func issueToken(for user: DashboardUser, ttlSeconds: Int64, by admin: DashboardUser) -> String
+    /// admin on the admin page (as `fprint gateway token` does on its host);
+    /// nil when it could not be recorded (then it could not be revoked).
+    func issueToken(for user: DashboardUser, ttlSeconds: Int64, by admin: DashboardUser) -> String?
+    /// Tokens and sessions the gateway issued that have not expired.
+    func credentials() -> [IssuedCredential]
+    /// Revokes one; false when there is no such live credential.
+    func revoke(id: String, by admin: DashboardUser) -> Bool
 }

@@ -14,6 +14,8 @@ package struct LivePosition: Sendable, Equatable {
     package var accuracyM: Double?
     /// When the position was taken (ISO 8601, as the publisher sent it).
     package var time: String
+    /// When this gateway received it (how long ago a publisher was last heard).
+    package var receivedAt: ContinuousClock.Instant = .now
 
     package init(sequence: Int64 = 0, publisher: String = "", map: String, x: Double, y: Double, accuracyM: Double?,
                  time: String) {
@@ -42,7 +44,9 @@ package struct LivePosition: Sendable, Equatable {
 /// memory only (they are not measurements and are never stored or
 /// replicated) and bounded: the last `perPublisher` of each publisher, and
 /// `maxPublishers` publishers (the one silent the longest goes first).
-/// Dashboard streams wait on it for the next position.
+/// Dashboard streams wait on it for the next position. A publisher is on one
+/// map at a time (its newest position's): one who moved to another floor,
+/// or stopped, has left the map it was on.
 package actor LivePositions {
     package static let perPublisher = 600
     package static let maxPublishers = 32
@@ -52,6 +56,9 @@ package actor LivePositions {
     private var heard: [String: ContinuousClock.Instant] = [:]
     private(set) var sequence: Int64 = 0
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    /// Publishers that stopped, with the sequence they stopped at and the
+    /// map they were on (the last few).
+    private var departures: [(sequence: Int64, publisher: String, map: String)] = []
     private var nextWaiter: UInt64 = 0
 
     package init() {}
@@ -65,10 +72,12 @@ package actor LivePositions {
             tracks[silent.key] = nil
             heard[silent.key] = nil
         }
+        let now = ContinuousClock.now
         for var position in positions {
             sequence += 1
             position.sequence = sequence
             position.publisher = publisher
+            position.receivedAt = now
             track.append(position)
         }
         if track.count > Self.perPublisher { track.removeFirst(track.count - Self.perPublisher) }
@@ -77,17 +86,36 @@ package actor LivePositions {
         for id in Array(waiters.keys) { wake(id) }
     }
 
-    /// Positions on `map` after `sequence`, oldest first, and the sequence they reach.
-    /// A track is in sequence order, so only its newest end is read (every
-    /// open live view asks this at every published position).
-    package func after(_ sequence: Int64, map: String) -> (positions: [LivePosition], reached: Int64) {
-        let found = tracks.values.flatMap { track in track.reversed().prefix { $0.sequence > sequence }.filter { $0.map == map } }
-        return (found.sorted { $0.sequence < $1.sequence }, self.sequence)
+    /// A publisher has stopped publishing (`fprint track` ended): it leaves its map.
+    package func stop(_ publisher: String) {
+        guard let track = tracks.removeValue(forKey: publisher), let last = track.last else { return }
+        heard[publisher] = nil
+        sequence += 1
+        departures.append((sequence, publisher, last.map))
+        if departures.count > 256 { departures.removeFirst(departures.count - 256) }
+        for id in Array(waiters.keys) { wake(id) }
     }
 
-    /// Each publisher's latest position (on `map`, if given), newest first.
+    /// Positions on `map` after `sequence`, oldest first; the publishers who
+    /// left it since (moved to another map, or stopped); and the sequence
+    /// they reach. A track is in sequence order, so only its newest end is
+    /// read (every open live view asks this at every published position).
+    package func after(_ sequence: Int64, map: String) -> (positions: [LivePosition], left: [String], reached: Int64) {
+        var found: [LivePosition] = []
+        var left = Set(departures.filter { $0.sequence > sequence && $0.map == map }.map(\.publisher))
+        for (publisher, track) in tracks {
+            let fresh = track.reversed().prefix { $0.sequence > sequence }
+            found += fresh.filter { $0.map == map }
+            // Now elsewhere, and was here: it left.
+            if let newest = fresh.first, newest.map != map, track.contains(where: { $0.map == map }) { left.insert(publisher) }
+        }
+        return (found.sorted { $0.sequence < $1.sequence }, left.sorted(), self.sequence)
+    }
+
+    /// Each publisher's latest position, newest first; with `map`, only
+    /// those whose latest position is on it (who is there now).
     package func latest(map: String? = nil) -> [LivePosition] {
-        tracks.values.compactMap { track in track.last { map == nil || $0.map == map } }.sorted { $0.sequence > $1.sequence }
+        tracks.values.compactMap(\.last).filter { map == nil || $0.map == map }.sorted { $0.sequence > $1.sequence }
     }
 
     /// Where a live view starts: the latest position on `map` of each

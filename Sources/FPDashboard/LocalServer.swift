@@ -40,6 +40,7 @@ package enum LocalDashboard {
         logger.logLevel = .warning
         let app = Application(
             responder: LocalResponder(dashboard: dashboard),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ClientGoneWatcher()])),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fprint-dashboard"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
         do {
@@ -54,7 +55,7 @@ package enum LocalDashboard {
 
 /// Every path is the dashboard's; `/` leads to it.
 struct LocalResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ChannelContext
     let dashboard: Dashboard
 
     /// Loopback needs no login, so a page of another site must not get in by
@@ -71,7 +72,7 @@ struct LocalResponder: HTTPResponder {
         return ["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
     }
 
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    func respond(to request: Request, context: ChannelContext) async throws -> Response {
         guard Self.isLoopbackHost(request.head.authority) else {
             return Responses.message(.misdirectedRequest, heading: "Wrong address",
                                      text: "This dashboard answers at 127.0.0.1 or localhost only.",
@@ -79,9 +80,21 @@ struct LocalResponder: HTTPResponder {
         }
         let path = request.uri.path
         if path == "/" || Dashboard.handles(path: path, method: request.method, accept: nil) {
-            return await dashboard.respond(to: request, client: "local")
+            return await dashboard.respond(to: request, client: "local", closed: ConnectionClosed(context.channel))
         }
         return Responses.message(.notFound, heading: "Not found", text: "The dashboard is at /_dashboard/.",
                                  user: Dashboard.localUser, canLogout: false)
+    }
+}
+
+/// A request context that keeps the connection (client address, local
+/// port, when it closes), for the gateway and the local dashboard.
+package struct ChannelContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let channel: any Channel
+
+    package init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
     }
 }

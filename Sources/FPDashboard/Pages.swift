@@ -153,6 +153,10 @@ struct Pages {
             "canIssue": dashboard.access != nil, "maxDays": Dashboard.maxTokenDays,
             "accounts": accounts.map { ["name": $0.name, "role": $0.role.rawValue] },
             "accountsNote": dashboard.access == nil ? "Local mode: no logins." : "The gateway has no users file (tokens only).",
+            "credentials": (dashboard.access?.credentials() ?? []).map { c in
+                ["id": c.id, "user": c.user, "role": c.role.rawValue, "note": c.note, "issued": Self.time(c.issuedAt * 1000),
+                 "expires": Self.time(c.expiresAt * 1000), "revoked": c.revoked] as [String: Any]
+            },
             "signers": byOwner.sorted { $0.key < $1.key }.map { owner, list in
                 ["name": owner == MeasurementDocument.unsignedOwner ? "(unsigned)" : owner, "count": list.count,
                  "latest": Self.time(list.map(\.createdAtMs).max() ?? 0)] as [String: Any]

@@ -104,13 +104,21 @@ enum Templates {
         <table id="accounts"><thead><tr><th>Name</th><th>Role</th></tr></thead><tbody>
         {{#accounts}}<tr><td>{{name}}</td><td>{{role}}</td></tr>{{/accounts}}</tbody></table>
         {{^accounts}}<p>{{accountsNote}}</p>{{/accounts}}
+        <h2>Tokens and sessions</h2>
+        <p>Every token and login session the gateway issued that has not expired. Revoking one ends it at once, wherever it was copied.</p>
+        {{#revokedID}}<p class="issued" id="revoked">Revoked.</p>{{/revokedID}}
+        {{#revokeError}}<p class="error" id="revoke-error">{{revokeError}}</p>{{/revokeError}}
+        <table id="credentials"><thead><tr><th>User</th><th>Role</th><th>What</th><th>Issued</th><th>Expires</th><th></th></tr></thead><tbody>
+        {{#credentials}}<tr><td>{{user}}</td><td>{{role}}</td><td>{{note}}</td><td>{{issued}}</td><td>{{expires}}</td>
+        <td>{{#revoked}}revoked{{/revoked}}{{^revoked}}<form method="post" action="/_dashboard/admin/revoke" class="inline">
+        <input type="hidden" name="id" value="{{id}}"><button type="submit">Revoke</button></form>{{/revoked}}</td></tr>{{/credentials}}
+        </tbody></table>
         <h2>Signers seen in the data</h2>
-        <p>Token holders are not listed by the gateway (tokens are signed, not stored); these signed documents.</p>
         <table id="signers"><thead><tr><th>Signer</th><th>Documents</th><th>Latest</th></tr></thead><tbody>
         {{#signers}}<tr><td>{{name}}</td><td class="num">{{count}}</td><td>{{latest}}</td></tr>{{/signers}}</tbody></table>
         <h2>Issue a token</h2>
         {{#issued}}<p class="issued">A {{role}} token for <strong>{{name}}</strong>, valid {{days}} days. Copy it now and hand it over
-        privately: it is shown only this once and is not stored.</p><pre id="issued-token">{{token}}</pre>{{/issued}}
+        privately: it is shown only this once (the gateway keeps its id and expiry, not the token).</p><pre id="issued-token">{{token}}</pre>{{/issued}}
         {{#issueError}}<p class="error" id="issue-error">{{issueError}}</p>{{/issueError}}
         {{#canIssue}}<form method="post" action="/_dashboard/admin/tokens" class="login" autocomplete="off">
         <label>User <input name="name" required maxlength="128"></label>

@@ -2,10 +2,11 @@ import FPCore
 import Foundation
 import Hummingbird
 
-/// The admin page's "Issue a token" form: what `fprint gateway token` does
-/// on the gateway's host, for an admin who only has a browser. The token is
-/// shown once, in the answer to the POST (never in a URL, a log or a
-/// cache), and is not stored: tokens are signed, not kept.
+/// The admin page's "Issue a token" and "Revoke" forms: what `fprint
+/// gateway token` does on the gateway's host, for an admin who only has a
+/// browser. A token is shown once, in the answer to the POST (never in a
+/// URL, a log or a cache); the gateway keeps its id, user and expiry (the
+/// ledger), never the token itself.
 extension Dashboard {
     static let maxTokenDays = 3650
 
@@ -34,10 +35,28 @@ extension Dashboard {
         case .failure(let error):
             return try await pages.admin(status: .badRequest, ["issueError": error.text])
         case .success(let (user, days)):
-            let token = access.issueToken(for: user, ttlSeconds: Int64(days) * 86400, by: admin)
+            guard let token = access.issueToken(for: user, ttlSeconds: Int64(days) * 86400, by: admin) else {
+                return try await pages.admin(status: .internalServerError,
+                                             ["issueError": "The gateway could not record the token, so none was issued."])
+            }
             let issued: [String: Any] = ["token": token, "name": user.name, "role": user.role.rawValue, "days": days]
             return try await pages.admin(["issued": issued])
         }
+    }
+}
+
+extension Dashboard {
+    /// Revokes the credential the form names; the admin page again, saying so.
+    func revokeCredential(_ request: inout Request, by admin: DashboardUser, pages: Pages) async throws -> Response {
+        guard let access else { return pages.forbidden("Local mode has no tokens to revoke.") }
+        guard let body = try? await request.collectBody(upTo: Self.formLimit) else {
+            return try await pages.admin(status: .contentTooLarge, ["revokeError": "The form is too large."])
+        }
+        let id = Form.parse(String(buffer: body))["id"] ?? ""
+        guard !id.isEmpty, access.revoke(id: id, by: admin) else {
+            return try await pages.admin(status: .notFound, ["revokeError": "No live token or session has that id."])
+        }
+        return try await pages.admin(["revokedID": id])
     }
 }
 

@@ -6,66 +6,176 @@ import Logging
 /// Establishes who a request acts for from its headers alone, before any
 /// body is read: a bearer token, an `AuthSession` cookie (CouchDB's session
 /// cookie; fprint puts a token in it) or Basic credentials.
+///
+/// Every credential is checked against the gateway's state now, not as it
+/// was when it was made: a revoked or logged-out one (the ledger) is
+/// refused; one made with a password holds only while the users file keeps
+/// that user with that password, and carries the user's current role; an
+/// issued token's role is capped by the users file's, where it names the user.
 struct Authenticator: Sendable {
     let tokens: TokenAuthority
-    let users: BasicUsers
+    let users: UsersSource
+    let ledger: CredentialLedger
     let throttle: GuessThrottle
     let logger: Logger
+    /// Failed and throttled logins, logged a few per interval and then counted.
+    let failureLog: RateLimitedLog
     static let cookieName = "AuthSession"
 
-    func user(_ headers: HTTPFields, client: String) async throws -> GatewayUser {
+    init(tokens: TokenAuthority, users: UsersSource, ledger: CredentialLedger, throttle: GuessThrottle, logger: Logger) {
+        self.tokens = tokens
+        self.users = users
+        self.ledger = ledger
+        self.throttle = throttle
+        self.logger = logger
+        failureLog = RateLimitedLog(logger: logger)
+    }
+
+    /// Who a request is, and with what.
+    struct Identity: Sendable {
+        let user: GatewayUser
+        /// `bearer`, `cookie` or `default` (Basic), as CouchDB's `/_session` names them.
+        let method: String
+        /// The credential's claims (not for Basic).
+        let claims: TokenClaims?
+    }
+
+    func identify(_ headers: HTTPFields, client: String) async throws -> Identity {
         if let header = headers[.authorization] {
             if header.hasPrefix("Bearer ") {
-                return try verify(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+                let (user, claims) = try verify(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+                return Identity(user: user, method: "bearer", claims: claims)
             }
             if header.hasPrefix("Basic ") {
                 guard let (name, password) = Self.basicCredentials(header) else { throw CouchError.badCredentials }
-                return try await login(name: name, password: password, client: client)
+                return Identity(user: try await login(name: name, password: password, client: client), method: "default",
+                                claims: nil)
             }
             throw CouchError.unauthorized
         }
-        if let token = Self.sessionCookie(headers) { return try verify(token) }
+        if let token = Self.sessionCookie(headers) {
+            let (user, claims) = try verify(token)
+            return Identity(user: user, method: "cookie", claims: claims)
+        }
         throw CouchError.unauthorized
     }
 
-    func verify(_ token: String) throws -> GatewayUser {
-        do {
-            let claims = try tokens.verify(token)
-            return GatewayUser(name: claims.subject, role: claims.role)
-        } catch {
+    /// A token checked as it stands now (see the type's comment).
+    func verify(_ token: String) throws -> (GatewayUser, TokenClaims) {
+        let claims: TokenClaims
+        do { claims = try tokens.verify(token) } catch {
             // The reason (expired, forged) helps the user; the token is never echoed.
             throw CouchError(status: .unauthorized, error: "unauthorized", reason: error.description)
         }
+        if let problem = ledger.unreadable() {
+            logger.error("credential ledger unreadable: every credential is refused", metadata: ["problem": .string(problem)])
+            throw CouchError(status: .unauthorized, error: "unauthorized", reason: "the gateway cannot read its credential ledger")
+        }
+        if [claims.id, claims.parent].compactMap({ $0 }).contains(where: ledger.isRevoked) {
+            throw CouchError(status: .unauthorized, error: "unauthorized", reason: "this session or token was ended (logged out or revoked)")
+        }
+        let entry = try currentUsers().entries[claims.subject]
+        switch claims.origin {
+        case .password:
+            guard let entry, claims.passwordTag == tokens.passwordTag(digest: entry.digest) else {
+                throw CouchError(status: .unauthorized, error: "unauthorized",
+                                 reason: "this login ended: the user was removed or their password changed; log in again")
+            }
+            return (GatewayUser(name: claims.subject, role: entry.role), claims)
+        case .issued:
+            let role = entry.map { min(claims.role, $0.role) } ?? claims.role
+            return (GatewayUser(name: claims.subject, role: role), claims)
+        }
     }
 
-    /// Checks a password in its turn (see `GuessThrottle`); failures are logged
-    /// with the name and address, never the password.
+    /// The users file now; a file that cannot be read refuses password logins.
+    func currentUsers() throws -> BasicUsers {
+        switch users.current() {
+        case .success(let users): return users
+        case .failure(let problem):
+            failureLog.error("users file unreadable: password logins refused", ["problem": .string(problem.description)])
+            throw CouchError(status: .serviceUnavailable, error: "service_unavailable",
+                             reason: "the gateway cannot read its users file; ask its admin")
+        }
+    }
+
+    /// Checks a password in its turn (see `GuessThrottle`); failures are
+    /// logged with the name and address, never the password.
     func login(name: String, password: String, client: String) async throws -> GatewayUser {
-        let keys = ["user:" + name, "client:" + client]
-        switch await throttle.admit(keys: keys) {
+        let attempt = GuessThrottle.Attempt(client: client, user: name)
+        try await takeTurn(attempt)
+        guard let user = try currentUsers().authenticate(name: name, password: password) else {
+            let count = await throttle.failed(attempt)
+            failureLog.warning("login failed", ["user": .string(name), "client": .string(client),
+                                                "failures": .stringConvertible(count)])
+            throw CouchError.badCredentials
+        }
+        await throttle.succeeded(attempt)
+        return user
+    }
+
+    /// Waits for an attempt's turn, or refuses it (429).
+    func takeTurn(_ attempt: GuessThrottle.Attempt) async throws {
+        switch await throttle.admit(attempt) {
         case .refuse(let retryAfter):
-            logger.warning("login throttled", metadata: ["user": .string(name), "client": .string(client)])
+            failureLog.warning("login throttled", ["user": .string(attempt.user ?? "(token)"), "client": .string(attempt.client)])
             let seconds = Int(retryAfter.components.seconds) + 1
             throw CouchError(status: .tooManyRequests, error: "too_many_requests",
                              reason: "too many failed logins; try again in \(seconds) s", retryAfter: seconds)
         case .wait(let delay):
             if delay > .zero { try await Task.sleep(for: delay) }
         }
-        guard let user = users.authenticate(name: name, password: password) else {
-            let count = await throttle.failed(keys: keys)
-            logger.warning("login failed", metadata: ["user": .string(name), "client": .string(client),
-                                                      "failures": .stringConvertible(count)])
-            throw CouchError.badCredentials
-        }
-        await throttle.succeeded(keys: keys)
-        return user
     }
 
-    /// `bearer`, `cookie` or `default` (Basic), for `GET /_session`.
-    static func method(_ headers: HTTPFields) -> String {
-        guard let header = headers[.authorization] else { return "cookie" }
-        return header.hasPrefix("Bearer ") ? "bearer" : "default"
+    // MARK: - Sessions
+
+    /// A login's session token (the `AuthSession` cookie and `/_session`'s
+    /// `token`): valid while the users file keeps this user with this
+    /// password, until it expires or is ended; recorded in the ledger.
+    func openSession(for user: GatewayUser, ttlSeconds: Int64, note: String) throws -> (token: String, claims: TokenClaims) {
+        guard let entry = try currentUsers().entries[user.name] else { throw CouchError.badCredentials }
+        let issued = tokens.issueWithClaims(user: user.name, role: user.role, ttlSeconds: ttlSeconds, origin: .password,
+                                            passwordTag: tokens.passwordTag(digest: entry.digest))
+        try record(issued.claims, note: note)
+        return issued
     }
+
+    /// A dashboard session opened with a pasted token: its own id, the
+    /// token's role, ending when the token does (or is revoked) at the latest.
+    func openSession(fromToken token: String, ttlSeconds: Int64, note: String) throws -> (token: String, claims: TokenClaims) {
+        let (user, parent) = try verify(token)
+        let left = max(0, min(ttlSeconds, parent.expiresAt - Int64(Date().timeIntervalSince1970)))
+        let issued = tokens.issueWithClaims(user: user.name, role: user.role, ttlSeconds: left, origin: .issued,
+                                            parent: parent.id)
+        try record(issued.claims, note: note)
+        return issued
+    }
+
+    /// A token issued by an admin (the dashboard's admin page, `fprint gateway token`).
+    func issueToken(user: String, role: GatewayRole, ttlSeconds: Int64, note: String) throws -> String {
+        let issued = tokens.issueWithClaims(user: user, role: role, ttlSeconds: ttlSeconds)
+        try record(issued.claims, note: note)
+        return issued.token
+    }
+
+    /// Logout: the credential is revoked here, whatever copies exist.
+    func end(_ claims: TokenClaims) {
+        guard let id = claims.id else { return }
+        do { try ledger.revoke(id: id, user: claims.subject, expiresAt: claims.expiresAt) } catch {
+            logger.error("could not record a logout", metadata: ["problem": .string("\(error)")])
+        }
+    }
+
+    private func record(_ claims: TokenClaims, note: String) throws {
+        do { try ledger.record(CredentialLedger.Entry(claims, note: note)) } catch {
+            // A credential that could not be recorded could not be listed or revoked: none is handed out.
+            logger.error("could not record a credential", metadata: ["problem": .string("\(error)")])
+            throw CouchError(status: .internalServerError, error: "internal_server_error",
+                             reason: "the gateway could not record the credential")
+        }
+    }
+
+    // MARK: - Headers
 
     static func basicCredentials(_ header: String) -> (String, String)? {
         guard let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
@@ -85,4 +195,28 @@ struct Authenticator: Sendable {
         }
         return nil
     }
+}
+
+/// The gateway's check of a bearer token for its other ports (network
+/// probes): the same ledger and users file as every request, so a revoked
+/// token or a removed user's login is refused there too.
+package struct TokenCheck: Sendable {
+    let authenticator: Authenticator
+
+    package init(config: GatewayConfig) throws {
+        let users = try config.usersFile.map { try UsersSource(path: $0) } ?? UsersSource(fixed: config.users)
+        authenticator = Authenticator(tokens: config.tokens, users: users, ledger: CredentialLedger(path: config.ledgerPath),
+                                      throttle: GuessThrottle(), logger: Logger(label: "fprint.gateway.tokens"))
+    }
+
+    /// The user a token is valid for now; throws with a reason to show.
+    package func user(_ token: String) throws -> String {
+        do { return try authenticator.verify(token).0.name } catch let error as CouchError {
+            throw TokenCheckRefusal(description: error.reason)
+        }
+    }
+}
+
+package struct TokenCheckRefusal: Error, CustomStringConvertible {
+    package let description: String
 }

@@ -14,6 +14,11 @@ struct CouchHandler: Sendable {
     let authenticator: Authenticator
     /// Where `fprint track --publish` puts positions for the dashboard's live view.
     let livePositions: LivePositions
+    /// Set when the gateway begins to stop: a long `_bulk_docs` ends between documents.
+    let stop: StopNotice
+    /// Who may write a document and the write itself are one step: two
+    /// users racing on one new id cannot both pass the owner check.
+    let writes = WriteSerializer()
 
     /// CouchDB's replicator compares this between `GET /db` and
     /// `_ensure_full_commit`; a constant keeps it stable across restarts.
@@ -38,8 +43,49 @@ struct CouchHandler: Sendable {
         return try await route(request, Array(segments.dropFirst()), user)
     }
 
+    /// Largest body of a request that only asks (ids and revisions to look
+    /// up): 10,000 ids with their revisions fit in far less, and its parsed
+    /// tree costs several times its text.
+    static let queryBodyLimit = 4 << 20
+    /// Largest `_local` document (a replication checkpoint is a few hundred bytes).
+    static let localBodyLimit = 64 << 10
+    /// Most ids one request may ask about (`_all_docs` keys, `_bulk_get`
+    /// docs, `_revs_diff` ids): replicators ask 100–500 at a time.
+    static let maxIDsPerRequest = 10_000
+
+    /// The body limit of a request, by what it is for.
+    func bodyLimit(for request: CouchRequest) -> Int {
+        let segments = request.segments
+        if segments == ["_positions"] { return Self.positionsBodyLimit }
+        guard segments.count >= 2, segments[0] == config.databaseName else { return config.bodyLimit }
+        switch segments[1] {
+        case "_bulk_get", "_all_docs", "_revs_diff", "_changes": return min(config.bodyLimit, Self.queryBodyLimit)
+        case "_local": return min(config.bodyLimit, Self.localBodyLimit)
+        default: return config.bodyLimit
+        }
+    }
+
+    /// Requests whose body is parsed as JSON, refused (415) with another
+    /// Content-Type as CouchDB refuses them.
+    func takesJSONBody(_ request: CouchRequest) -> Bool {
+        guard request.method == .post else { return false }
+        let segments = request.segments
+        if segments == ["_positions"] { return true }
+        guard segments.first == config.databaseName else { return false }
+        if segments.count == 1 { return true }
+        return segments.count == 2 && ["_bulk_docs", "_bulk_get", "_all_docs", "_revs_diff", "_changes"].contains(segments[1])
+    }
+
+    /// A request asks about at most `maxIDsPerRequest` ids.
+    static func checkIDCount(_ count: Int, _ what: String) throws {
+        guard count <= maxIDsPerRequest else {
+            throw CouchError.badRequest("\(what): \(count) ids; at most \(maxIDsPerRequest) per request, ask in batches")
+        }
+    }
+
     /// Requests that change data; viewers are refused before their body is
-    /// read. POSTs that only query, and a user's own `_local` documents, are not writes.
+    /// read. POSTs that only query are not writes, nor are `_local`
+    /// documents: a read-only replicator keeps its checkpoints there.
     func isDataWrite(_ request: CouchRequest) -> Bool {
         guard request.isWrite else { return false }
         let segments = request.segments
@@ -108,7 +154,8 @@ struct CouchHandler: Sendable {
     /// A request that may write, on a store thread; a write wakes the
     /// `_changes` waiters once it has committed.
     private func written(_ request: CouchRequest, _ work: @escaping @Sendable () throws -> Reply) async throws -> Reply {
-        let reply = try await onStoreThread(work)
+        let writes = self.writes
+        let reply = try await onStoreThread { request.isWrite ? try writes.serially(work) : try work() }
         if request.isWrite { await notifier.poke() }
         return reply
     }
@@ -120,4 +167,12 @@ struct CouchHandler: Sendable {
          "disk_format_version": 8, "instance_start_time": .string(Self.instanceStartTime),
          "sizes": ["active": 0, "external": 0, "file": 0]]
     }
+}
+
+/// Runs the gateway's writes one at a time, each with its owner check (on
+/// store threads: blocking is theirs to do). SQLite takes one writer at a
+/// time anyway; this makes the check that precedes a write part of it.
+final class WriteSerializer: Sendable {
+    private let lock = NSLock()
+    func serially<T>(_ work: () throws -> T) rethrows -> T { try lock.withLock(work) }
 }

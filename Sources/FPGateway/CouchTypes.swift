@@ -107,13 +107,16 @@ struct CouchRequest: Sendable {
     var client: String
     /// The port the client connected to (URLs that point back here).
     var localPort: Int
+    /// The Host the request names (this gateway's origin, for cross-site checks).
+    var host: String?
     /// How the user was established, as CouchDB's `/_session` names it.
     var authenticatedBy = "default"
     var body: Data
     var user: GatewayUser?
 
     init(method: HTTPRequest.Method, segments: [String], query: [String: String] = [:], headers: HTTPFields = [:],
-         client: String = "", localPort: Int = 0, body: Data = Data(), user: GatewayUser? = nil) {
+         client: String = "", localPort: Int = 0, host: String? = nil, body: Data = Data(), user: GatewayUser? = nil) {
+        self.host = host
         self.method = method
         self.segments = segments
         self.query = query
@@ -145,4 +148,9 @@ struct CouchRequest: Sendable {
 
     /// Reads (GET/HEAD, and POSTs that only query) are open to viewers.
     var isWrite: Bool { method == .put || method == .delete || method == .post || method == .patch }
+    /// Whether a body follows the head (a length over 0, or chunks).
+    var hasBody: Bool {
+        if let length = headers[.contentLength].flatMap(Int.init) { return length > 0 }
+        return headers[.transferEncoding] != nil
+    }
 }

@@ -14,7 +14,14 @@ package struct GatewayConfig: Sendable {
     /// The one database name it serves (`/fprint`).
     package var databaseName: String
     package var tokens: TokenAuthority
+    /// The users at start; with `usersFile`, the file is read again whenever it changes.
     package var users: BasicUsers
+    package var usersFile: String?
+    /// Issued credentials and revocations (nil: in memory, for in-process gateways).
+    package var ledgerPath: String?
+    /// Addresses (or `a.b.c.d/n`, `x::/n` networks) of reverse proxies whose
+    /// `Forwarded`/`X-Forwarded-For` name the client; no one else's are believed.
+    package var trustedProxies: [String] = []
     /// Largest request body accepted; larger ones get 413.
     package var bodyLimit: Int
     /// Memory for all request bodies held at once; a body that does not fit gets 503.
@@ -36,9 +43,12 @@ package struct GatewayConfig: Sendable {
     /// A connection is closed when it sends nothing for this long: unfinished
     /// headers, a stalled body, or an idle keep-alive connection.
     package var idleTimeout: Duration
-    /// Most connections open at once (nil: from the open-file limit); past
-    /// it the connection idle the longest is closed.
+    /// Most connections open at once (nil: 1,000, or less where the
+    /// open-file limit is lower); past it the connection idle the longest is closed.
     package var maxConnections: Int?
+    /// Largest request head (request line and headers) a client may send
+    /// before it is authenticated or not; larger: 431 and the connection closes.
+    package var maxHeaderBytes: Int = 64 << 10
     /// Where the access log goes (nil: none).
     package var accessLogPath: String?
     /// How long open requests may finish after SIGTERM before they are cut.
@@ -47,6 +57,9 @@ package struct GatewayConfig: Sendable {
     /// registries, read from the app config by the CLI (FPConfig's parser).
     package var dashboardMaps: [String: DashboardMap] = [:]
     package var beaconRegistries: [String: BeaconRegistry] = [:]
+
+    /// Clients reach the gateway over https (cookies get `Secure`).
+    package var servedOverHTTPS: Bool { publicURL?.lowercased().hasPrefix("https:") == true }
 
     package init(databaseName: String = "fprint", tokens: TokenAuthority, users: BasicUsers = BasicUsers(),
                 bodyLimit: Int = 32 << 20, bodyBudget: Int = 96 << 20, sessionTTL: Int64 = 30 * 24 * 3600,
@@ -71,10 +84,18 @@ package struct GatewayConfig: Sendable {
     }
 }
 
+extension GatewayConfig {
+    /// Connections at once unless told: enough for a team's clients and
+    /// browsers, few enough that half-sent heads cannot fill memory.
+    package static let defaultMaxConnections = 1000
+}
+
 /// A gateway put together: the application plus the services beside it.
 package struct GatewayAssembly {
     let app: any Service
     let notifierService: ChangeNotifierService
+    /// Set at the graceful stop: a long write stops between documents.
+    let stop: StopNotice
     let logger: Logger
     let shutdownGrace: Duration
 
@@ -84,7 +105,7 @@ package struct GatewayAssembly {
     /// it has not ended by then (`ExitDeadline`); nil (in-process gateways
     /// of tests and benchmarks) waits for the cancellation to finish.
     package func run(signals: [UnixSignal], exitDeadline: Duration? = nil) async throws {
-        try await ServerStop.run(services: [app, notifierService], signals: signals, grace: shutdownGrace,
+        try await ServerStop.run(services: [app, notifierService, stop.service], signals: signals, grace: shutdownGrace,
                                  exitDeadline: exitDeadline, processName: "fprint gateway", logger: logger)
     }
 }
@@ -95,9 +116,10 @@ package func buildGateway(
     logger: Logger? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> GatewayAssembly {
     let logger = logger ?? Logger(label: "fprint.gateway")
-    let (app, notifier) = try makeApplication(store: store, config: config, host: host, port: port, logger: logger,
+    let stop = StopNotice()
+    let (app, notifier) = try makeApplication(store: store, config: config, host: host, port: port, logger: logger, stop: stop,
                                               onServerRunning: onServerRunning)
-    return GatewayAssembly(app: app, notifierService: ChangeNotifierService(notifier: notifier), logger: logger,
+    return GatewayAssembly(app: app, notifierService: ChangeNotifierService(notifier: notifier), stop: stop, logger: logger,
                            shutdownGrace: config.shutdownGrace)
 }
 
@@ -105,22 +127,24 @@ package func buildGateway(
 package func buildGatewayApplication(store: any ReplicableStore, config: GatewayConfig, port: Int = 0,
                                     logger: Logger? = nil) throws -> some ApplicationProtocol {
     try makeApplication(store: store, config: config, host: "127.0.0.1", port: port,
-                        logger: logger ?? Logger(label: "fprint.gateway"), onServerRunning: { _ in }).0
+                        logger: logger ?? Logger(label: "fprint.gateway"), stop: StopNotice(), onServerRunning: { _ in }).0
 }
 
 private func makeApplication(
-    store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger,
+    store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger, stop: StopNotice,
     onServerRunning: @escaping @Sendable (Int) async -> Void
 ) throws -> (Application<GatewayResponder>, ChangeNotifier) {
     let openFiles = ProcessLimits.raiseOpenFiles()
     ProcessLimits.returnLargeBuffersToTheKernel()
     // Leave descriptors for the database, the listener and accept() itself.
-    let registry = ConnectionRegistry(cap: config.maxConnections ?? max(openFiles - 64, 16))
+    let registry = ConnectionRegistry(cap: config.maxConnections ?? min(GatewayConfig.defaultMaxConnections, max(openFiles - 64, 16)))
     let notifier = ChangeNotifier(lastSequence: { try await onStoreThread { try store.lastSequence() } })
-    let authenticator = Authenticator(tokens: config.tokens, users: config.users, throttle: GuessThrottle(), logger: logger)
+    let users = try config.usersFile.map { try UsersSource(path: $0) } ?? UsersSource(fixed: config.users)
+    let authenticator = Authenticator(tokens: config.tokens, users: users, ledger: CredentialLedger(path: config.ledgerPath),
+                                      throttle: GuessThrottle(), logger: logger)
     let livePositions = LivePositions()
     let handler = CouchHandler(store: store, config: config, notifier: notifier, authenticator: authenticator,
-                               livePositions: livePositions)
+                               livePositions: livePositions, stop: stop)
     let accessLog: AccessLog? = try config.accessLogPath.map { path in
         path == "-" ? AccessLog(handle: .standardError) : try AccessLog(path: path)
     }
@@ -128,18 +152,23 @@ private func makeApplication(
         store: store, access: GatewayDashboardAccess(authenticator: authenticator, sessionTTL: config.sessionTTL),
         options: .init(maps: config.dashboardMaps,
                        registries: config.beaconRegistries,
-                       secureCookie: config.publicURL?.lowercased().hasPrefix("https:") == true),
+                       secureCookie: config.servedOverHTTPS),
         livePositions: livePositions,
         waitForChange: { since, timeout in
             await notifier.waitForChange(after: since, timeout: timeout)
             return await !notifier.isShuttingDown
         })
     let responder = GatewayResponder(handler: handler, budget: BodyBudget(capacity: config.bodyBudget), accessLog: accessLog,
-                                     dashboard: dashboard)
+                                     dashboard: dashboard, proxies: try TrustedProxies(config.trustedProxies))
     let idle = config.idleTimeout.components
+    // Heads are bounded before anyone is known: with the connection cap,
+    // what unauthenticated clients can make the gateway hold is cap × this.
+    let heads = HTTP1Channel.Configuration.DecoderConfiguration(
+        maxHeaderFieldSize: min(config.maxHeaderBytes, 16 << 10), maxHeaderListSize: config.maxHeaderBytes, maxHeaderFieldCount: 100)
     let http = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ConnectionGuardHandler(registry: registry)],
-        idleTimeout: TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
+        additionalChannelHandlers: [ConnectionGuardHandler(registry: registry), ClientGoneWatcher()],
+        idleTimeout: TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000),
+        httpDecoderConfiguration: heads)
     let app = Application(
         responder: responder, server: .http1(configuration: http),
         configuration: .init(address: .hostname(host, port: port), serverName: "fprint-gateway"),

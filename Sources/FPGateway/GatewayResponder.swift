@@ -1,39 +1,31 @@
 import FPCore
 import FPDashboard
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-
-/// A request context that keeps the connection (client address, local port).
-struct GatewayContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        channel = source.channel
-    }
-}
 
 /// HTTP in, CouchDB out. In this order: the path, the user (from the headers
 /// alone), the viewer rule, then the body (bounded by the per-request limit
 /// and the shared `BodyBudget`), the handler, and one access-log line.
 struct GatewayResponder: HTTPResponder {
-    typealias Context = GatewayContext
+    typealias Context = ChannelContext
     let handler: CouchHandler
     let budget: BodyBudget
     let accessLog: AccessLog?
     /// The web dashboard (`/_dashboard/…`, and `GET /` from a browser).
     let dashboard: Dashboard?
+    /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client.
+    let proxies: TrustedProxies
 
     var config: GatewayConfig { handler.config }
 
-    func respond(to request: Request, context: GatewayContext) async throws -> Response {
+    func respond(to request: Request, context: ChannelContext) async throws -> Response {
         let started = ContinuousClock.now
+        let client = proxies.client(peer: Self.peerAddress(context.channel), headers: request.headers)
         if let dashboard, Dashboard.handles(path: request.uri.path, method: request.method, accept: request.headers[.accept]) {
-            let client = Self.clientAddress(context.channel)
-            let response = await dashboard.respond(to: request, client: client)
+            let response = await dashboard.respond(to: request, client: client, closed: ConnectionClosed(context.channel))
             var entry = AccessLog.Entry(client: client, method: request.method.rawValue, path: request.uri.path)
             entry.status = response.status.code
             entry.bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
@@ -41,19 +33,22 @@ struct GatewayResponder: HTTPResponder {
             return response
         }
         let isHead = request.method == .head
-        let couch = CouchRequest(
-            method: isHead ? .get : request.method, segments: Self.segments(request.uri.path),
-            query: FormBody.parse(request.uri.query ?? ""), headers: request.headers,
-            client: Self.clientAddress(context.channel), localPort: context.channel.localAddress?.port ?? 0)
-        var entry = AccessLog.Entry(client: couch.client, method: request.method.rawValue, path: request.uri.path)
+        var entry = AccessLog.Entry(client: client, method: request.method.rawValue, path: request.uri.path)
         let response: Response
+        var sessionPath = false
         do {
+            let couch = CouchRequest(
+                method: isHead ? .get : request.method, segments: try Self.segments(request.uri.path),
+                query: FormBody.parse(request.uri.query ?? ""), headers: request.headers,
+                client: client, localPort: context.channel.localAddress?.port ?? 0,
+                host: request.head.authority ?? request.headers[HTTPField.Name("Host")!])
+            sessionPath = couch.segments == ["_session"]
             let reply = try await answer(couch, body: request.body, user: &entry.user)
             response = try Self.response(reply, head: isHead, log: accessLog, entry: entry, started: started)
             // A streamed body logs itself once written (its size is known then).
             if case .stream = reply.base, !isHead { return response }
         } catch let error as CouchError {
-            response = Self.errorResponse(error, head: isHead, sessionPath: couch.segments == ["_session"])
+            response = errorResponse(error, head: isHead, sessionPath: sessionPath)
         }
         entry.status = response.status.code
         entry.bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
@@ -65,24 +60,36 @@ struct GatewayResponder: HTTPResponder {
     /// authenticated, so a request that fails later is logged with its user.
     private func answer(_ incoming: CouchRequest, body: RequestBody, user loggedUser: inout String?) async throws -> Reply {
         var request = incoming
+        let own = CrossSite.ownOrigins(publicURL: config.publicURL, host: request.host)
         if request.segments == ["_session"], request.method == .post {
+            // Another site's page must not log a browser in (as the attacker's account).
+            guard !CrossSite.isForeign(request.headers, own: own) else {
+                throw CouchError.forbidden("a login from another site's page is refused")
+            }
             let reservation = BodyReservation(budget: budget, weight: 1)
             defer { reservation.release() }
             request.body = try await collect(body, limit: CouchHandler.sessionBodyLimit, contentLength: request.headers,
                                              into: reservation)
             return try await handler.createSession(request)
         }
-        if request.segments == ["_session"], request.method == .delete { return handler.endSession() }
-        let user = try await handler.authenticator.user(request.headers, client: request.client)
+        if request.segments == ["_session"], request.method == .delete { return handler.endSession(request) }
+        let identity = try await handler.authenticator.identify(request.headers, client: request.client)
+        let user = identity.user
         loggedUser = user.name
         request.user = user
-        request.authenticatedBy = Authenticator.method(request.headers)
+        request.authenticatedBy = identity.method
+        if identity.method == "cookie", request.isWrite, !CrossSite.isSameOriginOrNoBrowser(request.headers, own: own) {
+            throw CouchError.forbidden("a change sent from another site's page with this gateway's session cookie is refused")
+        }
         if user.role == .viewer, handler.isDataWrite(request) { throw CouchError.readOnly }
+        if handler.takesJSONBody(request), request.hasBody, !JSONContentType.isJSON(request.headers) {
+            throw JSONContentType.refusal
+        }
         // The reservation lasts until the handler is done with the body: a
         // parsed body costs several times its text while it is stored.
         let reservation = BodyReservation(budget: budget, weight: Self.workingSetFactor)
         defer { reservation.release() }
-        let limit = request.segments == ["_positions"] ? CouchHandler.positionsBodyLimit : config.bodyLimit
+        let limit = handler.bodyLimit(for: request)
         request.body = try await collect(body, limit: limit, contentLength: request.headers, into: reservation)
         do {
             return try await handler.handle(request)
@@ -120,12 +127,19 @@ struct GatewayResponder: HTTPResponder {
         CouchError(status: .contentTooLarge, error: "too_large", reason: "the request body is larger than \(limit) bytes")
     }
 
-    /// Path segments percent-decoded one by one (so `%2F` inside an id stays in the id).
-    static func segments(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map { String($0).removingPercentEncoding ?? String($0) }
+    /// Path segments percent-decoded one by one (so `%2F` inside an id stays
+    /// in the id). A segment that does not decode to UTF-8 text (`%ZZ`, a
+    /// lone `%`, `%FF`, an encoded surrogate) is refused rather than taken as typed.
+    static func segments(_ path: String) throws -> [String] {
+        try path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
+            guard let decoded = String(segment).removingPercentEncoding else {
+                throw CouchError.badRequest("the path segment \(segment.prefix(80)) is not valid percent-encoded UTF-8")
+            }
+            return decoded
+        }
     }
 
-    static func clientAddress(_ channel: any Channel) -> String {
+    static func peerAddress(_ channel: any Channel) -> String {
         channel.remoteAddress?.ipAddress ?? "local"
     }
 
@@ -175,13 +189,13 @@ struct GatewayResponder: HTTPResponder {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    static func errorResponse(_ error: CouchError, head: Bool, sessionPath: Bool) -> Response {
+    func errorResponse(_ error: CouchError, head: Bool, sessionPath: Bool) -> Response {
         let body = CanonicalJSON.bytes(["error": .string(error.error), "reason": .string(error.reason)])
-        var response = jsonResponse(error.status, body, head: head)
+        var response = Self.jsonResponse(error.status, body, head: head)
         if error.status == .unauthorized {
             response.headers[.wwwAuthenticate] = "Bearer realm=\"fprint\""
             // CouchDB clears the session cookie on a failed login.
-            if sessionPath { response.headers[.setCookie] = CouchHandler.sessionCookie("", maxAge: 0) }
+            if sessionPath { response.headers[.setCookie] = CouchHandler.sessionCookie("", maxAge: 0, secure: config.servedOverHTTPS) }
         }
         if let seconds = error.retryAfter { response.headers[.retryAfter] = String(seconds) }
         return response

@@ -35,10 +35,28 @@ package struct TokenAuthority: Sendable {
         SymmetricKey(size: .bits256).withUnsafeBytes { Hex.string($0) }
     }
 
-    package func issue(user: String, role: GatewayRole = .user, ttlSeconds: Int64, now: Date = Date()) -> String {
+    /// A new token for `user`, with an id of its own (what a revocation names).
+    package func issue(user: String, role: GatewayRole = .user, ttlSeconds: Int64, now: Date = Date(),
+                       origin: CredentialOrigin = .issued, passwordTag: String? = nil, parent: String? = nil) -> String {
+        issueWithClaims(user: user, role: role, ttlSeconds: ttlSeconds, now: now, origin: origin, passwordTag: passwordTag,
+                        parent: parent).token
+    }
+
+    package func issue(user: String, admin: Bool, ttlSeconds: Int64, now: Date = Date()) -> String {
+        issue(user: user, role: admin ? .admin : .user, ttlSeconds: ttlSeconds, now: now)
+    }
+
+    /// `issue`, with the claims it signed (for the ledger).
+    package func issueWithClaims(user: String, role: GatewayRole, ttlSeconds: Int64, now: Date = Date(),
+                                 origin: CredentialOrigin = .issued, passwordTag: String? = nil,
+                                 parent: String? = nil) -> (token: String, claims: TokenClaims) {
         let iat = Int64(now.timeIntervalSince1970)
-        var payload: JSONValue = ["sub": .string(user), "iat": .int(iat), "exp": .int(iat + ttlSeconds)]
-        if role != .user { payload["role"] = .string(role.rawValue) }
+        let claims = TokenClaims(subject: user, role: role, issuedAt: iat, expiresAt: iat + ttlSeconds, id: Self.newID(),
+                                 origin: origin, passwordTag: passwordTag, parent: parent)
+        return (sign(claims.payload), claims)
+    }
+
+    func sign(_ payload: JSONValue) -> String {
         let header = Base64URL.encode(CanonicalJSON.data(["alg": "HS256", "typ": "JWT"]))
         let body = Base64URL.encode(CanonicalJSON.data(payload))
         let signingInput = header + "." + body
@@ -46,8 +64,17 @@ package struct TokenAuthority: Sendable {
         return signingInput + "." + Base64URL.encode(Data(mac))
     }
 
-    package func issue(user: String, admin: Bool, ttlSeconds: Int64, now: Date = Date()) -> String {
-        issue(user: user, role: admin ? .admin : .user, ttlSeconds: ttlSeconds, now: now)
+    /// 128 random bits: a credential id nobody can guess or collide with.
+    static func newID() -> String {
+        Base64URL.encode(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) })
+    }
+
+    /// A tag of a users-file password (its digest), keyed with the secret:
+    /// a login credential carries it, and a changed password no longer
+    /// matches. Without the secret it tells nothing about the password.
+    package func passwordTag(digest: Data) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("password:".utf8) + digest, using: key)
+        return Base64URL.encode(Data(mac).prefix(12))
     }
 
     package func verify(_ token: String, now: Date = Date()) throws(TokenError) -> TokenClaims {
@@ -65,6 +92,8 @@ package struct TokenAuthority: Sendable {
         }
         guard let claims = TokenClaims(payload: payloadData), claims.expiresAt > 0 else { throw .malformed }
         guard Int64(now.timeIntervalSince1970) < claims.expiresAt else { throw .expired }
+        // Without an id it cannot be revoked: such tokens (older gateways') are no longer taken.
+        guard claims.id != nil else { throw .unsupported("it was issued by an older fprint gateway and cannot be revoked; ask for a new one") }
         return claims
     }
 }

@@ -5,6 +5,13 @@ import SystemPackage
 import Glibc
 #endif
 
+/// Why a phase (or a verification) failed: its status, and a sentence that names the server.
+public struct ProbeFailure: Error, CustomStringConvertible, Sendable {
+    public let status: ProbeStatus
+    public let reason: String
+    public var description: String { reason }
+}
+
 /// What `fprint probe` asks for.
 public struct ProbeOptions: Sendable {
     public var host: String
@@ -37,7 +44,9 @@ public struct ProbeClient: Sendable {
 
     var endpoint: String { options.host.contains(":") ? "[\(options.host)]:\(options.port)" : "\(options.host):\(options.port)" }
 
-    /// Runs every phase; a failed phase says why and the others still run.
+    /// Runs every phase; a failed phase says why and the others still run,
+    /// but after one that cannot connect the rest are not run (each would
+    /// wait out its own connect timeout on a host that drops packets).
     public func run(progress: @Sendable (String) -> Void = { _ in }) -> ProbeReport {
         let started = ISOTime.string(Date())
         var phases: [ProbePhase] = []
@@ -47,20 +56,29 @@ public struct ProbeClient: Sendable {
             ("udp", "UDP train of \(options.datagrams) datagrams", { phase("udp") { try udpTrain() } }),
             ("ping", "ICMP ping", { ProbePing(host: options.host, count: options.pings, cancellation: cancellation).run() }),
         ]
+        var notRun: String?
         for step in steps {
             if cancellation.isCancelled {
                 phases.append(.failed(step.name, .skipped, "stopped"))
                 continue
             }
+            if let notRun {
+                phases.append(.failed(step.name, .skipped, notRun))
+                continue
+            }
             progress(step.label)
-            phases.append(step.body())
+            let phase = step.body()
+            phases.append(phase)
+            if phase.status == .unreachable {
+                notRun = ProbePhase.notRunPrefix + "\(phase.name) could not connect (\(phase.reason ?? "unreachable"))"
+            }
         }
         return ProbeReport(server: endpoint, startedAt: started, endedAt: ISOTime.string(Date()), interface: nil, phases: phases)
     }
 
     /// A phase's failures as statuses.
     func phase(_ name: String, _ body: () throws -> ProbePhase) -> ProbePhase {
-        do { return try body() } catch let failure as PhaseFailure {
+        do { return try body() } catch let failure as ProbeFailure {
             return .failed(name, failure.status, failure.reason)
         } catch let e as ProbeSocketError {
             return .failed(name, e.isTimeout ? .timeout : .protocolError, "\(endpoint): \(e.description)")
@@ -69,10 +87,6 @@ public struct ProbeClient: Sendable {
         }
     }
 
-    struct PhaseFailure: Error {
-        var status: ProbeStatus
-        var reason: String
-    }
 
     /// Connects and sends the request line; returns the channel after an `ok` answer.
     func open(_ request: JSONValue) throws -> (LineChannel, JSONValue) {
@@ -83,7 +97,7 @@ public struct ProbeClient: Sendable {
             fd = try Sock.connect(to: address, timeout: options.connectTimeout)
         } catch let e as ProbeSocketError {
             let why = e.errno != 0 ? Errno(rawValue: e.errno).description : e.description
-            throw PhaseFailure(status: .unreachable, reason: "cannot connect to \(endpoint): \(why)")
+            throw ProbeFailure(status: .unreachable, reason: "cannot connect to \(endpoint): \(why)")
         }
         cancellation.watch(fd)
         Sock.setTimeouts(fd, seconds: options.seconds + 15)
@@ -96,7 +110,7 @@ public struct ProbeClient: Sendable {
             guard answer["ok"]?.boolValue == true else {
                 cancellation.close(fd)
                 let status = answer["status"]?.stringValue.flatMap(ProbeStatus.init(rawValue:)) ?? .protocolError
-                throw PhaseFailure(status: status, reason: "\(endpoint): \(answer["reason"]?.stringValue ?? "refused")")
+                throw ProbeFailure(status: status, reason: "\(endpoint): \(answer["reason"]?.stringValue ?? "refused")")
             }
             return (channel, answer)
         } catch let e as ProbeSocketError {
@@ -110,7 +124,7 @@ public struct ProbeClient: Sendable {
         let answer = try channel.readJSON(maxBytes: ProbeWire.maxLine)
         guard answer["ok"]?.boolValue == true, let signed = answer["signed"], let result = signed["result"]?.objectValue else {
             let status = answer["status"]?.stringValue.flatMap(ProbeStatus.init(rawValue:)) ?? .protocolError
-            throw PhaseFailure(status: status, reason: "\(endpoint): \(answer["reason"]?.stringValue ?? "no result")")
+            throw ProbeFailure(status: status, reason: "\(endpoint): \(answer["reason"]?.stringValue ?? "no result")")
         }
         let figures = JSONObject(members: result.members.filter { ProbePhase.figureKeys.contains($0.key) })
         return ProbePhase(name: name, status: .ok, signed: signed, figures: figures)

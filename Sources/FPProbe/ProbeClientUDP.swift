@@ -12,7 +12,7 @@ extension ProbeClient {
         var (channel, answer) = try open(["op": "udp", "count": .int(Int64(options.datagrams)), "spacingMs": .double(options.spacingMs)])
         defer { cancellation.close(channel.fd) }
         guard let sessionText = answer["session"]?.stringValue, let session = UInt64(sessionText, radix: 16) else {
-            throw PhaseFailure(status: .protocolError, reason: "\(endpoint): no UDP session in the answer")
+            throw ProbeFailure(status: .protocolError, reason: "\(endpoint): no UDP session in the answer")
         }
         let count = Int(answer["count"]?.intValue ?? Int64(options.datagrams))
         let spacing = answer["spacingMs"]?.doubleValue ?? options.spacingMs
@@ -39,8 +39,8 @@ extension ProbeClient {
             }
         }
         guard answered else {
-            if cancellation.isCancelled { throw PhaseFailure(status: .skipped, reason: "stopped") }
-            throw PhaseFailure(status: .noUDPAnswer, reason: "\(endpoint): no answer over UDP after \(options.udpRetries) re-sends "
+            if cancellation.isCancelled { throw ProbeFailure(status: .skipped, reason: "stopped") }
+            throw ProbeFailure(status: .noUDPAnswer, reason: "\(endpoint): no answer over UDP after \(options.udpRetries) re-sends "
                 + "\(Int(options.udpRetryInterval)) s apart (is UDP blocked on the way?)")
         }
 

@@ -15,6 +15,9 @@ public struct ProbePhase: Sendable {
         (self.name, self.status, self.reason, self.signed, self.figures) = (name, status, reason, signed, figures)
     }
 
+    /// How the reason of a phase skipped after one that could not connect begins.
+    public static let notRunPrefix = "not run: "
+
     static func failed(_ name: String, _ status: ProbeStatus, _ reason: String) -> ProbePhase {
         ProbePhase(name: name, status: status, reason: reason)
     }

@@ -7,7 +7,7 @@ import Foundation
 //   fprint-bench [--fprint PATH] [--docs N] [--list-docs N] [--dir DIR]
 //                [--eval-only] [--eval-fingerprints N] [--eval-transmitters M]
 //                [--sync [--sync-docs N]] [--commands-only] [--keep-dir]
-//                [--replay] [--track-only]
+//                [--replay] [--track-only] [--datasets [--datasets-dir DIR]]
 //
 // 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
 //    × 20 reports, 30 Wi-Fi BSS, a few cells and fixes) in walk-sized
@@ -18,6 +18,9 @@ import Foundation
 //    transmitters (EvalBench.swift); --eval-only stops after it. Then, with
 //    --fprint, `fprint import` and `fprint eval` as whole processes
 //    (CommandBench.swift); --commands-only stops after them.
+// --datasets: only the public UJI long-term dataset's import and
+//    evaluation as whole processes (DatasetBench.swift), from
+//    --datasets-dir (default ../shared/datasets).
 
 struct Args {
     var fprint: String?
@@ -34,10 +37,15 @@ struct Args {
     var replay = false
     /// Only the live-positioning benchmark (TrackBench.swift).
     var trackOnly = false
+    /// Only the gateway-under-attack figures (AbuseBench.swift).
+    var abuse = false
     var captures = "Tests/FPHCITests/Fixtures/captures"
     var commandsOnly = false
     /// Leave the working folder (stores, gateway database) for profiling.
     var keepDir = false
+    /// Only the public dataset benchmark (DatasetBench.swift), with the archives of this folder.
+    var datasets = false
+    var datasetsDir = "../shared/datasets"
 
     init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -55,9 +63,12 @@ struct Args {
             case "--json-only": jsonOnly = true
             case "--replay": replay = true
             case "--track-only": trackOnly = true
+            case "--abuse": abuse = true
             case "--captures": captures = it.next() ?? captures
             case "--commands-only": commandsOnly = true
             case "--keep-dir": keepDir = true
+            case "--datasets": datasets = true
+            case "--datasets-dir": datasetsDir = it.next() ?? datasetsDir
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
                 exit(64)
@@ -171,6 +182,19 @@ func run() throws {
         try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
         defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
         try runTrackBench(fprint: fprint, dir: args.dir)
+        return
+    }
+    if args.abuse {
+        guard let fprint = args.fprint else { throw BenchError("--abuse needs --fprint PATH") }
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        try runAbuseBench(fprint: fprint, dir: args.dir)
+        return
+    }
+    if args.datasets {
+        guard let fprint = args.fprint else { throw BenchError("--datasets needs --fprint PATH") }
+        try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        try datasetBench(fprint: fprint, dir: args.dir, datasets: args.datasetsDir)
         return
     }
     if args.replay {

@@ -1,3 +1,4 @@
+import FPTestSupport
 import Foundation
 import Testing
 

@@ -28,15 +28,19 @@ import Testing
     func aWalkStopsAfterItsCountdown(signal: Int32) async throws {
         let fp = try FprintRunner()
         let term = try fp.onTerminal(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--ready", "1"])
-        #expect(await term.waitFor("go: walk with the target"), "\(term.transcript)")
-        #expect(await term.waitFor { $0.components(separatedBy: "go: walk").last?.contains(" of 94 s") == true },
-                "\(term.transcript)")
+        // Once walking (the first progress after "go"), on the terminal's reader thread.
+        let seen = Handover<SignalDispositions?>()
+        term.when("go: walk with the target") { term in
+            term.when("docs") { term in
+                seen.fulfil(try? SignalDispositions(pid: term.pid))
+                if signal == SIGINT { try? term.pressCtrlC() } else { kill(term.pid, SIGTERM) }
+            }
+        }
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
         // Caught, not ignored: a caught signal also reaches the programs fprint runs as the default again.
-        let dispositions = try SignalDispositions(pid: term.pid)
+        let dispositions = try #require(await seen.value())
         #expect(dispositions.caught(SIGINT) && dispositions.caught(SIGTERM), "\(dispositions)")
         #expect(!dispositions.ignored(SIGINT) && !dispositions.ignored(SIGTERM), "\(dispositions)")
-        if signal == SIGINT { try term.pressCtrlC() } else { kill(term.pid, SIGTERM) }
-        #expect(await term.exitStatus() == 130, "\(term.transcript)")
         #expect(term.transcript.contains("interrupted: nothing stored"), "\(term.transcript)")
         #expect(try fp.storedCount() == 0)
     }
@@ -51,13 +55,12 @@ import Testing
             {"scenarios": [{"scenarioID": "short", "name": "short", "mapID": "J1NP", "points": [{"X": 100, "Y": 100}, {"X": 300, "Y": 100}]}]}
             """)
         let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
-        #expect(await term.waitFor("go: walk with the target"), "\(term.transcript)")
-        let locker = try DatabaseWriteLock(path: fp.db)
-        #expect(await term.waitFor("storing the walk's 2 documents…"), "\(term.transcript)")
-        try term.pressCtrlC()
-        #expect(await term.waitFor("finishing first: storing the walk's 2 documents"), "\(term.transcript)")
-        try await locker.release()
+        let locker = LockWhen("go: walk with the target", on: term, path: fp.db)
+        term.when("storing the walk's 2 documents…") { try? $0.pressCtrlC() }
+        // Let go as soon as fprint says it is finishing (before SQLite's 10 s busy timeout).
+        locker.release(when: "finishing first: storing the walk's 2 documents", on: term)
         #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(locker.wasReleased)
         #expect(term.transcript.contains("interrupted: storing the walk's 2 documents was finished before stopping"),
                 "\(term.transcript)")
         #expect(try fp.storedCount() == 2)
@@ -69,12 +72,9 @@ import Testing
             {"scenarios": [{"scenarioID": "short", "name": "short", "mapID": "J1NP", "points": [{"X": 100, "Y": 100}, {"X": 300, "Y": 100}]}]}
             """)
         let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
-        #expect(await term.waitFor("go: walk with the target"), "\(term.transcript)")
-        let locker = try DatabaseWriteLock(path: fp.db)
-        #expect(await term.waitFor("storing the walk's 2 documents…"), "\(term.transcript)")
-        try term.pressCtrlC()
-        #expect(await term.waitFor("finishing first"), "\(term.transcript)")
-        try term.pressCtrlC()
+        let locker = LockWhen("go: walk with the target", on: term, path: fp.db)
+        term.when("storing the walk's 2 documents…") { try? $0.pressCtrlC() }
+        term.when("finishing first") { try? $0.pressCtrlC() }
         #expect(await term.exitStatus() == 130, "\(term.transcript)")
         #expect(term.transcript.contains("interrupted again: leaving now"), "\(term.transcript)")
         try await locker.release()
@@ -87,8 +87,7 @@ import Testing
     @Test func ctrlCDuringAMeasurementStoresNothing() async throws {
         let fp = try FprintRunner()
         let term = try fp.onTerminal(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "60"])
-        #expect(await term.waitFor("measure J1NP (363, 701)"), "\(term.transcript)")
-        try term.pressCtrlC()
+        term.when("measure J1NP (363, 701)") { try? $0.pressCtrlC() }
         #expect(await term.exitStatus() == 130, "\(term.transcript)")
         #expect(term.transcript.contains("interrupted: nothing stored"), "\(term.transcript)")
         #expect(try fp.storedCount() == 0)
@@ -97,13 +96,11 @@ import Testing
     @Test func ctrlCWhileAMeasurementIsStoredKeepsIt() async throws {
         let fp = try FprintRunner()
         let term = try fp.onTerminal(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--duration", "5"])
-        #expect(await term.waitFor("measure J1NP (363, 701)"), "\(term.transcript)")
-        let locker = try DatabaseWriteLock(path: fp.db)
-        #expect(await term.waitFor("storing the measurement…"), "\(term.transcript)")
-        try term.pressCtrlC()
-        #expect(await term.waitFor("finishing first: storing the measurement"), "\(term.transcript)")
-        try await locker.release()
+        let locker = LockWhen("measure J1NP (363, 701)", on: term, path: fp.db)
+        term.when("storing the measurement…") { try? $0.pressCtrlC() }
+        locker.release(when: "finishing first: storing the measurement", on: term)
         #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(locker.wasReleased)
         #expect(try fp.storedCount() == 1)
     }
 
@@ -112,8 +109,8 @@ import Testing
     @Test func ctrlCEndsLiveTrackingWithItsSummary() async throws {
         let fp = try FprintRunner()
         let term = try fp.onTerminal(["track", "--simulate", "--scenario", "scenarioJ1NP1", "--method", "beacons", "--truth"])
-        #expect(await term.waitFor { $0.components(separatedBy: "tracking: ").last?.contains("±") == true }, "\(term.transcript)")
-        try term.pressCtrlC()
+        // The first position (its accuracy) after the start line, on the reader thread.
+        term.when("tracking: ") { term in term.when("±") { try? $0.pressCtrlC() } }
         // Ctrl-C is how live tracking ends: the summary comes and it is no failure.
         #expect(await term.exitStatus() == 0, "\(term.transcript)")
         #expect(term.transcript.contains("tracking error: median"), "\(term.transcript)")
@@ -240,18 +237,34 @@ extension TerminalSession {
     }
 }
 
-extension RawConnection {
-    /// Whether the peer has closed the connection (a read returns end of file at once).
-    func isClosedByPeer() -> Bool {
-        var byte: UInt8 = 0
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        return recv(fd, &byte, 1, 0) == 0
+/// SQLite's write lock on `path`, taken the moment `text` appears on the
+/// terminal (on its reader thread: before the program gets further).
+final class LockWhen: Sendable {
+    private let taken = Handover<Result<DatabaseWriteLock, any Error>>()
+    private let released = Handover<Bool>()
+
+    init(_ text: String, on term: TerminalSession, path: String) {
+        let taken = self.taken
+        term.when(text) { _ in taken.fulfil(Result { try DatabaseWriteLock(path: path) }) }
     }
+
+    /// Lets go the moment `text` appears, on the terminal's reader thread.
+    func release(when text: String, on term: TerminalSession) {
+        let (taken, released) = (self.taken, self.released)
+        term.when(text) { _ in
+            guard let lock = try? taken.current?.get() else { return }
+            lock.releaseNow()
+            released.fulfil(true)
+        }
+    }
+
+    var wasReleased: Bool { released.isFulfilled }
+
+    func release() async throws { try await taken.value().get().release() }
 }
 
 /// Another process's writer holding SQLite's write lock until released.
-struct DatabaseWriteLock {
+struct DatabaseWriteLock: Sendable {
     let queue: DatabaseQueue
 
     init(path: String) throws {
@@ -263,6 +276,11 @@ struct DatabaseWriteLock {
 
     func release() async throws {
         try await queue.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+    }
+
+    /// On a plain thread (not the cooperative pool).
+    func releaseNow() {
+        try? queue.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
     }
 }
 

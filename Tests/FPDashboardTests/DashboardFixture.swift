@@ -26,7 +26,7 @@ struct DashboardFixture {
     var app: some ApplicationProtocol { get throws { try buildGatewayApplication(store: store, config: config) } }
 
     func cookie(_ user: String, role: GatewayRole) -> String {
-        "AuthSession=" + authority.issue(user: user, role: role, ttlSeconds: 600)
+        "AuthSession=" + authority.issue(user: user, role: role, ttlSeconds: 3600)
     }
 
     /// A measurement at (x, y) on `map`, heard by two beacons, signed by `owner`.

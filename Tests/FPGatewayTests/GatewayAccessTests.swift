@@ -64,7 +64,7 @@ import Testing
 
     @Test func viewersReadButNeverWrite() async throws {
         let f = try GatewayFixture()
-        let viewer = f.authority.issue(user: "vera", role: .viewer, ttlSeconds: 600)
+        let viewer = f.authority.issue(user: "vera", role: .viewer, ttlSeconds: 3600)
         #expect(try f.authority.verify(viewer).role == .viewer)
         try await f.app.test(.router) { client in
             _ = try await client.call(.put, "/fprint/d1", token: f.token("alice"), body: doc("d1", owner: "alice"))
@@ -145,7 +145,7 @@ import Testing
         let config = GatewayConfig(tokens: authority, appConfig: ["gatewayURL": "http://old/x", "maps": []],
                                    publicURL: "https://fprint.example.org/")
         try await buildGatewayApplication(store: store, config: config).test(.router) { client in
-            let app = try await client.call(.get, "/config/app-config.json", token: authority.issue(user: "a", ttlSeconds: 60),
+            let app = try await client.call(.get, "/config/app-config.json", token: authority.issue(user: "a", ttlSeconds: 3600),
                                             headers: [HTTPField.Name("Host")!: "attacker.example"])
             #expect(app.status == .ok, "\(app.json)")
             #expect(app.json["gatewayURL"] == "https://fprint.example.org/fprint")

@@ -275,7 +275,9 @@ import Testing
 extension TestClientProtocol {
     /// The answer body as text, for checks on the exact bytes.
     func text(_ method: HTTPRequest.Method, _ uri: String, token: String, raw: String? = nil) async throws -> String {
-        try await execute(uri: uri, method: method, headers: [.authorization: "Bearer \(token)"],
-                          body: raw.map { ByteBuffer(string: $0) }) { String(buffer: $0.body) }
+        var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+        if raw != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers,
+                                 body: raw.map { ByteBuffer(string: $0) }) { String(buffer: $0.body) }
     }
 }

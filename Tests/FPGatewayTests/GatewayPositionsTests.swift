@@ -15,7 +15,7 @@ import Testing
 
     @Test func usersPublishEveryoneReadsAndNothingIsStored() async throws {
         let f = try GatewayFixture()
-        let viewer = f.authority.issue(user: "vera", role: .viewer, ttlSeconds: 600)
+        let viewer = f.authority.issue(user: "vera", role: .viewer, ttlSeconds: 3600)
         try await f.app.test(.router) { client in
             let first = try await client.call(.post, "/_positions", token: f.token("alice"),
                                               body: ["device": "tab-1", "positions": [Self.fix("J1NP", 10, 20), Self.fix("J1NP", 11, 21)]])

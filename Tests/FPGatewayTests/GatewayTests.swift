@@ -14,11 +14,12 @@ struct GatewayFixture {
     let config: GatewayConfig
 
     /// An in-memory store, or a WAL database file at `path`.
-    init(bodyLimit: Int = 1 << 20, path: String? = nil) throws {
+    init(bodyLimit: Int = 1 << 20, path: String? = nil, publicURL: String? = nil) throws {
         store = try path.map { try SQLiteDocumentStore(path: $0) } ?? SQLiteDocumentStore.inMemory()
         let users = try BasicUsers(fileText: "carol:s3cret\nroot:toor:admin\n")
         config = GatewayConfig(tokens: authority, users: users, bodyLimit: bodyLimit,
-                               appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []])
+                               appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []],
+                               publicURL: publicURL)
     }
 
     var app: some ApplicationProtocol { get throws { try buildGatewayApplication(store: store, config: config) } }
@@ -39,6 +40,8 @@ extension TestClientProtocol {
               raw: String? = nil, headers extra: HTTPFields = [:]) async throws -> Answer {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
+        // As every client sends a JSON body (CouchDB refuses others with 415).
+        if body != nil || raw != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
         var buffer: ByteBuffer?
         if let body { buffer = ByteBuffer(bytes: CanonicalJSON.data(body)) }
         if let raw { buffer = ByteBuffer(string: raw) }
@@ -301,17 +304,17 @@ let hashC = String(repeating: "c", count: 32)
     let authority = TokenAuthority(secret: Data("0123456789abcdef0123456789abcdef".utf8))
 
     @Test func issuedTokensVerify() throws {
-        let token = authority.issue(user: "alice", admin: true, ttlSeconds: 60)
+        let token = authority.issue(user: "alice", admin: true, ttlSeconds: 3600)
         let claims = try authority.verify(token)
         #expect(claims.subject == "alice" && claims.isAdmin)
         #expect(TokenClaims.unverified(token)?.expiresAt == claims.expiresAt)
     }
 
     @Test func tamperedTokensFail() throws {
-        let token = authority.issue(user: "alice", admin: false, ttlSeconds: 60)
+        let token = authority.issue(user: "alice", admin: false, ttlSeconds: 3600)
         var parts = token.split(separator: ".").map(String.init)
         // Swap in a payload claiming admin, keep the signature
-        parts[1] = authority.issue(user: "alice", admin: true, ttlSeconds: 60).split(separator: ".")[1].description
+        parts[1] = authority.issue(user: "alice", admin: true, ttlSeconds: 3600).split(separator: ".")[1].description
         #expect(throws: TokenError.badSignature) { try authority.verify(parts.joined(separator: ".")) }
         #expect(throws: TokenError.malformed) { try authority.verify("a.b") }
         // alg:none is refused whatever the signature

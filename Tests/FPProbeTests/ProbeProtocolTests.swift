@@ -39,7 +39,7 @@ import Testing
     @Test func anUnknownOpIsRefusedAfterAuthentication() async throws {
         let (server, port) = try server()
         defer { server.stop() }
-        let token = TokenAuthority(secret: Self.secret).issue(user: "alice", ttlSeconds: 60)
+        let token = TokenAuthority(secret: Self.secret).issue(user: "alice", ttlSeconds: 3600)
         let answer = try await exchange(port, Array("{\"op\":\"shell\",\"token\":\"\(token)\"}\n".utf8))
         #expect(answer["status"]?.stringValue == "protocol-error")
         #expect(answer["reason"]?.stringValue?.contains("unknown op") == true)

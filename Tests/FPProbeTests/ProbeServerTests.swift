@@ -1,8 +1,11 @@
 import FPCore
 import FPGateway
-import FPProbe
+@testable import FPProbe
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The probe server and client over real loopback sockets.
 @Suite struct ProbeServerTests {
@@ -29,7 +32,7 @@ import Testing
     }
 
     func options(_ port: UInt16, token: String? = nil) -> ProbeOptions {
-        var o = ProbeOptions(host: "127.0.0.1", port: port, token: token ?? tokens.issue(user: "alice", ttlSeconds: 600))
+        var o = ProbeOptions(host: "127.0.0.1", port: port, token: token ?? tokens.issue(user: "alice", ttlSeconds: 3600))
         o.seconds = 0.5
         o.datagrams = 30
         o.spacingMs = 5
@@ -126,15 +129,41 @@ import Testing
         #expect(report.phase("up")?.status == .ok)
     }
 
-    @Test func aServerThatIsDownMakesEveryPhaseSayUnreachable() async throws {
+    /// A server that is down: the first phase says so and the others are not
+    /// run (each would fail the same way), the reason given.
+    @Test func aServerThatIsDownStopsTheProbeAfterTheFirstPhase() async throws {
         let (server, port) = try server()
         server.stop()
         try await Task.sleep(for: .milliseconds(600))  // the accept loop closes the socket within 0.2 s
         let report = await run(options(port))
-        for name in ["down", "up", "udp"] {
+        let down = try #require(report.phase("down"))
+        #expect(down.status == .unreachable)
+        #expect(down.reason?.contains("cannot connect to 127.0.0.1:\(port)") == true)
+        for name in ["up", "udp", "ping"] {
             let phase = try #require(report.phase(name))
-            #expect(phase.status == .unreachable)
-            #expect(phase.reason?.contains("cannot connect to 127.0.0.1:\(port)") == true)
+            #expect(phase.status == .skipped, "\(name)")
+            #expect(phase.reason == "not run: down could not connect (\(down.reason ?? ""))", "\(name)")
+        }
+    }
+
+    /// A host that drops packets (here: a listener whose accept queue is full,
+    /// so the kernel drops each SYN): the first phase's connect times out and
+    /// no other phase tries (before: each waited out its own connect timeout,
+    /// then the ping phase ran).
+    @Test func aHostThatDropsPacketsStopsTheProbeAfterTheFirstPhase() async throws {
+        let listener = try FullListener()
+        defer { listener.close() }
+        var o = options(listener.port)
+        o.connectTimeout = 0.5
+        o.pings = 3
+        let report = await run(o)
+        let down = try #require(report.phase("down"))
+        #expect(down.status == .unreachable)
+        #expect(down.reason == "cannot connect to 127.0.0.1:\(listener.port): Connection timed out", "\(down.reason ?? "")")
+        for name in ["up", "udp", "ping"] {
+            let phase = try #require(report.phase(name))
+            #expect(phase.status == .skipped, "\(name): \(phase.reason ?? "")")
+            #expect(phase.reason?.hasPrefix("not run: down could not connect") == true, "\(name)")
         }
     }
 
@@ -155,5 +184,26 @@ import Testing
         text[at] += 1
         let edited = try CanonicalJSON.parse(Data(text))
         #expect(try await BlockingWork.run("verify") { try client.verify(edited) } == false)
+    }
+}
+
+/// A TCP listener that never accepts, its queue (backlog 0) filled by one
+/// connection: Linux drops every further SYN, as a filtering firewall would.
+final class FullListener {
+    let fd: Int32
+    let filler: Int32
+    let port: UInt16
+
+    init() throws {
+        fd = try Sock.bound(host: "127.0.0.1", port: 0, datagram: false)
+        port = Sock.localPort(fd)
+        // Listening again sets the backlog: one connection fills the queue.
+        guard listen(fd, 0) == 0 else { throw ProbeSocketError(message: "listen") }
+        filler = try Sock.connect(to: ProbeAddress.resolve("127.0.0.1", port: port), timeout: 600)  // a bound only against hanging
+    }
+
+    func close() {
+        _ = Glibc.close(filler)
+        _ = Glibc.close(fd)
     }
 }

@@ -31,10 +31,12 @@ import Testing
         let ble = ScriptedBLE(everyMs: 100)
         let setup = CaptureSetup(providers: [ble], device: FixedDevice(), clock: MonotonicClock(), radios: [.ble])
         let plan = StaticMeasurement(level: "J1NP", point: MapPoint(x: 0, y: 0), durationMs: 60_000)
+        // Cancelled mid-measurement, from inside it: the test's own task may
+        // wait seconds for a thread while other suites compute.
+        let canceller = Canceller()
+        ble.onAdvance = { canceller.cancel() }
         let task = Task { try await plan.run(setup) }
-        // Cancelled mid-measurement, however long the task took to start on a busy machine.
-        while !ble.hasRun { try await Task.sleep(for: .milliseconds(10)) }
-        task.cancel()
+        canceller.set(task)
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(ble.stopped)
     }
@@ -86,5 +88,22 @@ import Testing
         #expect(docs[1].window == .init(startMs: 2000, endMs: 4000, start: "2023-11-14T22:13:22.000Z",
                                         end: "2023-11-14T22:13:24.000Z"))
         #expect(docs[0].providers["ble"]?.samples == 3)
+    }
+}
+
+/// Cancels a task from wherever `cancel` is called, even before the task is handed over.
+final class Canceller: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<MeasurementDocument, any Error>?
+    private var asked = false
+
+    func set(_ task: Task<MeasurementDocument, any Error>) {
+        let cancelNow = lock.withLock { self.task = task; return asked }
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        let task = lock.withLock { asked = true; return self.task }
+        task?.cancel()
     }
 }

@@ -13,8 +13,8 @@ final class ScriptedBLE: RadioProvider, @unchecked Sendable {
     private var last = 0
     private(set) var stopped = false
     var positions: [(Int, MapPoint)] = []
-    /// Whether the engine has started it and advanced it once.
-    var hasRun: Bool { lock.withLock { !positions.isEmpty } }
+    /// Called (on the engine's own task) each time the engine advances it.
+    var onAdvance: @Sendable () -> Void = {}
 
     init(everyMs: Int) { self.everyMs = everyMs }
 
@@ -38,6 +38,7 @@ final class ScriptedBLE: RadioProvider, @unchecked Sendable {
             }
             last = ms
         }
+        onAdvance()
     }
 
     func stop() async { lock.withLock { stopped = true } }

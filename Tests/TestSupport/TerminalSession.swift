@@ -12,6 +12,8 @@ public final class TerminalSession: Sendable {
     private let exit = Handover<Int32>()
     /// The terminal's end of output: every byte the program wrote is read.
     private let drained = Handover<Bool>()
+    /// Actions run on the reader thread the moment their text appears.
+    private let triggers = Triggers()
 
     /// Starts `executable` with `arguments` on a terminal `columns` wide, in
     /// `directory`, with exactly `environment`.
@@ -67,13 +69,16 @@ public final class TerminalSession: Sendable {
         self.pid = pid
         self.master = master
 
-        let received = self.received, drained = self.drained
+        let received = self.received, drained = self.drained, triggers = self.triggers
         let reader = Thread {
             defer { drained.fulfil(true) }
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = read(master, &buffer, buffer.count)
-                if n > 0 { received.append(Data(buffer[0..<n])) } else if n < 0, errno == EINTR { continue } else { break }
+                if n > 0 {
+                    received.append(Data(buffer[0..<n]))
+                    triggers.fire(String(decoding: received.value, as: UTF8.self))
+                } else if n < 0, errno == EINTR { continue } else { break }
             }
         }
         reader.name = "pty-reader"
@@ -115,6 +120,15 @@ public final class TerminalSession: Sendable {
 
     /// Ctrl-C: the terminal sends SIGINT to the program (ISIG, VINTR).
     public func pressCtrlC() throws { try type("\u{03}") }
+
+    /// Runs `action` once, on the thread that reads the terminal, as soon as
+    /// `text` appears (at once if it has). What must happen within a phase
+    /// of the program (take a lock, type Ctrl-C) is done there: a test task
+    /// waits its turn on Swift's cooperative pool, seconds on a busy machine.
+    public func when(_ text: String, _ action: @escaping @Sendable (TerminalSession) -> Void) {
+        triggers.add(text) { [unowned self] in action(self) }
+        triggers.fire(transcript)
+    }
 
     /// Everything the program wrote to the terminal so far.
     public var transcript: String { String(decoding: received.value, as: UTF8.self) }
@@ -167,4 +181,23 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer
     let pointers = strings.map { strdup($0) } + [nil]
     defer { for p in pointers { free(p) } }
     return body(pointers)
+}
+
+/// Texts to watch for and what to do when each appears, once.
+private final class Triggers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [(text: String, action: @Sendable () -> Void)] = []  // guarded by `lock`
+
+    func add(_ text: String, _ action: @escaping @Sendable () -> Void) {
+        lock.withLock { pending.append((text, action)) }
+    }
+
+    func fire(_ transcript: String) {
+        let due: [@Sendable () -> Void] = lock.withLock {
+            let ready = pending.filter { transcript.contains($0.text) }
+            pending.removeAll { transcript.contains($0.text) }
+            return ready.map(\.action)
+        }
+        for action in due { action() }
+    }
 }

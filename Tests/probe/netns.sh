@@ -77,16 +77,26 @@ edited = json.loads(text)
 r = edited["phases"][2]["signed"]["result"]
 r["receivedByServer"] = r["receivedByServer"] - 1 if r["receivedByServer"] % 10 else r["receivedByServer"] + 1
 json.dump(edited, open(sys.argv[1] + ".edited", "w"))
+# The copy beside the signed result changed (what a reader sees): it must not verify either.
+forged = json.loads(text)
+forged["phases"][2]["lossDownPercent"] = 42.5
+json.dump(forged, open(sys.argv[1] + ".forged", "w"))
 PY
 
-"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --verify "$TMP/probe.json" > "$TMP/verify.out" 2> "$TMP/verify.err" \
+# As the README says it: no --server, the file names it.
+"${IN_C[@]}" "$BIN" probe --token "$TOKEN" --verify "$TMP/probe.json" > "$TMP/verify.out" 2> "$TMP/verify.err" \
     || fail "the unedited result did not verify"
-set +e
-"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --verify "$TMP/probe.json.edited" > "$TMP/verify-edited.out" 2> "$TMP/verify-edited.err"
-rc=$?
-set -e
-[ "$rc" -eq 65 ] || fail "an edited result: exit $rc, not 65"
+[ "$(grep -c ": valid (measured for alice from " "$TMP/verify.out")" -eq 3 ] || fail "not three valid phases: $(cat "$TMP/verify.out")"
+for edit in edited forged; do
+    set +e
+    "${IN_C[@]}" "$BIN" probe --token "$TOKEN" --verify "$TMP/probe.json.$edit" > "$TMP/verify-$edit.out" 2> "$TMP/verify-$edit.err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 65 ] || fail "an $edit result: exit $rc, not 65"
+done
 grep -q "udp: INVALID" "$TMP/verify-edited.out" || fail "the edited UDP result was not named invalid"
+grep -q "udp: UNVERIFIED (lossDownPercent differs from the signed result)" "$TMP/verify-forged.out" \
+    || fail "the forged copy beside the UDP result was not named"
 
 # measure --probe: the probe is stored in the document's networkProbes[], shown, exported and verifiable.
 DB="$TMP/measure.sqlite"
@@ -108,21 +118,46 @@ assert doc["wifiScans"] or doc["bleScans"], "the radios are still there"
 PY
 "$BIN" show "$ID" --db "$DB" > "$TMP/show.txt" 2>> "$TMP/show.err" || fail "show"
 grep -q "== Network probes (1) ==" "$TMP/show.txt" || fail "show has no Network probes section"
+! grep -q "UNVERIFIED" "$TMP/show.txt" || fail "show marks a phase of an unedited probe unverified"
 "$BIN" export probes-csv --db "$DB" > "$TMP/probes.csv" 2> "$TMP/export.err" || fail "export probes-csv"
-[ "$(grep -c "^$ID,.*,udp,ok," "$TMP/probes.csv")" -eq 1 ] || fail "export probes-csv has no udp row for $ID"
-"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --verify "$TMP/doc.json" > "$TMP/verify-doc.out" 2> "$TMP/verify-doc.err" \
+[ "$(grep -c "^$ID,.*,udp,ok,.*,yes$" "$TMP/probes.csv")" -eq 1 ] || fail "export probes-csv has no signed udp row for $ID"
+"${IN_C[@]}" "$BIN" probe --token "$TOKEN" --verify "$TMP/doc.json" > "$TMP/verify-doc.out" 2> "$TMP/verify-doc.err" \
     || fail "the stored document's probe results did not verify"
 
-# The server down: every phase says so, exit 75.
+# A host that drops packets (root only: the server's replies to the client go
+# to a blackhole route): the first phase's connect times out, no other phase
+# waits for its own, exit 75.
+if [ "${#IN_S[@]}" -gt 0 ]; then
+    ip -n "$NS_S" route add blackhole 10.77.0.2/32
+    start=$(date +%s.%N)
+    set +e
+    "${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --json --seconds 1 --pings 3 > "$TMP/drop.json" 2> "$TMP/drop.err"
+    rc=$?
+    set -e
+    ip -n "$NS_S" route del blackhole 10.77.0.2/32
+    [ "$rc" -eq 75 ] || fail "a host that drops packets: exit $rc, not 75"
+    python3 -c "
+import json, sys
+r = json.load(open('$TMP/drop.json'))
+first = r['phases'][0]
+assert first['status'] == 'unreachable' and first['reason'].endswith('Connection timed out'), first
+for p in r['phases'][1:]: assert p['status'] == 'skipped' and p['reason'].startswith('not run: down could not connect'), p
+" || fail "a host that drops packets: the first phase does not say so, or the others ran"
+    echo "probe netns test: a host that drops packets: exit 75 after $(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))") s" >&2
+fi
+
+# The server down: the first phase says so, the others are not run, exit 75.
 kill "$GW"; wait "$GW" 2>/dev/null || true; GW=""
 set +e
-"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --json --seconds 1 --pings 0 > "$TMP/down.json" 2> "$TMP/down.err"
+"${IN_C[@]}" "$BIN" probe --server "$HOST:$PORT" --token "$TOKEN" --json --seconds 1 --pings 3 > "$TMP/down.json" 2> "$TMP/down.err"
 rc=$?
 set -e
 [ "$rc" -eq 75 ] || fail "server down: exit $rc, not 75"
 python3 -c "
 import json, sys
 r = json.load(open('$TMP/down.json'))
-for p in r['phases'][:3]: assert p['status'] == 'unreachable' and 'cannot connect' in p['reason'], p
-" || fail "server down: the phases do not say unreachable"
+first = r['phases'][0]
+assert first['status'] == 'unreachable' and 'cannot connect' in first['reason'], first
+for p in r['phases'][1:]: assert p['status'] == 'skipped' and p['reason'].startswith('not run: down could not connect'), p
+" || fail "server down: the first phase does not say unreachable, or the others ran"
 echo "probe netns test: ok" >&2

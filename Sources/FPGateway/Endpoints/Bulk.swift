@@ -1,4 +1,5 @@
 import FPCore
+import FPDashboard
 import Foundation
 import HTTPTypes
 
@@ -7,6 +8,7 @@ import HTTPTypes
 extension CouchHandler {
     func revsDiff(_ body: JSONValue) throws -> JSONValue {
         guard let object = body.objectValue else { throw CouchError.badRequest("_revs_diff needs an object of id → revisions") }
+        try Self.checkIDCount(object.count, "_revs_diff")
         var asked: [String: [Revision]] = [:]
         for (id, list) in object {
             guard let array = list.arrayValue else { throw CouchError.badRequest("revisions of \(id) must be an array") }
@@ -25,7 +27,13 @@ extension CouchHandler {
         let (docs, newEdits) = try BulkDocsBody.read(request)
         var results: [JSONValue] = []
         var accepted: [RevisionContent] = []
-        for item in docs {
+        for (index, item) in docs.enumerated() {
+            // The gateway is stopping: what is done is answered, the rest is
+            // refused by name (sent again, it is stored then), within the stop's grace.
+            if stop.isStopping {
+                for rest in docs[index...] { results.append(Self.refusal(of: rest.id ?? "", Self.stopping)) }
+                break
+            }
             let doc: JSONValue
             switch item {
             case .received(let content, let owner):
@@ -72,11 +80,28 @@ extension CouchHandler {
                 results.append(Self.refusal(of: id, .from(error)))
             }
         }
-        // Replicated revisions are stored in one transaction, as received
-        // from a peer (synced: a later `fprint sync` of this database never signs them).
-        if !accepted.isEmpty { try store.putReplicated(accepted, markSynced: true) }
+        // Replicated revisions are stored a batch a transaction, as received
+        // from a peer (synced: a later `fprint sync` of this database never
+        // signs them); a stop between batches answers which were stored and refuses the rest.
+        var start = accepted.startIndex
+        while start < accepted.endIndex {
+            let batch = accepted[start..<min(start + Self.replicatedBatch, accepted.endIndex)]
+            if stop.isStopping {
+                for content in accepted[start...] { results.append(Self.refusal(of: content.id, Self.stopping)) }
+                break
+            }
+            try store.putReplicated(Array(batch), markSynced: true)
+            start = batch.endIndex
+        }
         return .array(results)
     }
+
+    /// Replicated revisions stored per transaction.
+    static let replicatedBatch = 250
+
+    /// Why a document of a write in flight when the gateway stopped was not stored.
+    static let stopping = CouchError(status: .serviceUnavailable, error: "service_unavailable",
+                                     reason: "the gateway is stopping; this document was not stored, send it again")
 
     /// A `_bulk_docs` answer entry for a document refused on its own.
     static func refusal(of id: String, _ error: CouchError) -> JSONValue {
@@ -90,6 +115,7 @@ extension CouchHandler {
     /// inline), `application/json; error="true"` for what is missing.
     func bulkGet(_ body: JSONValue, revs: Bool, latest: Bool, attachments: Bool, multipart: Bool) throws -> Reply {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
+        try Self.checkIDCount(docs.count, "_bulk_get docs")
         let items: [(id: String, rev: String?)] = try docs.map { item in
             guard let id = item["id"]?.stringValue else { throw CouchError.badRequest("every _bulk_get entry needs an id") }
             return (id, item["rev"]?.stringValue)

@@ -12,6 +12,15 @@ enum BulkDocsBody {
         /// A replicated revision refused as it is read (an attachment that
         /// cannot be taken as given): its own entry in the answer.
         case refused(id: String, CouchError)
+
+        /// The document's id, where it has one.
+        var id: String? {
+            switch self {
+            case .received(let content, _): content.id
+            case .parsed(let value): value["_id"]?.stringValue
+            case .refused(let id, _): id
+            }
+        }
     }
 
     static func read(_ request: CouchRequest) throws -> (docs: [Document], newEdits: Bool) {

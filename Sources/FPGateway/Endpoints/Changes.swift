@@ -177,6 +177,7 @@ extension CouchHandler {
                 docIDs = list.compactMap(\.stringValue)
             }
             guard let docIDs else { throw CouchError.badRequest("filter=_doc_ids needs doc_ids") }
+            try Self.checkIDCount(docIDs.count, "_changes doc_ids")
             options.filter = .docIDs(Set(docIDs))
         case "_selector":
             guard let selector else { throw CouchError.badRequest("filter=_selector needs a POST body with a selector") }

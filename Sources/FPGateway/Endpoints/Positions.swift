@@ -9,7 +9,8 @@ import HTTPTypes
 ///
 /// - `POST /_positions` `{"device": "tablet-2", "positions": [{"map", "x", "y", "accuracy_m", "time"}, …]}`:
 ///   users and admins (viewers are refused before the body, as for every
-///   write); 202 `{"ok": true, "accepted": N}`.
+///   write); 202 `{"ok": true, "accepted": N}`. `"stopped": true` (with or
+///   without last positions) says the publisher has stopped: it leaves the map.
 /// - `GET /_positions[?map=M]`: each publisher's latest position, newest first.
 extension CouchHandler {
     /// Largest body: a batch of fixes, read only after authentication.
@@ -23,8 +24,10 @@ extension CouchHandler {
             let latest = await livePositions.latest(map: request.query["map"])
             return .json(.ok, ["positions": .array(latest.map(\.json))])
         case .post:
-            let (device, fixes) = try Self.parsePositions(request.json())
-            await livePositions.publish(fixes, by: device.map { "\(user.name)/\($0)" } ?? user.name)
+            let (device, fixes, stopped) = try Self.parsePositions(request.json())
+            let publisher = device.map { "\(user.name)/\($0)" } ?? user.name
+            await livePositions.publish(fixes, by: publisher)
+            if stopped { await livePositions.stop(publisher) }
             return .json(.accepted, ["ok": true, "accepted": .int(Int64(fixes.count))])
         default:
             throw CouchError.methodNotAllowed
@@ -32,7 +35,7 @@ extension CouchHandler {
     }
 
     /// The body's positions, or a 400 naming the first member at fault.
-    static func parsePositions(_ body: JSONValue) throws -> (device: String?, positions: [LivePosition]) {
+    static func parsePositions(_ body: JSONValue) throws -> (device: String?, positions: [LivePosition], stopped: Bool) {
         guard case .object(let object) = body else { throw CouchError.badRequest("the body must be a JSON object") }
         var device: String?
         if let value = object["device"], value != .null {
@@ -41,7 +44,13 @@ extension CouchHandler {
             }
             device = text
         }
-        guard let items = object["positions"]?.arrayValue, (1...positionsPerRequest).contains(items.count) else {
+        var stopped = false
+        if let value = object["stopped"], value != .null {
+            guard let flag = value.boolValue else { throw CouchError.badRequest("stopped: true or false") }
+            stopped = flag
+        }
+        let items = object["positions"]?.arrayValue ?? []
+        guard (stopped ? 0 : 1)...positionsPerRequest ~= items.count, object["positions"] == nil || object["positions"]?.arrayValue != nil else {
             throw CouchError.badRequest("positions: an array of 1–\(positionsPerRequest) positions is required")
         }
         var positions: [LivePosition] = []
@@ -65,6 +74,6 @@ extension CouchHandler {
             }
             positions.append(LivePosition(map: map, x: x, y: y, accuracyM: accuracy, time: time))
         }
-        return (device, positions)
+        return (device, positions, stopped)
     }
 }

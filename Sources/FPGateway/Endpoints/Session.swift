@@ -11,18 +11,22 @@ extension CouchHandler {
     func createSession(_ request: CouchRequest) async throws -> Reply {
         guard let (name, password) = try Self.sessionCredentials(request) else { throw CouchError.badCredentials }
         let user = try await authenticator.login(name: name, password: password, client: request.client)
-        let token = config.tokens.issue(user: user.name, role: user.role, ttlSeconds: config.sessionTTL)
+        let (token, _) = try authenticator.openSession(for: user, ttlSeconds: config.sessionTTL, note: "/_session login")
         var headers = HTTPFields()
-        headers[.setCookie] = Self.sessionCookie(token, maxAge: config.sessionTTL)
+        headers[.setCookie] = sessionCookie(token, maxAge: config.sessionTTL)
         return .withHeaders(headers, .json(.ok, ["ok": true, "name": .string(user.name),
                                                  "roles": .array(user.roles.map { .string($0) }),
                                                  "token": .string(token)]))
     }
 
-    /// `DELETE /_session`: the cookie is cleared (tokens stay valid until they expire).
-    func endSession() -> Reply {
+    /// `DELETE /_session`: the session ends on the server (its cookie, and
+    /// the same token wherever it was copied), and the cookie is cleared.
+    func endSession(_ request: CouchRequest) -> Reply {
+        if let token = Authenticator.sessionCookie(request.headers), let (_, claims) = try? authenticator.verify(token) {
+            authenticator.end(claims)
+        }
         var headers = HTTPFields()
-        headers[.setCookie] = Self.sessionCookie("", maxAge: 0)
+        headers[.setCookie] = sessionCookie("", maxAge: 0)
         return .withHeaders(headers, .json(.ok, ["ok": true]))
     }
 
@@ -33,8 +37,15 @@ extension CouchHandler {
                                     "authenticated": .string(request.authenticatedBy)]])
     }
 
-    static func sessionCookie(_ value: String, maxAge: Int64) -> String {
-        "\(Authenticator.cookieName)=\(value); Version=1; Max-Age=\(maxAge); Path=/; HttpOnly"
+    /// The cookie as CouchDB sets it, plus SameSite=Strict (no other site's
+    /// page sends it) and Secure when clients reach the gateway over https.
+    func sessionCookie(_ value: String, maxAge: Int64) -> String {
+        Self.sessionCookie(value, maxAge: maxAge, secure: config.servedOverHTTPS)
+    }
+
+    static func sessionCookie(_ value: String, maxAge: Int64, secure: Bool) -> String {
+        "\(Authenticator.cookieName)=\(value); Version=1; Max-Age=\(maxAge); Path=/; HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
     }
 
     /// Basic header first (fprint's `login`), then a form body (CouchDB's

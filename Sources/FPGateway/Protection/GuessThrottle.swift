@@ -1,12 +1,19 @@
 import Foundation
 
-/// Slows password guessing: every password check (Basic or `/_session`)
-/// takes a turn per client address and per user name. A failure makes the
-/// next turn of both keys wait longer (`penalty`), so an attacker's rate
-/// falls to one guess per `maxPenalty`, however many connections it opens.
-/// A turn more than `maxWait` away is refused (429) instead of queued, which
-/// bounds the sleeping requests; a real user behind an attacker waits at
-/// most `maxPenalty` per attempt and is never locked out.
+/// Slows password guessing without letting an attacker lock a real user out.
+///
+/// Every password check takes a turn under two keys: the client address and
+/// the (address, user) pair. A failure makes the next turn of both wait
+/// longer (`penalty`: at least 500 ms after any failure, doubling to 2 s), so
+/// one address guesses at most 2 times a second, however many connections it
+/// opens, and a turn more than `maxWait` away is refused (429) instead of
+/// queued, which bounds the sleeping requests.
+///
+/// A third key, the user name alone, brakes guesses spread over many
+/// addresses: it holds only addresses that have failed `typos` times or
+/// more. Any other address is checked at once, so a correct password from
+/// the real user's address (a typo or two included) is never refused or
+/// held behind an attacker's queue.
 actor GuessThrottle {
     struct Record {
         var failures: Int
@@ -15,8 +22,9 @@ actor GuessThrottle {
         var lastFailure: ContinuousClock.Instant
     }
 
-    static let freeFailures = 3
-    static let firstPenalty: Duration = .milliseconds(125)
+    static let minimumPenalty: Duration = .milliseconds(500)
+    /// Failures an address may have before the user's brake holds it.
+    static let typos = 3
     static let maxPenalty: Duration = .seconds(2)
     static let maxWait: Duration = .seconds(10)
     /// Failures older than this are forgiven.
@@ -30,12 +38,12 @@ actor GuessThrottle {
         self.now = now
     }
 
-    /// Wait before the check of the attempt after `failures` failures in a row:
-    /// none for the first few, then doubling from 125 ms up to 2 s.
+    /// Wait before the check of the attempt after `failures` failures in a
+    /// row: none without failures, then 500 ms, doubling from the third up to 2 s.
     static func penalty(afterFailures failures: Int) -> Duration {
-        guard failures >= freeFailures else { return .zero }
-        let doublings = min(failures - freeFailures, 8)
-        return min(firstPenalty * (1 << doublings), maxPenalty)
+        guard failures > 0 else { return .zero }
+        let doublings = min(max(failures - 2, 0), 8)
+        return min(minimumPenalty * (1 << doublings), maxPenalty)
     }
 
     enum Admission: Equatable {
@@ -45,17 +53,31 @@ actor GuessThrottle {
         case refuse(retryAfter: Duration)
     }
 
-    /// Takes a turn for one attempt under every key; the turn after it is
-    /// reserved as if this attempt fails, so parallel guesses queue up.
-    func admit(keys: [String]) -> Admission {
+    /// Who guesses: an address, and the name tried (nil: a pasted token, which names nobody).
+    struct Attempt: Sendable {
+        let client: String
+        let user: String?
+
+        var clientKey: String { "client:" + client }
+        var pairKey: String? { user.map { "pair:\(client)|\($0)" } }
+        var userKey: String? { user.map { "user:" + $0 } }
+        /// The keys a failure counts against.
+        var keys: [String] { [clientKey] + [pairKey, userKey].compactMap { $0 } }
+    }
+
+    /// Takes a turn for one attempt; the turn after it is reserved as if
+    /// this attempt fails, so parallel guesses queue up.
+    func admit(_ attempt: Attempt) -> Admission {
         let t = now()
         forgetOld(at: t)
+        let failing = (fresh(attempt.clientKey, at: t)?.failures ?? 0) >= Self.typos
+        // The user's brake holds only addresses that have failed before.
+        let gating = [attempt.clientKey, attempt.pairKey].compactMap { $0 } + (failing ? [attempt.userKey].compactMap { $0 } : [])
         var start = t
-        for key in keys { if let r = records[key], r.nextTurn > start { start = r.nextTurn } }
+        for key in gating { if let r = fresh(key, at: t), r.nextTurn > start { start = r.nextTurn } }
         if start - t > Self.maxWait { return .refuse(retryAfter: start - t) }
-        for key in keys {
-            var r = records[key] ?? Record(failures: 0, nextTurn: t, lastFailure: t)
-            if t - r.lastFailure > Self.memory { r.failures = 0 }
+        for key in gating {
+            var r = fresh(key, at: t) ?? Record(failures: 0, nextTurn: t, lastFailure: t)
             r.nextTurn = start + Self.penalty(afterFailures: r.failures)
             records[key] = r
         }
@@ -63,25 +85,34 @@ actor GuessThrottle {
     }
 
     /// A failed check: the next turn of each key waits longer. Returns the
-    /// failure count of the first key (for the log).
+    /// address's failure count (for the log).
     @discardableResult
-    func failed(keys: [String]) -> Int {
+    func failed(_ attempt: Attempt) -> Int {
         let t = now()
         var count = 0
-        for (n, key) in keys.enumerated() {
-            var r = records[key] ?? Record(failures: 0, nextTurn: t, lastFailure: t)
+        for key in attempt.keys {
+            var r = fresh(key, at: t) ?? Record(failures: 0, nextTurn: t, lastFailure: t)
             r.failures += 1
             r.lastFailure = t
             r.nextTurn = max(r.nextTurn, t + Self.penalty(afterFailures: r.failures))
             records[key] = r
-            if n == 0 { count = r.failures }
+            if key == attempt.clientKey { count = r.failures }
         }
         return count
     }
 
-    /// A successful check clears the keys' failures.
-    func succeeded(keys: [String]) {
-        for key in keys { records[key] = nil }
+    /// A successful check clears the address's and the pair's failures (not
+    /// the user's: a correct password elsewhere says nothing of the guessers).
+    func succeeded(_ attempt: Attempt) {
+        records[attempt.clientKey] = nil
+        if let pair = attempt.pairKey { records[pair] = nil }
+    }
+
+    /// A record whose failures are not yet forgiven.
+    private func fresh(_ key: String, at t: ContinuousClock.Instant) -> Record? {
+        guard var r = records[key] else { return nil }
+        if t - r.lastFailure > Self.memory, r.nextTurn <= t { r.failures = 0 }
+        return r
     }
 
     private func forgetOld(at t: ContinuousClock.Instant) {

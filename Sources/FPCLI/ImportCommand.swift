@@ -1,0 +1,147 @@
+import ArgumentParser
+import FPCore
+import FPDatasets
+import FPStore
+import Foundation
+
+struct Import: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import measurement documents (Radio F-Prints, the Android collector, CouchDB dumps) or public fingerprint datasets.",
+        discussion: """
+            JSON (the default for files): one document or an array, JSON lines, CouchDB `_all_docs?include_docs=true` dumps and couch-view files ({"rows":[{"id":…,"value":…}]}). Numbers stored as strings become numbers, local times become ISO-8601 UTC (originals kept under `legacy`), BLE `uuid` becomes `address`. Each file is imported whole or not at all; documents whose id is already stored are skipped.
+
+            Fingerprint datasets become one static measurement per fingerprint: its map (a floor of a building, e.g. UJI-LIB-3, in metres), position (`x`/`y` whole metres, `position` exact), time, readings (Wi-Fi `mac` or BLE `address` = the dataset's column name, e.g. WAP001) and tags a selection can use (`fprint eval --train campaign=trn01`); `imported` says where each came from (dataset, file, row, line) and lists the table's transmitter columns. They are not simulated and were not recorded by this machine. A bad cell names its file, line and column, and nothing is imported.
+
+            --format uji-longterm (a folder holding db/MM/…, found by itself): the UJI long-term Wi-Fi database, every month and campaign, tagged month, campaign (trn01, tst03, …), set (train, test) and point (the ids file); not heard = 100; times yyyyMMddHHmmssSSS in --timezone (default Europe/Madrid, where it was recorded).
+
+            --format table (a .csv file, found by itself): a table with a header, mapped by --x-column, --y-column, --floor-column, --time-column and --transmitter-prefix; every other column becomes a tag. Not heard: an empty cell, or --not-heard VALUE.
+
+            Examples:
+              fprint import old-ios-export.json
+              fprint import --timezone Europe/Prague dump.json more.jsonl
+              fprint import uji-lib-longterm/
+              fprint import ble-flat-robot/calibration_df.csv --dataset ble-flat-robot --radio ble --transmitter-prefix rssi_ --x-column x --y-column y --time-column ts --tag set=train
+              fprint import trainingData.csv --dataset UJIIndoorLoc --transmitter-prefix WAP --not-heard 100 --x-column LONGITUDE --y-column LATITUDE --floor-column FLOOR --time-column TIMESTAMP --map 'UJIIndoorLoc-{BUILDINGID}-{floor}'
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case auto, json, ujiLongterm = "uji-longterm", table
+    }
+
+    @Argument(help: "Files to import (a folder for uji-longterm).", completion: .file()) var files: [String]
+    @Option(help: "What the files are: auto (a folder with db/ or month folders: uji-longterm, a .csv: table, else json), json, uji-longterm, table.")
+    var format: Format = .auto
+    @Option(help: "Time zone of local times (old documents: default this machine's; uji-longterm: Europe/Madrid).")
+    var timezone: String?
+    @OptionGroup var table: TableImportOptions
+    @Flag(help: "Print a JSON summary.") var json = false
+    @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one file to import") }
+        if let timezone, TimeZone(identifier: timezone) == nil {
+            throw ValidationError("--timezone: unknown time zone '\(timezone)'")
+        }
+        try table.validate()
+        let formats = Set(files.map(resolved))
+        if formats.count > 1 {
+            let found = formats.map(\.rawValue).sorted().joined(separator: ", ")
+            throw ValidationError("import files of one format at a time (found \(found))")
+        }
+        switch formats.first {
+        case .json?:
+            if let option = table.given.first {
+                throw ValidationError("\(option) applies to datasets (--format table or uji-longterm)")
+            }
+        case .ujiLongterm?:
+            if let option = table.mappingGiven.first {
+                throw ValidationError("\(option) applies to --format table; the UJI layout maps itself")
+            }
+            if files.count > 1 { throw ValidationError("import one uji-longterm folder at a time") }
+        case .table?:
+            if table.x == nil || table.y == nil {
+                throw ValidationError("a table needs --x-column and --y-column (a stored measurement has a position)")
+            }
+            if table.transmitterPrefix.isEmpty { throw ValidationError("a table needs --transmitter-prefix (e.g. WAP or rssi_)") }
+        default: break
+        }
+    }
+
+    /// The format of one file: as given, or from what the path is.
+    func resolved(_ file: String) -> Format {
+        guard format == .auto else { return format }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+            return UJILongTerm.looksLike(file) ? .ujiLongterm : .json  // json: "is a directory; name the files in it"
+        }
+        return file.lowercased().hasSuffix(".csv") ? .table : .json
+    }
+
+    func perform() async throws {
+        let store = try Workspace(storeOptions: storeOptions).openStore(.write)
+        let summary: [JSONObject]
+        switch resolved(files[0]) {
+        case .ujiLongterm:
+            summary = [try DatasetImport.uji(files[0], options: table, timeZone: timezone, store: store, quiet: json)]
+        case .table:
+            summary = try DatasetImport.tables(files, options: table, timeZone: timezone, store: store, quiet: json)
+        default:
+            summary = try importJSON(store)
+        }
+        if json { Terminal.out(CanonicalJSON.string(.array(summary.map { .object($0) }))) }
+    }
+
+    /// The earlier apps' documents, each file in a transaction of its own.
+    func importJSON(_ store: SQLiteDocumentStore) throws -> [JSONObject] {
+        let zone = timezone.flatMap(TimeZone.init(identifier:)) ?? .current
+        var summary: [JSONObject] = []
+        for file in files {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw CommandFailure("\(file): is a directory; name the files in it (e.g. \(file)/*.json)", .dataError)
+            }
+            guard let data = FileManager.default.contents(atPath: file) else {
+                let exists = FileManager.default.fileExists(atPath: file)
+                throw CommandFailure("\(file): \(exists ? "cannot read the file (permission?)" : "no such file")",
+                                     exists ? .ioError : .notFound)
+            }
+            let source: LegacyImport.Source
+            do {
+                source = try LegacyImport.Source(data, source: file, timeZone: zone)
+            } catch {
+                throw CommandFailure("\(error)", .dataError)
+            }
+            // Converted a batch at a time on every core and stored as they
+            // come, in one transaction: the file is never held as values whole.
+            var next = 0
+            var passedOver = source.skipped
+            let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
+                guard next < source.count else { return nil }
+                let indices = Array(next..<min(next + 32, source.count))
+                next += indices.count
+                let converted = concurrentMap(indices) { i in
+                    Result { () throws(LegacyImport.ImportError) in try source.document(at: i) }
+                }
+                var batch: [NewDocument] = []
+                for result in converted {
+                    do {
+                        if let document = try result.get() { batch.append(document) } else { passedOver += 1 }
+                    } catch {
+                        throw CommandFailure("\(error)", .dataError)
+                    }
+                }
+                return batch
+            }
+            summary.append([
+                "file": .string(file), "format": .string(source.format.rawValue),
+                "imported": .int(Int64(count.inserted)), "alreadyPresent": .int(Int64(count.alreadyPresent)),
+                "passedOver": .int(Int64(passedOver)),
+            ])
+            if !json {
+                Terminal.err("\(file) (\(source.format.rawValue)): imported \(count.inserted), already present \(count.alreadyPresent), passed over \(passedOver)")
+            }
+        }
+        return summary
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+
+/// The users file as it is now: read again whenever it changed, so removing
+/// a user, demoting one or changing a password takes effect on the next
+/// request (a login made before is checked against the current entry).
+/// A file that can no longer be read or parsed refuses every password and
+/// every login made with one until it is mended (fail closed), and says why.
+package final class UsersSource: Sendable {
+    /// nil: the users given at start, for good (tests, no users file).
+    let path: String?
+    private struct State {
+        var users: BasicUsers
+        var identity: FileIdentity?
+        var problem: String?
+    }
+    private let state: Mutex<State>
+
+    package init(fixed users: BasicUsers) {
+        path = nil
+        state = Mutex(State(users: users))
+    }
+
+    /// Reads `path` now; a bad file at start is the caller's error to report.
+    package init(path: String) throws {
+        self.path = path
+        let users = try Self.load(path)
+        state = Mutex(State(users: users, identity: FileIdentity(path: path)))
+    }
+
+    /// The users now, or why there are none to check against.
+    package func current() -> Result<BasicUsers, GatewaySetupError> {
+        if let path {
+            let identity = FileIdentity(path: path)
+            let changed = state.withLock { $0.identity != identity || identity == nil }
+            if changed {
+                do {
+                    let users = try Self.load(path)
+                    state.withLock { $0 = State(users: users, identity: identity) }
+                } catch let error as GatewaySetupError {
+                    state.withLock { s in
+                        s.users = BasicUsers()
+                        s.identity = identity
+                        s.problem = error.description
+                    }
+                } catch {
+                    state.withLock { s in
+                        s.users = BasicUsers()
+                        s.identity = identity
+                        s.problem = "\(path): \(error)"
+                    }
+                }
+            }
+        }
+        return state.withLock { s in s.problem.map { .failure(GatewaySetupError($0)) } ?? .success(s.users) }
+    }
+
+    static func load(_ path: String) throws -> BasicUsers {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw GatewaySetupError("\(path): the users file cannot be read")
+        }
+        do { return try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch let error as GatewaySetupError {
+            throw GatewaySetupError("\(path): \(error.description)")
+        }
+    }
+}
