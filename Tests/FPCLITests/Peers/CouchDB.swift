@@ -165,11 +165,14 @@ final class CouchDB: Sendable {
                             user: Self.admin, body: json.map { Data($0.utf8) } ?? body, contentType: contentType, accept: accept)
     }
 
-    /// One request to any server (a gateway, say), with Basic credentials.
-    static func send(_ method: HTTPMethod, _ url: URL, user: (name: String, password: String)?, body: Data? = nil,
-                     contentType: String = "application/json", accept: String = "application/json") async throws -> Answer {
+    /// One request to any server (a gateway, say), with Basic credentials or a cookie.
+    static func send(_ method: HTTPMethod, _ url: URL, user: (name: String, password: String)?, cookie: String? = nil,
+                     body: Data? = nil, contentType: String = "application/json", accept: String = "application/json")
+        async throws -> Answer
+    {
         var headers: HTTPHeaders = ["Accept": accept]
         if let user { headers["Authorization"] = "Basic " + Data("\(user.name):\(user.password)".utf8).base64EncodedString() }
+        if let cookie { headers["Cookie"] = cookie }
         if body != nil { headers["Content-Type"] = contentType }
         let response = try await transport.send(HTTPRequest(method: method, url: url, headers: headers, body: body,
                                                             timeouts: HTTPTimeouts(connect: 10, total: 300)))

@@ -154,5 +154,68 @@ extension CouchDBPeers {
             let anonymous = try await fp.run(["sync", "--gateway", url, "--pull-only"])
             #expect(anonymous.status == 77, "\(anonymous.stderr)")
         }
+
+        /// The session's life against CouchDB itself: a wrong password is
+        /// CouchDB's refusal (77); the cookie is kept per URL in a 0600 file;
+        /// a cookie CouchDB no longer takes (the user's salt changed) gets a
+        /// 401 and fprint logs in again with the stored password; a cookie
+        /// that expired here is renewed before the first request. Neither the
+        /// password nor a cookie is ever printed.
+        @Test func aSessionCookieIsRenewedWhenRefusedOrExpired() async throws {
+            let couch = try CouchDB.current()
+            let db = try await couch.newDatabase("renew")
+            let user = "dave-\(db.suffix(8))", password = "pw of dave"
+            try await couch.createUser(user, password: password)
+            try await couch.must(.put, "\(db)/_security", json: #"{"members":{"names":["\#(user)"],"roles":[]}}"#)
+            let fp = try FprintRunner()
+            let url = couch.plainURL(db)
+            let wrong = try await fp.run(["login", "--user", user, "--gateway", url], stdin: "not it\n")
+            #expect(wrong.status == 77 && wrong.stderr.contains("Name or password is incorrect."), "\(wrong.stderr)")
+            let login = try await fp.run(["login", "--user", user, "--gateway", url], stdin: "\(password)\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            let file = fp.home.appendingPathComponent("config/fprint/credentials.json")
+            #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
+            func stored() throws -> [String: Any] {
+                let all = try fp.json(String(contentsOf: file, encoding: .utf8))["gateways"] as? [String: [String: Any]]
+                return all?[url] ?? [:]
+            }
+            let first = try #require(try stored()["cookie"] as? String)
+            #expect(try stored()["type"] as? String == "session")
+            var outputs = [login.stdout, login.stderr]
+
+            // CouchDB stops taking the cookie: the user's password is set again (a new salt).
+            let userDoc = try await couch.must(.get, "_users/org.couchdb.user:\(user)").object
+            let rev = try #require(userDoc["_rev"] as? String)
+            try await couch.must(.put, "_users/org.couchdb.user:\(user)?rev=\(rev)",
+                                 json: #"{"name":"\#(user)","password":"\#(password)","roles":[],"type":"user"}"#)
+            // Once CouchDB's user cache has the change, the old cookie names nobody.
+            #expect(await CouchDB.eventually {
+                let answer = try? await CouchDB.send(.get, couch.url.appendingPathComponent("_session"), user: nil,
+                                                     cookie: "AuthSession=\(first)")
+                return (answer?.object["userCtx"] as? [String: Any])?["name"] is NSNull
+            })
+            _ = try await fp.measureOne()
+            let refused = try await fp.run(["sync", "--gateway", url])
+            #expect(refused.status == 0, "\(refused.stderr)")
+            #expect(refused.stdout.contains("sent 1 of 1 changed, signed 1 as \(user)"), "\(refused.stdout)")
+            let second = try #require(try stored()["cookie"] as? String)
+            #expect(second != first)
+            outputs += [refused.stdout, refused.stderr]
+
+            // Expired here: logged in again before anything else, the new lifetime stored.
+            var all = try fp.json(String(contentsOf: file, encoding: .utf8))
+            var gateways = all["gateways"] as? [String: [String: Any]] ?? [:]
+            gateways[url]?["expiresAtMs"] = Int(Date().timeIntervalSince1970 * 1000) - 1000
+            all["gateways"] = gateways
+            try JSONSerialization.data(withJSONObject: all).write(to: file)
+            let expired = try await fp.run(["sync", "--gateway", url])
+            #expect(expired.status == 0, "\(expired.stderr)")
+            #expect(try stored()["expiresAtMs"] as? Int ?? 0 > Int(Date().timeIntervalSince1970 * 1000) + 300_000)
+            #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
+            outputs += [expired.stdout, expired.stderr]
+            for text in outputs {
+                #expect(!text.contains(password) && !text.contains(first) && !text.contains(second), "\(text)")
+            }
+        }
     }
 }
