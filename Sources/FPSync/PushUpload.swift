@@ -82,8 +82,12 @@ extension Replicator {
             let signed = synced.compactMap { job.signed[$0] }
             outcome.signed = signed.count
             let time = ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
-            let refusals = rejected.map {
-                Refusal(id: $0.id, rev: $0.rev, gateway: context.gateway, reason: $0.reason, time: time)
+            // A refused signed revision is not kept: the refusal names the
+            // revision here, the unsigned one it would have replaced.
+            let refusals = rejected.map { refused in
+                let signed = job.signed[refused.id].flatMap { $0.rev.description == refused.rev ? $0 : nil }
+                let here = signed?.history.dropFirst().first?.description ?? refused.rev
+                return Refusal(id: refused.id, rev: here, gateway: context.gateway, reason: refused.reason, time: time)
             }
             try await storeWork { [self] in
                 try keepSigned(signed, synced: synced)

@@ -57,6 +57,10 @@ extension CouchDBPeers {
             let listed = try await fp.run(["list", "--unsynced", "--json"])
             #expect(listed.lines.count == 1 && listed.stdout.contains(pending) && listed.stdout.contains("viewers may read"),
                     "\(listed.stdout)")
+            // The refusal names the revision here (the unsigned one), not the signed one that was not kept.
+            let here = try #require(try SQLiteDocumentStore(path: fp.db).document(id: pending, includeDeleted: false)?.rev)
+            let refusedNow = try fp.json(try await fp.run(["status", "--json"]).stdout)["refused"] as? [[String: Any]]
+            #expect(refusedNow?.first?["rev"] as? String == here.description, "\(refusedNow ?? [])")
 
             let bob = try await fp.run(["sync", "--gateway", url("bob")])
             #expect(bob.status == 0, "\(bob.stderr)")
