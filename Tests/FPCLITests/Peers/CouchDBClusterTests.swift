@@ -34,20 +34,11 @@ struct CouchDBClusterTests {
         // The push through node 1, 20 documents a batch; once a batch is
         // through and more are left, the sync is held (SIGSTOP) while node 1
         // is killed, then let go: it is cut off in the middle of its push.
-        let sync = Process()
-        sync.executableURL = try FprintRunner.executable()
-        sync.arguments = ["sync", "--gateway", couch.adminURL(db, node: 0), "--push-only", "--batch-size", "20"]
-        sync.environment = fp.environment
-        sync.currentDirectoryURL = fp.home
-        let out = Pipe(), err = Pipe()
-        sync.standardOutput = out
-        sync.standardError = err
-        sync.standardInput = FileHandle.nullDevice
-        let exit = try sync.startAwaitingExit()
-        let printed = PipeDrain(out.fileHandleForReading, name: "sync-out")
-        let said = PipeDrain(err.fileHandleForReading, name: "sync-err")
+        let sync = try BackgroundFprint(fp, ["sync", "--gateway", couch.adminURL(db, node: 0), "--push-only",
+                                             "--batch-size", "20"])
+        let (exit, said) = (sync.exit, sync.stderr)
         let cut = Handover<Int?>()
-        let (pid, node) = (sync.processIdentifier, couch.pids[0])
+        let (pid, node) = (sync.pid, couch.pids[0])
         // On a plain thread: the hold must come while the push is under way,
         // and a task on the cooperative pool may wait seconds under load.
         Thread {
@@ -69,7 +60,6 @@ struct CouchDBClusterTests {
         let sentBeforeTheCut = await cut.value()
         let status = await exit.value()
         let stderr = String(decoding: await said.data(), as: UTF8.self)
-        _ = await printed.data()
         #expect(sentBeforeTheCut != nil, "the push ended before a node could be killed: \(stderr)")
         #expect(status == 75, "\(stderr)")
         #expect(stderr.contains("error: gateway unreachable"), "\(stderr)")
