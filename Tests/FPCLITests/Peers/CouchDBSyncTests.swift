@@ -68,15 +68,20 @@ extension CouchDBPeers {
         }
 
         /// A document written to CouchDB with its members in an order of its
-        /// own and numbers CouchDB keeps as written: pulled into fprint, pushed
-        /// to an empty database, it is served there byte for byte as at its
-        /// source (same revision, same text).
+        /// own and numbers CouchDB keeps as written, and a deletion with a
+        /// body: pulled into fprint, pushed to an empty database, each is
+        /// served there byte for byte as at its source (same revision, same text).
         @Test func aPeersDocumentComesBackAsItWasSent() async throws {
             let couch = try CouchDB.current()
             let source = try await couch.newDatabase("text-src"), target = try await couch.newDatabase("text-dst")
             let sent = #"{"type":"scan","tenth":0.1,"one":1.0,"big":123456789012345678901234567890,"small":1.5e-7,"#
                 + #""zeta":{"z":1,"a":[-125.0,3]},"alpha":"é","level":"J1NP","x":1,"y":2}"#
             try await couch.must(.put, "\(source)/k1", json: sent)
+            // And a deletion that keeps a body (why, and a number as written).
+            let tomb = try await couch.must(.put, "\(source)/tomb", json: #"{"type":"scan","x":1.50}"#).object
+            let deletion = try await couch.must(.put, "\(source)/tomb?rev=\(tomb["rev"] as? String ?? "")",
+                                                json: #"{"_deleted":true,"why":"measured twice","x":1.50}"#).object
+            let tombRev = try #require(deletion["rev"] as? String)
             let fp = try FprintRunner()
             let pull = try await fp.run(["sync", "--gateway", couch.adminURL(source), "--pull-only"])
             #expect(pull.status == 0, "\(pull.stderr)")
@@ -85,6 +90,9 @@ extension CouchDBPeers {
             let original = try await couch.must(.get, "\(source)/k1").text
             #expect(try await couch.must(.get, "\(target)/k1").text == original)
             #expect(original.contains(#""type":"scan","tenth":0.1,"one":1.0,"big":123456789012345678901234567890"#))
+            let tombstone = try await couch.must(.get, "\(source)/tomb?rev=\(tombRev)").text
+            #expect(try await couch.must(.get, "\(target)/tomb?rev=\(tombRev)").text == tombstone)
+            #expect(tombstone.contains(#""why":"measured twice""#) && tombstone.contains(#""_deleted":true"#), "\(tombstone)")
         }
 
         /// Attachments both ways: a `--keep-raw` capture pushed arrives with
