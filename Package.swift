@@ -154,7 +154,7 @@ let package = Package(
         ]),
         .testTarget(name: "FPSyncTests", dependencies: ["FPTestSupport", "FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "FPCLITests", dependencies: ["FPTestSupport", "FPCLI", "FPCore", "FPStore", "FPHCI", "FPHex", "CZlib",
+        .testTarget(name: "FPCLITests", dependencies: ["FPTestSupport", "FPCLI", "FPCore", "FPStore", "FPNet", "FPHCI", "FPHex", "CZlib",
                                                    .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Reference", "Fixtures"]),
         .testTarget(name: "FPAnalysisTests", dependencies: ["FPTestSupport", "FPAnalysis", "FPCore"]),

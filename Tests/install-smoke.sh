@@ -63,13 +63,14 @@ done
 [ -n "$url" ] || { cat "$work/gateway.log" >&2; fail "the gateway did not start"; }
 FPRINT_TOKEN=$("$fprint" gateway token --user smoke --secret-file "$work/secret")
 export FPRINT_TOKEN
-has "sent $count of $count" "$("$fprint" sync --quiet --gateway "$url")" || fail "push"
-has "received $count of $count" "$(FPRINT_DB="$work/second.sqlite" "$fprint" sync --quiet --gateway "$url")" \
+# The summary line is on stdout (progress on stderr, kept in sync.log); --quiet prints neither.
+has "sent $count of $count" "$("$fprint" sync --gateway "$url" 2>>"$work/sync.log")" || fail "push"
+has "received $count of $count" "$(FPRINT_DB="$work/second.sqlite" "$fprint" sync --gateway "$url" 2>>"$work/sync.log")" \
     || fail "pull into a second database"
 [ "$(FPRINT_DB="$work/second.sqlite" "$fprint" list --json | wc -l)" -eq "$count" ] || fail "second database"
-"$fprint" sync --quiet --gateway "$url" >/dev/null || fail "sync after the pull"
+[ -z "$("$fprint" sync --quiet --gateway "$url")" ] || fail "sync --quiet after the pull printed something"
 cp "$XDG_DATA_HOME/fprint/fprint.sqlite" "$work/before.sqlite"
-has "sent 0 of 0" "$("$fprint" sync --quiet --gateway "$url")" || fail "no-op sync"
+has "sent 0 of 0" "$("$fprint" sync --gateway "$url" 2>>"$work/sync.log")" || fail "no-op sync"
 cmp -s "$XDG_DATA_HOME/fprint/fprint.sqlite" "$work/before.sqlite" || fail "a no-op sync changed the database file"
 has "last sync:  20" "$("$fprint" status --gateway "$url")" || fail "status shows no last sync"
 echo "install-smoke: ok ($count documents recorded, served, pushed and pulled by $fprint)" >&2

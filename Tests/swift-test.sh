@@ -16,7 +16,9 @@ log=.build/test-output.txt
 # only if asked for with SWIFT_BACKTRACE).
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,threads=crashed,registers=none,images=none}
 
-swift test --disable-xctest "$@" 2>&1 | tee "$log"
+# Line-buffered (stdbuf reaches the test binary through its environment):
+# a run that hangs shows which tests were in flight, not a 4 KB-old buffer.
+stdbuf -oL -eL swift test --disable-xctest "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
     echo

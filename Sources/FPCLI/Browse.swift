@@ -9,7 +9,7 @@ struct List: ReportingCommand {
         commandName: "list",
         abstract: "List stored measurements, newest first.",
         discussion: """
-            On a terminal the list is grouped by day. Without --limit the table shows the newest 100 (--all for every one); --json prints one JSON object per line, all of them unless --limit is given.
+            On a terminal the list is grouped by day. Without --limit the table shows the newest 100 (--all for every one); --json prints one JSON object per line, all of them unless --limit is given. --unsynced also lists deletions not yet synced (SYNC "no (deleted)"; "deleted": true in --json), with the gateway's reason when it refused one.
 
             Examples:
               fprint list
@@ -20,7 +20,7 @@ struct List: ReportingCommand {
     @Option(help: "Only this map.") var map: String?
     @Option(help: "Only documents created at or after this time (ISO date or date-time, or 30m/12h/7d ago).")
     var since: String?
-    @Flag(help: "Only documents not yet synced to a gateway.") var unsynced = false
+    @Flag(help: "Only documents not yet synced to a gateway, deletions included.") var unsynced = false
     @Option(help: "Only static or walk documents.") var mode: MeasurementDocument.Mode?
     @Option(help: "Only the documents of one walk session.") var session: String?
     @Option(help: "At most this many documents.") var limit: Int?
@@ -58,7 +58,9 @@ struct List: ReportingCommand {
         let shown = limit ?? (json || all ? nil : Self.defaultTableRows)
         let query = ListQuery(
             level: map, sinceMs: since.flatMap { Self.parseSince($0, now: Date()) }, unsyncedOnly: unsynced,
-            mode: mode?.rawValue, sessionId: session, limit: shown.map { $0 + 1 })
+            mode: mode?.rawValue, sessionId: session, limit: shown.map { $0 + 1 },
+            // Pending deletions are pending too: listed (`deleted`) with what was deleted.
+            includeDeletions: unsynced)
         var items = try store.list(query)
         let more = shown.map { items.count > $0 } ?? false
         if let shown, more { items.removeLast(items.count - shown) }

@@ -85,9 +85,17 @@ struct GatewayAuth {
         if let token, let claims = TokenClaims.unverified(token) { return claims.subject }
         let session = RemoteDatabase(url: Self.sessionURL(of: url), transport: transport, credentials: credentials,
                                      retry: .none)
-        guard let answer = try? await session.json(.get, []), let name = answer["userCtx"]?["name"]?.stringValue,
-              !name.isEmpty else { return nil }
-        return name
+        func named() async -> String? {
+            guard let answer = try? await session.json(.get, []), let name = answer["userCtx"]?["name"]?.stringValue,
+                  !name.isEmpty else { return nil }
+            return name
+        }
+        if let name = await named() { return name }
+        // CouchDB answers a cookie it no longer takes (the user's password
+        // was set again, its secret changed) as anonymous, 200 and no name,
+        // not 401: a stored session logs in again once and asks again.
+        guard case .session(let couch) = credentials, (try? await couch.renew(refused: nil)) != nil else { return nil }
+        return await named()
     }
 }
 

@@ -11,7 +11,7 @@ enum Render {
             let mode = s.mode == "walk" ? "walk#\(s.seq.map(String.init) ?? "?")" : s.mode
             return [String(s.id.prefix(8)), time, s.level, String(Int(s.x.rounded())), String(Int(s.y.rounded())), mode,
                     String(s.bleCount), String(s.wifiCount), String(s.cellCount), String(s.geoCount),
-                    s.synced ? "yes" : "no"]
+                    s.synced ? "yes" : s.deleted ? "no (deleted)" : "no"]
         }
         let right: Set<Int> = [3, 4, 6, 7, 8, 9]
         guard groupByDay else { return Terminal.table(header, items.map(row), rightAligned: right) }

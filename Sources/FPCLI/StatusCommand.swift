@@ -26,7 +26,8 @@ struct Status: ReportingCommand {
     func perform() async throws {
         let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try workspace.openStore(.read)
-        let pending = try store.list(ListQuery(unsyncedOnly: true)).count
+        // Deletions not yet synced are pending like documents.
+        let pending = try store.list(ListQuery(unsyncedOnly: true, includeDeletions: true)).count
         let last = try LastSyncNote(paths: workspace.paths, store: store).read(fallback: store)
         let refused = try RefusalLog(store: store).all()
         let text = gateway ?? workspace.environment["FPRINT_GATEWAY"] ?? (try? workspace.loadConfig().appConfig.gatewayURL)

@@ -35,11 +35,11 @@ struct Sync: ReportingCommand {
         commandName: "sync",
         abstract: "Replicate measurements with a CouchDB-protocol gateway (push, then pull).",
         discussion: """
-            Works with fprint's own gateway, Apache CouchDB 3.x, Couchbase Sync Gateway and PouchDB Server. Incremental: checkpoints on both sides let the next sync start where this one ended. Before the push, unsigned documents get your user id in couchbase_sync_gateway_id.
+            Works with fprint's own gateway, Apache CouchDB 3.x, Couchbase Sync Gateway and PouchDB Server. Incremental: checkpoints on both sides let the next sync start where this one ended. Documents made here that no gateway has accepted yet and that have no owner (couchbase_sync_gateway_id "-" or missing, as in imported Android dumps) are signed with your user id at their first push; the signature is kept only once the gateway accepts them. Documents received from a peer are never signed.
 
             Credentials come from --token, else user:password@ in the gateway URL (sent as Basic on every request), else $FPRINT_TOKEN, else what `fprint login` stored for this gateway URL (a token, or a CouchDB session cookie renewed before it expires); prefer the last ones (arguments are visible to other users in ps). Documents are only pushed signed: if the gateway cannot say who you are, unsigned documents are not pushed (exit 77).
 
-            Documents the gateway refuses (403 for the document, 413 too large) stay unsynced, are listed with the gateway's reason by `fprint status` and `fprint list --unsynced`, and are offered again on every sync; while any is refused, sync exits 77.
+            Documents the gateway refuses (403 for the document, 413 too large), deletions included, stay unsynced, are listed with the gateway's reason by `fprint status` and `fprint list --unsynced`, and are offered again on every sync; while any is refused, sync exits 77 naming them.
 
             Examples:
               fprint login --user alice
@@ -54,7 +54,7 @@ struct Sync: ReportingCommand {
     @Option(help: ArgumentHelp("Bearer token (prefer $FPRINT_TOKEN or `fprint login`).", valueName: "token"))
     var token: String?
     @Option(help: "Documents per batch.") var batchSize = 500
-    @Flag(help: "No progress output.") var quiet = false
+    @Flag(help: "No progress and no summary line (errors and refusals still go to stderr).") var quiet = false
     @OptionGroup var client: GatewayClientOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -101,17 +101,8 @@ struct Sync: ReportingCommand {
         printer.finish()
         let pushed = reports.first { $0.direction == .push }
         let pulled = reports.first { $0.direction == .pull }
-        var parts: [String] = []
-        if let pushed {
-            parts.append("\(dryRun ? "would send" : "sent") \(pushed.written) of \(pushed.examined) changed")
-            if pushed.signed > 0 { parts.append("signed \(pushed.signed) as \(userID ?? "?")") }
-        }
-        if let pulled {
-            let already = pulled.examined - pulled.written
-            parts.append("\(dryRun ? "would receive" : "received") \(pulled.written) of \(pulled.examined) changed"
-                + (already > 0 ? " (\(already) already here)" : ""))
-        }
-        Terminal.out("\(dryRun ? "dry run: " : "")\(parts.joined(separator: ", ")) — \(remote.displayURL)")
+        // --quiet: nothing on stdout either (cron); refusals and errors still go to stderr.
+        if !quiet { Terminal.out(Self.summary(pushed: pushed, pulled: pulled, userID: userID, dryRun: dryRun, remote: remote.displayURL)) }
         DamageLog.shared.record(reports.flatMap(\.damaged))
         let refused = pushed?.refusals ?? []
         for r in refused.prefix(10) { Terminal.err("refused by the gateway: \(r.id): \(r.reason)") }
@@ -128,9 +119,38 @@ struct Sync: ReportingCommand {
         }
         // Everything is committed; closing moves the log into the file now.
         do { try store.close() } catch { Terminal.err("warning: \(workspace.databasePath): \(error)") }
-        if !refused.isEmpty {
-            throw CommandFailure("the gateway refused \(refused.count) document(s); they stay unsynced and are offered again next sync", .authRejected)
+        if !refused.isEmpty { throw CommandFailure(Self.refusalMessage(refused), .authRejected) }
+    }
+
+    /// `sent 3 of 47 changed, signed 3 as alice, received 0 of 3 changed (3
+    /// already here) — URL`.
+    static func summary(pushed: SyncReport?, pulled: SyncReport?, userID: String?, dryRun: Bool, remote: String) -> String {
+        var parts: [String] = []
+        if let pushed {
+            parts.append("\(dryRun ? "would send" : "sent") \(pushed.written) of \(pushed.examined) changed")
+            if pushed.signed > 0 { parts.append("\(dryRun ? "would sign" : "signed") \(pushed.signed) as \(userID ?? "?")") }
         }
+        if let pulled {
+            var notes: [String] = []
+            let already = pulled.examined - pulled.written
+            if already > 0 { notes.append("\(already) already here") }
+            if pulled.skipped > 0 { notes.append("\(Terminal.counted(pulled.skipped, "design document")) skipped") }
+            parts.append("\(dryRun ? "would receive" : "received") \(pulled.written) of \(pulled.examined) changed"
+                + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))"))
+        }
+        return "\(dryRun ? "dry run: " : "")\(parts.joined(separator: ", ")) — \(remote)"
+    }
+
+    /// The error line of a sync the gateway refused documents in: which
+    /// ones, and the gateway's reason (the first one's, when several).
+    static func refusalMessage(_ refused: [Refusal]) -> String {
+        guard refused.count > 1 else {
+            return "the gateway refused 1 document (\(refused[0].id)): \(refused[0].reason); "
+                + "it stays unsynced and is offered again at the next sync"
+        }
+        let named = refused.prefix(3).map(\.id).joined(separator: ", ") + (refused.count > 3 ? ", …" : "")
+        return "the gateway refused \(refused.count) documents (\(named)), \(refused[0].id) with \(refused[0].reason); "
+            + "they stay unsynced and are offered again at the next sync (`fprint status` gives every reason)"
     }
 }
 
@@ -148,8 +168,9 @@ final class SyncProgressPrinter: @unchecked Sendable {
         self.dryRun = dryRun
     }
 
-    /// `push: sent 3/47 (44 already there)`: documents moved of those
-    /// examined; the ones the other side already had are said apart.
+    /// `push: sent 3/47 (43 already there, 1 refused)`: documents moved of
+    /// those examined; the ones the other side already had, and those it
+    /// refused, are said apart.
     static func line(_ p: SyncProgress, dryRun: Bool) -> String {
         let verb = switch (p.direction, dryRun) {
         case (.push, false): "sent"
@@ -157,8 +178,10 @@ final class SyncProgressPrinter: @unchecked Sendable {
         case (.pull, false): "received"
         case (.pull, true): "would receive"
         }
-        let already = p.alreadyThere > 0 ? " (\(p.alreadyThere) already \(p.direction == .push ? "there" : "here"))" : ""
-        return "\(verb) \(p.transferred)/\(p.total)\(already)"
+        var notes: [String] = []
+        if p.alreadyThere > 0 { notes.append("\(p.alreadyThere) already \(p.direction == .push ? "there" : "here")") }
+        if p.refused > 0 { notes.append("\(p.refused) refused") }
+        return "\(verb) \(p.transferred)/\(p.total)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
     }
 
     func update(_ p: SyncProgress) {

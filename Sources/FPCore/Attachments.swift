@@ -128,13 +128,13 @@ extension RevisionText {
     /// Whether the body may hold `_attachments`: a byte search, so the many
     /// bodies without any are never parsed (a false positive costs one parse).
     public var mayHaveAttachments: Bool {
-        var text = canonicalBody
+        var text = bodyText
         return text.withUTF8 { Attachments.mayHaveAttachments(UnsafeRawBufferPointer($0)) }
     }
 }
 
 extension Attachments {
-    /// Whether canonical body text may hold `_attachments` (a byte search).
+    /// Whether body text without white space may hold `_attachments` (a byte search).
     public static func mayHaveAttachments(_ body: [UInt8]) -> Bool {
         body.withUnsafeBytes { mayHaveAttachments($0) }
     }
@@ -161,23 +161,45 @@ extension Attachments {
     static let key = Array(#""_attachments":"#.utf8)
 }
 
+extension RevisionText {
+    /// The revision with the value of its body's `_attachments` replaced by
+    /// what `transform` makes of it, written canonically; every other
+    /// member keeps its text and place. Unchanged when there is none. A body
+    /// that is not an object or stubs that are not JSON make it damaged.
+    public func replacingAttachments(_ transform: (JSONValue) throws -> JSONValue) throws -> RevisionText {
+        let damaged = { (why: String) in DamagedDocument(id: id, rev: rev.description, reason: why) }
+        let text = Array(bodyText.utf8)
+        let skim = JSONSkim(text)
+        guard let members = skim.shallowMembers(of: 0..<text.count) else { throw damaged("it is not a JSON object") }
+        guard let member = members.first(where: { $0.key == "_attachments" }) else { return self }
+        let stubs: JSONValue
+        do {
+            stubs = try skim.parse(member.value)
+        } catch {
+            throw damaged("it is not valid JSON (\(error))")
+        }
+        var out = Array(text[..<member.value.lowerBound])
+        CanonicalJSON.write(try transform(stubs), into: &out)
+        out += text[member.value.upperBound...]
+        var result = self
+        result.bodyText = String(decoding: out, as: UTF8.self)
+        return result
+    }
+}
+
 extension ReplicableStore {
     /// The revision with the bytes of its attachments inline (`data` for
     /// `stub`), for a peer that lacks them: what a push and `attachments=true`
-    /// send. Attachments up to revpos `since` stay stubs. Bytes that cannot
-    /// be found make the revision damaged, never sent without them.
+    /// send. Attachments up to revpos `since` stay stubs. Only the value of
+    /// `_attachments` is rewritten: the other members keep their text and
+    /// order. Bytes that cannot be found make the revision damaged, never
+    /// sent without them.
     public func inliningAttachments(_ stored: RevisionText, since: Int? = nil) throws -> RevisionText {
         guard stored.mayHaveAttachments else { return stored }
-        let body: JSONValue
-        do {
-            body = try CanonicalJSON.parse(stored.canonicalBody)
-        } catch {
-            throw DamagedDocument(id: stored.id, rev: stored.rev.description, reason: "it is not valid JSON (\(error))")
+        return try stored.replacingAttachments { stubs in
+            try inliningAttachments(of: ["_attachments": stubs], id: stored.id, rev: stored.rev.description,
+                                    since: since)["_attachments"] ?? stubs
         }
-        var out = stored
-        out.canonicalBody = CanonicalJSON.string(try inliningAttachments(of: body, id: stored.id, rev: stored.rev.description,
-                                                                         since: since))
-        return out
     }
 
     /// A parsed body of document `id` with its attachments' bytes inline.

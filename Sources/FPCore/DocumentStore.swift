@@ -34,10 +34,13 @@ public struct DocumentSummary: Sendable, Equatable, Codable {
     public var geoCount: Int
     public var synced: Bool
     public var conflicts: Int
+    /// A deletion (its summary is that of the last live revision): listed
+    /// only when asked (`ListQuery.includeDeletions`).
+    public var deleted: Bool
 
     public init(id: String, rev: String, createdAtMs: Int64, createdAt: String, level: String, mode: String,
                 x: Double, y: Double, sessionId: String?, seq: Int?, bleCount: Int, wifiCount: Int,
-                cellCount: Int, geoCount: Int, synced: Bool, conflicts: Int = 0) {
+                cellCount: Int, geoCount: Int, synced: Bool, conflicts: Int = 0, deleted: Bool = false) {
         self.id = id
         self.rev = rev
         self.createdAtMs = createdAtMs
@@ -54,6 +57,7 @@ public struct DocumentSummary: Sendable, Equatable, Codable {
         self.geoCount = geoCount
         self.synced = synced
         self.conflicts = conflicts
+        self.deleted = deleted
     }
 }
 
@@ -67,10 +71,14 @@ public struct ListQuery: Sendable, Equatable {
     public var limit: Int?
     /// Created before this time (ms since 1970), exclusive.
     public var beforeMs: Int64?
+    /// Deleted documents too (tombstones, with their last live summary):
+    /// with `unsyncedOnly`, the deletions not yet synced.
+    public var includeDeletions: Bool
 
     public init(level: String? = nil, sinceMs: Int64? = nil, unsyncedOnly: Bool = false, mode: String? = nil,
-                sessionId: String? = nil, limit: Int? = nil, beforeMs: Int64? = nil) {
+                sessionId: String? = nil, limit: Int? = nil, beforeMs: Int64? = nil, includeDeletions: Bool = false) {
         self.level = level
+        self.includeDeletions = includeDeletions
         self.sinceMs = sinceMs
         self.beforeMs = beforeMs
         self.unsyncedOnly = unsyncedOnly

@@ -30,26 +30,27 @@ public struct RevisionContent: Sendable, Equatable {
     public var deleted: Bool
     /// The body without `_` keys other than `_attachments`. A tombstone keeps
     /// the members it was given (`{"why":…}`), as CouchDB does. A revision
-    /// received as canonical text is parsed only if this is read.
+    /// received as text is parsed only if this is read.
     public var body: JSONValue {
         get {
             switch storage {
             case .tree(let value): return value
             case .text(let text, _):
                 // `JSONSkim` checked the text, and accepts nothing the parser refuses.
-                do { return try JSONParser.parse(text) } catch { preconditionFailure("checked canonical text: \(error)") }
+                do { return try JSONParser.parse(text) } catch { preconditionFailure("checked body text: \(error)") }
             }
         }
         set { storage = .tree(newValue) }
     }
-    /// The body's canonical text when the revision arrived as text that
-    /// `JSONSkim` found canonical: the store keeps it as it is.
-    public var canonicalBody: [UInt8]? {
+    /// The body's text when the revision arrived as text (`received`): the
+    /// store keeps it as it is. Its members are in the order the peer sent
+    /// them, so it is canonical only when the peer's text was.
+    public var bodyText: [UInt8]? {
         if case .text(let text, _) = storage { text } else { nil }
     }
-    /// The top-level members of `canonicalBody` (ranges in it), when the
+    /// The top-level members of `bodyText` (ranges in it), when the
     /// splitter had them: the store then reads its columns without a scan.
-    public var canonicalMembers: [JSONSkim.Member]? {
+    public var bodyMembers: [JSONSkim.Member]? {
         if case .text(_, let members) = storage { members } else { nil }
     }
     private var storage: Body
@@ -71,23 +72,24 @@ public struct RevisionContent: Sendable, Equatable {
         self.attachmentData = attachmentData
     }
 
-    /// A revision whose body is `canonicalBody`, text `JSONSkim` found
-    /// canonical (an object without `_` keys): stored without a parse.
-    /// `members`, if given, are its top-level members (ranges in it).
-    public init(id: String, rev: Revision, deleted: Bool, canonicalBody: [UInt8], members: [JSONSkim.Member]? = nil,
-                history: [Revision]) {
+    /// A revision whose body is `bodyText`, an object's text `JSONSkim`
+    /// checked, without `_` keys other than `_attachments` (the store checks
+    /// that): stored as it is, without a parse. `members`, if given, are its
+    /// top-level members (ranges in it).
+    public init(id: String, rev: Revision, deleted: Bool, bodyText: [UInt8], members: [JSONSkim.Member]? = nil,
+                history: [Revision], attachmentData: [String: [UInt8]] = [:]) {
         self.id = id
         self.rev = rev
         self.deleted = deleted
-        self.storage = .text(canonicalBody, members: members)
+        self.storage = .text(bodyText, members: members)
         self.history = history
-        self.attachmentData = [:]
+        self.attachmentData = attachmentData
     }
 
     public static func == (a: RevisionContent, b: RevisionContent) -> Bool {
         guard a.id == b.id, a.rev == b.rev, a.deleted == b.deleted, a.history == b.history,
               a.attachmentData == b.attachmentData else { return false }
-        if let x = a.canonicalBody, let y = b.canonicalBody { return x == y }
+        if let x = a.bodyText, let y = b.bodyText { return x == y }
         return a.body == b.body
     }
 
@@ -112,9 +114,9 @@ public struct RevisionContent: Sendable, Equatable {
     }
 }
 
-/// A stored revision as text: its canonical body exactly as stored, never
-/// parsed. Replication moves revisions as text (push, `_bulk_get`), so a
-/// revision read from the store goes onto the wire without a parse and a
+/// A stored revision as text: its body exactly as stored, never parsed.
+/// Replication moves revisions as text (push, `_bulk_get`), so a revision
+/// read from the store goes onto the wire without a parse and a
 /// re-serialisation.
 public struct RevisionText: Sendable, Equatable {
     public var id: String
@@ -122,28 +124,37 @@ public struct RevisionText: Sendable, Equatable {
     public var deleted: Bool
     /// Ancestry newest first, starting with `rev` (as in `RevisionContent`).
     public var history: [Revision]
-    /// The body's canonical JSON object text (`{}` for tombstones).
-    public var canonicalBody: String
+    /// The body's JSON object text (`{}` for tombstones), as stored:
+    /// canonical for revisions fprint made, the peer's members in the
+    /// peer's order for revisions received (`RevisionContent.received`).
+    public var bodyText: String
 
-    public init(id: String, rev: Revision, deleted: Bool, history: [Revision], canonicalBody: String) {
+    public init(id: String, rev: Revision, deleted: Bool, history: [Revision], bodyText: String) {
         self.id = id
         self.rev = rev
         self.deleted = deleted
         self.history = history
-        self.canonicalBody = canonicalBody
+        self.bodyText = bodyText
     }
 
+    /// `bodyText` under its earlier name, which the dashboard still uses;
+    /// the text is canonical only for revisions fprint made.
+    public var canonicalBody: String { bodyText }
+
     /// The revision as a CouchDB document: `_id`, `_rev`, `_deleted` when
-    /// deleted and `_revisions` when asked, spliced in front of the body's own
-    /// members. The body never holds `_` keys (the store refuses them), so
-    /// the result has no duplicate keys. Bytes, because that is what both
-    /// callers (the push, `_bulk_get`) put on the wire.
-    public func documentJSON(revisions: Bool) -> [UInt8] {
-        var head: JSONObject = ["_id": .string(id), "_rev": .string(rev.description)]
+    /// deleted, `_revisions` when asked and any `extra` members (such as
+    /// `_conflicts`), spliced in front of the body's own members, which keep
+    /// their text and order. The body never holds `_` keys but
+    /// `_attachments` (the store refuses them), so the result has no
+    /// duplicate keys. Bytes, because that is what every caller puts on the wire.
+    public func documentJSON(revisions: Bool, extra: JSONObject = [:]) -> [UInt8] {
+        var head = extra
+        head["_id"] = .string(id)
+        head["_rev"] = .string(rev.description)
         if deleted { head["_deleted"] = true }
         if revisions { head["_revisions"] = RevisionContent.revisionsJSON(history, rev: rev) }
         var out = CanonicalJSON.bytes(.object(head))
-        var body = canonicalBody
+        var body = bodyText
         body.withUTF8 { text in
             let members = UnsafeBufferPointer(rebasing: text.dropFirst())  // after the body's "{"
             guard members.first != UInt8(ascii: "}") else { return }
@@ -157,7 +168,7 @@ public struct RevisionText: Sendable, Equatable {
 
     /// The parsed form.
     public func content() throws(JSONParseError) -> RevisionContent {
-        RevisionContent(id: id, rev: rev, deleted: deleted, body: try CanonicalJSON.parse(canonicalBody), history: history)
+        RevisionContent(id: id, rev: rev, deleted: deleted, body: try CanonicalJSON.parse(bodyText), history: history)
     }
 }
 
@@ -210,6 +221,9 @@ public protocol ReplicableStore: DocumentStore {
     func revisionText(id: String, rev: Revision) throws -> RevisionText?
     /// All leaves of a document, winner first; empty if unknown.
     func leaves(id: String) throws(StoreError) -> [(rev: Revision, deleted: Bool)]
+    /// Of these documents, those marked synced: accepted by a gateway, or
+    /// received from one. The push signs only documents that are neither.
+    func synced(ids: [String]) throws(StoreError) -> Set<String>
     /// Non-winning, non-deleted leaves: the conflicts `fprint show` lists.
     func conflicts(id: String) throws(StoreError) -> [Revision]
     /// `_all_docs` rows in id order (deleted documents left out).

@@ -56,9 +56,13 @@ package actor LivePositions {
     private var heard: [String: ContinuousClock.Instant] = [:]
     private(set) var sequence: Int64 = 0
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    /// Publishers that stopped, with the sequence they stopped at and the
-    /// map they were on (the last few).
-    private var departures: [(sequence: Int64, publisher: String, map: String)] = []
+    /// Publishers that stopped, with the sequence they stopped at, the map
+    /// they were on and the end of their track (the last few): a view that
+    /// had not yet read a track's last positions when it stopped still shows
+    /// them before the departure.
+    private var departures: [(sequence: Int64, publisher: String, map: String, tail: ArraySlice<LivePosition>)] = []
+    /// The positions kept with a departure: a POST carries at most 100.
+    static let departureTail = 100
     private var nextWaiter: UInt64 = 0
 
     package init() {}
@@ -91,7 +95,7 @@ package actor LivePositions {
         guard let track = tracks.removeValue(forKey: publisher), let last = track.last else { return }
         heard[publisher] = nil
         sequence += 1
-        departures.append((sequence, publisher, last.map))
+        departures.append((sequence, publisher, last.map, track.suffix(Self.departureTail)))
         if departures.count > 256 { departures.removeFirst(departures.count - 256) }
         for id in Array(waiters.keys) { wake(id) }
     }
@@ -102,7 +106,11 @@ package actor LivePositions {
     /// read (every open live view asks this at every published position).
     package func after(_ sequence: Int64, map: String) -> (positions: [LivePosition], left: [String], reached: Int64) {
         var found: [LivePosition] = []
-        var left = Set(departures.filter { $0.sequence > sequence && $0.map == map }.map(\.publisher))
+        var left = Set<String>()
+        for departure in departures where departure.sequence > sequence && departure.map == map {
+            left.insert(departure.publisher)
+            found += departure.tail.filter { $0.sequence > sequence && $0.map == map }
+        }
         for (publisher, track) in tracks {
             let fresh = track.reversed().prefix { $0.sequence > sequence }
             found += fresh.filter { $0.map == map }

@@ -6,7 +6,7 @@ import GRDB
 /// reads cannot drift apart. Read by position, not by name: `list` decodes
 /// up to 100,000 rows and a name lookup scans the columns each time.
 struct ListedSummary: FetchableRecord {
-    static let columns = ["id", "rev"] + Summary.columnNames + ["synced"]
+    static let columns = ["id", "rev"] + Summary.columnNames + ["synced", "deleted"]
     static let selection = columns.joined(separator: ", ")
 
     let summary: DocumentSummary
@@ -15,7 +15,7 @@ struct ListedSummary: FetchableRecord {
         summary = DocumentSummary(
             id: row[0], rev: row[1], createdAtMs: row[2], createdAt: row[3], level: row[4],
             mode: row[5], x: row[6], y: row[7], sessionId: row[8], seq: row[9], bleCount: row[10],
-            wifiCount: row[11], cellCount: row[12], geoCount: row[13], synced: row[14])
+            wifiCount: row[11], cellCount: row[12], geoCount: row[13], synced: row[14], deleted: row[15])
     }
 }
 

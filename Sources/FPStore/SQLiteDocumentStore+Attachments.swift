@@ -36,7 +36,7 @@ extension SQLiteDocumentStore {
     /// body names bytes this store has: a revision never points at nothing.
     static func storeAttachments(_ db: Database, _ content: RevisionContent) throws {
         // A body received as text is parsed only if it may hold stubs.
-        if let text = content.canonicalBody, !Attachments.mayHaveAttachments(text) {
+        if let text = content.bodyText, !Attachments.mayHaveAttachments(text) {
             return try storeAttachments(db, id: content.id, body: [:], data: content.attachmentData)
         }
         try storeAttachments(db, id: content.id, body: content.body, data: content.attachmentData)

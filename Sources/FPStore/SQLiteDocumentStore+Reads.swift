@@ -51,7 +51,7 @@ extension SQLiteDocumentStore {
     package func list(_ query: ListQuery) throws(StoreError) -> [DocumentSummary] {
         if let limit = query.limit, limit < 0 { throw StoreError.invalid("a list limit must not be negative") }
         // Only summary columns: `list` must stay fast with 100,000 documents.
-        var sql = "SELECT \(ListedSummary.selection) FROM documents WHERE deleted = 0"
+        var sql = "SELECT \(ListedSummary.selection) FROM documents WHERE " + (query.includeDeletions ? "1" : "deleted = 0")
         let filter = Self.listFilter(query, table: "")
         sql += filter.sql
         var arguments = filter.arguments

@@ -52,8 +52,8 @@ extension SQLiteDocumentStore: ReplicableStore {
         guard !revisions.isEmpty else { return }
         for content in revisions {
             try Self.validate(id: content.id)
-            if let text = content.canonicalBody {
-                try Self.validate(canonicalBody: text, members: content.canonicalMembers, of: content.id)
+            if let text = content.bodyText {
+                try Self.validate(bodyText: text, members: content.bodyMembers, of: content.id)
             } else {
                 try Self.validate(body: content.body, of: content.id)
             }
@@ -67,9 +67,9 @@ extension SQLiteDocumentStore: ReplicableStore {
         }
         // Texts and summaries are computed (on every core) before the write lock is taken.
         let prepared = concurrentMap(revisions) { content in
-            // Text received canonical is kept as it came: no parse, no rewrite.
-            if let text = content.canonicalBody {
-                return (content, StoredBody.compress(text), Summary(canonicalText: text, members: content.canonicalMembers))
+            // Text received is kept as it came: no parse, no rewrite.
+            if let text = content.bodyText {
+                return (content, StoredBody.compress(text), Summary(bodyText: text, members: content.bodyMembers))
             }
             return (content, StoredBody.compress(CanonicalJSON.bytes(content.body)), Summary(body: content.body))
         }
@@ -128,12 +128,19 @@ extension SQLiteDocumentStore: ReplicableStore {
                 try Row.fetchOne(statement, arguments: [id, rev.description])
             }), let body = try StoredBody.text(row[1], id: id, rev: rev.description) else { return nil }
             return RevisionText(id: id, rev: rev, deleted: row[0], history: try Self.ancestry(db, id: id, from: rev),
-                                canonicalBody: body)
+                                bodyText: body)
         }
     }
 
     package func leaves(id: String) throws(StoreError) -> [(rev: Revision, deleted: Bool)] {
         try read { db in RevisionWinner.sorted(try Self.leafRows(db, id: id)) }
+    }
+
+    package func synced(ids: [String]) throws(StoreError) -> Set<String> {
+        try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT 1 FROM documents WHERE id = ? AND synced = 1")
+            return try Set(ids.filter { try Bool.fetchOne(statement, arguments: [$0]) != nil })
+        }
     }
 
     package func conflicts(id: String) throws(StoreError) -> [Revision] {

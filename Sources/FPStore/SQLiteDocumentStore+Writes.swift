@@ -36,7 +36,7 @@ struct PendingRevision {
         self.deleted = false
         self.body = [:]
         self.stored = StoredBody.compress(canonicalText)
-        self.summary = Summary(canonicalText: canonicalText, members: members)
+        self.summary = Summary(bodyText: canonicalText, members: members)
     }
 
     /// An update's body: text that `JSONSkim` finds canonical is kept as
@@ -49,7 +49,7 @@ struct PendingRevision {
         case .text(let text):
             if let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
                judged.value == 0..<text.count, let members = judged.members {
-                try SQLiteDocumentStore.validate(canonicalBody: text, members: members, of: update.id)
+                try SQLiteDocumentStore.validate(bodyText: text, members: members, of: update.id)
                 self.init(id: update.id, canonicalText: text, members: members, parent: update.expected)
                 return
             }
@@ -295,10 +295,10 @@ extension SQLiteDocumentStore {
         if let attachments = object["_attachments"] { try validateAttachmentStubs(attachments, of: id) }
     }
 
-    /// `validate(body:of:)` for a body given as checked canonical text
-    /// (`RevisionContent.canonicalBody`): only its keys and its
-    /// `_attachments` member are read.
-    static func validate(canonicalBody text: [UInt8], members known: [JSONSkim.Member]? = nil,
+    /// `validate(body:of:)` for a body given as checked text
+    /// (`RevisionContent.bodyText`): only its keys and its `_attachments`
+    /// member are read.
+    static func validate(bodyText text: [UInt8], members known: [JSONSkim.Member]? = nil,
                          of id: String) throws(StoreError) {
         let skim = JSONSkim(text)
         guard let members = known ?? skim.shallowMembers(of: 0..<text.count) else {

@@ -21,10 +21,10 @@ struct Summary: Equatable {
         self.init(member: { body[$0] }, arrayCount: { body[$0]?.arrayValue?.count })
     }
 
-    /// From checked canonical text (`RevisionContent.canonicalBody`),
-    /// parsing only the members read here: a received revision's body is
-    /// stored without ever being parsed whole.
-    init(canonicalText text: [UInt8], members known: [JSONSkim.Member]? = nil) {
+    /// From checked body text (`RevisionContent.bodyText`), parsing only
+    /// the members read here: a received revision's body is stored without
+    /// ever being parsed whole.
+    init(bodyText text: [UInt8], members known: [JSONSkim.Member]? = nil) {
         let skim = JSONSkim(text)
         guard let members = known ?? skim.shallowMembers(of: 0..<text.count) else {
             self.init(body: (try? JSONParser.parse(text)) ?? .null)

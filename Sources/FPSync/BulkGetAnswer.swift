@@ -9,7 +9,9 @@ package enum FetchedRevision: Sendable, Equatable {
 
 /// Reads the answers of `_bulk_get` and `GET ?open_revs=`: CouchDB's JSON
 /// shapes and the multipart/mixed shape Sync Gateway 1.5 sends (one JSON
-/// part per revision; `error="true"` parts for missing ones).
+/// part per revision; `error="true"` parts for missing ones). Documents keep
+/// their text as the peer sent it (`RevisionContent.received`): members in
+/// their order, number text, nested members in theirs.
 package enum BulkGetAnswer {
     package static func parse(body: Data, contentType: String?) throws(SyncError) -> [FetchedRevision] {
         let type = contentType?.lowercased() ?? "application/json"
@@ -19,7 +21,7 @@ package enum BulkGetAnswer {
             }
             return try multipart(body, boundary: boundary)
         }
-        if let fast = canonicalResults(JSONSkim([UInt8](body))) { return fast }
+        if let fast = try textResults(JSONSkim([UInt8](body))) { return fast }
         let value = try RemoteDatabase.parse(body, what: "_bulk_get")
         var out: [FetchedRevision] = []
         if let results = value["results"]?.arrayValue {
@@ -39,30 +41,56 @@ package enum BulkGetAnswer {
         return out
     }
 
-    /// The `_bulk_get` JSON shape read with `JSONSkim`: documents whose text
-    /// is canonical (fprint's gateway sends them so) are kept as text, never
-    /// parsed; other entries are parsed one by one. nil when the answer is
-    /// not that shape or not valid: the caller's parse then words the error.
-    static func canonicalResults(_ skim: JSONSkim) -> [FetchedRevision]? {
-        // One checking pass, collecting results → docs → entries → the documents' members.
-        guard let root = skim.value(in: 0..<skim.bytes.count, levels: 6), let list = root["results"]?.elements else {
+    /// Both JSON shapes read with `JSONSkim` in one checking pass: each
+    /// document is split from its text (`received`); other entries are
+    /// parsed one by one. nil when the answer is neither shape or not text
+    /// the skim takes: the caller's parse then words the error.
+    static func textResults(_ skim: JSONSkim) throws(SyncError) -> [FetchedRevision]? {
+        // Collected: results → docs → entries → the documents' members (or entries → documents' members).
+        guard let root = skim.value(in: 0..<skim.bytes.count, levels: 6) else { return nil }
+        var out: [FetchedRevision] = []
+        func entry(_ node: JSONSkim.Node, fallbackID: String?) throws(SyncError) -> Bool {
+            if let ok = node["ok"], let content = try received(skim, ok) {
+                out.append(.ok(content))
+                return true
+            }
+            guard let parsed = try? skim.parse(node.value) else { return false }
+            out.append(try revision(parsed, fallbackID: fallbackID))
+            return true
+        }
+        if let list = root["results"]?.elements {
+            for result in list {
+                guard let entries = result["docs"]?.elements else { return nil }
+                let fallbackID = result["id"].flatMap { try? skim.parse($0.value) }?.stringValue
+                for node in entries where try !entry(node, fallbackID: fallbackID) { return nil }
+            }
+        } else if let entries = root.elements {
+            for node in entries where try !entry(node, fallbackID: nil) { return nil }
+        } else {
             return nil
         }
-        var out: [FetchedRevision] = []
-        for result in list {
-            guard let entries = result["docs"]?.elements else { return nil }
-            let fallbackID = result["id"].flatMap { try? skim.parse($0.value) }?.stringValue
-            for entry in entries {
-                if let ok = entry["ok"], let content = RevisionContent.fromCanonical(skim, document: ok) {
-                    out.append(.ok(content))
-                    continue
-                }
-                guard let parsed = try? skim.parse(entry.value),
-                      let revision = try? revision(parsed, fallbackID: fallbackID) else { return nil }
-                out.append(revision)
-            }
-        }
         return out
+    }
+
+    /// A document's text split as it came; nil when it takes the parser's way.
+    static func received(_ skim: JSONSkim, _ document: JSONSkim.Node, followed: [String: [UInt8]] = [:])
+        throws(SyncError) -> RevisionContent?
+    {
+        do {
+            return try RevisionContent.received(skim, document: document, followed: followed)?.content
+        } catch {
+            let id = document["_id"].flatMap { try? skim.parse($0.value) }?.stringValue ?? "?"
+            throw SyncError.protocolError("document \(id): \(error)")
+        }
+    }
+
+    /// One document's JSON text (a multipart part): split as it came, else parsed.
+    static func document(_ text: [UInt8], followed: [String: [UInt8]] = [:]) throws(SyncError) -> RevisionContent {
+        let skim = JSONSkim(text)
+        if let node = skim.value(in: 0..<text.count, levels: 1), let content = try received(skim, node, followed: followed) {
+            return content
+        }
+        return try content(of: RemoteDatabase.parse(Data(text), what: "a multipart document"), followed: followed)
     }
 
     static func revision(_ entry: JSONValue, fallbackID: String?) throws(SyncError) -> FetchedRevision {
@@ -75,10 +103,11 @@ package enum BulkGetAnswer {
         throw SyncError.protocolError("_bulk_get: an entry that is neither ok, error nor missing")
     }
 
-    /// A document as JSON (with `_id`, `_rev`, `_revisions`, `_deleted`) → a
-    /// revision with history. Inline attachments become stubs and bytes
-    /// (`followed`: bytes of `"follows": true` entries, by name); a tombstone
-    /// keeps its members, as the peer sent them.
+    /// A parsed document (with `_id`, `_rev`, `_revisions`, `_deleted`) → a
+    /// revision with history, for text the skim did not take: its values
+    /// are kept, its member order is not. Inline attachments become stubs
+    /// and bytes (`followed`: bytes of `"follows": true` entries, by name); a
+    /// tombstone keeps its members, as the peer sent them.
     package static func content(of doc: JSONValue, followed: [String: [UInt8]] = [:]) throws(SyncError) -> RevisionContent {
         guard var object = doc.objectValue, let id = object["_id"]?.stringValue,
               let revText = object["_rev"]?.stringValue, let rev = Revision(revText)
@@ -117,10 +146,12 @@ package enum BulkGetAnswer {
             }
             let value = try RemoteDatabase.parse(Data(part.body), what: "a multipart part")
             if type.lowercased().contains("error=\"true\"") || value["error"] != nil && value["_id"] == nil {
-                out.append(.missing(id: value["id"]?.stringValue, rev: value["rev"]?.stringValue,
-                                    reason: value["reason"]?.stringValue ?? value["error"]?.stringValue ?? "error"))
+                out.append(.missing(id: value["id"]?.stringValue, rev: value["rev"]?.stringValue ?? value["missing"]?.stringValue,
+                                    reason: value["reason"]?.stringValue ?? value["error"]?.stringValue ?? "missing"))
+            } else if value["missing"] != nil && value["_id"] == nil {
+                out.append(.missing(id: nil, rev: value["missing"]?.stringValue, reason: "missing"))
             } else {
-                out.append(.ok(try Self.content(of: value)))
+                out.append(.ok(try document(part.body)))
             }
         }
         return out
@@ -139,7 +170,7 @@ package enum BulkGetAnswer {
             guard let name = named ?? (index < following.count ? following[index] : nil) else { continue }
             followed[name] = part.body
         }
-        return try content(of: doc, followed: followed)
+        return try document(first.body, followed: followed)
     }
 
     /// The parts of an answer (FPCore's reader), its faults as protocol errors.

@@ -78,7 +78,8 @@ package final class CouchSession: Sendable {
 
     /// Logs in again after a 401 on `refused` (the `Cookie` header sent), unless
     /// another request has already replaced that cookie meanwhile.
-    func renew(refused: String?) async throws(SyncError) {
+    /// nil: log in again now (CouchDB took the cookie as no one's).
+    package func renew(refused: String?) async throws(SyncError) {
         _ = try await renewal(unless: refused)
     }
 

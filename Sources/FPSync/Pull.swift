@@ -12,7 +12,10 @@ extension Replicator {
         // Sequences are opaque: whatever the peer sent is sent back as is.
         var since: JSONValue = startValue ?? 0
         // The page `open` asked on a guess, if the pull starts where it guessed.
-        var early = opening?.pullFeed.flatMap { Self.sequenceText($0.since) == Self.sequenceText(since) ? $0.page : nil }
+        // (Not a `flatMap` with `? page : nil`: JSONValue takes `nil` as a
+        // literal, so a wrong guess gave `.null` as the page, not no page.)
+        var early: JSONValue?
+        if let guessed = opening?.pullFeed, Self.sequenceText(guessed.since) == Self.sequenceText(since) { early = guessed.page }
         let session = Self.newSessionID()
         var previous = localCheckpoint
         var done = 0
@@ -31,18 +34,25 @@ extension Replicator {
             }
             if results.isEmpty { break }
             let pending = Int(feed["pending"]?.intValue ?? 0)
-            total = max(total, done + results.count + pending)
-            report.examined += results.count
 
             var asked: [String: [Revision]] = [:]
+            var skipped = 0
             for row in results {
                 guard let id = row["id"]?.stringValue, let changes = row["changes"]?.arrayValue else {
                     throw SyncError.protocolError("_changes: a row without id or changes")
                 }
-                // Design documents are not measurements; fprint never stores `_` ids.
-                if id.hasPrefix("_") { continue }
+                // Design documents are not measurements; fprint never stores
+                // `_` ids. They are skipped, not counted as examined (nor "already here").
+                if id.hasPrefix("_") {
+                    skipped += 1
+                    continue
+                }
                 asked[id, default: []] += changes.compactMap { $0["rev"]?.stringValue.flatMap(Revision.init) }
             }
+            let examined = results.count - skipped
+            report.skipped += skipped
+            report.examined += examined
+            total = max(total, done + examined + pending)
             let askedNow = asked
             let missing = try await storeWork { [store] in try store.revsDiff(askedNow) }
             // Documents whose every revision is here already (the ones this
@@ -76,7 +86,7 @@ extension Replicator {
                 received.formUnion(contents.map(\.id))
             }
             report.written += received.count
-            done += results.count
+            done += examined
             progress(SyncProgress(direction: .pull, done: done, total: max(total, done), transferred: report.written))
             try await writeCheckpoint(repID, session: session, startSeq: startValue ?? 0, seq: lastSeq,
                                       previous: previous, report: report)

@@ -3,66 +3,6 @@ import FPNet
 import Foundation
 
 extension Replicator {
-    /// Signs the unsigned documents (`couchbase_sync_gateway_id` = "-") among
-    /// `changes` with the user's id, as new local revisions, as the iOS app
-    /// did before uploading; a transaction per 100. Returns the new revision
-    /// of each document it signed, as text, so the push sends it without
-    /// reading it back. A document edited meanwhile is
-    /// skipped: it stays unsigned, the gateway refuses it, and the next sync
-    /// signs it. Without a user id an unsigned document stops the push:
-    /// nothing is ever pushed without a signer.
-    /// Runs inside `storeWork` (it reads and writes the store throughout).
-    func signUnsigned(_ changes: [ChangeEntry], damaged: inout [DamagedDocument]) throws -> [String: RevisionText] {
-        var signed: [String: RevisionText] = [:]
-        var updates: [DocumentUpdate] = []
-        // The signed text and the history it extends, by id, until stored.
-        var pending: [String: (text: [UInt8], history: [Revision])] = [:]
-        func flush() throws {
-            defer {
-                updates.removeAll(keepingCapacity: true)
-                pending.removeAll(keepingCapacity: true)
-            }
-            guard !updates.isEmpty, !dryRun else { return }
-            let batch = updates
-            for applied in try store.updateWhereCurrent(batch) {
-                guard let (text, history) = pending[applied.id] else { continue }
-                signed[applied.id] = RevisionText(id: applied.id, rev: applied.rev, deleted: false,
-                                                  history: [applied.rev] + history,
-                                                  canonicalBody: String(decoding: text, as: UTF8.self))
-            }
-        }
-        for entry in changes where !entry.deleted {
-            guard let stored = try storeRead(&damaged, { try store.revisionText(id: entry.id, rev: entry.rev) }) else { continue }
-            // The stored text with the signer's value changed in place: no parse, no rewrite.
-            guard let signing = Self.ownerValue(in: stored) else {
-                let damage = DamagedDocument(id: entry.id, rev: entry.rev.description, reason: "it is not a JSON object")
-                if !damaged.contains(damage) { damaged.append(damage) }
-                continue
-            }
-            guard let owner = signing.owner, signing.body[owner].elementsEqual(Self.unsignedText) else { continue }
-            guard let userID, !userID.isEmpty else { throw SyncError.noSigner(entry.id) }
-            var text = Array(signing.body[..<owner.lowerBound])
-            CanonicalJSON.write(.string(userID), into: &text)
-            text += signing.body[owner.upperBound...]
-            updates.append(DocumentUpdate(id: entry.id, canonicalBody: text, expected: entry.rev))
-            pending[entry.id] = (text, stored.history)
-            if updates.count == 100 { try flush() }
-        }
-        try flush()
-        return signed
-    }
-
-    /// `"-"` as canonical text: the value of an unsigned document's owner.
-    static let unsignedText = CanonicalJSON.bytes(.string(unsigned))
-
-    /// A stored body and where its owner's value sits in it (nil when it
-    /// has no owner); nil when the body is not an object.
-    static func ownerValue(in stored: RevisionText) -> (body: [UInt8], owner: Range<Int>?)? {
-        let body = Array(stored.canonicalBody.utf8)
-        guard let members = JSONSkim(body).shallowMembers(of: 0..<body.count) else { return nil }
-        return (body, members.first { $0.key == ownerKey }?.value)
-    }
-
     /// The changes of documents this gateway refused before and whose
     /// change the checkpoint has passed: offered again in the first batch.
     func refusedChanges(_ ids: [String], since: Int64, damaged: inout [DamagedDocument]) throws -> [ChangeEntry] {
@@ -94,13 +34,12 @@ struct PushCursor {
     var since: Int64
     /// Refused documents to offer again, in the first batch.
     var retry: [ChangeEntry]
-    /// Signing gives a document a new revision at the end of the feed. It
-    /// goes in the batch that signed it; met again there, it is skipped.
+    /// A signed revision is stored once its batch is accepted, which puts
+    /// it at the end of the feed; met there again, it is skipped.
     var sentSigned: [String: Revision] = [:]
     /// The checkpoint stops before the first damaged document.
     var holdAt: Int64?
     var damaged: [DamagedDocument]
-    var signed = 0
     var examined = 0
     /// The checkpoint the next upload extends.
     var previous: Replicator.Checkpoint?
@@ -147,16 +86,22 @@ extension Replicator {
             let prepared = await outcome { () async throws(SyncError) in try await prepareBatch(&cursor) }
             // The upload is always waited for: its checkpoint is kept even when
             // preparing failed, and its error (the earlier batch) comes first.
-            if let outcome = try await uploaded.get() {
+            let outcome = try await uploaded.get()
+            if let outcome {
                 tally.add(outcome)
-                progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done),
-                                      transferred: tally.written))
+                // A batch of signed revisions met again (skipped) moves nothing: no line.
+                if outcome.done > 0 {
+                    progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done),
+                                          transferred: tally.written, refused: Set(tally.rejectedIDs).count))
+                }
             }
-            guard let next = try prepared.get() else { break }
-            ready = next
+            ready = try prepared.get()
+            // Signed revisions the last upload stored are at the end of the
+            // feed: one more round reads past them, so the checkpoint does too.
+            if ready == nil && (outcome?.signed ?? 0) == 0 { break }
         }
         var report = SyncReport(direction: .push)
-        report.signed = cursor.signed
+        report.signed = tally.signed
         report.examined = cursor.examined
         report.written = tally.written
         report.rejected = tally.rejected
@@ -184,7 +129,7 @@ extension Replicator {
             return (fromFeed, feed.isEmpty, unsent, signed, damaged)
         }
         guard !feedEnded else { return nil }
-        cursor.signed += signed.count
+        // A signed document goes up as its signed revision, which replaces the unsigned leaf.
         let changes = unsent.map { entry in
             guard let rev = signed[entry.id]?.rev else { return entry }
             cursor.sentSigned[entry.id] = rev
@@ -231,7 +176,7 @@ extension Replicator {
         outgoing.removeAll { damagedIDs.contains($0.id) }
         cursor.since = fromFeed.last?.seq ?? cursor.since
         let seq = JSONValue.int(cursor.holdAt ?? cursor.since)
-        let job = UploadJob(changes: changes, outgoing: outgoing, damagedIDs: damagedIDs, seq: seq,
+        let job = UploadJob(changes: changes, outgoing: outgoing, signed: signed, damagedIDs: damagedIDs, seq: seq,
                             checkpointBase: cursor.previous, examined: cursor.examined)
         cursor.previous = Checkpoint(sessionID: cursor.session, lastSeq: seq, history: cursor.previous?.history ?? [])
         return job

@@ -17,6 +17,8 @@ struct PushContext: Sendable {
 struct UploadJob: Sendable {
     var changes: [ChangeEntry]
     var outgoing: [RevisionText]
+    /// Documents this batch signed, by id: stored once the gateway has them.
+    var signed: [String: RevisionText]
     /// Documents of this batch skipped as damaged: never marked synced.
     var damagedIDs: Set<String>
     var seq: JSONValue
@@ -29,15 +31,21 @@ struct UploadJob: Sendable {
 struct UploadOutcome: Sendable {
     /// Documents the gateway stored.
     var written = 0
+    /// Signed documents the gateway accepted (their signed revisions are stored).
+    var signed = 0
     /// Changes dealt with (sent, already there, refused or damaged).
     var done = 0
     /// Refusals as `id: reason`.
     var rejected: [String] = []
+    /// The documents refused.
+    var rejectedIDs: [String] = []
 
     mutating func add(_ other: UploadOutcome) {
         written += other.written
+        signed += other.signed
         done += other.done
         rejected += other.rejected
+        rejectedIDs += other.rejectedIDs
     }
 }
 
@@ -53,26 +61,37 @@ func outcome<T>(_ body: () async throws(SyncError) -> T) async -> Result<T, Sync
 }
 
 extension Replicator {
-    /// Sends one batch, marks what the gateway stored as synced, records its
-    /// refusals and writes the batch's checkpoint on both sides.
+    /// Sends one batch, keeps the signed revisions the gateway accepted and
+    /// marks what it stored as synced, records its refusals and writes the
+    /// batch's checkpoint on both sides.
     func uploadBatch(_ job: UploadJob, _ context: PushContext, writtenBefore: Int) async throws(SyncError)
         -> UploadOutcome
     {
         var outcome = UploadOutcome()
         var rejectedIDs = Set<String>()
-        if !dryRun {
+        if dryRun {
+            outcome.signed = job.signed.count
+        } else {
             let rejected = try await upload(job.outgoing)
             outcome.rejected = rejected.map { "\($0.id): \($0.reason)" }
+            outcome.rejectedIDs = rejected.map(\.id)
             rejectedIDs = Set(rejected.map(\.id))
-            // A document is synced once the gateway has its winner.
+            // A document is synced once the gateway has its winner; a signed
+            // one's signature is kept only then (refused, it stays unsigned).
             let synced = job.changes.filter { !rejectedIDs.contains($0.id) && !job.damagedIDs.contains($0.id) }.map(\.id)
+            let signed = synced.compactMap { job.signed[$0] }
+            outcome.signed = signed.count
             let time = ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
-            let refusals = rejected.map {
-                Refusal(id: $0.id, rev: $0.rev, gateway: context.gateway, reason: $0.reason, time: time)
+            // A refused signed revision is not kept: the refusal names the
+            // revision here, the unsigned one it would have replaced.
+            let refusals = rejected.map { refused in
+                let signed = job.signed[refused.id].flatMap { $0.rev.description == refused.rev ? $0 : nil }
+                let here = signed?.history.dropFirst().first?.description ?? refused.rev
+                return Refusal(id: refused.id, rev: here, gateway: context.gateway, reason: refused.reason, time: time)
             }
-            try await storeWork { [store] in
+            try await storeWork { [self] in
+                try keepSigned(signed, synced: synced)
                 try context.book.update(refused: refusals, accepted: synced)
-                try store.markSynced(ids: synced)
             }
         }
         outcome.written = Set(job.outgoing.map(\.id)).subtracting(rejectedIDs).count
@@ -121,6 +140,13 @@ extension Replicator {
                 }
                 maxCount = max(1, count / 2)
                 continue
+            }
+            if response.status == 403 {
+                // Refused as a whole (a viewer's credentials): say which documents stay unsent.
+                let ids = queue.prefix(count).map(\.id)
+                let named = ids.prefix(3).joined(separator: ", ") + (ids.count > 3 ? ", …" : "")
+                throw SyncError.authRejected("\(remote.describe(.post, remote.makeURL(["_bulk_docs"]))) answered 403: "
+                    + "\(RemoteDatabase.reason(response)); refused: \(named) (\(ids.count) in this batch, left unsynced and unsigned)")
             }
             try remote.require(response, .post, ["_bulk_docs"])
             // CouchDB answers [] for new_edits:false; Sync Gateway one entry

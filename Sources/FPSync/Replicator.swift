@@ -26,16 +26,19 @@ package struct SyncProgress: Sendable, Equatable {
     package var done: Int
     package var total: Int
     package var transferred: Int
+    /// Push: documents the gateway refused (neither moved nor already there).
+    package var refused: Int
 
-    package init(direction: SyncDirection, done: Int, total: Int, transferred: Int = 0) {
+    package init(direction: SyncDirection, done: Int, total: Int, transferred: Int = 0, refused: Int = 0) {
         self.direction = direction
         self.done = done
         self.total = total
         self.transferred = transferred
+        self.refused = refused
     }
 
     /// Examined documents the other side already had.
-    package var alreadyThere: Int { max(0, done - transferred) }
+    package var alreadyThere: Int { max(0, done - transferred - refused) }
 }
 
 /// What one direction did.
@@ -45,12 +48,16 @@ package struct SyncReport: Sendable, Equatable {
     package var written: Int = 0
     /// Changes examined on the source.
     package var examined: Int = 0
+    /// Pull: design documents met on the source and skipped (never stored,
+    /// not counted as examined).
+    package var skipped: Int = 0
     /// Revisions the target refused in this run, as `id: reason`.
     package var rejected: [String] = []
     /// Push: every document this gateway refuses, after this run (older ones
     /// retried and refused again included). They stay unsynced.
     package var refusals: [Refusal] = []
-    /// Documents signed with the user's id before the push.
+    /// Documents signed with the user's id and accepted by the gateway (a
+    /// dry run: those that would be signed).
     package var signed: Int = 0
     /// Push: local documents whose stored body is damaged; skipped, left unsynced.
     package var damaged: [DamagedDocument] = []

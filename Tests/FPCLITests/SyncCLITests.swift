@@ -10,6 +10,8 @@ import Testing
 final class GatewayProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
+    /// The database file it serves.
+    let db: String
     let stderrLog: StderrCollector
     /// Its exit status, once it has exited.
     let exit: Handover<Int32>
@@ -17,6 +19,7 @@ final class GatewayProcess: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)/fprint" }
 
     init(runner: FprintRunner, db: String, secret: String, extra: [String] = [], openFiles: Int? = nil) async throws {
+        self.db = db
         let arguments = ["gateway", "--port", "0", "--db", db, "--secret-file", secret] + extra
         if let openFiles {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -92,19 +95,32 @@ final class StderrCollector: @unchecked Sendable {
 
 /// Runs fprint in the background (for killing the gateway mid-sync); returns its exit to await.
 func startFprint(_ runner: FprintRunner, _ arguments: [String]) throws -> Handover<Int32> {
-    let p = Process()
-    p.executableURL = try FprintRunner.executable()
-    p.arguments = arguments
-    p.environment = runner.environment
-    p.currentDirectoryURL = runner.home
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    let exit = try p.startAwaitingExit()
-    // Drained so a chatty child never blocks on a full pipe.
-    _ = (PipeDrain(out.fileHandleForReading, name: "stdout"), PipeDrain(err.fileHandleForReading, name: "stderr"))
-    return exit
+    try BackgroundFprint(runner, arguments).exit
+}
+
+/// fprint running in the background: its pid, its exit to await, and what
+/// it printed so far (both pipes drained, so a chatty child never blocks).
+struct BackgroundFprint: Sendable {
+    let pid: Int32
+    let exit: Handover<Int32>
+    let stdout: PipeDrain
+    let stderr: PipeDrain
+
+    init(_ runner: FprintRunner, _ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = try FprintRunner.executable()
+        p.arguments = arguments
+        p.environment = runner.environment
+        p.currentDirectoryURL = runner.home
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        exit = try p.startAwaitingExit()
+        pid = p.processIdentifier
+        stdout = PipeDrain(out.fileHandleForReading, name: "stdout")
+        stderr = PipeDrain(err.fileHandleForReading, name: "stderr")
+    }
 }
 
 /// Every document of a store file: id → winning revision (tombstones marked).

@@ -45,17 +45,23 @@ import Testing
         #expect(try fp.storedCount() == 0)
     }
 
+    /// A two-document walk on a terminal whose store will wait: another
+    /// writer takes the database's lock once the walk starts (200 map units
+    /// at the J scale: 4 m, 4 s at 1 m/s, two 2 s documents).
+    static func shortWalkWhoseStoreWaits(_ fp: FprintRunner) throws -> (TerminalSession, LockWhen) {
+        let config = try fp.configWithScenarios("""
+            {"scenarios": [{"scenarioID": "short", "name": "short", "mapID": "J1NP", "points": [{"X": 100, "Y": 100}, {"X": 300, "Y": 100}]}]}
+            """)
+        let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
+        return (term, LockWhen("go: walk with the target", on: term, path: fp.db))
+    }
+
     /// Once recorded, a walk is stored whatever comes: Ctrl-C while the
     /// store waits for another writer's lock lets the store finish, says
     /// so, and exits 130.
     @Test func ctrlCWhileAWalkIsStoredKeepsIt() async throws {
         let fp = try FprintRunner()
-        // 200 map units at the J scale: 4 m, 4 s at 1 m/s, two 2 s documents.
-        let config = try fp.configWithScenarios("""
-            {"scenarios": [{"scenarioID": "short", "name": "short", "mapID": "J1NP", "points": [{"X": 100, "Y": 100}, {"X": 300, "Y": 100}]}]}
-            """)
-        let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
-        let locker = LockWhen("go: walk with the target", on: term, path: fp.db)
+        let (term, locker) = try Self.shortWalkWhoseStoreWaits(fp)
         term.when("storing the walk's 2 documents…") { try? $0.pressCtrlC() }
         // Let go as soon as fprint says it is finishing (before SQLite's 10 s busy timeout).
         locker.release(when: "finishing first: storing the walk's 2 documents", on: term)
@@ -68,11 +74,7 @@ import Testing
 
     @Test func aSecondCtrlCLeavesAtOnce() async throws {
         let fp = try FprintRunner()
-        let config = try fp.configWithScenarios("""
-            {"scenarios": [{"scenarioID": "short", "name": "short", "mapID": "J1NP", "points": [{"X": 100, "Y": 100}, {"X": 300, "Y": 100}]}]}
-            """)
-        let term = try fp.onTerminal(["walk", "--scenario", "short", "--simulate", "--ready", "1"] + config)
-        let locker = LockWhen("go: walk with the target", on: term, path: fp.db)
+        let (term, locker) = try Self.shortWalkWhoseStoreWaits(fp)
         term.when("storing the walk's 2 documents…") { try? $0.pressCtrlC() }
         term.when("finishing first") { try? $0.pressCtrlC() }
         #expect(await term.exitStatus() == 130, "\(term.transcript)")

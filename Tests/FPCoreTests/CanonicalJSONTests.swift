@@ -88,7 +88,7 @@ import Testing
     @Test func splicedDocumentEqualsTheParsedOne() throws {
         let body: JSONValue = ["x": 363, "note": "tab\there \"quoted\"", "bleScans": [["address": "AA", "rssi": -60]]]
         let text = RevisionText(id: "id/with \"quote\"", rev: history[0], deleted: false, history: history,
-                                canonicalBody: CanonicalJSON.string(body))
+                                bodyText: CanonicalJSON.string(body))
         var expected = body
         expected["_id"] = "id/with \"quote\""
         expected["_rev"] = "3-c3"
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func emptyBodiesAndTombstones() throws {
-        let tombstone = RevisionText(id: "gone", rev: history[0], deleted: true, history: history, canonicalBody: "{}")
+        let tombstone = RevisionText(id: "gone", rev: history[0], deleted: true, history: history, bodyText: "{}")
         #expect(tombstone.documentJSON(revisions: false) == Array(#"{"_deleted":true,"_id":"gone","_rev":"3-c3"}"#.utf8))
         let parsed = try JSONParser.parse(tombstone.documentJSON(revisions: true))
         #expect(parsed["_revisions"]?["ids"] == ["c3", "b2"])

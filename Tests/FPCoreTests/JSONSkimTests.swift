@@ -113,8 +113,8 @@ import Testing
         }
     }
 
-    /// A replicated document split from its text equals the parsed split,
-    /// and its body text is what the writer makes of the body.
+    /// A replicated document split from canonical text equals the parsed
+    /// split, and its body text is what the writer makes of the body.
     @Test func documentsSplitFromCanonicalText() throws {
         let body = try CanonicalJSON.parse(fixture("golden-static-document.json"))
         var doc = try #require(body.objectValue)
@@ -125,26 +125,45 @@ import Testing
         let text = CanonicalJSON.bytes(.object(doc))
         let skim = JSONSkim(text)
         let element = try #require(skim.value(in: 0..<text.count))
-        let (content, owner) = try #require(RevisionContent.fromCanonical(skim, document: element,
-                                                                          reading: "couchbase_sync_gateway_id"))
+        let (content, owner) = try #require(try RevisionContent.received(skim, document: element,
+                                                                         reading: "couchbase_sync_gateway_id"))
         #expect(content.id == "m1")
         #expect(content.rev.description == "2-bbb")
         #expect(content.history.map(\.description) == ["2-bbb", "1-aaa"])
-        #expect(content.canonicalBody == CanonicalJSON.bytes(body))
+        #expect(content.bodyText == CanonicalJSON.bytes(body))
         #expect(content.body == body)
         #expect(owner == body["couchbase_sync_gateway_id"])
         #expect(content == RevisionContent(id: "m1", rev: content.rev, deleted: false, body: body, history: content.history))
+    }
 
-        // Attachments, a mismatched history or text out of order take the parser's way.
-        var withStub = doc
-        withStub["_attachments"] = ["a": ["stub": true, "digest": "md5-x", "revpos": 1]]
-        var mismatched = doc
-        mismatched["_revisions"] = ["start": 3, "ids": ["ddd"]]
-        for other in [CanonicalJSON.bytes(.object(withStub)), CanonicalJSON.bytes(.object(mismatched)),
-                      Array(#"{"_rev":"1-a","_id":"x"}"#.utf8)] {
-            let skim = JSONSkim(other)
-            let element = try #require(skim.value(in: 0..<other.count))
-            #expect(RevisionContent.fromCanonical(skim, document: element) == nil)
+    /// A peer's text keeps its members in their order and their text (number
+    /// text, escapes, nested order); only white space goes, and the `_`
+    /// members. Inline attachments become stubs where `_attachments` was.
+    @Test func documentsSplitFromAPeersTextKeepTheirOrder() throws {
+        let sent = #" {"_id" : "k", "_rev":"1-aaa", "type":"scan","tenth" : 0.10, "big":123456789012345678901234567890,"#
+            + #" "alpha": {"z":1, "a":[2E+3, -0]}, "s":"é\/", "_attachments":{"n.txt":{"content_type":"text/plain","data":"aGk="}},"#
+            + #" "_revisions":{"start":1,"ids":["aaa"]}, "zulu":null} "#
+        let text = Array(sent.utf8)
+        let skim = JSONSkim(text)
+        let element = try #require(skim.value(in: 0..<text.count, levels: 1))
+        let (content, _) = try #require(try RevisionContent.received(skim, document: element))
+        let body = String(decoding: try #require(content.bodyText), as: UTF8.self)
+        #expect(body == #"{"type":"scan","tenth":0.10,"big":123456789012345678901234567890,"alpha":{"z":1,"a":[2E+3,-0]},"#
+            + #""s":"é\/","_attachments":{"n.txt":{"content_type":"text/plain","digest":"md5-SfaKXIST7CwL9ImCHCH8Ow==","#
+            + #""length":2,"revpos":1,"stub":true}},"zulu":null}"#)
+        #expect(content.attachmentData == ["md5-SfaKXIST7CwL9ImCHCH8Ow==": Array("hi".utf8)])
+        #expect(content.body == (try JSONParser.parse(Array(body.utf8))))
+        // Its member ranges point into the body text.
+        let members = try #require(content.bodyMembers)
+        #expect(members.map(\.key) == ["type", "tenth", "big", "alpha", "s", "_attachments", "zulu"])
+        #expect(String(decoding: Array(body.utf8)[members[3].value], as: UTF8.self) == #"{"z":1,"a":[2E+3,-0]}"#)
+
+        // A mismatched history or a member named twice take the parser's way.
+        for other in [#"{"_id":"x","_rev":"3-c","_revisions":{"start":2,"ids":["b"]}}"#, #"{"_id":"x","_rev":"1-a","a":1,"a":2}"#] {
+            let bytes = Array(other.utf8)
+            let skim = JSONSkim(bytes)
+            let element = try #require(skim.value(in: 0..<bytes.count))
+            #expect(try RevisionContent.received(skim, document: element) == nil)
         }
     }
 }

@@ -110,4 +110,22 @@ import Testing
         let events = Dashboard.leftEvents(stopped.left)
         #expect(events == "event: left\ndata: {\"publisher\":\"bob\"}\n\n")
     }
+
+    /// A track's last positions and its stop can both come before a view
+    /// reads again (one wake-up for both): the view still gets the positions,
+    /// then the departure. Before, stopping dropped the track, and a live view
+    /// missed the last position of a walk in one suite run.
+    @Test func positionsPublishedJustBeforeAStopStillReachTheView() async {
+        let board = LivePositions()
+        await board.publish([Self.at("J1NP", 1, 1)], by: "alice")
+        let (_, _, seen) = await board.after(0, map: "J1NP")
+        await board.publish([Self.at("J1NP", 2, 2), Self.at("J1NP", 3, 3)], by: "alice")
+        await board.stop("alice")
+        let late = await board.after(seen, map: "J1NP")
+        #expect(late.positions.map(\.x) == [2, 3])
+        #expect(late.left == ["alice"])
+        // Read once: a later look finds nothing more.
+        let again = await board.after(late.reached, map: "J1NP")
+        #expect(again.positions.isEmpty && again.left.isEmpty)
+    }
 }

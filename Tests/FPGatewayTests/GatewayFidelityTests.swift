@@ -160,22 +160,59 @@ import Testing
         }
     }
 
-    @Test func openRevsAnswersMultipartWhenAsked() async throws {
+    /// `open_revs` asked for `multipart/mixed` answers as CouchDB 3.5's
+    /// chttpd does (`send_docs_multipart`), which is what its replicator
+    /// reads, without `attachments=true`: a revision with attachments is a
+    /// `multipart/related` part, its JSON marking them `"follows": true`,
+    /// then their bytes; `atts_since` naming the revision leaves them stubs
+    /// (a plain JSON part); an unknown revision is an `error="true"` part.
+    @Test func openRevsAnswersMultipartAsCouchDBDoes() async throws {
         let f = try GatewayFixture()
         try await f.app.test(.router) { client in
             let admin = f.token("root", admin: true)
-            _ = try await client.call(.post, "/fprint/_bulk_docs", token: admin,
-                                      raw: #"{"docs":[{"_id":"m","_attachments":{"a.txt":{"content_type":"text/plain","data":"aGk="}}}]}"#)
-            let (contentType, text) = try await client.execute(
-                uri: "/fprint/m?open_revs=all&revs=true&attachments=true", method: .get,
-                headers: [.authorization: "Bearer \(admin)", .accept: "multipart/mixed"]) { response in
+            // A replicated revision (a peer's: its members keep their order).
+            let rev = "1-0123456789abcdef0123456789abcdef"
+            let made = try await client.call(.post, "/fprint/_bulk_docs", token: admin, raw: #"""
+                {"new_edits":false,"docs":[{"_id":"m","_rev":"\#(rev)","z":1,"a":2,
+                "_attachments":{"a.txt":{"content_type":"text/plain","data":"aGk="}}}]}
+                """#)
+            #expect(made.status == .created && made.json == [])
+            func ask(_ query: String) async throws -> (String, String) {
+                try await client.execute(uri: "/fprint/m?revs=true&latest=true&" + query, method: .get,
+                                         headers: [.authorization: "Bearer \(admin)", .accept: "multipart/mixed"]) { response in
                     (response.headers[.contentType] ?? "", String(buffer: response.body))
                 }
-            #expect(contentType.hasPrefix("multipart/mixed; boundary="))
+            }
+            let (contentType, text) = try await ask("open_revs=%5B%22\(rev)%22,%221-0123%22%5D")
+            #expect(contentType.hasPrefix("multipart/mixed; boundary=\""))
             let boundary = String(contentType.split(separator: "\"")[1])
-            #expect(text.hasPrefix("--\(boundary)\r\nContent-Type: application/json\r\n\r\n{"))
-            #expect(text.hasSuffix("--\(boundary)--"))
-            #expect(text.contains(#""data":"aGk=""#))
+            let parts = text.components(separatedBy: "--\(boundary)")
+            try #require(parts.count == 4, "\(text)")
+            let related = try #require(parts[1].firstMatch(of: /^\r\nContent-Type: multipart\/related; boundary="([0-9a-f]+)"\r\n\r\n/))
+            let inner = String(related.1)
+            let innerParts = parts[1].components(separatedBy: "--\(inner)")
+            try #require(innerParts.count == 4, "\(parts[1])")
+            #expect(innerParts[1].hasPrefix("\r\nContent-Type: application/json\r\n\r\n{"))
+            let jsonText = try #require(innerParts[1].components(separatedBy: "\r\n\r\n").last)
+            let json = try CanonicalJSON.parse(jsonText.trimmingCharacters(in: .newlines))
+            #expect(json["_attachments"]?["a.txt"] == ["content_type": "text/plain", "digest": "md5-SfaKXIST7CwL9ImCHCH8Ow==",
+                                                     "follows": true, "length": 2, "revpos": 1])
+            // The body keeps the order it was written in.
+            #expect(innerParts[1].contains(#""z":1,"a":2"#), "\(innerParts[1])")
+            #expect(innerParts[2] == "\r\nContent-Disposition: attachment; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n"
+                    + "Content-Length: 2\r\n\r\nhi\r\n")
+            #expect(innerParts[3] == "--\r\n")
+            #expect(parts[2] == "\r\nContent-Type: application/json; error=\"true\"\r\n\r\n{\"missing\":\"1-0123\"}\r\n")
+            #expect(parts[3] == "--")
+
+            // The asker has this revision: its attachment stays a stub.
+            let (_, since) = try await ask("open_revs=all&atts_since=%5B%22\(rev)%22%5D")
+            #expect(!since.contains("multipart/related") && since.contains(#""stub":true"#), "\(since)")
+            // JSON answers keep stubs unless asked (attachments=true or atts_since of an older revision).
+            let plain = try await client.text(.get, "/fprint/m?open_revs=all", token: admin)
+            #expect(plain.contains(#""stub":true"#) && !plain.contains("data"), "\(plain)")
+            let inline = try await client.text(.get, "/fprint/m?open_revs=all&atts_since=%5B%221-0123%22%5D", token: admin)
+            #expect(inline.contains(#""data":"aGk=""#), "\(inline)")
         }
     }
 

@@ -19,8 +19,15 @@ struct GatewayFixture {
         let users = try BasicUsers(fileText: "carol:s3cret\nroot:toor:admin\n")
         config = GatewayConfig(tokens: authority, users: users, bodyLimit: bodyLimit,
                                appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []],
-                               publicURL: publicURL)
+                               publicURL: publicURL, idleTimeout: Self.idleTimeout)
     }
+
+    /// Ten minutes, not the gateway's 10 s: a test's client may connect and
+    /// then wait that long for a thread of the cooperative pool before it
+    /// sends its request when the whole suite runs on two busy cores, and the
+    /// server then closed the connection as idle ("I/O on closed channel").
+    /// The idle timeout itself is tested on the real binary.
+    static let idleTimeout: Duration = .seconds(600)
 
     var app: some ApplicationProtocol { get throws { try buildGatewayApplication(store: store, config: config) } }
     func token(_ user: String, admin: Bool = false, ttl: Int64 = 3600) -> String {
@@ -293,7 +300,8 @@ let hashC = String(repeating: "c", count: 32)
         let f = try GatewayFixture()
         let alice = f.token("alice")
         try await f.app.test(.live) { client in
-            let info = try await client.call(.get, "/fprint", token: alice)
+            let port = try #require(client.port)
+            let info = try await onANewConnection(port: port) { try await $0.answer(.get, "/fprint", token: alice) }
             #expect(info.status == .ok)
             #expect(info.json["db_name"] == "fprint")
         }

@@ -60,7 +60,7 @@ import Testing
         // The relay store holds the number text, not a rewrite of it.
         let rev = try #require(Revision("1-0123456789abcdef0123456789abcdef"))
         let text = try #require(try relay.revisionText(id: "num", rev: rev))
-        #expect(text.canonicalBody.contains(#""big":123456789012345678901234567890"#) && text.canonicalBody.contains(#""f":1.0"#))
+        #expect(text.bodyText.contains(#""big":123456789012345678901234567890"#) && text.bodyText.contains(#""f":1.0"#))
     }
 
     static func get(_ gateway: LiveGateway, _ path: String) async throws -> String {

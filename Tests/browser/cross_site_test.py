@@ -15,34 +15,14 @@ Skips loudly without chromium, chromedriver or selenium, fails under FPRINT_REQU
 """
 import http.server, json, os, re, shutil, socketserver, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
 
+from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
 ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
 
 
-def fail(why):
-    print(f"cross-site test: FAIL: {why}", file=sys.stderr)
-    sys.exit(1)
-
-
-def missing(why):
-    if os.environ.get("FPRINT_REQUIRE_REAL") == "1":
-        fail(f"{why} (FPRINT_REQUIRE_REAL=1: install chromium chromium-driver and `pip install selenium`)")
-    print(f"cross-site test: SKIPPED: {why}", file=sys.stderr)
-    sys.exit(0)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    missing("python selenium is not installed")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-if not CHROMIUM or not DRIVER:
-    missing("chromium or chromedriver is not on PATH")
+begin("cross-site test")
 
 TMP = tempfile.mkdtemp(prefix="fprint-cross-site-")
 ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
@@ -115,11 +95,7 @@ def main():
     site, site_port = attacker_site(port)
     admin_token = subprocess.run([BIN, "gateway", "token", "--user", "auditor", "--role", "admin", "--secret-file", SECRET],
                                  env=ENV, capture_output=True, text=True, check=True).stdout.strip()
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,900"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = headless_chromium("1200,900")
     try:
         driver.get(f"{base}/_dashboard/login")
         driver.find_element(By.NAME, "name").send_keys("root")

@@ -13,6 +13,8 @@ FPRINT_REQUIRE_REAL=1 (CI sets it).
 """
 import http.client, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
+from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
 ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
@@ -20,30 +22,7 @@ SHOTS = os.environ.get("SCREENSHOTS")
 MAP = "J1NP"
 
 
-def fail(why):
-    print(f"browser test: FAIL: {why}", file=sys.stderr)
-    sys.exit(1)
-
-
-def missing(why):
-    if os.environ.get("FPRINT_REQUIRE_REAL") == "1":
-        fail(f"{why} (FPRINT_REQUIRE_REAL=1: install chromium chromium-driver and `pip install selenium`)")
-    print(f"browser test: SKIPPED: {why}; install chromium chromium-driver and `pip install selenium` to run it",
-          file=sys.stderr)
-    sys.exit(0)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    missing("python selenium is not installed")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-if not CHROMIUM or not DRIVER:
-    missing("chromium or chromedriver is not on PATH")
+begin("browser test")
 if not os.access(BIN, os.X_OK):
     fail(f"{BIN}: no fprint binary (run swift build first)")
 
@@ -133,12 +112,7 @@ def main():
         if points < 10:
             fail(f"the seeded survey has only {points} documents")
 
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1500"]:
-            options.add_argument(flag)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+        driver = headless_chromium("1200,1500", browser_log=True)
         wait = WebDriverWait(driver, 10)
 
         # A browser asking for / lands on the login page.

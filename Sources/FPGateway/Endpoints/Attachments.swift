@@ -29,18 +29,18 @@ extension CouchHandler {
     /// each attachment part by name (by its filename, else in `_attachments`
     /// order), gzip-inflated when the part says so.
     func multipartDocument(_ request: CouchRequest) throws -> (doc: JSONValue, followed: [String: [UInt8]]) {
+        let (text, followed) = try multipartDocumentText(request)
+        return (try Self.json(text, what: "the first multipart part"), followed)
+    }
+
+    /// The same, with the document as the text it came as.
+    func multipartDocumentText(_ request: CouchRequest) throws -> (text: [UInt8], followed: [String: [UInt8]]) {
         guard let contentType = request.headers[.contentType], let boundary = MultipartHeaders.boundary(of: contentType) else {
             throw CouchError.badRequest("a multipart body needs a boundary in its Content-Type")
         }
         let parts = try Multipart.parts([UInt8](request.body), boundary: boundary)
         guard let first = parts.first else { throw CouchError.badRequest("the multipart body has no document part") }
-        let doc: JSONValue
-        do {
-            doc = try JSONParser.parse(first.body)
-        } catch {
-            throw CouchError.badRequest("invalid UTF-8 JSON in the first multipart part (\(error))")
-        }
-        let following = Attachments.following(in: doc)
+        let following = Attachments.following(in: try Self.json(first.body, what: "the first multipart part"))
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
             let named = part.headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))
@@ -50,7 +50,42 @@ extension CouchHandler {
             let encoded = part.headers["content-encoding"]?.lowercased() == "gzip"
             followed[name] = encoded ? try Gzip.inflate(part.body, limit: config.bodyLimit) : part.body
         }
-        return (doc, followed)
+        return (first.body, followed)
+    }
+
+    /// JSON text parsed, or CouchDB's 400 saying where it is wrong.
+    static func json(_ text: [UInt8], what: String) throws -> JSONValue {
+        do {
+            return try JSONParser.parse(text)
+        } catch {
+            throw CouchError.badRequest("invalid UTF-8 JSON in \(what) (\(error))")
+        }
+    }
+
+    /// A replicated document split from its text as it came
+    /// (`RevisionContent.received`), with its signer; nil when it takes the
+    /// parser's way. An attachment that cannot be taken as given is a 400.
+    func receivedRevision(_ skim: JSONSkim, _ node: JSONSkim.Node, _ followed: [String: [UInt8]] = [:]) throws
+        -> (content: RevisionContent, value: JSONValue?)?
+    {
+        do {
+            return try RevisionContent.received(skim, document: node, reading: Self.ownerKey, followed: followed)
+        } catch {
+            let id = node["_id"].flatMap { try? skim.parse($0.value) }?.stringValue ?? "?"
+            throw CouchError.badRequest("document \(id): \(error)")
+        }
+    }
+
+    /// Every stub of a received revision must name bytes it brought or the
+    /// store has, or the write fails as CouchDB's does (412 `missing_stub`).
+    func requireStubbedBytes(_ content: RevisionContent) throws {
+        guard let text = content.bodyText, Attachments.mayHaveAttachments(text) else { return }
+        for stub in Attachments.stubs(of: content.body) where content.attachmentData[stub.digest] == nil {
+            guard try store.hasAttachment(id: content.id, digest: stub.digest) else {
+                throw CouchError(status: .preconditionFailed, error: "missing_stub",
+                                 reason: "Invalid attachment stub in \(content.id) for \(stub.name)")
+            }
+        }
     }
 
     /// `GET|HEAD|PUT|DELETE /db/{id}/{name}`.
@@ -94,17 +129,46 @@ extension CouchHandler {
         }
     }
 
-    /// `atts_since=["2-…",…]`: the newest generation the asker has; its
-    /// attachments up to that revpos stay stubs.
-    static func attachmentsSince(_ request: CouchRequest) -> Int? {
-        guard let text = request.query["atts_since"], let list = (try? CanonicalJSON.parse(text))?.arrayValue else { return nil }
-        return list.compactMap { $0.stringValue.flatMap(Revision.init)?.generation }.max()
+    /// The answer's documents as the bulk readers send them: attachments
+    /// inline when asked (`attachments=true`).
+    static func documentBytes(_ store: any ReplicableStore, _ stored: RevisionText, revs: Bool, attachments: Bool)
+        throws -> [UInt8]
+    {
+        (attachments ? try store.inliningAttachments(stored) : stored).documentJSON(revisions: revs)
+    }
+}
+
+/// Which attachments a document answer carries, as CouchDB decides:
+/// `attachments=true` asks for all of them; `atts_since=[revs]` for those
+/// newer than the newest of those revisions in the document's own history
+/// (CouchDB's `find_ancestor_rev_pos`; none found: all). The rest stay stubs.
+struct AttachmentsAnswer {
+    var all: Bool
+    var since: [Revision]?
+
+    init(_ request: CouchRequest) throws {
+        all = request.flag("attachments")
+        if let text = request.query["atts_since"] {
+            guard let list = (try? CanonicalJSON.parse(text))?.arrayValue else {
+                throw CouchError.badRequest("atts_since must be a JSON array of revisions")
+            }
+            since = list.compactMap { $0.stringValue.flatMap(Revision.init) }
+        }
     }
 
-    /// A stored revision as document text, with attachment bytes inline
-    /// when asked. Only bodies with attachments are parsed for that.
-    static func documentBytes(_ store: any ReplicableStore, _ stored: RevisionText, revs: Bool, attachments: Bool,
-                              since: Int? = nil) throws -> [UInt8] {
-        (attachments ? try store.inliningAttachments(stored, since: since) : stored).documentJSON(revisions: revs)
+    /// Whether any attachment goes with the document (JSON answers).
+    var wanted: Bool { all || since != nil }
+
+    /// The revpos up to which a revision's attachments stay stubs: the
+    /// generation of its newest ancestor the asker named, else 0.
+    func stubsUpTo(_ stored: RevisionText) -> Int {
+        guard let since else { return 0 }
+        return stored.history.first { since.contains($0) }?.generation ?? 0
+    }
+
+    /// The revision with the wanted attachments inline (`data`), for JSON answers.
+    func inline(_ store: any ReplicableStore, _ stored: RevisionText) throws -> RevisionText {
+        guard wanted else { return stored }
+        return try store.inliningAttachments(stored, since: stubsUpTo(stored))
     }
 }

@@ -36,16 +36,20 @@ extension CouchHandler {
             }
             let doc: JSONValue
             switch item {
-            case .canonical(let content, let owner):
-                // Canonical text from a replicator: stored as it came, unparsed.
+            case .received(let content, let owner):
+                // A replicator's revision: stored as the text it came as, unparsed.
                 do {
                     try authorize(user, id: content.id, owner: owner, deleted: content.deleted)
+                    try requireStubbedBytes(content)
                     accepted.append(content)
                 } catch let error as CouchError {
                     results.append(Self.refusal(of: content.id, error))
                 } catch let error as StoreError {
                     results.append(Self.refusal(of: content.id, .from(error)))
                 }
+                continue
+            case .refused(let id, let error):
+                results.append(Self.refusal(of: id, error))
                 continue
             case .parsed(let value): doc = value
             }
@@ -76,8 +80,9 @@ extension CouchHandler {
                 results.append(Self.refusal(of: id, .from(error)))
             }
         }
-        // Replicated revisions are stored a batch a transaction; a stop
-        // between batches answers which were stored and refuses the rest.
+        // Replicated revisions are stored a batch a transaction, as received
+        // from a peer (synced: a later `fprint sync` of this database never
+        // signs them); a stop between batches answers which were stored and refuses the rest.
         var start = accepted.startIndex
         while start < accepted.endIndex {
             let batch = accepted[start..<min(start + Self.replicatedBatch, accepted.endIndex)]
@@ -85,7 +90,7 @@ extension CouchHandler {
                 for content in accepted[start...] { results.append(Self.refusal(of: content.id, Self.stopping)) }
                 break
             }
-            try store.putReplicated(Array(batch), markSynced: false)
+            try store.putReplicated(Array(batch), markSynced: true)
             start = batch.endIndex
         }
         return .array(results)

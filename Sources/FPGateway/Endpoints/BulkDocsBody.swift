@@ -1,20 +1,24 @@
 import FPCore
 
 /// The documents of a `_bulk_docs` body. Replicated revisions
-/// (`new_edits:false`) whose text is canonical, as fprint's own push sends
-/// them, are split without a parse (`RevisionContent.fromCanonical`) and
-/// stored as they came; anything else is parsed, one document at a time.
+/// (`new_edits:false`) are split from their text as it came
+/// (`RevisionContent.received`): stored without a parse, members in the
+/// peer's order; anything else is parsed, one document at a time.
 enum BulkDocsBody {
     enum Document {
-        /// A replicated revision as canonical text, with its body's signer.
-        case canonical(RevisionContent, owner: String?)
+        /// A replicated revision as the text it came as, with its body's signer.
+        case received(RevisionContent, owner: String?)
         case parsed(JSONValue)
+        /// A replicated revision refused as it is read (an attachment that
+        /// cannot be taken as given): its own entry in the answer.
+        case refused(id: String, CouchError)
 
         /// The document's id, where it has one.
         var id: String? {
             switch self {
-            case .canonical(let content, _): content.id
+            case .received(let content, _): content.id
             case .parsed(let value): value["_id"]?.stringValue
+            case .refused(let id, _): id
             }
         }
     }
@@ -30,9 +34,15 @@ enum BulkDocsBody {
         let newEdits = (try root["new_edits"].map { try skim.parse($0.value) })?.boolValue ?? true
         guard let docs = root["docs"]?.elements else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         return (try docs.map { node in
-            if !newEdits, let (content, owner) = RevisionContent.fromCanonical(skim, document: node,
-                                                                             reading: CouchHandler.ownerKey) {
-                return .canonical(content, owner: owner?.stringValue)
+            if !newEdits {
+                do {
+                    if let (content, owner) = try RevisionContent.received(skim, document: node, reading: CouchHandler.ownerKey) {
+                        return .received(content, owner: owner?.stringValue)
+                    }
+                } catch {
+                    let id = node["_id"].flatMap { try? skim.parse($0.value) }?.stringValue ?? "?"
+                    return .refused(id: id, .badRequest("document \(id): \(error)"))
+                }
             }
             return .parsed(try skim.parse(node.value))
         }, newEdits)

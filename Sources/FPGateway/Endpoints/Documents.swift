@@ -11,27 +11,18 @@ extension CouchHandler {
             return try getDocument(request, id: id)
         case .put:
             let isMultipart = request.headers[.contentType]?.lowercased().hasPrefix("multipart/related") == true
+            if request.query["new_edits"] == "false" {
+                return try putReplicated(request, id: id, user: user, multipart: isMultipart)
+            }
             let (doc, followed) = isMultipart ? try multipartDocument(request) : (try request.json(), [:])
             let parts = try Self.split(doc)
             if let bodyID = parts.id, bodyID != id { throw CouchError.badRequest("the _id in the body does not match the URL") }
             try authorize(user, id: id, body: parts.body, deleted: parts.deleted)
-            let rev: Revision
-            if request.query["new_edits"] == "false" {
-                guard let given = parts.rev else { throw CouchError.badRequest("new_edits=false needs _rev") }
-                let history = parts.history.flatMap { $0.first == given ? $0 : nil } ?? [given]
-                let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: given.generation, replicated: true,
-                                                      followed: followed)
-                try store.putReplicated([RevisionContent(id: id, rev: given, deleted: parts.deleted, body: stubbed.body,
-                                                         history: history, attachmentData: stubbed.data)],
-                                        markSynced: false)
-                rev = given
-            } else {
-                let parent = parts.rev ?? request.query["rev"].flatMap(Revision.init)
-                let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: (parent?.generation ?? 0) + 1,
-                                                      replicated: false, followed: followed)
-                rev = try store.edit(id: id, body: stubbed.body, parent: parent, deleted: parts.deleted,
+            let parent = parts.rev ?? request.query["rev"].flatMap(Revision.init)
+            let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: (parent?.generation ?? 0) + 1,
+                                                  replicated: false, followed: followed)
+            let rev = try store.edit(id: id, body: stubbed.body, parent: parent, deleted: parts.deleted,
                                      attachmentData: stubbed.data)
-            }
             return .json(.created, ["ok": true, "id": .string(id), "rev": .string(rev.description)])
         case .delete:
             guard let text = request.query["rev"], let rev = Revision(text) else {
@@ -86,86 +77,59 @@ extension CouchHandler {
         return (id, rev, deleted, history, .object(object))
     }
 
-    static func documentJSON(_ content: RevisionContent, revs: Bool) -> JSONValue {
-        var object = content.body.objectValue ?? [:]
-        object["_id"] = .string(content.id)
-        object["_rev"] = .string(content.rev.description)
-        if content.deleted { object["_deleted"] = true }
-        if revs { object["_revisions"] = content.revisionsJSON }
-        return .object(object)
+    /// `PUT ?new_edits=false`: a revision made elsewhere (CouchDB's
+    /// replicator PUTs each document with attachments so, as
+    /// multipart/related), stored with its text as it came
+    /// (`RevisionContent.received`); text the skim does not take is parsed.
+    func putReplicated(_ request: CouchRequest, id: String, user: GatewayUser, multipart: Bool) throws -> Reply {
+        let (text, followed) = multipart ? try multipartDocumentText(request) : ([UInt8](request.body), [:])
+        let skim = JSONSkim(text)
+        var content: RevisionContent
+        let owner: String?
+        if let node = skim.value(in: 0..<text.count, levels: 1), let received = try receivedRevision(skim, node, followed) {
+            (content, owner) = (received.content, received.value?.stringValue)
+        } else {
+            let parts = try Self.split(try Self.json(text, what: "the document"))
+            guard let given = parts.rev else { throw CouchError.badRequest("new_edits=false needs _rev") }
+            let history = parts.history.flatMap { $0.first == given ? $0 : nil } ?? [given]
+            let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: given.generation, replicated: true,
+                                                  followed: followed)
+            content = RevisionContent(id: parts.id ?? id, rev: given, deleted: parts.deleted, body: stubbed.body,
+                                      history: history, attachmentData: stubbed.data)
+            owner = parts.body[Self.ownerKey]?.stringValue
+        }
+        guard content.id == id else { throw CouchError.badRequest("the _id in the body does not match the URL") }
+        try authorize(user, id: id, owner: owner, deleted: content.deleted)
+        try requireStubbedBytes(content)
+        try store.putReplicated([content], markSynced: true)
+        return .json(.created, ["ok": true, "id": .string(id), "rev": .string(content.rev.description)])
     }
 
+    /// `GET /db/{id}`: the winner, or `rev`; with `revs`, `conflicts`,
+    /// attachments inline for `attachments=true` or past `atts_since`, as
+    /// CouchDB answers. The stored text goes out as it is, `_` members in front.
     func getDocument(_ request: CouchRequest, id: String) throws -> Reply {
         let revs = request.flag("revs")
         let latest = request.flag("latest")
         if let openRevs = request.query["open_revs"] {
             return try openRevisions(request, openRevs, id: id, revs: revs, latest: latest)
         }
-        let content: RevisionContent?
+        let stored: RevisionText?
         if let rev = try request.revisionQuery() {
             let target = latest ? (try store.latestLeaves(id: id, from: rev).first ?? rev) : rev
-            content = try store.revision(id: id, rev: target)
+            stored = try store.revisionText(id: id, rev: target)
         } else {
             guard let winner = try store.leaves(id: id).first else { throw CouchError.notFound() }
             if winner.deleted { throw CouchError.notFound("deleted") }
-            content = try store.revision(id: id, rev: winner.rev)
+            stored = try store.revisionText(id: id, rev: winner.rev)
         }
-        guard var content else { throw CouchError.notFound() }
-        if request.flag("attachments") {
-            content.body = try store.inliningAttachments(of: content.body, id: id, rev: content.rev.description,
-                                                         since: Self.attachmentsSince(request))
-        }
-        var json = Self.documentJSON(content, revs: revs)
+        guard let stored else { throw CouchError.notFound() }
+        var extra = JSONObject()
         if request.flag("conflicts") {
             let conflicts = try store.conflicts(id: id)
-            if !conflicts.isEmpty { json["_conflicts"] = .array(conflicts.map { .string($0.description) }) }
+            if !conflicts.isEmpty { extra["_conflicts"] = .array(conflicts.map { .string($0.description) }) }
         }
-        return .json(.ok, json)
-    }
-
-    /// `?open_revs=all|[…]`: the `_bulk_get` fallback peers use. CouchDB's
-    /// replicator asks for `multipart/mixed` (one JSON part per revision).
-    func openRevisions(_ request: CouchRequest, _ openRevs: String, id: String, revs: Bool, latest: Bool) throws -> Reply {
-        var wanted: [Revision] = []
-        var unknown: [String] = []
-        if openRevs == "all" {
-            wanted = try store.leaves(id: id).map(\.rev)
-        } else {
-            guard let list = (try? CanonicalJSON.parse(openRevs))?.arrayValue else {
-                throw CouchError.badRequest("open_revs must be \"all\" or a JSON array of revisions")
-            }
-            for item in list {
-                guard let text = item.stringValue else { throw CouchError.badRequest("open_revs must list revisions") }
-                guard let rev = Revision(text) else { unknown.append(text); continue }
-                let found = latest ? try store.latestLeaves(id: id, from: rev) : [rev]
-                if found.isEmpty { unknown.append(text) }
-                wanted += found
-            }
-        }
-        let attachments = request.flag("attachments")
-        let since = Self.attachmentsSince(request)
-        var entries: [(ok: Bool, json: [UInt8])] = []
-        for rev in wanted {
-            if let stored = try store.revisionText(id: id, rev: rev) {
-                entries.append((true, try Self.documentBytes(store, stored, revs: revs, attachments: attachments, since: since)))
-            } else {
-                entries.append((false, CanonicalJSON.bytes(["missing": .string(rev.description)])))
-            }
-        }
-        entries += unknown.map { (false, CanonicalJSON.bytes(["missing": .string($0)])) }
-        if request.headers[.accept]?.contains("multipart/mixed") == true {
-            let boundary = Multipart.newBoundary()
-            var out: [UInt8] = []
-            for entry in entries { out += Multipart.jsonPart(entry.json, boundary: boundary) }
-            out += Multipart.closing(boundary)
-            return .file(Data(out), contentType: "multipart/mixed; boundary=\"\(boundary)\"")
-        }
-        var out = Array("[".utf8)
-        for (index, entry) in entries.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += entry.ok ? Array(#"{"ok":"#.utf8) + entry.json + [UInt8(ascii: "}")] : entry.json
-        }
-        out.append(UInt8(ascii: "]"))
-        return .jsonText(.ok, out)
+        let attachments = try AttachmentsAnswer(request)
+        return .jsonText(.ok, try attachments.inline(store, stored).documentJSON(revisions: revs, extra: extra))
     }
 }

@@ -16,8 +16,20 @@ final class ConnectionRegistry: @unchecked Sendable {
     let cap: Int
     private let lock = NSLock()
     private var entries: [ObjectIdentifier: Entry] = [:]
+    /// The most connections open at once since the heap was last trimmed.
+    private var peak = 0
+    /// Called (off the lock) when a crowd of connections has gone.
+    private let drained: @Sendable () -> Void
 
-    init(cap: Int) { self.cap = max(cap, 2) }
+    /// A crowd worth giving memory back for: each connection's buffers are
+    /// freed into glibc's arenas, which keep them (12,000 flooding
+    /// connections left ~75 MB resident after they closed).
+    static let crowd = 256
+
+    init(cap: Int, drained: @escaping @Sendable () -> Void = { DispatchQueue.global().async { ProcessLimits.trimHeap() } }) {
+        self.cap = max(cap, 2)
+        self.drained = drained
+    }
 
     var count: Int {
         lock.lock()
@@ -31,6 +43,7 @@ final class ConnectionRegistry: @unchecked Sendable {
         defer { lock.unlock() }
         let id = ObjectIdentifier(channel)
         entries[id] = Entry(channel: channel, busy: false, lastActive: .now())
+        peak = max(peak, entries.count)
         guard entries.count > cap else { return nil }
         let idle = entries.filter { !$0.value.busy && $0.key != id }
         guard let oldest = idle.min(by: { $0.value.lastActive < $1.value.lastActive }) else {
@@ -44,7 +57,11 @@ final class ConnectionRegistry: @unchecked Sendable {
     func closed(_ channel: any Channel) {
         lock.lock()
         entries[ObjectIdentifier(channel)] = nil
+        // A crowd has gone (three quarters of it): trim once, then watch anew.
+        let trim = peak >= Self.crowd && entries.count <= peak / 4
+        if trim { peak = entries.count }
         lock.unlock()
+        if trim { drained() }
     }
 
     func setBusy(_ channel: any Channel, _ busy: Bool) {

@@ -34,8 +34,8 @@ log "walk; ap11 is stopped once 3 windows are cut"
 "$FPRINT" walk --scenario "${WALK_SCENARIO:-scenarioJ1NP1}" --speed-correction 10 $RADIOS --db "$DB" > "$OUT/walk.ids" 2> "$OUT/walk.err" &
 WALK=$!
 # fprint starts slowly under software emulation: stop ap11 once the walk has cut 3 documents
-# (its progress lines say "docs N"), so earlier windows hear it and later ones must not.
-for _ in $(seq 1 240); do grep -qE "docs ([3-9]|[1-9][0-9])" "$OUT/walk.err" 2>/dev/null && break; sleep 0.5; done
+# (its progress lines say "N docs"), so earlier windows hear it and later ones must not.
+for _ in $(seq 1 240); do grep -qE "(^| )([3-9]|[1-9][0-9]) docs" "$OUT/walk.err" 2>/dev/null && break; sleep 0.5; done
 kill "$(cat "$OUT/hostapd-3.pid")"
 date +%s%3N > "$OUT/ap11-stopped-at"
 wait $WALK
