@@ -159,7 +159,7 @@ struct Track: ReportingCommand {
         let options = Tracker.Options(method: method, windowMs: windowMs, walkingSpeed: pace.metersPerSecond, hold: hold,
                                       wknnSigma: wknnSigma, beaconsSigma: beaconsSigma)
         let tracker = Tracker(models: models, fixedMap: fixedMap, options: options)
-        let view = TrackView(json: json || !Terminal.stdoutIsTTY, truth: truth, auto: fixedMap == nil)
+        let view = TrackView(json: json || !Terminal.stdoutIsTTY, truth: truth, auto: fixedMap == nil, hold: hold)
         let publisher = try publishing.publisher(ws)
 
         // The feed and its clock.

@@ -273,7 +273,7 @@ import Testing
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         let twoFloors = try #require(entries.first { $0["scenarioID"] as? String == "scenarioJ2J3" })
         let legs = try #require(twoFloors["then"] as? [[String: Any]])
-        #expect(legs.map { $0["mapID"] as? String } == ["J3NP"])
+        #expect(legs.map { $0["mapID"] as? String } == ["J3NP"] && legs.map { $0["via"] as? String } == ["stairs"])
         let legMeters = try #require(legs.first?["lengthMeters"] as? Double)
         let total = try #require(twoFloors["lengthMeters"] as? Double)
         #expect(legMeters > 0 && total > legMeters + 1)
