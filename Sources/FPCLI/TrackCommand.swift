@@ -181,7 +181,9 @@ struct Track: ReportingCommand {
             let scale = try ws.map(scenarioValue.mapID, in: loaded).scale
             let seed = capture.seed ?? UInt64.random(in: 1...(1 << 53))
             if capture.seed == nil { Terminal.err("simulated radios: seed \(seed) (--seed \(seed) repeats this run)") }
-            if !capture.ideal { for i in envs.indices { envs[i].propagation.realism = Realism(runSeed: seed) } }
+            if !capture.ideal {
+                for i in envs.indices { envs[i].propagation.realism = ws.realism(map: envs[i].map, loaded: loaded, seed: seed) }
+            }
             let sim = TrackSimulation(scenario: scenarioValue, environments: envs, floors: floors, pace: pace, scale: scale, seed: seed,
                                       offRouteM: offRoute)
             let span = min(sim.durationMs, limitMs ?? Int.max)

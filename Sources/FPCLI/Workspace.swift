@@ -183,6 +183,13 @@ struct Workspace {
     }
 
     /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
+    /// One run's realistic building on a map: the run's device and beacons, and walls where the map has an outline.
+    func realism(map: String, loaded: LoadedConfig, seed: UInt64) -> Realism {
+        var realism = Realism(runSeed: seed)
+        if let outline = loaded.appConfig.map(id: map)?.outline { realism.walls = Realism.Wall.edges(of: outline) }
+        return realism
+    }
+
     /// `spanMs`: how long the capture lasts; in virtual time (--fast) it ends at the real now,
     /// so a fast document is never stamped in the future.
     /// `spanMs`: how long the capture will run (a fast clock ends at now); nil = the length of the btsnoop replay.
@@ -213,7 +220,7 @@ struct Workspace {
             let seed = capture.seed ?? UInt64.random(in: 1...(1 << 53))
             if capture.seed == nil { Terminal.err("simulated radios: seed \(seed) (--seed \(seed) repeats this run)") }
             let simRadios = capture.simulate ? radios : [.ble]
-            if realistic && !capture.ideal { env.propagation.realism = Realism(runSeed: seed) }
+            if realistic && !capture.ideal { env.propagation.realism = realism(map: map, loaded: loaded, seed: seed) }
             simulated = SimulatedRadios.providers(environment: env, seed: seed, radios: simRadios)
         }
         var providers: [any RadioProvider] = []

@@ -14,6 +14,9 @@ import Foundation
 /// - **Beacons that age**: per run, each BLE transmitter's power has drifted
 ///   by N(0, `powerDriftSD`) since the survey, and `deadShare` of them are
 ///   silent (a flat battery) — not the same ones each run.
+/// - **Walls**: where the map has an outline, each of its edges a signal
+///   crosses on the straight line to the receiver takes `wallLossDb` off
+///   (an outer wall of brick or concrete: 8–15 dB at 2.4 GHz).
 ///
 /// The defaults make static WKNN (k = 3) between two simulated walks of the
 /// J floors err by a median of 1.3–2.2 m and a p75 of 2.8–3.8 m, about the
@@ -28,6 +31,9 @@ package struct Realism: Sendable, Equatable {
     /// The run (survey, walk) whose device and beacons these are: the
     /// command's seed, so one survey is one device however many points it has.
     package var runSeed: UInt64 = 0
+    /// The floor's walls, map units: the outline's edges.
+    package var walls: [Wall] = []
+    package var wallLossDb: Double = 10
 
     package init(shadowingSD: Double = 4, correlationM: Double = 3, deviceOffsetSD: Double = 3, powerDriftSD: Double = 2,
                  deadShare: Double = 0.05, runSeed: UInt64 = 0) {
@@ -37,6 +43,31 @@ package struct Realism: Sendable, Equatable {
         self.deviceOffsetSD = deviceOffsetSD
         self.powerDriftSD = powerDriftSD
         self.deadShare = deadShare
+    }
+
+    /// A straight wall between two map points.
+    package struct Wall: Sendable, Equatable {
+        package let a: MapPoint
+        package let b: MapPoint
+
+        /// Every edge of a closed outline (the last corner joins the first).
+        package static func edges(of outline: [MapPoint]) -> [Wall] {
+            guard outline.count >= 2 else { return [] }
+            return outline.indices.map { Wall(a: outline[$0], b: outline[($0 + 1) % outline.count]) }
+        }
+
+        /// True when the segment from `p` to `q` crosses this wall (touching an end counts once per wall).
+        package func crosses(_ p: MapPoint, _ q: MapPoint) -> Bool {
+            func side(_ o: MapPoint, _ u: MapPoint, _ v: MapPoint) -> Double { (u.x - o.x) * (v.y - o.y) - (u.y - o.y) * (v.x - o.x) }
+            let d1 = side(a, b, p), d2 = side(a, b, q), d3 = side(p, q, a), d4 = side(p, q, b)
+            return (d1 > 0) != (d2 > 0) && (d3 > 0) != (d4 > 0) && d1 != 0 && d2 != 0
+        }
+    }
+
+    /// dB the walls take off the straight path from a transmitter to a receiver (map units).
+    package func wallLoss(from transmitter: MapPoint, to receiver: MapPoint) -> Double {
+        guard !walls.isEmpty else { return 0 }
+        return Double(walls.filter { $0.crosses(transmitter, receiver) }.count) * wallLossDb
     }
 
     /// The building's shadowing field of one transmitter: a sum of random

@@ -72,6 +72,7 @@ package actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
         lastMs = 0
         var status = ProviderStatus(status: .ok, source: source, simulated: true)
         status.seed = seed
+        status.model = environment.propagation.realism == nil ? "ideal" : "realistic"
         return status
     }
 
@@ -115,8 +116,10 @@ private struct Channel: Sendable {
         return field.value(xM: p.x * metersPerUnit, yM: p.y * metersPerUnit) + run.deviceOffset
     }
 
+    /// The law's level, less the walls between where the environment is realistic.
     func meanRSSI(at1m: Double, from transmitter: MapPoint, to receiver: MapPoint) -> Double {
         propagation.meanRSSI(at1m: at1m, distanceM: transmitter.distance(to: receiver) * metersPerUnit)
+            - (propagation.realism?.wallLoss(from: transmitter, to: receiver) ?? 0)
     }
 
     /// The reported (whole dBm) level, or nil when below the receiver's sensitivity.

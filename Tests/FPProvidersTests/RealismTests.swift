@@ -69,4 +69,30 @@ import Testing
         let dead = (0..<1000).filter { run.beacon(String(format: "AA:00:00:00:%02X:%02X", $0 / 256, $0 % 256)) == nil }.count
         #expect(dead > 30 && dead < 70, "\(dead) of 1000")
     }
+
+    /// Walls from the map's outline: each edge crossed on the straight line costs `wallLossDb`.
+    @Test func wallsOfTheOutlineTakeTheirLossPerCrossing() throws {
+        // An L-shaped floor: the beacon at the origin, a receiver round the corner behind the inner walls.
+        let outline = [MapPoint(x: -5, y: -5), MapPoint(x: 20, y: -5), MapPoint(x: 20, y: 5), MapPoint(x: 5, y: 5),
+                       MapPoint(x: 5, y: 20), MapPoint(x: -5, y: 20)]
+        var walled = Realism(shadowingSD: 0, deviceOffsetSD: 0, powerDriftSD: 0, deadShare: 0)
+        walled.walls = Realism.Wall.edges(of: outline)
+        #expect(walled.walls.count == 6)
+        let open = Realism(shadowingSD: 0, deviceOffsetSD: 0, powerDriftSD: 0, deadShare: 0)
+        // In sight (along the L's arm): no wall, the law alone.
+        #expect(try #require(Self.heard(walled, at: MapPoint(x: 10, y: 0))) == -80)
+        // From one arm of the L to the other across the inner corner: out through one wall, in through another.
+        let across = MapPoint(x: 15, y: 4), far = MapPoint(x: 4, y: 15)
+        #expect(walled.wallLoss(from: across, to: far) == 20)
+        var env = Self.environment(walled)
+        env.ble[0].position = across
+        var sim = BLESimulation(environment: env, seed: 3)
+        var out: [Sample] = []
+        sim.advance(toMs: 1000, position: { _ in far }, into: &out)
+        let levels = out.compactMap { if case .ble(let s) = $0 { s.rssi.map(Double.init) } else { nil } }
+        let law = -60 - 20 * log10(across.distance(to: far))
+        #expect(!levels.isEmpty && levels.allSatisfy { abs($0 - (law - 20)) <= 0.5 }, "\(levels)")
+        // No outline, no walls.
+        #expect(open.wallLoss(from: across, to: far) == 0)
+    }
 }
