@@ -91,7 +91,7 @@ struct Scenarios: ReportingCommand {
             if !legs.isEmpty {
                 entry["then"] = .array(legs.map { leg, m in
                     ["mapID": .string(leg.mapID), "points": .array(leg.route.waypoints.map { ["X": .double($0.x), "Y": .double($0.y)] }),
-                     "lengthMeters": rounded(m)]
+                     "lengthMeters": rounded(m), "via": .string(leg.via.rawValue)]
                 })
             }
             out.append(.object(entry))

@@ -7,9 +7,9 @@ import Foundation
 extension TimeUnit: ExpressibleByArgument {}
 extension FingerprintTable.Radio: ExpressibleByArgument {}
 
-/// `fprint import`'s options for fingerprint tables (and `--dataset`,
-/// `--map`, `--tag` for the UJI layout too).
-struct TableImportOptions: ParsableArguments {
+/// Which columns of a fingerprint table mean what: `fprint import` stores
+/// the rows, `fprint track --table` replays them; one reader (`TableReader`).
+struct TableColumnOptions: ParsableArguments {
     @Option(name: .customLong("x-column"), help: "Table: the column of x (metres).") var x: String?
     @Option(name: .customLong("y-column"), help: "Table: the column of y (metres).") var y: String?
     @Option(name: .customLong("floor-column"), help: "Table: the column of the floor (a whole number).") var floor: String?
@@ -21,18 +21,45 @@ struct TableImportOptions: ParsableArguments {
     @Option(help: "Table: the radio of the transmitter columns: wifi or ble.") var radio: FingerprintTable.Radio = .wifi
     @Option(name: .customLong("not-heard"), help: "Table: the RSSI meaning not heard (e.g. 100), or empty (an empty cell; the default).")
     var notHeard: String?
+
+    /// The options given, by name.
+    var given: [String] {
+        [("--x-column", x != nil), ("--y-column", y != nil), ("--floor-column", floor != nil), ("--time-column", time != nil),
+         ("--time-unit", timeUnit != .auto), ("--transmitter-prefix", !transmitterPrefix.isEmpty),
+         ("--radio", radio != .wifi), ("--not-heard", notHeard != nil)].filter(\.1).map(\.0)
+    }
+
+    func validate() throws {
+        if let notHeard, notHeard != "empty", Double(notHeard)?.isFinite != true {
+            throw ValidationError("--not-heard: '\(notHeard)' is neither a number nor 'empty'")
+        }
+    }
+
+    var mapping: TableMapping {
+        var m = TableMapping(x: x, y: y, floor: floor, time: time, transmitterPrefixes: transmitterPrefix, radio: radio,
+                             notHeard: notHeard == nil || notHeard == "empty" ? nil : Double(notHeard!))
+        m.timeFormat.unit = timeUnit
+        return m
+    }
+}
+
+/// `fprint import`'s options for fingerprint tables (and `--dataset`,
+/// `--map`, `--tag` for the UJI layout too).
+struct TableImportOptions: ParsableArguments {
+    @OptionGroup var columns: TableColumnOptions
     @Option(help: "The dataset's name, in ids and provenance (default: the folder's name; a table's file name).")
     var dataset: String?
     @Option(help: "The map of each fingerprint: {floor}, {dataset} and {COLUMN} (a tag) are filled in (default UJI-LIB-{floor}; a table: {dataset}, -{floor} with a floor column).")
     var map: String?
     @Option(name: .customLong("tag"), help: "A tag every imported fingerprint gets: key=value (repeatable).") var tags: [String] = []
 
+    var x: String? { columns.x }
+    var y: String? { columns.y }
+    var floor: String? { columns.floor }
+    var transmitterPrefix: [String] { columns.transmitterPrefix }
+    var mapping: TableMapping { columns.mapping }
     /// The table-only options given, by name.
-    var mappingGiven: [String] {
-        [("--x-column", x != nil), ("--y-column", y != nil), ("--floor-column", floor != nil), ("--time-column", time != nil),
-         ("--time-unit", timeUnit != .auto), ("--transmitter-prefix", !transmitterPrefix.isEmpty),
-         ("--radio", radio != .wifi), ("--not-heard", notHeard != nil)].filter(\.1).map(\.0)
-    }
+    var mappingGiven: [String] { columns.given }
 
     /// Every dataset option given.
     var given: [String] {
@@ -40,9 +67,7 @@ struct TableImportOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let notHeard, notHeard != "empty", Double(notHeard)?.isFinite != true {
-            throw ValidationError("--not-heard: '\(notHeard)' is neither a number nor 'empty'")
-        }
+        try columns.validate()
         _ = try extraTags()
         if let dataset, dataset.isEmpty || dataset.contains(":") || dataset.hasPrefix("_") {
             throw ValidationError("--dataset: '\(dataset)' must be a non-empty name without ':' that does not start with '_'")
@@ -56,13 +81,6 @@ struct TableImportOptions: ParsableArguments {
             guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--tag: '\(text)' is not key=value") }
             return TableRow.Tag(parts[0], parts[1])
         }
-    }
-
-    var mapping: TableMapping {
-        var m = TableMapping(x: x, y: y, floor: floor, time: time, transmitterPrefixes: transmitterPrefix, radio: radio,
-                             notHeard: notHeard == nil || notHeard == "empty" ? nil : Double(notHeard!))
-        m.timeFormat.unit = timeUnit
-        return m
     }
 }
 

@@ -28,8 +28,8 @@ struct HoldoutOptions: ParsableArguments {
         }
         if active {
             _ = try methods()
-            _ = try selection(train!, "--train")
-            _ = try selection(test!, "--test")
+            _ = try Self.selection(train!, "--train")
+            _ = try Self.selection(test!, "--test")
         }
         if !(0...9).contains(digits) { throw ValidationError("--digits must be 0–9") }
         if let groupBy, groupBy.isEmpty || groupBy.contains(where: { ",=|".contains($0) }) {
@@ -59,7 +59,7 @@ struct HoldoutOptions: ParsableArguments {
     }
 
     /// `key=value[|value…],…`; since/until take dates as `list --since` does.
-    func selection(_ text: String, _ option: String) throws -> Selection {
+    static func selection(_ text: String, _ option: String) throws -> Selection {
         var selection = Selection()
         for term in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = term.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
@@ -89,8 +89,8 @@ struct EvalHoldout {
     var signal: SignalOptions
 
     func run(_ fps: [Fingerprint], _ ws: Workspace) throws -> EvalHoldoutReport {
-        let trainSelection = try options.selection(options.train!, "--train")
-        let testSelection = try options.selection(options.test!, "--test")
+        let trainSelection = try HoldoutOptions.selection(options.train!, "--train")
+        let testSelection = try HoldoutOptions.selection(options.test!, "--test")
         let methods = try options.methods()
         let train = fps.filter(trainSelection.matches), test = fps.filter(testSelection.matches)
         guard !train.isEmpty else { throw CommandFailure("no stored fingerprint matches --train \(options.train!)", .notFound) }

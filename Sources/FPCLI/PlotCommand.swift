@@ -2,6 +2,7 @@ import ArgumentParser
 import FPAnalysis
 import FPConfig
 import FPCore
+import FPDatasets
 import Foundation
 
 struct Plot: AsyncParsableCommand {
@@ -194,8 +195,15 @@ struct Plot: AsyncParsableCommand {
                   fprint track --simulate --scenario scenarioJ3NP1 --fast --truth --json > walk.jsonl
                   fprint plot track walk.jsonl -o track.svg
                   fprint plot track walk.jsonl --sparkline
+                  fprint plot track flat.jsonl --outline ble-flat-robot/layout.csv --circles 6 -o flat.png
+
+                The floor's outline is the map's (app config) or --outline, a CSV of x,y corners in map units (the header's x and y columns, as ble-flat-robot's layout.csv).
                 """)
         @Argument(help: "JSON lines of `fprint track --json` (- for standard input).", completion: .file()) var input: String
+        @Option(help: "The floor's outline: a CSV file with x and y columns, corners in order (map units).", completion: .file())
+        var outline: String?
+        @Option(help: "Draw the stated accuracy (accuracy_m) of this many positions, spread over the track, as circles.")
+        var circles = 5
         @OptionGroup var out: Output
         @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var configOptions: ConfigOptions
@@ -206,6 +214,7 @@ struct Plot: AsyncParsableCommand {
             guard let data else { throw CommandFailure("\(input): cannot read the file", .ioError) }
             var samples: [SVGPlot.TrackSample] = []
             var map: String?
+            var metersPerUnit: Double?
             for (n, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
                 guard let value = try? CanonicalJSON.parse(Data(line.utf8)), case .object(let o) = value else {
                     throw CommandFailure("\(input): line \(n + 1) is not a JSON object", .dataError)
@@ -221,6 +230,7 @@ struct Plot: AsyncParsableCommand {
                 }
                 samples.append(.init(timeS: t / 1000, x: x, y: y, truth: truth, errorM: o["error_m"]?.doubleValue,
                                      accuracyM: o["accuracy_m"]?.doubleValue))
+                if metersPerUnit == nil, let xm = o["x_m"]?.doubleValue, x != 0 { metersPerUnit = xm / x }
             }
             guard !samples.isEmpty else { throw CommandFailure("\(input): no positions", .dataError) }
             if out.sparkline {
@@ -234,11 +244,39 @@ struct Plot: AsyncParsableCommand {
             let config = try? Workspace(configOptions: configOptions).configIfAny()
             let extent = config?.appConfig.map(id: map ?? "")?.extent
             let plan = try floorPlan.plan(map: map ?? "", config: config)
-            let xs = samples.map(\.x) + samples.compactMap(\.truth?.x), ys = samples.map(\.y) + samples.compactMap(\.truth?.y)
+            let walls = try outline.map(Self.outlinePoints) ?? config?.appConfig.map(id: map ?? "")?.outline?.map { (x: $0.x, y: $0.y) }
+            let xs = samples.map(\.x) + samples.compactMap(\.truth?.x) + (walls ?? []).map(\.x)
+            let ys = samples.map(\.y) + samples.compactMap(\.truth?.y) + (walls ?? []).map(\.y)
             try out.write(SVGPlot.track(title: "Track on \(map ?? "?") (\(samples.count) positions)", samples: samples,
-                                        mapWidth: extent?.width ?? max((xs.max() ?? 1) * 1.1, plan.map { $0.x + $0.width } ?? 0),
-                                        mapHeight: extent?.height ?? max((ys.max() ?? 1) * 1.1, plan.map { $0.y + $0.height } ?? 0),
-                                        floorPlan: plan))
+                                        mapWidth: extent?.width ?? max((xs.max() ?? 1) * 1.05, plan.map { $0.x + $0.width } ?? 0),
+                                        mapHeight: extent?.height ?? max((ys.max() ?? 1) * 1.05, plan.map { $0.y + $0.height } ?? 0),
+                                        floorPlan: plan, outline: walls, circles: circles, metersPerUnit: metersPerUnit ?? 1))
+        }
+
+        /// An outline file's corners: the x and y columns of a CSV with a header, read by the tables' CSV reader.
+        static func outlinePoints(_ file: String) throws -> [(x: Double, y: Double)] {
+            do {
+                let csv = try CSVFile.read(path: file)
+                let header = try csv.header()
+                guard let xi = header.firstIndex(of: "x"), let yi = header.firstIndex(of: "y") else {
+                    throw CommandFailure("\(file): an outline needs x and y columns (columns: \(header.joined(separator: ", ")))", .dataError)
+                }
+                var points: [(x: Double, y: Double)] = []
+                var first = true
+                try csv.forEachRecord { (record: CSVRecord) throws(DatasetError) -> Bool in
+                    defer { first = false }
+                    guard !first else { return true }
+                    guard xi < record.count, yi < record.count, let x = record.number(xi), let y = record.number(yi) else {
+                        throw record.error(xi < record.count ? yi : xi, "not a corner (x, y numbers)")
+                    }
+                    points.append((x, y))
+                    return true
+                }
+                guard points.count >= 3 else { throw CommandFailure("\(file): an outline needs at least 3 corners", .dataError) }
+                return points
+            } catch let error as DatasetError {
+                throw CommandFailure(error.description, error.description.contains("no such file") ? .notFound : .dataError)
+            }
         }
     }
 }

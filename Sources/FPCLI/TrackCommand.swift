@@ -1,6 +1,7 @@
 import ArgumentParser
 import FPAnalysis
 import FPConfig
+import FPDatasets
 import FPCore
 import FPProviders
 import FPSession
@@ -39,7 +40,16 @@ struct Track: ReportingCommand {
     @Option(help: ArgumentHelp("Signals of how long go into each position (e.g. 2s).", valueName: "duration")) var window = "2s"
     @Option(help: "With --simulate: the scenario to walk (its `then` legs cross maps).") var scenario: String?
     @Option(help: "Replay this stored walk session's documents as a live stream (as fast as possible).") var session: String?
-    @Flag(help: "Print each fix's error against the true position and a summary (--simulate or --session).") var truth = false
+    @Option(help: "Replay a fingerprint table's rows as a live stream (as fast as possible), read as `fprint import` reads tables (--time-column needed; --x-column/--y-column are the truth).",
+            completion: .file())
+    var table: String?
+    @OptionGroup(title: "Table columns (with --table)") var columns: TableColumnOptions
+    @Option(help: ArgumentHelp("The radiomap is the map's fingerprints this selection picks, as eval's --train (e.g. set=train).",
+                               valueName: "key=value,…"))
+    var train: String?
+    @Flag(help: "Print each fix's error against the true position and a summary (--simulate, --session or --table).") var truth = false
+    @Option(name: .customLong("off-route"), help: "With --simulate: walk this many metres inside the scenario's route (towards its middle), off the surveyed path.")
+    var offRoute = 0.0
     @Option(help: "Stop after this many seconds (default: the end of the scenario, replay or session; live: Ctrl-C).")
     var duration: Double?
     @Option(help: "Neighbours for WKNN.") var k = 3
@@ -69,13 +79,29 @@ struct Track: ReportingCommand {
         }
         _ = (i, w)
         if scenario != nil && !capture.simulate { throw ValidationError("--scenario is walked by the simulation: add --simulate") }
+        if offRoute != 0 && !capture.simulate { throw ValidationError("--off-route moves the simulated walker: add --simulate") }
+        if !(offRoute >= 0 && offRoute.isFinite) { throw ValidationError("--off-route must be 0 or more metres") }
         if capture.simulate && scenario == nil { throw ValidationError("--simulate walks a scenario: give --scenario S") }
         if session != nil && (capture.simulate || capture.bleSource != nil) {
             throw ValidationError("--session replays a stored walk: no --simulate or --ble-source with it")
         }
-        if truth && !capture.simulate && session == nil {
-            throw ValidationError("--truth needs a known true path: --simulate --scenario S or --session ID")
+        if table != nil {
+            if capture.simulate || capture.bleSource != nil || session != nil {
+                throw ValidationError("--table replays a table: no --simulate, --ble-source or --session with it")
+            }
+            if map == nil { throw ValidationError("--table needs the map whose radiomap it is tracked on: give --map") }
+            if columns.time == nil { throw ValidationError("--table needs --time-column (the rows are replayed at their times)") }
+            if columns.transmitterPrefix.isEmpty { throw ValidationError("--table needs --transmitter-prefix (e.g. rssi_)") }
+            if truth && (columns.x == nil || columns.y == nil) {
+                throw ValidationError("--truth with --table takes the true path from --x-column and --y-column")
+            }
+        } else if let option = columns.given.first {
+            throw ValidationError("\(option) describes a --table's columns: give --table FILE")
         }
+        if truth && !capture.simulate && session == nil && table == nil {
+            throw ValidationError("--truth needs a known true path: --simulate --scenario S, --session ID or --table FILE")
+        }
+        if let train { _ = try HoldoutOptions.selection(train, "--train") }
         if capture.keepRaw { throw ValidationError("--keep-raw keeps evidence with stored documents; track stores none") }
         if beacons != nil && map == nil { throw ValidationError("--beacons is the registry of one map: give --map") }
         if !(1...50).contains(k) { throw ValidationError("--k must be 1–50, got \(k)") }
@@ -83,7 +109,7 @@ struct Track: ReportingCommand {
         if !(wknnSigma > 0 && beaconsSigma > 0) { throw ValidationError("--wknn-sigma and --beacons-sigma must be positive") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if !(pathLossExponent > 0 && pathLossExponent.isFinite) { throw ValidationError("--path-loss-exponent must be positive") }
-        if map == nil && !autoMap && scenario == nil && session == nil {
+        if map == nil && !autoMap && scenario == nil && session == nil && table == nil {
             throw ValidationError("say where to position: --map M or --auto-map")
         }
     }
@@ -127,11 +153,13 @@ struct Track: ReportingCommand {
             }
             mapIDs = loaded.appConfig.maps.map(\.id)
         }
+        // The table is read (and any bad cell named) before the radiomap.
+        let tableFeed = try table.map { try Self.tableFeed($0, columns: columns, map: fixedMap ?? "") }
         let models = try mapModels(ws: ws, loaded: loaded, maps: mapIDs, excluding: sessionIDs)
         let options = Tracker.Options(method: method, windowMs: windowMs, walkingSpeed: pace.metersPerSecond, hold: hold,
                                       wknnSigma: wknnSigma, beaconsSigma: beaconsSigma)
         let tracker = Tracker(models: models, fixedMap: fixedMap, options: options)
-        let view = TrackView(json: json || !Terminal.stdoutIsTTY, truth: truth, auto: fixedMap == nil)
+        let view = TrackView(json: json || !Terminal.stdoutIsTTY, truth: truth, auto: fixedMap == nil, hold: hold)
         let publisher = try publishing.publisher(ws)
 
         // The feed and its clock.
@@ -153,12 +181,21 @@ struct Track: ReportingCommand {
             let scale = try ws.map(scenarioValue.mapID, in: loaded).scale
             let seed = capture.seed ?? UInt64.random(in: 1...(1 << 53))
             if capture.seed == nil { Terminal.err("simulated radios: seed \(seed) (--seed \(seed) repeats this run)") }
-            let sim = TrackSimulation(scenario: scenarioValue, environments: envs, floors: floors, pace: pace, scale: scale, seed: seed)
+            if !capture.ideal {
+                for i in envs.indices { envs[i].propagation.realism = ws.realism(map: envs[i].map, loaded: loaded, seed: seed) }
+            }
+            let sim = TrackSimulation(scenario: scenarioValue, environments: envs, floors: floors, pace: pace, scale: scale, seed: seed,
+                                      offRouteM: offRoute)
             let span = min(sim.durationMs, limitMs ?? Int.max)
             clock = capture.fast ? VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(span) / 1000)) : MonotonicClock()
             description = "simulated walk of \(scenarioValue.scenarioID) (\(String(format: "%.0f", Double(sim.durationMs) / 1000)) s)"
             try await run(SimulationFeed(simulation: sim), tracker: tracker, clock: clock, intervalMs: intervalMs,
                           limitMs: limitMs, view: view, description: description, publisher: publisher)
+        } else if let table, let feed = tableFeed {
+            clock = VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(feed.endMs ?? 0) / 1000))
+            description = "table \(table) (\(Terminal.counted(feed.rows.count, "row")))"
+            try await run(feed, tracker: tracker, clock: clock, intervalMs: intervalMs, limitMs: limitMs, view: view,
+                          description: description, publisher: publisher)
         } else if session != nil {
             let span = sessionDocs.map(\.endMs).max() ?? 0
             clock = VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(span) / 1000))
@@ -199,9 +236,7 @@ struct Track: ReportingCommand {
                     t = min(t + tick, endMs)
                     try await clock.sleep(untilMs: t)
                     try Task.checkCancellation()
-                    let samples = await feed.advance(toMs: t)
-                    report.samples += samples.count
-                    for s in samples { tracker.add(s) }
+                    report.samples += await feed.advance(toMs: t, into: &tracker)
                     if t >= nextPosition {
                         nextPosition += intervalMs
                         let point = tracker.position(atMs: t)
@@ -237,16 +272,24 @@ struct Track: ReportingCommand {
             // Beacons alone need no database; the other methods do.
             guard method == .beacons, e.status == .notFound else { throw e }
         }
-        let scales = try AnalysisInput.scales(ws, levels: Set(maps))
+        let selection = try train.map { try HoldoutOptions.selection($0, "--train") }
+        var stored: [String: [Fingerprint]] = [:]
+        if let store, method != .beacons {
+            for id in maps {
+                stored[id] = try AnalysisInput.fingerprints(
+                    AnalysisInput.texts(store, ListQuery(level: id)).filter { !excluding.contains($0.id) })
+                    .filter { selection?.matches($0) ?? true }
+            }
+        }
+        // An imported dataset's maps are in metres and need no app config.
+        let metric = Set(stored.filter { !$0.value.isEmpty && $0.value.allSatisfy(\.labels.inMetres) }.keys)
+        var scales = try AnalysisInput.scales(ws, levels: Set(maps).subtracting(metric))
+        for id in metric { scales[id] = 1 }
         var models: [MapModel] = []
         for id in maps {
             let mpu = scales[id] ?? MapScale.jBuilding.metersPerUnit
             var radiomap: Radiomap?
-            if let store, method != .beacons {
-                let fps = try AnalysisInput.fingerprints(
-                    AnalysisInput.texts(store, ListQuery(level: id)).filter { !excluding.contains($0.id) })
-                if !fps.isEmpty { radiomap = Radiomap(fps, k: k) }
-            }
+            if let fps = stored[id], !fps.isEmpty { radiomap = Radiomap(fps, k: k) }
             var locator: BeaconLocator?
             if method != .wknn {
                 let loc = BeaconRegistryFile(path: map == id ? beacons : nil, pathLossExponent: pathLossExponent,
@@ -270,6 +313,16 @@ struct Track: ReportingCommand {
             if m.locator == nil { Terminal.err("note: \(m.id) has no beacon registry: fused uses the radiomap alone") }
         }
         return models
+    }
+
+    /// A table read as `fprint import` reads it, as a feed on `map`.
+    static func tableFeed(_ file: String, columns: TableColumnOptions, map: String) throws -> TableFeed {
+        do {
+            let csv = try CSVFile.read(path: file)
+            return try TableFeed(table: try TableReader.read(csv, mapping: columns.mapping), map: map)
+        } catch let error as DatasetError {
+            throw CommandFailure(error.description, error.description.contains("no such file") ? .notFound : .dataError)
+        }
     }
 
     /// A stored walk's documents in seq order, as a stream on the walk's own clock.

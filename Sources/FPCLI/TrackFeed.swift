@@ -1,3 +1,4 @@
+import FPAnalysis
 import FPCore
 import FPSession
 
@@ -10,9 +11,20 @@ protocol TrackFeed: Sendable {
     mutating func start() async throws
     /// Every sample up to and including `ms`, in time order.
     mutating func advance(toMs ms: Int) async -> [Sample]
+    /// The same samples handed to the tracker; returns how many. A table feed
+    /// overrides it to keep fractional RSSI, which `Sample` rounds.
+    mutating func advance(toMs ms: Int, into tracker: inout Tracker) async -> Int
     /// The true position at `ms`, where the feed knows it (simulation, stored walk).
     func truth(atMs ms: Int) -> (map: String, point: MapPoint)?
     func stop() async
+}
+
+extension TrackFeed {
+    mutating func advance(toMs ms: Int, into tracker: inout Tracker) async -> Int {
+        let samples = await advance(toMs: ms)
+        for s in samples { tracker.add(s) }
+        return samples.count
+    }
 }
 
 /// Providers as the measurement engine runs them (same clock, context and

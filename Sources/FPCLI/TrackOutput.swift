@@ -8,6 +8,8 @@ struct TrackView: Sendable {
     var truth: Bool
     /// Auto-map: map_confidence is printed.
     var auto: Bool
+    /// Windows a new map must hold (auto-map), said beside the floor changes.
+    var hold: Int = 1
 }
 
 /// What a track run printed and measured, for its closing summary.
@@ -89,13 +91,20 @@ struct TrackReport: Sendable {
         if view.auto { summary["map_changes"] = .int(Int64(mapChanges)) }
         if view.truth {
             if let s = evaluation.summary {
-                Terminal.err(String(format: "tracking error: median %.2f m, p90 %.2f m, max %.2f m over %d fixes; floor hit %.1f %%; first fix after %.1f s",
-                                    s.medianM, s.p90M, s.maxM, s.fixes, s.floorHitRate * 100, Double(s.firstFixMs ?? 0) / 1000))
+                Terminal.err(String(format: "tracking error: median %.2f m, p90 %.2f m, max %.2f m over %d fixes; within the stated accuracy %.0f %%; floor hit %.1f %%; first fix after %.1f s",
+                                    s.medianM, s.p90M, s.maxM, s.fixes, s.withinAccuracyRate * 100, s.floorHitRate * 100,
+                                    Double(s.firstFixMs ?? 0) / 1000))
                 summary["median_m"] = Self.rounded(s.medianM, 1000)
                 summary["p90_m"] = Self.rounded(s.p90M, 1000)
                 summary["max_m"] = Self.rounded(s.maxM, 1000)
                 summary["floor_hit_rate"] = Self.rounded(s.floorHitRate, 10000)
+                summary["within_accuracy_rate"] = Self.rounded(s.withinAccuracyRate, 10000)
                 summary["first_fix_s"] = s.firstFixMs.map { Self.rounded(Double($0) / 1000, 1000) } ?? .null
+                if !s.floorChangeDelaysMs.isEmpty {
+                    let said = s.floorChangeDelaysMs.map { $0.map { String(format: "%+.0f s", Double($0) / 1000) } ?? "never" }
+                    Terminal.err("floor changes: \(said.count), reported \(said.joined(separator: ", ")) from the true change (the passage's middle), holding \(Terminal.counted(view.hold, "window"))")
+                    summary["floor_change_delays_s"] = .array(s.floorChangeDelaysMs.map { $0.map { Self.rounded(Double($0) / 1000, 1000) } ?? .null })
+                }
             } else {
                 Terminal.err("note: no position was made, so there is no tracking error to tell")
             }

@@ -67,7 +67,7 @@ struct WalkCommand: ReportingCommand {
             pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
             scale: ws.scale(of: mapInfo), sessionId: Workspace.newDocumentID())
         var setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
-                                        spanMs: walk.durationMs)
+                                        spanMs: walk.durationMs, realistic: true)
         Terminal.err(String(format: "walk %@ on %@: %d waypoints, %.1f m at %.2f m/s, about %.0f s, %d documents",
                             scenario.scenarioID, mapInfo.id, route.waypoints.count,
                             route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,

@@ -183,10 +183,19 @@ struct Workspace {
     }
 
     /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
+    /// One run's realistic building on a map: the run's device and beacons, and walls where the map has an outline.
+    func realism(map: String, loaded: LoadedConfig, seed: UInt64) -> Realism {
+        var realism = Realism(runSeed: seed)
+        if let outline = loaded.appConfig.map(id: map)?.outline { realism.walls = Realism.Wall.edges(of: outline) }
+        return realism
+    }
+
     /// `spanMs`: how long the capture lasts; in virtual time (--fast) it ends at the real now,
     /// so a fast document is never stamped in the future.
     /// `spanMs`: how long the capture will run (a fast clock ends at now); nil = the length of the btsnoop replay.
-    func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>, spanMs: Int?) throws
+    /// `realistic`: a simulation gets `Realism` unless --ideal (walk's default; measure's stays ideal).
+    func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>, spanMs: Int?,
+                      realistic: Bool = false) throws
         -> CaptureSetup
     {
         let device = LinuxDeviceProvider(installIdPath: paths.installIDPath)
@@ -205,12 +214,13 @@ struct Workspace {
         let clock: any MeasurementClock =
             capture.fast ? VirtualClock(startDate: Date(timeIntervalSinceNow: -Double(spanMs) / 1000)) : MonotonicClock()
         if wantsSimulation {
-            let env = try radioEnvironment(map: map, loaded: loaded)
+            var env = try radioEnvironment(map: map, loaded: loaded)
             // A fresh seed per run unless one is given: two measurements at one point should differ as real ones do.
             // Below 2^53, so every JSON reader (JavaScript's too) reads it back exactly.
             let seed = capture.seed ?? UInt64.random(in: 1...(1 << 53))
             if capture.seed == nil { Terminal.err("simulated radios: seed \(seed) (--seed \(seed) repeats this run)") }
             let simRadios = capture.simulate ? radios : [.ble]
+            if realistic && !capture.ideal { env.propagation.realism = realism(map: map, loaded: loaded, seed: seed) }
             simulated = SimulatedRadios.providers(environment: env, seed: seed, radios: simRadios)
         }
         var providers: [any RadioProvider] = []

@@ -158,10 +158,12 @@ package struct Scenario: Sendable, Equatable {
     /// --simulate` follows it (a walk records one map, so it walks `points` alone).
     package let then: [Leg]
 
-    /// A part of a scenario on one map; it starts where the one before ended (stairs, a lift).
+    /// A part of a scenario on one map; it starts where the one before ended,
+    /// reached `via` stairs or a lift when its floor is another.
     package struct Leg: Sendable, Equatable {
         package let mapID: String
         package let route: Route
+        package var via: FloorTransition = .stairs
     }
 
     /// nil for fewer than 2 points.
@@ -177,6 +179,13 @@ package struct Scenario: Sendable, Equatable {
 
     /// Every leg, the scenario's own first.
     package var legs: [Leg] { [Leg(mapID: mapID, route: route)] + then }
+}
+
+/// How a walk goes from one floor to another: a place with its own signals,
+/// not a jump (`fprint track --simulate` walks it).
+package enum FloorTransition: String, Sendable, Equatable, CaseIterable {
+    case stairs
+    case lift
 }
 
 /// The scenarios file (`{"scenarios": [...]}`).
@@ -234,7 +243,15 @@ package struct ScenarioSet: Sendable, Equatable {
                 guard let route = Route(waypoints: try Self.points(leg, at: legPath, reader: r)) else {
                     throw r.error("\(legPath).points", "a leg needs at least 2 points")
                 }
-                then.append(Scenario.Leg(mapID: legMap, route: route))
+                var via = FloorTransition.stairs
+                if let value = leg["via"], !value.isNull {
+                    let name = try r.string(leg, "via", at: legPath)
+                    guard let known = FloorTransition(rawValue: name) else {
+                        throw r.error("\(legPath).via", "\"\(name)\" is not a way between floors (stairs or lift)")
+                    }
+                    via = known
+                }
+                then.append(Scenario.Leg(mapID: legMap, route: route, via: via))
             }
         }
         guard let scenario = Scenario(scenarioID: id, name: name, mapID: mapID, points: points, then: then) else {

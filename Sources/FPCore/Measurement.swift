@@ -273,6 +273,9 @@ public struct ProviderStatus: Codable, Sendable, Equatable {
     public var adErrors: Int?
     /// A simulated source's seed: `--seed` with it repeats the measurement exactly.
     public var seed: UInt64?
+    /// A simulated source's building: `realistic` (lasting shadowing, another
+    /// device, aged beacons, walls) or `ideal` (the propagation law alone).
+    public var model: String?
 
     public init(status: State, source: String, simulated: Bool = false, reason: String? = nil, samples: Int? = nil) {
         self.status = status

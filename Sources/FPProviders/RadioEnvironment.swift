@@ -47,6 +47,8 @@ package struct RadioEnvironment: Sendable, Equatable {
         package var shadowingSigmaDb: Double
         /// Samples weaker than this are not heard at all.
         package var sensitivityDbm: Double
+        /// nil: the ideal law alone; else lasting shadowing, another device, aged beacons (`Realism`).
+        package var realism: Realism?
 
         package init(pathLossExponent: Double = 2.2, shadowingSigmaDb: Double = 4, sensitivityDbm: Double = -100) {
             self.pathLossExponent = pathLossExponent

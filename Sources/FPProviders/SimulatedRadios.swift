@@ -72,6 +72,7 @@ package actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
         lastMs = 0
         var status = ProviderStatus(status: .ok, source: source, simulated: true)
         status.seed = seed
+        status.model = environment.propagation.realism == nil ? "ideal" : "realistic"
         return status
     }
 
@@ -94,14 +95,31 @@ package actor SimulatedProvider<Simulation: RadioSimulation>: RadioProvider {
 private struct Channel: Sendable {
     let propagation: RadioEnvironment.Propagation
     let metersPerUnit: Double
+    let map: String
+    let run: Realism.Run?
 
     init(_ environment: RadioEnvironment) {
         propagation = environment.propagation
         metersPerUnit = environment.scale.metersPerUnit
+        map = environment.map
+        run = environment.propagation.realism.map(Realism.Run.init)
     }
 
+    /// The building's lasting shadowing of one transmitter, where the environment is realistic.
+    func field(_ transmitter: String) -> Realism.Field? {
+        propagation.realism.map { Realism.Field(map: map, transmitter: transmitter, realism: $0) }
+    }
+
+    /// dB the field and the run's device add at a receiver point.
+    func lasting(_ field: Realism.Field?, at p: MapPoint) -> Double {
+        guard let field, let run else { return 0 }
+        return field.value(xM: p.x * metersPerUnit, yM: p.y * metersPerUnit) + run.deviceOffset
+    }
+
+    /// The law's level, less the walls between where the environment is realistic.
     func meanRSSI(at1m: Double, from transmitter: MapPoint, to receiver: MapPoint) -> Double {
         propagation.meanRSSI(at1m: at1m, distanceM: transmitter.distance(to: receiver) * metersPerUnit)
+            - (propagation.realism?.wallLoss(from: transmitter, to: receiver) ?? 0)
     }
 
     /// The reported (whole dBm) level, or nil when below the receiver's sensitivity.
@@ -121,6 +139,7 @@ package struct BLESimulation: RadioSimulation {
         let template: BLEScan
         let position: MapPoint
         let at1m: Double
+        let field: Realism.Field?
         let intervalMs: Int
         var random: SeededRandom
         var nextMs: Int
@@ -133,15 +152,22 @@ package struct BLESimulation: RadioSimulation {
     private var batch: [(time: Int, index: Int, rssi: Int)] = []
 
     package init(environment: RadioEnvironment, seed: UInt64) {
-        channel = Channel(environment)
+        let channel = Channel(environment)
+        self.channel = channel
         let base = SeededRandom(seed: seed).fork("ble")
-        transmitters = environment.ble.map { t in
+        transmitters = environment.ble.compactMap { t in
             var random = base.fork(t.address)
             let phase = Int(random.next() % UInt64(t.intervalMs))
             let template = BLEScan(address: t.address, addressType: t.addressType, rssi: nil, time: 0, name: t.name,
                                    eventType: t.eventType, beacon: t.beacon)
-            return Transmitter(template: template, position: t.position, at1m: Double(t.measuredPower),
-                               intervalMs: t.intervalMs, random: random, nextMs: 1 + phase)
+            // A realistic run: this beacon has drifted since the survey, or is dead.
+            var drift = 0.0
+            if let run = channel.run {
+                guard let d = run.beacon(t.address) else { return nil }
+                drift = d
+            }
+            return Transmitter(template: template, position: t.position, at1m: Double(t.measuredPower) + drift,
+                               field: channel.field(t.address), intervalMs: t.intervalMs, random: random, nextMs: 1 + phase)
         }
     }
 
@@ -151,7 +177,9 @@ package struct BLESimulation: RadioSimulation {
         for i in transmitters.indices {
             while transmitters[i].nextMs <= ms {
                 let t = transmitters[i].nextMs
-                let mean = channel.meanRSSI(at1m: transmitters[i].at1m, from: transmitters[i].position, to: position(t))
+                let here = position(t)
+                let mean = channel.meanRSSI(at1m: transmitters[i].at1m, from: transmitters[i].position, to: here)
+                    + channel.lasting(transmitters[i].field, at: here)
                 // Draw noise and delay even for adverts not heard, so sensitivity never shifts the stream.
                 let noise = sigma * transmitters[i].random.nextGaussian()
                 let advDelay = Int(transmitters[i].random.next() % 11)
@@ -182,6 +210,7 @@ package struct WiFiSimulation: RadioSimulation {
         let template: WiFiScan
         let position: MapPoint
         let at1m: Double
+        let field: Realism.Field?
         var random: SeededRandom
     }
 
@@ -190,12 +219,13 @@ package struct WiFiSimulation: RadioSimulation {
     private var nextScanMs = WiFiSimulation.firstScanMs
 
     package init(environment: RadioEnvironment, seed: UInt64) {
-        channel = Channel(environment)
+        let channel = Channel(environment)
+        self.channel = channel
         let base = SeededRandom(seed: seed).fork("wifi")
         accessPoints = environment.wifi.map { ap in
             AccessPoint(template: WiFiScan(mac: ap.mac, ssid: ap.ssid, rssi: 0, time: 0, frequency: ap.frequency,
                                            channel: ap.channel),
-                        position: ap.position, at1m: ap.rssiAt1m, random: base.fork(ap.mac))
+                        position: ap.position, at1m: ap.rssiAt1m, field: channel.field(ap.mac), random: base.fork(ap.mac))
         }
     }
 
@@ -206,6 +236,7 @@ package struct WiFiSimulation: RadioSimulation {
             let here = position(t)
             for i in accessPoints.indices {
                 let mean = channel.meanRSSI(at1m: accessPoints[i].at1m, from: accessPoints[i].position, to: here)
+                    + channel.lasting(accessPoints[i].field, at: here)
                 let noise = sigma * accessPoints[i].random.nextGaussian()
                 if let rssi = channel.heard(mean + noise) {
                     var scan = accessPoints[i].template

@@ -53,11 +53,11 @@ import Testing
         // The thesis' 1-D filter (σξ² = 1, ση² = 4, u = 0) is the 2-D filter with no
         // acceleration noise, no velocity and a position variance per step: exact
         // ranges to points with x = 3.8 2.1 3.5 2.6 3.9 2.7 (y = 5), fix variance
-        // ση² = 4 (--beacons-sigma 2, zero range residuals) → x̂ as the thesis prints.
+        // ση² = 4 (--beacons-sigma 2, zero range residuals, no range term) → x̂ as the thesis prints.
         let noise = Kalman2D.Noise(accelerationSD: 0, positionVariancePerStep: 1)
         var tracker = Tracker(models: [try Self.squareModel()], fixedMap: "SQ",
                               options: .init(method: .beacons, windowMs: 1000, walkingSpeed: 0, noise: noise,
-                                             beaconsSigma: 2))
+                                             beaconsSigma: 2, beaconsRangeSigmaDb: 0))
         let zs = [3.8, 2.1, 3.5, 2.6, 3.9, 2.7]
         var xs: [Double] = []
         for (i, z) in zs.enumerated() {

@@ -273,7 +273,7 @@ import Testing
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         let twoFloors = try #require(entries.first { $0["scenarioID"] as? String == "scenarioJ2J3" })
         let legs = try #require(twoFloors["then"] as? [[String: Any]])
-        #expect(legs.map { $0["mapID"] as? String } == ["J3NP"])
+        #expect(legs.map { $0["mapID"] as? String } == ["J3NP"] && legs.map { $0["via"] as? String } == ["stairs"])
         let legMeters = try #require(legs.first?["lengthMeters"] as? Double)
         let total = try #require(twoFloors["lengthMeters"] as? Double)
         #expect(legMeters > 0 && total > legMeters + 1)
@@ -365,12 +365,29 @@ import Testing
         let seed = try #require((providers["ble"] as? [String: Any])?["seed"] as? Int)
         #expect((providers["wifi"] as? [String: Any])?["seed"] as? Int == seed)
         #expect(r.stderr.contains("simulated radios: seed \(seed) (--seed \(seed) repeats this run)"), "\(r.stderr)")
+        // measure's simulated building is the law alone, and the document says so.
+        #expect((providers["ble"] as? [String: Any])?["model"] as? String == "ideal")
 
         let again = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast",
                                       "--duration", "60", "--json", "--seed", String(seed)])
         let repeated = try fp.json(again.stdout)
         #expect(!again.stderr.contains("simulated radios: seed"))
         #expect((repeated["bleScans"] as? [[String: Any]])?.count == (doc["bleScans"] as? [[String: Any]])?.count)
+    }
+
+    /// A walk's simulated building is realistic unless --ideal, and each document says which it was.
+    @Test func simulatedDocumentsSayWhichBuildingTheyCameFrom() async throws {
+        let fp = try FprintRunner()
+        for extra in [[], ["--ideal"]] {
+            #expect(try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1"] + extra).status == 0)
+        }
+        let docs = try await fp.run(["export", "jsonl"]).lines.map(fp.json)
+        let models = docs.map { doc in
+            ["ble", "wifi"].map { ((doc["providers"] as? [String: Any])?[$0] as? [String: Any])?["model"] as? String ?? "none" }
+        }
+        #expect(!docs.isEmpty && docs.count % 2 == 0)
+        #expect(models.filter { $0 == ["realistic", "realistic"] }.count == docs.count / 2, "\(Set(models))")
+        #expect(models.filter { $0 == ["ideal", "ideal"] }.count == docs.count / 2)
     }
 
     /// Only walk and scenarios need the scenarios file: broken, it fails them alone.

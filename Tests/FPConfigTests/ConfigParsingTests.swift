@@ -78,7 +78,7 @@ import Testing
         // The two fixture scenarios verbatim, then the J3NP loop.
         let fixture = try ScenarioSet.parse(Support.fixtureData("app-scenario.json"), source: "fixture")
         #expect(Array(try loaded.scenarios.scenarios.prefix(2)) == fixture.scenarios)
-        #expect(try loaded.scenarios.scenarios.map(\.scenarioID) == ["scenarioJ1NP1", "scenarioJ2NP1", "scenarioJ3NP1", "scenarioJ2J3"])
+        #expect(try loaded.scenarios.scenarios.map(\.scenarioID) == ["scenarioJ1NP1", "scenarioJ2NP1", "scenarioJ3NP1", "scenarioJ2J3", "scenarioJ3J1"])
     }
 
     /// The J3NP loop: 6–10 waypoints, axis-aligned segments, inside the

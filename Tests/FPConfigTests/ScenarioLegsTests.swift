@@ -19,6 +19,11 @@ import Testing
         // The stairs: the J3NP leg starts within a few metres of where the J2NP leg ends.
         let gap = s.points.last!.distance(to: s.then[0].route.waypoints[0]) * MapScale.jBuilding.metersPerUnit
         #expect(gap < 5)
+        #expect(s.then[0].via == .stairs)
+        // Two floors down by lift, starting near where the J3NP leg ends.
+        let lift = try #require(set.scenario(id: "scenarioJ3J1"))
+        #expect(lift.legs.map(\.mapID) == ["J3NP", "J1NP"] && lift.then[0].via == .lift)
+        #expect(lift.points.last!.distance(to: lift.then[0].route.waypoints[0]) * MapScale.jBuilding.metersPerUnit < 5)
         // Scenarios without `then` have one leg.
         #expect(set.scenario(id: "scenarioJ1NP1")?.legs.count == 1)
     }
@@ -28,6 +33,8 @@ import Testing
          #"s.json: $.scenarios[0].then[0].mapID: "J9NP" names no map of the app config (maps: J1NP, J2NP)"#),
         (#"{"mapID": "J2NP", "points": [{"X": 1, "Y": 1}]}"#, "s.json: $.scenarios[0].then[0].points: a leg needs at least 2 points"),
         (#"{"mapID": "J2NP"}"#, "s.json: $.scenarios[0].then[0].points: missing (expected an array)"),
+        (#"{"mapID": "J2NP", "via": "rope", "points": [{"X": 1, "Y": 1}, {"X": 2, "Y": 2}]}"#,
+         #"s.json: $.scenarios[0].then[0].via: "rope" is not a way between floors (stairs or lift)"#),
     ])
     func badLegsAreNamed(leg: String, message: String) throws {
         let config = try AppConfig.parse(Support.fixtureData("app-config.json"), source: "app-config.json")

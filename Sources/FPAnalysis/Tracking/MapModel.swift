@@ -1,3 +1,4 @@
+import Foundation
 /// What live positioning knows of one map (floor): its stored radiomap (for
 /// WKNN) and its beacon registry (for trilateration), and its scale.
 package struct MapModel: Sendable {
@@ -6,6 +7,9 @@ package struct MapModel: Sendable {
     package let metersPerUnit: Double
     package let radiomap: Radiomap?
     package let locator: BeaconLocator?
+    /// The radiomap in cells, for the Bayes filter (`RadiomapFilter`); nil
+    /// where the survey is too sparse for one (`RadiomapCells.dense`).
+    package let cells: RadiomapCells?
 
     package init(id: String, floor: Int?, metersPerUnit: Double, radiomap: Radiomap?, locator: BeaconLocator?) {
         self.id = id
@@ -13,6 +17,7 @@ package struct MapModel: Sendable {
         self.metersPerUnit = metersPerUnit
         self.radiomap = radiomap
         self.locator = locator
+        cells = radiomap.map { RadiomapCells($0.fingerprints, metersPerUnit: metersPerUnit) }.flatMap { $0.dense ? $0 : nil }
     }
 }
 
@@ -59,18 +64,29 @@ package struct Radiomap: Sendable {
         let reduced = Reduction.reduce(window, set: set, options: SignalOptions())
         guard !reduced.isEmpty else { return nil }
         let neighbours = space.neighbours(of: reduced, k: k)
-        guard let e = Estimator.wknn.estimate(neighbours[...], k: k, position: {
-            (fingerprints[$0].x, fingerprints[$0].y, fingerprints[$0].level)
-        }) else { return nil }
-        var spread = 0.0, weights = 0.0
+        guard !neighbours.isEmpty else { return nil }
+        // As eval's WKNN (weights 1/d), on exact positions where the documents keep them.
+        var ex = 0.0, ey = 0.0, sum = 0.0
+        for n in neighbours.prefix(k) {
+            let w = 1 / (n.distance == 0 ? 0.0001 : n.distance), p = Self.position(fingerprints[n.index])
+            ex += w * p.x
+            ey += w * p.y
+            sum += w
+        }
+        let e = (x: ex / sum, y: ey / sum)
+        var spread = 0.0, weights = 0.0, squares = 0.0
         for n in neighbours {
-            let w = 1 / max(n.distance, 0.0001)
-            let dx = (Double(fingerprints[n.index].x) - e.x) * metersPerUnit
-            let dy = (Double(fingerprints[n.index].y) - e.y) * metersPerUnit
+            let w = 1 / max(n.distance, 0.0001), p = Self.position(fingerprints[n.index])
+            let dx = (p.x - e.x) * metersPerUnit
+            let dy = (p.y - e.y) * metersPerUnit
             spread += w * (dx * dx + dy * dy) / 2
             weights += w
+            squares += w * w
         }
-        return Fix(x: e.x, y: e.y, variance: baseVariance + spread / weights, transmitters: reduced.count)
+        // The estimate is a weighted mean of the neighbours: its variance is their
+        // spread over the effective number of them, (Σw)² / Σw².
+        let effective = weights * weights / squares
+        return Fix(x: e.x, y: e.y, variance: baseVariance + spread / weights / effective, transmitters: reduced.count)
     }
 }
 
@@ -78,16 +94,24 @@ extension BeaconLocator {
     /// Trilateration as `locate`, with a variance from the fit: the mean squared
     /// range residual |p − bᵢ| − dᵢ at the solution, plus `baseVariance`
     /// (ranges from one window's medians are never better than a few metres).
-    package func fix(_ window: Fingerprint, baseVariance: Double) -> Fix? {
+    /// `rangeSigmaDb`: how much a beacon's window median varies beyond the law
+    /// (shadowing, the device, the beacon's age), which makes ranges err in
+    /// proportion to themselves; 0: the residuals alone (the thesis' filter).
+    package func fix(_ window: Fingerprint, baseVariance: Double, rangeSigmaDb: Double = 5) -> Fix? {
         guard let r = locate(window) else { return nil }
-        var sum = 0.0
+        var sum = 0.0, ranges = 0.0
         for used in r.beacons {
             guard let e = registry.entry(address: used.mac) else { continue }
             let dx = (r.x - e.x) * metersPerUnit, dy = (r.y - e.y) * metersPerUnit
             let residual = (dx * dx + dy * dy).squareRoot() - used.distanceMeters
             sum += residual * residual
+            ranges += used.distanceMeters
         }
-        let meanSquare = sum / Double(max(1, r.beacons.count))
-        return Fix(x: r.x, y: r.y, variance: baseVariance + meanSquare, transmitters: r.beacons.count)
+        let n = Double(max(1, r.beacons.count))
+        // A range read from RSSI errs in proportion to itself: σ_d / d = ln 10 · σ_dB / (10 n)
+        // for the log-distance law; half of its square per axis.
+        let relative = log(10) * rangeSigmaDb / (10 * pathLoss.exponent)
+        let rangeVariance = pow(relative * ranges / n, 2) / 2
+        return Fix(x: r.x, y: r.y, variance: baseVariance + sum / n + rangeVariance, transmitters: r.beacons.count)
     }
 }

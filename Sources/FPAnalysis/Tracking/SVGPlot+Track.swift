@@ -21,13 +21,17 @@ extension SVGPlot {
     /// A track on the floor plan (x right, y down, map units): the true path as
     /// a grey line, the estimates as a blue line with dots; below it the error
     /// (red) and the filter's accuracy (dashed) over time. `floorPlan`: the
-    /// map's picture under the paths.
+    /// map's picture under the paths; `outline`: the floor's walls (map units);
+    /// `circles`: this many positions, spread over the track, get their
+    /// accuracy drawn as a circle (radius accuracy_m / `metersPerUnit`), with
+    /// the true point they should hold.
     package static func track(title: String, samples: [TrackSample], mapWidth: Double, mapHeight: Double,
-                              floorPlan: FloorPlan? = nil, size: Int = 800) -> String {
+                              floorPlan: FloorPlan? = nil, outline: [(x: Double, y: Double)]? = nil, circles: Int = 0,
+                              metersPerUnit: Double = 1, size: Int = 800) -> String {
         let w = Double(size), scale = w / max(mapWidth, 1)
         let top = 30.0, h = mapHeight * scale
         var body = floorPlanImage(floorPlan, left: 0, top: top, scale: scale, width: w, height: h, clipID: "track-area")
-        body += ["<rect x=\"0\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"none\" stroke=\"#888\"/>"]
+        body.append(outlineShape(outline, left: 0, top: top, scale: scale, width: w, height: h))
         func pt(_ x: Double, _ y: Double) -> String { "\(f(x * scale)),\(f(top + y * scale))" }
         let truth = samples.compactMap(\.truth)
         if !truth.isEmpty {
@@ -38,7 +42,19 @@ extension SVGPlot {
             let label = String(format: "%.0f s", s.timeS) + (s.errorM.map { String(format: ": error %.2f m", $0) } ?? "")
             body.append("<circle class=\"fix\" cx=\"\(f(s.x * scale))\" cy=\"\(f(top + s.y * scale))\" r=\"2.5\" fill=\"#1f77b4\"><title>\(escape(label))</title></circle>")
         }
-        body.append("<text x=\"10\" y=\"\(f(top + h + 18))\"><tspan fill=\"#999\">━ true path</tspan>  <tspan fill=\"#1f77b4\">● estimates</tspan></text>")
+        let chosen = accuracyCircles(samples, count: circles)
+        for i in chosen {
+            let s = samples[i], r = (s.accuracyM ?? 0) / metersPerUnit * scale
+            let label = String(format: "%.0f s: accuracy %.2f m", s.timeS, s.accuracyM ?? 0)
+                + (s.errorM.map { String(format: ", error %.2f m", $0) } ?? "")
+            body.append("<circle class=\"accuracy-circle\" cx=\"\(f(s.x * scale))\" cy=\"\(f(top + s.y * scale))\" r=\"\(f(r))\" fill=\"#ff7f0e\" fill-opacity=\"0.08\" stroke=\"#ff7f0e\" stroke-width=\"1.5\"><title>\(escape(label))</title></circle>")
+            if let t = s.truth {
+                body.append("<line class=\"accuracy-truth\" x1=\"\(f(s.x * scale))\" y1=\"\(f(top + s.y * scale))\" x2=\"\(f(t.x * scale))\" y2=\"\(f(top + t.y * scale))\" stroke=\"#ff7f0e\" stroke-dasharray=\"3 2\"/>")
+                body.append("<circle class=\"accuracy-truth\" cx=\"\(f(t.x * scale))\" cy=\"\(f(top + t.y * scale))\" r=\"3\" fill=\"#555\"/>")
+            }
+        }
+        let circled = chosen.isEmpty ? "" : "  <tspan fill=\"#ff7f0e\">◯ stated accuracy of \(chosen.count) positions (– – to the truth)</tspan>"
+        body.append("<text x=\"10\" y=\"\(f(top + h + 18))\"><tspan fill=\"#999\">━ true path</tspan>  <tspan fill=\"#1f77b4\">● estimates</tspan>\(circled)</text>")
         // Error and accuracy over time.
         let panelTop = top + h + 50
         let t1 = max(1, samples.map(\.timeS).max() ?? 1)
@@ -56,5 +72,13 @@ extension SVGPlot {
         }
         body.append("<text x=\"70\" y=\"\(f(panelTop - 6))\"><tspan fill=\"#d62728\">— error</tspan>  <tspan fill=\"#555\">- - accuracy_m</tspan></text>")
         return document(width: size, height: Int(panelTop + 160 + 50), title: title, body)
+    }
+
+    /// `count` positions with an accuracy, evenly spread over the track (indices).
+    static func accuracyCircles(_ samples: [TrackSample], count: Int) -> [Int] {
+        let with = samples.indices.filter { samples[$0].accuracyM != nil }
+        guard count > 0, !with.isEmpty else { return [] }
+        let n = min(count, with.count)
+        return (0..<n).map { with[($0 * 2 + 1) * with.count / (2 * n)] }
     }
 }

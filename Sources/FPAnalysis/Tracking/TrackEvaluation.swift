@@ -4,6 +4,13 @@ package struct TrackEvaluation: Sendable, Equatable {
         package var timeMs: Int
         package var errorM: Double
         package var floorHit: Bool
+        /// The map the position was reported on, and the one the walker was on.
+        package var map: String = ""
+        package var truthMap: String = ""
+        /// The accuracy the position was given with (m).
+        package var accuracyM: Double = .infinity
+        /// The error is within the stated accuracy.
+        package var withinAccuracy: Bool { errorM <= accuracyM }
     }
 
     package private(set) var entries: [Entry] = []
@@ -17,7 +24,7 @@ package struct TrackEvaluation: Sendable, Equatable {
     package mutating func add(_ p: TrackPoint, truthMap: String, truthX: Double, truthY: Double) -> Entry {
         let dx = p.x - truthX, dy = p.y - truthY
         let e = Entry(timeMs: p.timeMs, errorM: (dx * dx + dy * dy).squareRoot() * p.metersPerUnit,
-                      floorHit: p.map == truthMap)
+                      floorHit: p.map == truthMap, map: p.map, truthMap: truthMap, accuracyM: p.accuracyM)
         entries.append(e)
         if firstFixMs == nil { firstFixMs = p.timeMs }
         return e
@@ -31,6 +38,28 @@ package struct TrackEvaluation: Sendable, Equatable {
         package var maxM: Double
         package var floorHitRate: Double
         package var firstFixMs: Int?
+        /// Share of positions whose error is within their stated accuracy: an
+        /// honest accuracy (√(σx² + σy²) of a 2-D Gaussian) holds about 63 %.
+        package var withinAccuracyRate: Double
+        /// Per change of the true map (floor), how long after it the reported
+        /// map became the new one for good (negative: before it); nil: never.
+        package var floorChangeDelaysMs: [Int?] = []
+    }
+
+    /// For each change of the true map: the first position from which the
+    /// reported map equals the new one up to the next change, its time
+    /// against the change's (searched from the previous change on, so a
+    /// detector that switched early counts early).
+    package var floorChangeDelaysMs: [Int?] {
+        let changes = entries.indices.dropFirst().filter { entries[$0].truthMap != entries[$0 - 1].truthMap }
+        return changes.enumerated().map { n, change in
+            let searchFrom = n == 0 ? 0 : changes[n - 1]
+            let until = n + 1 < changes.count ? changes[n + 1] : entries.count
+            let map = entries[change].truthMap
+            var settled = until
+            while settled > searchFrom && entries[settled - 1].map == map { settled -= 1 }
+            return settled < until ? entries[settled].timeMs - entries[change].timeMs : nil
+        }
     }
 
     package var summary: Summary? {
@@ -39,6 +68,8 @@ package struct TrackEvaluation: Sendable, Equatable {
         return Summary(fixes: entries.count, medianM: Reduction.median(sorted) ?? 0,
                        p90M: ErrorSummary.nearestRank(sorted, 0.90) ?? 0, maxM: sorted.last ?? 0,
                        floorHitRate: Double(entries.filter(\.floorHit).count) / Double(entries.count),
-                       firstFixMs: firstFixMs)
+                       firstFixMs: firstFixMs,
+                       withinAccuracyRate: Double(entries.filter(\.withinAccuracy).count) / Double(entries.count),
+                       floorChangeDelaysMs: floorChangeDelaysMs)
     }
 }

@@ -53,10 +53,15 @@ package struct Tracker: Sendable {
         /// fusion weighs them by beside their own spread (WKNN) or range residuals (beacons).
         package var wknnSigma: Double
         package var beaconsSigma: Double
+        /// dB a beacon's window median varies by beyond the law: its ranges' share of the
+        /// beacon fix's variance (`BeaconLocator.fix`); 0 leaves the residuals alone.
+        package var beaconsRangeSigmaDb: Double
 
         package init(method: TrackMethod = .fused, windowMs: Int = 2000, walkingSpeed: Double = 1, hold: Int = 3,
-                     noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 3) {
+                     noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 3,
+                    beaconsRangeSigmaDb: Double = 5) {
             self.wknnSigma = wknnSigma
+            self.beaconsRangeSigmaDb = beaconsRangeSigmaDb
             self.beaconsSigma = beaconsSigma
             self.method = method
             self.windowMs = windowMs
@@ -73,6 +78,8 @@ package struct Tracker: Sendable {
     private var detector: MapDetector?
     private var window: SignalWindow
     package private(set) var filter: Kalman2D?
+    /// The Bayes filter over the map's radiomap cells (wknn and fused with a radiomap).
+    package private(set) var cellFilter: RadiomapFilter?
     private var filterMap: String?
     private var lastMs: Int?
 
@@ -125,18 +132,24 @@ package struct Tracker: Sendable {
         let m = model.metersPerUnit
         let wknn = options.method == .beacons ? nil : model.radiomap?.fix(fp, metersPerUnit: m,
                                                                                   baseVariance: options.wknnSigma * options.wknnSigma)
-        let beacons = options.method == .wknn ? nil : model.locator?.fix(fp, baseVariance: options.beaconsSigma * options.beaconsSigma)
+        let beacons = options.method == .wknn ? nil : model.locator?.fix(fp, baseVariance: options.beaconsSigma * options.beaconsSigma,
+                                                                                 rangeSigmaDb: options.beaconsRangeSigmaDb)
         let fixes = [wknn, beacons].compactMap { $0 }
         if filterMap != mapID {
             // Another floor: its own coordinates and signals; start again.
             filter = nil
+            cellFilter = nil
             filterMap = mapID
         }
-        let noise = options.noise ?? .walking(speed: options.walkingSpeed)
-        // A window's fixes tell where the walker was at its middle, not at its
-        // end: the filter runs on window midpoints and is extrapolated to `t` by
-        // its velocity, so a walker is not reported half a window behind.
+        // A window's fixes tell where the walker was at its middle, not at its end.
         let tm = t - options.windowMs / 2
+        if options.method != .beacons, let cells = model.cells {
+            return cellPosition(atMs: t, middleMs: tm, window: fp, cells: cells, model: model, wknn: wknn, beacons: beacons,
+                                confidence: confidence)
+        }
+        let noise = options.noise ?? .walking(speed: options.walkingSpeed)
+        // The Kalman filter runs on window midpoints and is extrapolated to `t` by
+        // its velocity, so a walker is not reported half a window behind.
         if var f = filter {
             let dt = Double(tm - (lastMs ?? tm)) / 1000
             f.predict(dt: dt, control: control)
@@ -155,6 +168,27 @@ package struct Tracker: Sendable {
         return TrackPoint(timeMs: t, map: mapID, floor: model.floor, x: now.x / m, y: now.y / m, metersPerUnit: m,
                           accuracyM: now.accuracy, method: options.method,
                           transmittersUsed: fixes.map(\.transmitters).max() ?? 0, mapConfidence: confidence,
+                          wknnFix: wknn, beaconsFix: beacons)
+    }
+
+    /// Positioning on the radiomap's cells: the belief moved to the window's
+    /// middle and weighed by the window (and the beacon fix, fused). It tells
+    /// where the walker was at the middle; by `t` they may have walked on at
+    /// their pace, in a direction the belief cannot know, so that distance
+    /// joins the accuracy rather than a guessed velocity the position.
+    private mutating func cellPosition(atMs t: Int, middleMs tm: Int, window fp: Fingerprint, cells: RadiomapCells,
+                                       model: MapModel, wknn: Fix?, beacons: Fix?, confidence: Double?) -> TrackPoint? {
+        var f = cellFilter ?? RadiomapFilter(cells: cells, speed: options.walkingSpeed)
+        let set: RadioSet = fp.wifi.isEmpty ? .ble : fp.ble.isEmpty ? .wifi : .combined
+        let reduced = Reduction.reduce(fp, set: set, options: SignalOptions())
+        f.update(atMs: tm, reduced: reduced, bleOnly: set == .ble, wifiOnly: set == .wifi,
+                 beacons: options.method == .fused ? beacons : nil)
+        cellFilter = f
+        guard let e = f.estimate else { return nil }
+        let walked = options.walkingSpeed * Double(t - tm) / 1000
+        return TrackPoint(timeMs: t, map: model.id, floor: model.floor, x: e.x, y: e.y, metersPerUnit: model.metersPerUnit,
+                          accuracyM: (e.varianceX + e.varianceY + walked * walked).squareRoot(), method: options.method,
+                          transmittersUsed: max(reduced.count, beacons?.transmitters ?? 0), mapConfidence: confidence,
                           wknnFix: wknn, beaconsFix: beacons)
     }
 }
