@@ -7,7 +7,7 @@ import Foundation
 struct MapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "map",
-        abstract: "Add, change or remove maps (floor plans) in your own app config.",
+        abstract: "Add, change, remove or show maps (floor plans) in your own app config.",
         discussion: """
             Your own app config is $XDG_CONFIG_HOME/fprint/app-config.json. The first change makes it as a copy of the config in force (the shipped one, or --config's) with its scenarios, simulated environments and beacon registries; from then on it is the config in force unless --config, FPRINT_CONFIG or the config-url setting names another (`fprint config where` says which).
 
@@ -17,9 +17,10 @@ struct MapCommand: AsyncParsableCommand {
               fprint map add LAB1 --image plan.png --floor 1 --calibrate "120,80 920,80 20m"
               fprint map add LAB2 --image plan2.jpg --floor 2 --width-m 36 --outline "0,0 1200,0 1200,700 0,700"
               fprint map edit LAB1 --outline "40,40 980,40 980,610 40,610"
+              fprint map show LAB1 -o lab1.png
               fprint map remove LAB2
             """,
-        subcommands: [MapAdd.self, MapEdit.self, MapRemove.self])
+        subcommands: [MapAdd.self, MapEdit.self, MapRemove.self, MapShow.self])
 }
 
 /// What a map is: its picture, floor, scale, outline and words.
