@@ -43,6 +43,7 @@ cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-ios-all-docs.json" "$WORK/old-ios-du
 cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-android.jsonl" "$WORK/android.jsonl"
 cp -R "$REPO/Tests/FPCLITests/Fixtures/uji-mini" "$WORK/uji-lib-longterm"
 cp "$REPO/Tests/FPCLITests/Fixtures/deployed-beacons.csv" "$WORK/deployed.csv"
+mkdir -p "$WORK/docs" && cp -R "$REPO/docs/examples" "$WORK/docs/examples"
 cd "$WORK"
 
 ran=0 passed=0 skipped=0 failed=0

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FPAnalysis
 import FPConfig
 import FPCore
 import Foundation
@@ -48,15 +49,17 @@ struct MapPlanOptions: ParsableArguments {
         var changes: [String] = []
         var picture: (from: String, to: String)?
         if let image {
-            let read: PlanPicture
-            do { read = try PlanPicture.read(path: image) } catch {
+            let bytes: Data
+            do { bytes = try Files.read(image) } catch {
                 throw CommandFailure(error.description, FileManager.default.fileExists(atPath: image) ? .dataError : .notFound)
             }
-            let ext = read.kind == .jpeg ? "jpg" : read.kind.rawValue
-            picture = (image, "\(folder.plansDirectory)/\(id).\(ext)")
-            map["extent"] = .object(JSONObject(["width": .double(read.width), "height": .double(read.height)]))
-            map["floorPlan"] = .object(JSONObject(["image": .string("plans/\(id).\(ext)")]))
-            changes.append(String(format: "picture %@ (%@, %g × %g px)", image, read.kind.rawValue.uppercased(), read.width, read.height))
+            guard let read = ImageHeader(Array(bytes.prefix(1 << 20))) else {
+                throw CommandFailure("\(image): not a PNG, JPEG or SVG picture (or its size in pixels cannot be read from it)", .dataError)
+            }
+            picture = (image, "\(folder.plansDirectory)/\(id).\(read.kind)")
+            map["extent"] = .object(JSONObject(["width": .int(Int64(read.width)), "height": .int(Int64(read.height))]))
+            map["floorPlan"] = .object(JSONObject(["image": .string("plans/\(id).\(read.kind)")]))
+            changes.append("picture \(image) (\(read.kind.uppercased()), \(read.width) × \(read.height) px)")
         }
         let extent = map["extent"]?.objectValue.flatMap { e -> (w: Double, h: Double)? in
             guard let w = e["width"]?.doubleValue, let h = e["height"]?.doubleValue else { return nil }
