@@ -12,6 +12,7 @@
 # - placeholders get real values: 3f2a9c = a stored measurement's id prefix,
 #   <sessionId> = the newest walk (not J3NP's when deleting), capture.btsnoop = a test capture,
 #   old-ios-dump.json/android.jsonl = the seed apps' fixtures,
+#   deployed.csv = a sheet of the shipped J2NP beacons in metres (the same registry),
 #   new-measurement.json = a stored measurement written out, uji-lib-longterm/ =
 #   the hand-made fixture in that dataset's layout (the real one is in
 #   FPDatasetsTests); delete's
@@ -41,6 +42,8 @@ CAPTURE=$REPO/Tests/FPHCITests/Fixtures/captures/whoisbe__pongbot-mcp-adv.btsnoo
 cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-ios-all-docs.json" "$WORK/old-ios-dump.json"
 cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-android.jsonl" "$WORK/android.jsonl"
 cp -R "$REPO/Tests/FPCLITests/Fixtures/uji-mini" "$WORK/uji-lib-longterm"
+cp "$REPO/Tests/FPCLITests/Fixtures/deployed-beacons.csv" "$WORK/deployed.csv"
+mkdir -p "$WORK/docs" && cp -R "$REPO/docs/examples" "$WORK/docs/examples"
 cd "$WORK"
 
 ran=0 passed=0 skipped=0 failed=0

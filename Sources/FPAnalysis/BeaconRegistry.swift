@@ -4,7 +4,9 @@ import FPCore
 /// (radio-localization-eval): a JSON array whose entries are null (skipped,
 /// the original's first entry is) or `{mac, uuid, major, minor, floor, x, y}`
 /// with x/y in map units. fprint reads an optional `measuredPower` (dBm at
-/// 1 m) per beacon. Entries without a position are kept out of positioning.
+/// 1 m) and `name` per beacon. Entries without a position are kept out of
+/// positioning. Beacons are matched by `mac` alone (uuid/major/minor and an
+/// Eddystone namespace/instance are kept in the file, not matched).
 package struct BeaconRegistry: Sendable, Equatable {
     package struct Entry: Sendable, Equatable {
         package var mac: String
@@ -12,6 +14,8 @@ package struct BeaconRegistry: Sendable, Equatable {
         package var x: Double
         package var y: Double
         package var measuredPower: Double?
+        /// What the deployment sheet calls it (`fprint beacons import`).
+        package var name: String?
     }
 
     package var entries: [Entry]
@@ -34,7 +38,8 @@ package struct BeaconRegistry: Sendable, Equatable {
                 }
                 mp = d
             }
-            out.append(Entry(mac: mac.uppercased(), floor: o["floor"]?.stringValue, x: x, y: y, measuredPower: mp))
+            out.append(Entry(mac: mac.uppercased(), floor: o["floor"]?.stringValue, x: x, y: y, measuredPower: mp,
+                             name: o["name"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }))
         }
         entries = out
     }

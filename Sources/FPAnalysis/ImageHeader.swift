@@ -1,15 +1,25 @@
-/// The pixel size and media type of a PNG or JPEG image, read from its
-/// header alone: what a floor-plan picture needs to be placed on a plot.
+import Foundation
+
+/// The pixel size and media type of a PNG, JPEG or SVG image, read from its
+/// header alone: what a floor-plan picture needs to be placed on a plot (and
+/// what `fprint map add` makes a new map's extent of).
 package struct ImageHeader: Sendable, Equatable {
     package var width: Int
     package var height: Int
-    /// `image/png` or `image/jpeg`.
+    /// `image/png`, `image/jpeg` or `image/svg+xml`.
     package var mediaType: String
 
-    /// nil when the bytes are neither a PNG nor a JPEG with a frame header.
+    /// nil when the bytes are neither a PNG, a JPEG with a frame header nor an SVG with a size in pixels.
     package init?(_ bytes: [UInt8]) {
-        if let png = Self.png(bytes) { self = png } else if let jpeg = Self.jpeg(bytes) { self = jpeg } else { return nil }
+        if let png = Self.png(bytes) { self = png } else if let jpeg = Self.jpeg(bytes) { self = jpeg } else if let svg = Self.svg(bytes) {
+            self = svg
+        } else {
+            return nil
+        }
     }
+
+    /// What `fprint map add` names the picture's kind by.
+    package var kind: String { mediaType == "image/svg+xml" ? "svg" : mediaType == "image/jpeg" ? "jpg" : "png" }
 
     private init(width: Int, height: Int, mediaType: String) {
         (self.width, self.height, self.mediaType) = (width, height, mediaType)
@@ -46,6 +56,35 @@ package struct ImageHeader: Sendable, Equatable {
             i += 2 + length
         }
         return nil
+    }
+
+    /// The root element's viewBox size, else its width and height when they
+    /// are plain numbers or px (a size in cm or % is no pixel size).
+    private static func svg(_ b: [UInt8]) -> ImageHeader? {
+        let text = String(decoding: b.prefix(64 << 10), as: UTF8.self)
+        guard let start = text.range(of: "<svg"), let end = text[start.upperBound...].firstIndex(of: ">") else { return nil }
+        let tag = String(text[start.upperBound..<end])
+        func attribute(_ name: String) -> String? {
+            for quote in ["\"", "'"] {
+                if let r = tag.range(of: " \(name)=\(quote)"), let close = tag[r.upperBound...].firstIndex(of: Character(quote)) {
+                    return String(tag[r.upperBound..<close])
+                }
+            }
+            return nil
+        }
+        func pixels(_ value: String?) -> Double? {
+            guard var v = value?.trimmingCharacters(in: .whitespaces) else { return nil }
+            if v.hasSuffix("px") { v.removeLast(2) }
+            return Double(v)
+        }
+        var size: (Double, Double)?
+        if let box = attribute("viewBox")?.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap({ Double($0) }), box.count == 4 {
+            size = (box[2], box[3])
+        } else if let w = pixels(attribute("width")), let h = pixels(attribute("height")) {
+            size = (w, h)
+        }
+        guard let (w, h) = size, w.isFinite, h.isFinite, w.rounded() >= 1, h.rounded() >= 1 else { return nil }
+        return ImageHeader(width: Int(w.rounded()), height: Int(h.rounded()), mediaType: "image/svg+xml")
     }
 
     private static func be32(_ b: [UInt8], _ at: Int) -> Int {

@@ -6,7 +6,7 @@ import Foundation
 /// A map's beacon registry file, for every command that needs one
 /// (`coverage`, `beacons`), and the locator over it (`locate`, `track`).
 struct BeaconRegistryFile {
-    /// An explicit registry file (`--beacons`); nil: beacons/<map>.json beside the app config.
+    /// An explicit registry file (`--beacons`); nil: the map's own (`registryPath(map:…)`).
     var path: String?
     var pathLossExponent: Double
     var measuredPower: Double
@@ -18,14 +18,19 @@ struct BeaconRegistryFile {
                              pathLoss: PathLoss(exponent: pathLossExponent), defaultMeasuredPower: measuredPower)
     }
 
-    /// `explicit`, else `beacons/<map>.json` beside the app config, else in
-    /// the user's config folder; nil when there is none. A named file that
-    /// cannot be read is not found (66); one that is not a registry is a
-    /// data error naming it (65).
-    static func load(map: String, explicit: String?, config: LoadedConfig?, paths: FPPaths) throws -> BeaconRegistry? {
-        let path = explicit ?? [config?.baseDirectory, paths.configDirectory].compactMap { $0 }
+    /// `beacons/<map>.json` in the user's config folder (`fprint beacons
+    /// import` writes there: the user's own list wins), else beside the app
+    /// config; nil when neither is readable.
+    static func registryPath(map: String, config: LoadedConfig?, paths: FPPaths) -> String? {
+        [paths.configDirectory, config?.baseDirectory].compactMap { $0 }
             .map { "\($0)/beacons/\(map).json" }.first { FileManager.default.isReadableFile(atPath: $0) }
-        guard let path else { return nil }
+    }
+
+    /// `explicit`, else the map's registry file (`registryPath(map:…)`); nil when
+    /// there is none. A named file that cannot be read is not found (66); one
+    /// that is not a registry is a data error naming it (65).
+    static func load(map: String, explicit: String?, config: LoadedConfig?, paths: FPPaths) throws -> BeaconRegistry? {
+        guard let path = explicit ?? Self.registryPath(map: map, config: config, paths: paths) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure("\(path): cannot read the beacon registry", .notFound)
         }

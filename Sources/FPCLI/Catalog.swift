@@ -121,13 +121,41 @@ struct ConfigCommand: AsyncParsableCommand {
               measurement-seconds  static measurement length, 5–120 (default 20)
               speed-correction     walking-speed correction, −10…+10 (default 0)
 
+            `fprint config where` says which app config is in force and why: --config, FPRINT_CONFIG, the config-url setting, your own ($XDG_CONFIG_HOME/fprint/app-config.json, made by `fprint map` and `fprint scenario`) or the shipped one.
+
             Examples:
               fprint config get
+              fprint config where
               fprint config set measurement-seconds 30
               fprint config set radios ble,wifi
               fprint config reset
             """,
-        subcommands: [Get.self, Set.self, Reset.self])
+        subcommands: [Get.self, Set.self, Reset.self, Where.self])
+
+    struct Where: ReportingCommand {
+        static let configuration = CommandConfiguration(commandName: "where", abstract: "Say which app config is in force, and why.")
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var configOptions: ConfigOptions
+
+        func perform() async throws {
+            let ws = Workspace(configOptions: configOptions)
+            let location = try ws.configLocation(), origin = try ws.configOrigin()
+            let own = UserConfigFolder(paths: ws.paths)
+            let loaded = try ws.loadConfig()
+            if json {
+                Terminal.out(CanonicalJSON.string(.object(JSONObject([
+                    "appConfig": .string(loaded.source), "scenarios": .string(loaded.scenariosSource), "chosenBy": .string(origin),
+                    "own": .string(own.appConfigPath), "ownExists": .bool(own.exists),
+                    "maps": .array(loaded.appConfig.maps.map { .string($0.id) }),
+                ]))))
+                return
+            }
+            Terminal.out("app config: \(loaded.source) (\(origin)\(location == loaded.source ? "" : ": \(location)"))")
+            Terminal.out("scenarios:  \(loaded.scenariosSource)")
+            Terminal.out("maps:       \(loaded.appConfig.maps.map(\.id).joined(separator: ", "))")
+            Terminal.out("your own:   \(own.appConfigPath)" + (own.exists ? "" : " (not made yet: `fprint map add` or `fprint map edit` makes it)"))
+        }
+    }
 
     struct Get: ReportingCommand {
         static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting, or all of them.")

@@ -9,7 +9,7 @@ struct CoverageCommand: ReportingCommand {
         commandName: "coverage",
         abstract: "Per measured point, how many beacons are heard above a threshold; flags points with fewer than 3.",
         discussion: """
-            A beacon counts when the median RSSI of its reports in the measurement is at least --min-rssi. When the map has a beacon registry (beacons/<map>.json beside the app config, or --beacons) only registry beacons count; otherwise every BLE transmitter does. Trilateration needs three, so points with fewer are flagged; the exit status stays 0 (use --json and jq to act on them).
+            A beacon counts when the median RSSI of its reports in the measurement is at least --min-rssi. When the map has a beacon registry (beacons/<map>.json in your config folder or beside the app config, or --beacons) only registry beacons count; otherwise every BLE transmitter does. Trilateration needs three, so points with fewer are flagged; the exit status stays 0 (use --json and jq to act on them).
 
             Examples:
               fprint coverage --map J3NP
@@ -19,7 +19,7 @@ struct CoverageCommand: ReportingCommand {
     @OptionGroup var filters: FilterOptions
     @Option(name: .customLong("min-rssi"), parsing: .unconditional, help: "Weakest median RSSI that counts (dBm).")
     var minRSSI = -90.0
-    @Option(help: "Beacon registry file (default: beacons/<map>.json beside the app config).", completion: .file())
+    @Option(help: "Beacon registry file (default: beacons/<map>.json in your config folder or beside the app config).", completion: .file())
     var beacons: String?
     @Flag(help: "One JSON object per point and line.") var json = false
     @OptionGroup var storeOptions: StoreOptions

@@ -11,7 +11,7 @@ struct DashboardCommand: ReportingCommand {
         commandName: "dashboard",
         abstract: "Serve the web dashboard of a local database on 127.0.0.1 (maps, heatmaps, coverage, activity, live points).",
         discussion: """
-            The same pages as `fprint gateway` serves at /_dashboard/, for the database on this machine. It listens on 127.0.0.1 only and asks for no login: anyone who can reach this machine's loopback (every local user) sees the survey. To share a survey, run `fprint gateway`, whose dashboard needs a login. Beacon registries are found as `fprint beacons` finds them (beacons/<map>.json beside the app config). Points written meanwhile (a walk, a sync) appear on an open map page within a second.
+            The same pages as `fprint gateway` serves at /_dashboard/, for the database on this machine. It listens on 127.0.0.1 only and asks for no login: anyone who can reach this machine's loopback (every local user) sees the survey. To share a survey, run `fprint gateway`, whose dashboard needs a login. Beacon registries are found as `fprint beacons` finds them (beacons/<map>.json in your config folder or beside the app config). Points written meanwhile (a walk, a sync) appear on an open map page within a second.
 
             Examples:
               fprint dashboard --port 8080        # then open http://127.0.0.1:8080/

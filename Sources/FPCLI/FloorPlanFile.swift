@@ -34,7 +34,7 @@ enum FloorPlanFile {
         }
         let bytes = try read(path, map: id)
         guard let header = ImageHeader(bytes) else {
-            throw CommandFailure("map \(id): floor plan \(path) is not a PNG or JPEG image", .dataError)
+            throw CommandFailure("map \(id): floor plan \(path) is not a PNG, JPEG or SVG image", .dataError)
         }
         return SVGPlot.FloorPlan(header: header, bytes: bytes, x: plan.origin.x, y: plan.origin.y,
                                  unitsPerPixel: plan.unitsPerPixel)

@@ -27,7 +27,7 @@ struct Locate: ReportingCommand {
     @Option(help: "Locate every document of this walk session, in seq order, and smooth the track.") var session: String?
     @Option(help: "Radio set for WKNN: wifi, ble or combined.") var set: RadioSet = .combined
     @Option(help: "Neighbours for WKNN.") var k = 3
-    @Option(help: "Beacon registry file (default: beacons/<map>.json beside the app config).", completion: .file())
+    @Option(help: "Beacon registry file (default: beacons/<map>.json in your config folder or beside the app config).", completion: .file())
     var beacons: String?
     @Option(name: .customLong("path-loss-exponent"), help: "Log-distance path-loss exponent n.") var pathLossExponent = 2.0
     @Option(name: .customLong("measured-power"), parsing: .unconditional,
@@ -127,7 +127,7 @@ struct Locate: ReportingCommand {
         }
     }
 
-    /// The registry for the map: --beacons, else beacons/<map>.json beside the app config; nil when none exists.
+    /// The registry for the map: --beacons, else beacons/<map>.json in your config folder or beside the app config; nil when none exists.
     func beaconLocator(ws: Workspace, loaded: LoadedConfig?, level: String, metersPerUnit: Double) throws -> BeaconLocator? {
         try BeaconRegistryFile(path: beacons, pathLossExponent: pathLossExponent, measuredPower: measuredPower)
             .locator(ws: ws, loaded: loaded, level: level, metersPerUnit: metersPerUnit)

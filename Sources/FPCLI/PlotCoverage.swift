@@ -20,7 +20,7 @@ extension Plot {
         @Option(name: .customLong("min-rssi"), parsing: .unconditional, help: "Weakest median RSSI that counts (dBm).")
         var minRSSI = -90.0
         @Option(help: "Cell side in metres.") var cell = 2.0
-        @Option(help: "Beacon registry file (default: beacons/<map>.json beside the app config).", completion: .file())
+        @Option(help: "Beacon registry file (default: beacons/<map>.json in your config folder or beside the app config).", completion: .file())
         var beacons: String?
         @OptionGroup var out: Output
         @OptionGroup var floorPlan: FloorPlanOptions

@@ -53,7 +53,7 @@ struct Track: ReportingCommand {
     @Option(help: "Stop after this many seconds (default: the end of the scenario, replay or session; live: Ctrl-C).")
     var duration: Double?
     @Option(help: "Neighbours for WKNN.") var k = 3
-    @Option(help: "With --map: beacon registry file (default: beacons/<map>.json beside the app config).", completion: .file())
+    @Option(help: "With --map: beacon registry file (default: beacons/<map>.json in your config folder or beside the app config).", completion: .file())
     var beacons: String?
     @Option(name: .customLong("path-loss-exponent"), help: "Log-distance path-loss exponent n.") var pathLossExponent = 2.0
     @Option(name: .customLong("measured-power"), parsing: .unconditional, help: "dBm at 1 m for beacons without one.")
@@ -303,7 +303,7 @@ struct Track: ReportingCommand {
         if usable.isEmpty {
             let what = switch method {
             case .wknn: "no stored radiomap (record one with `fprint walk` or `fprint measure`)"
-            case .beacons: "no beacon registry (beacons/<map>.json beside the app config, or --beacons)"
+            case .beacons: "no beacon registry (beacons/<map>.json in your config folder or beside the app config, or --beacons)"
             case .fused: "neither a stored radiomap nor a beacon registry"
             }
             throw CommandFailure("\(maps.joined(separator: ", ")): \(what)", .notFound)

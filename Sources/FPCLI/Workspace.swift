@@ -1,3 +1,4 @@
+import FPAnalysis
 import FPBLE
 import FPConfig
 import FPCore
@@ -77,7 +78,8 @@ struct Workspace {
         do { return try settingsStore().load() } catch { throw CommandFailure("\(error)", .usage) }
     }
 
-    /// `--config`, else `FPRINT_CONFIG`, else the config-url setting, else the shipped config.
+    /// `--config`, else `FPRINT_CONFIG`, else the config-url setting, else
+    /// your own (`fprint map`'s), else the shipped config.
     func configLocation() throws -> String {
         guard let location = try configLocationIfAny() else {
             throw CommandFailure("no app config found: looked for \(ConfigLocator.relativePath) here, beside the fprint executable and in \(ConfigLocator.systemPaths.joined(separator: ", ")); pass --config PATH-OR-URL", .dataError)
@@ -90,8 +92,19 @@ struct Workspace {
         if let c = configOptions?.config, !c.isEmpty { return c }
         if let c = environment["FPRINT_CONFIG"], !c.isEmpty { return c }
         if let c = try settings().configURL, !c.isEmpty { return c }
+        let own = UserConfigFolder(paths: paths)
+        if own.exists { return own.appConfigPath }
         return ConfigLocator.defaultAppConfigPath(executablePath: ConfigLocator.currentExecutablePath,
                                                   currentDirectory: FileManager.default.currentDirectoryPath)
+    }
+
+    /// What chose the app config in force, for messages: "--config", "FPRINT_CONFIG", "the config-url setting",
+    /// "your own app config" or "the shipped app config".
+    func configOrigin() throws -> String {
+        if let c = configOptions?.config, !c.isEmpty { return "--config" }
+        if let c = environment["FPRINT_CONFIG"], !c.isEmpty { return "FPRINT_CONFIG" }
+        if let c = try settings().configURL, !c.isEmpty { return "the config-url setting" }
+        return UserConfigFolder(paths: paths).exists ? "your own app config" : "the shipped app config"
     }
 
     /// The app config for commands that only want map scales (eval, locate,
@@ -173,9 +186,24 @@ struct Workspace {
             }
         }
         guard let path = environmentPath(map: map, loaded: loaded) else {
-            throw CommandFailure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory)\(remoteProblem)", .dataError)
+            if let fromBeacons = try beaconEnvironment(map: map, loaded: loaded) { return fromBeacons }
+            throw CommandFailure("no simulated radio environment for map \(map): looked for environments/\(map).json beside the app config and in \(paths.configDirectory), and the map has no beacon registry to simulate (`fprint beacons import`)\(remoteProblem)", .dataError)
         }
         return try Self.environment(at: path)
+    }
+
+    /// A map of your own has no environment file, but its beacon list says
+    /// where its beacons are and how loud: simulating those (BLE alone) lets
+    /// `--simulate` survey it before any radio is at hand.
+    func beaconEnvironment(map: String, loaded: LoadedConfig) throws -> RadioEnvironment? {
+        guard let info = loaded.appConfig.map(id: map),
+              let registry = try BeaconRegistryFile.load(map: map, explicit: nil, config: loaded, paths: paths),
+              !registry.entries.isEmpty else { return nil }
+        let beacons = registry.entries.map { e in
+            RadioEnvironment.BLETransmitter(address: e.mac.uppercased(), position: MapPoint(x: e.x, y: e.y),
+                                            measuredPower: Int((e.measuredPower ?? -66).rounded()))
+        }
+        return RadioEnvironment(map: map, name: "\(map)'s beacon registry", source: "beacons/\(map).json", scale: info.scale, ble: beacons)
     }
 
     static func environment(at path: String) throws -> RadioEnvironment {

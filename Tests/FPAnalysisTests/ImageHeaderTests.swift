@@ -31,6 +31,15 @@ import Testing
         #expect(ImageHeader(Self.jpeg(frame: 0xC4, width: 10, height: 10)) == nil)
     }
 
+    /// An SVG's viewBox wins over its width and height; px or plain numbers without one.
+    @Test func anSVGsSizeComesFromItsViewBoxOrPixelSize() {
+        let boxed = ImageHeader(Array(#"<?xml version="1.0"?><svg width="10cm" viewBox="0 0 800 500">"#.utf8))
+        #expect(boxed?.width == 800 && boxed?.height == 500 && boxed?.mediaType == "image/svg+xml" && boxed?.kind == "svg")
+        let sized = ImageHeader(Array(#"<svg xmlns="http://www.w3.org/2000/svg" width='640px' height='480'>"#.utf8))
+        #expect(sized?.width == 640 && sized?.height == 480)
+        #expect(ImageHeader(Array(#"<svg width="10cm" height="5cm">"#.utf8)) == nil)  // no pixel size
+    }
+
     @Test func anythingElseIsNoPicture() {
         #expect(ImageHeader([]) == nil)
         #expect(ImageHeader(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8)) == nil)

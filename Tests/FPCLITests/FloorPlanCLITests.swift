@@ -97,7 +97,7 @@ import Testing
 
         try Data("not a picture".utf8).write(to: fp.home.appendingPathComponent("plans/J1NP.png"))
         let broken = try await fp.run(args)
-        #expect(broken.status == 65 && broken.stderr.contains("is not a PNG or JPEG image"), "\(broken.stderr)")
+        #expect(broken.status == 65 && broken.stderr.contains("is not a PNG, JPEG or SVG image"), "\(broken.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 

@@ -1,0 +1,97 @@
+import FPAnalysis
+import FPConfig
+import FPCore
+import Foundation
+
+/// What `fprint map show` says of a map, as lines of text or one JSON object.
+struct MapFacts {
+    var map: MapInfo
+    var plan: Result<SVGPlot.FloorPlan?, CommandFailure>
+    var measured: (documents: Int, points: [(x: Double, y: Double, count: Int)])?
+    var database: String
+    var registry: BeaconRegistry?
+    var registryPath: String?
+    var routes: [(scenario: Scenario, route: Route)]
+
+    var metersPerUnit: Double { map.scale.metersPerUnit }
+
+    /// The plan's size in metres: its extent's, else its picture's; nil when it has neither.
+    var sizeMeters: (width: Double, height: Double)? {
+        if let e = map.extent { return (e.width * metersPerUnit, e.height * metersPerUnit) }
+        if case .success(let p?) = plan { return (p.width * metersPerUnit, p.height * metersPerUnit) }
+        return nil
+    }
+
+    /// To a thousandth: 2,500 units at 0.02 m are 50 m, not 50.00000000000001.
+    static func round(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+    static func g(_ v: Double) -> String { String(format: "%g", (v * 100).rounded() / 100) }
+
+    var text: [String] {
+        var rows: [[String]] = []
+        rows.append(["map", map.id + (map.floor.map { " (floor \($0))" } ?? "")
+            + (map.description.isEmpty ? "" : ": \(map.description)")])
+        if !map.location.isEmpty { rows.append(["location", map.location]) }
+        var scale = "\(Self.g(map.scale.meters)) m = \(Self.g(map.scale.units)) map units (\(String(format: "%g", metersPerUnit)) m a unit)"
+        if let size = sizeMeters { scale += "; the plan is \(Self.g(size.width)) × \(Self.g(size.height)) m" }
+        rows.append(["scale", scale])
+        rows.append(["extent", map.extent.map { String(format: "x 0–%g, y 0–%g map units", $0.width, $0.height) } ?? "not given"])
+        rows.append(["outline", map.outline.map { corners in
+            "\(corners.count) corners: " + corners.map { "(\(Self.g($0.x)), \(Self.g($0.y)))" }.joined(separator: " ")
+        } ?? "none (the extent's rectangle)"])
+        rows.append(["floor plan", planText])
+        rows.append(["measured", measured.map {
+            "\(Terminal.counted($0.documents, "measurement")) at \(Terminal.counted($0.points.count, "point")) in \(database)"
+        } ?? "no database at \(database)"])
+        rows.append(["beacons", registry.map { "\($0.entries.count) placed, from \(registryPath ?? "?")" } ?? "no registry (beacons/\(map.id).json)"])
+        rows.append(["routes", routes.isEmpty ? "none" : routes.map {
+            "\($0.scenario.scenarioID) (\(Self.g($0.route.length * metersPerUnit)) m)"
+        }.joined(separator: ", ")])
+        return Terminal.table(["", ""], rows).dropFirst().map { $0 }
+    }
+
+    private var planText: String {
+        guard let floorPlan = map.floorPlan else { return "none" }
+        switch plan {
+        case .success(let p?):
+            return "\(floorPlan.image) (\(p.header.width) × \(p.header.height) px, \(Self.g(floorPlan.unitsPerPixel)) units a pixel, "
+                + "top left at \(Self.g(floorPlan.origin.x)), \(Self.g(floorPlan.origin.y)))"
+        case .success(nil): return "none"
+        case .failure(let f): return "\(floorPlan.image): not readable (\(f.description))"
+        }
+    }
+
+    var json: JSONObject {
+        var o: JSONObject = [
+            "id": .string(map.id), "floor": map.floor.map { JSONValue.int(Int64($0)) } ?? .null,
+            "description": .string(map.description), "location": .string(map.location),
+            "scale": ["meters": .double(map.scale.meters), "units": .double(map.scale.units), "metersPerUnit": .double(metersPerUnit)],
+            "sizeMeters": sizeMeters.map { JSONValue.object(["width": .double(Self.round($0.width)), "height": .double(Self.round($0.height))]) } ?? .null,
+            "extent": map.extent.map { JSONValue.object(["width": .double($0.width), "height": .double($0.height)]) } ?? .null,
+            "outline": map.outline.map { JSONValue.array($0.map { ["x": .double($0.x), "y": .double($0.y)] }) } ?? .null,
+            "measurements": measured.map { JSONValue.int(Int64($0.documents)) } ?? .null,
+            "measuredPoints": measured.map { JSONValue.int(Int64($0.points.count)) } ?? .null,
+            "beacons": .int(Int64(registry?.entries.count ?? 0)),
+            "beaconRegistry": registryPath.map(JSONValue.string) ?? .null,
+            "routes": .array(routes.map {
+                ["scenarioID": .string($0.scenario.scenarioID), "name": .string($0.scenario.name),
+                 "lengthMeters": .double(Self.round($0.route.length * metersPerUnit)),
+                 "points": .int(Int64($0.route.waypoints.count))]
+            }),
+        ]
+        if let floorPlan = map.floorPlan {
+            var p: JSONObject = ["image": .string(floorPlan.image), "unitsPerPixel": .double(floorPlan.unitsPerPixel),
+                                 "origin": ["x": .double(floorPlan.origin.x), "y": .double(floorPlan.origin.y)]]
+            switch plan {
+            case .success(let read?):
+                p["widthPx"] = .int(Int64(read.header.width))
+                p["heightPx"] = .int(Int64(read.header.height))
+            case .failure(let f): p["problem"] = .string(f.description)
+            case .success(nil): break
+            }
+            o["floorPlan"] = .object(p)
+        } else {
+            o["floorPlan"] = .null
+        }
+        return o
+    }
+}

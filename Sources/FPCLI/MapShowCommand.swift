@@ -1,0 +1,114 @@
+import ArgumentParser
+import FPAnalysis
+import FPConfig
+import FPCore
+import FPStore
+import Foundation
+
+/// `fprint map show ID`: what a map is (scale, extent, outline, picture) and
+/// what lies on it (measured points, registry beacons, routes); `-o` draws it.
+struct MapShow: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: MapShowArguments.abstract, discussion: MapShowArguments.discussion)
+    @OptionGroup var arguments: MapShowArguments
+    func perform() async throws { try arguments.perform() }
+}
+
+struct MapShowArguments: ParsableArguments {
+    static let abstract = "A map: its scale, extent, outline and floor plan, the points measured on it, its beacons and routes; -o draws it."
+    static let discussion = """
+        The drawing (-o FILE.png through librsvg's rsvg-convert, or FILE.svg) puts the map's floor-plan picture under its outline (or its extent's rectangle), with axes and a scale bar in metres, every measured position of the store (one dot each), the registry beacons (magenta diamonds, labelled by name or the address's last two bytes) and each scenario's route on this map (a line from a dot at its start, with its name).
+
+        Examples:
+          fprint map show J3NP
+          fprint map show J3NP --json
+          fprint map show J3NP -o j3np.png
+        """
+
+    @Argument(help: "The map's id (`fprint maps` lists them).") var id: String
+    @Option(name: [.short, .long], help: "Draw the map into this file: .png (rendered by rsvg-convert) or .svg.", completion: .file())
+    var output: String?
+    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var floorPlanOptions: FloorPlanOptions
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        if let output, !["png", "svg"].contains((output as NSString).pathExtension.lowercased()) {
+            throw ValidationError("-o \(output): the drawing is a .png or an .svg file")
+        }
+    }
+
+    func perform() throws {
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let loaded = try ws.loadConfig()
+        let map = try ws.map(id, in: loaded)
+        let scenarios = (try? loaded.scenarios)?.scenarios ?? []
+        if case .failure(let error) = loaded.scenarioLoad { Terminal.err("warning: scenarios not shown: \(error)") }
+        let routes = scenarios.flatMap { s in
+            s.legs.filter { $0.mapID == id }.map { (scenario: s, route: $0.route) }
+        }
+        let registryPath = BeaconRegistryFile.registryPath(map: id, config: loaded, paths: ws.paths)
+        let registry = try BeaconRegistryFile.load(map: id, explicit: nil, config: loaded, paths: ws.paths)
+        let measured = try Self.measuredPoints(ws, map: id)
+        if let output {
+            let plan = try floorPlanOptions.plan(map: id, config: loaded)
+            try draw(map, plan: plan, points: measured?.points ?? [], registry: registry, routes: routes, to: output)
+            return
+        }
+        // Text and JSON show a missing or broken picture rather than failing on it.
+        let plan: Result<SVGPlot.FloorPlan?, CommandFailure>
+        do { plan = .success(try FloorPlanFile.load(map: id, config: loaded)) } catch let f as CommandFailure {
+            plan = .failure(f)
+        }
+        let facts = MapFacts(map: map, plan: plan, measured: measured, database: ws.databasePath,
+                             registry: registry, registryPath: registryPath, routes: routes)
+        if json { Terminal.out(CanonicalJSON.string(.object(facts.json))) } else { for line in facts.text { Terminal.out(line) } }
+    }
+
+    private func draw(_ map: MapInfo, plan: SVGPlot.FloorPlan?, points: [(x: Double, y: Double, count: Int)],
+                      registry: BeaconRegistry?, routes: [(scenario: Scenario, route: Route)], to output: String) throws {
+        let beacons = (registry?.entries ?? []).map {
+            SVGPlot.MapBeacon(x: $0.x, y: $0.y, label: $0.name ?? String($0.mac.suffix(5)))
+        }
+        let drawn = routes.map { r in
+            SVGPlot.MapRoute(name: r.scenario.name.isEmpty ? r.scenario.scenarioID : r.scenario.name,
+                             points: r.route.waypoints.map { (x: $0.x, y: $0.y) })
+        }
+        let size: (width: Double, height: Double)
+        if let extent = map.extent {
+            size = (extent.width, extent.height)
+        } else {
+            let all = points.map { (x: $0.x, y: $0.y) } + beacons.map { (x: $0.x, y: $0.y) } + drawn.flatMap(\.points)
+                + (map.outline ?? []).map { (x: $0.x, y: $0.y) }
+            size = SVGPlot.mapExtent(all, floorPlan: plan)
+        }
+        let scale = map.scale
+        let title = "\(map.id)" + (map.floor.map { " (floor \($0))" } ?? "") + (map.description.isEmpty ? "" : ": \(map.description)")
+        let svg = SVGPlot.mapOverview(
+            title: title, mapWidth: size.width, mapHeight: size.height, metersPerUnit: scale.metersPerUnit,
+            outline: map.outline?.map { (x: $0.x, y: $0.y) }, floorPlan: plan, points: points, beacons: beacons, routes: drawn)
+        if (output as NSString).pathExtension.lowercased() == "png" {
+            try PNGRenderer.render(svg, to: output)
+        } else {
+            do { try Files.writeAtomically(Data(svg.utf8), to: output) } catch { throw CommandFailure(error.description, .ioError) }
+        }
+        Terminal.err("wrote \(output): \(Terminal.counted(points.count, "measured point")), \(Terminal.counted(beacons.count, "beacon")), "
+            + Terminal.counted(drawn.count, "route"))
+    }
+
+    /// Each measured position of the map with its number of documents; nil when there is no database.
+    static func measuredPoints(_ ws: Workspace, map: String) throws -> (documents: Int, points: [(x: Double, y: Double, count: Int)])? {
+        let store: SQLiteDocumentStore
+        do { store = try ws.openStore(.read) } catch let f as CommandFailure where f.status == .notFound { return nil }
+        var counts: [String: (x: Double, y: Double, count: Int)] = [:]
+        var order: [String] = []
+        let summaries = try store.list(ListQuery(level: map))
+        for s in summaries {
+            let key = "\(s.x),\(s.y)"
+            if counts[key] == nil { order.append(key) }
+            counts[key, default: (s.x, s.y, 0)].count += 1
+        }
+        return (summaries.count, order.compactMap { counts[$0] })
+    }
+}
