@@ -210,7 +210,6 @@ struct Workspace {
         do { return try RadioEnvironment.load(path: path) } catch { throw CommandFailure("\(error)", .dataError) }
     }
 
-    /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
     /// One run's realistic building on a map: the run's device and beacons, and walls where the map has an outline.
     func realism(map: String, loaded: LoadedConfig, seed: UInt64) -> Realism {
         var realism = Realism(runSeed: seed)
@@ -218,9 +217,9 @@ struct Workspace {
         return realism
     }
 
-    /// `spanMs`: how long the capture lasts; in virtual time (--fast) it ends at the real now,
-    /// so a fast document is never stamped in the future.
-    /// `spanMs`: how long the capture will run (a fast clock ends at now); nil = the length of the btsnoop replay.
+    /// Providers for the chosen radios: simulated ones with --simulate, else the real ones.
+    /// `spanMs`: how long the capture will run; in virtual time (--fast) it ends at the real now, so a fast
+    /// document is never stamped in the future; nil = the length of the btsnoop replay.
     /// `realistic`: a simulation gets `Realism` unless --ideal (walk's default; measure's stays ideal).
     func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>, spanMs: Int?,
                       realistic: Bool = false) throws
