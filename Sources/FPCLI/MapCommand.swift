@@ -61,26 +61,26 @@ struct MapPlanOptions: ParsableArguments {
             map["floorPlan"] = .object(JSONObject(["image": .string("plans/\(id).\(read.kind)")]))
             changes.append("picture \(image) (\(read.kind.uppercased()), \(read.width) × \(read.height) px)")
         }
-        let extent = map["extent"]?.objectValue.flatMap { e -> (w: Double, h: Double)? in
+        let extent = map["extent"]?.objectValue.flatMap { e -> MapExtent? in
             guard let w = e["width"]?.doubleValue, let h = e["height"]?.doubleValue else { return nil }
-            return (w, h)
+            return MapExtent(width: w, height: h)
         }
         if let calibrate {
             let c = try PlanGeometryText.calibration(calibrate)
             if let extent {
-                for p in [c.a, c.b] where !(0...extent.w).contains(p.x) || !(0...extent.h).contains(p.y) {
-                    throw CommandFailure(String(format: "--calibrate: point %g,%g lies outside the picture (%g × %g px)", p.x, p.y, extent.w, extent.h), .usage)
+                for p in [c.a, c.b] where !extent.contains(p) {
+                    throw CommandFailure(String(format: "--calibrate: point %g,%g lies outside the picture (%g × %g px)", p.x, p.y, extent.width, extent.height), .usage)
                 }
             }
             map["scale"] = .object(JSONObject(["meters": .double(c.meters), "units": .double(c.a.distance(to: c.b))]))
         } else if let widthM {
             guard widthM.isFinite, widthM > 0 else { throw CommandFailure("--width-m must be metres above 0", .usage) }
             guard let extent else { throw CommandFailure("--width-m needs the picture's width: give --image too", .usage) }
-            map["scale"] = .object(JSONObject(["meters": .double(widthM), "units": .double(extent.w)]))
+            map["scale"] = .object(JSONObject(["meters": .double(widthM), "units": .double(extent.width)]))
         }
         if calibrate != nil || widthM != nil || image != nil, let extent, let scale = map["scale"]?.objectValue,
            let meters = scale["meters"]?.doubleValue, let units = scale["units"]?.doubleValue {
-            let width = extent.w * meters / units, height = extent.h * meters / units
+            let width = extent.width * meters / units, height = extent.height * meters / units
             // A plan is a room or a building: a scale that makes it a hand's width or a town is a mistyped calibration.
             guard (1...5000).contains(width), (1...5000).contains(height) else {
                 throw CommandFailure(String(format: "the scale makes the plan %.3g × %.3g m: check --calibrate's points and distance, or --width-m", width, height), .usage)
@@ -95,8 +95,8 @@ struct MapPlanOptions: ParsableArguments {
                 let corners = try PlanGeometryText.points(outline, option: "--outline")
                 guard corners.count >= 3 else { throw CommandFailure("--outline: an outline needs at least 3 corners, got \(corners.count)", .usage) }
                 if let extent {
-                    for (i, p) in corners.enumerated() where !(0...extent.w).contains(p.x) || !(0...extent.h).contains(p.y) {
-                        throw CommandFailure(String(format: "--outline: corner %d (%g,%g) lies outside the map (0–%g, 0–%g)", i + 1, p.x, p.y, extent.w, extent.h), .usage)
+                    for (i, p) in corners.enumerated() where !extent.contains(p) {
+                        throw CommandFailure(String(format: "--outline: corner %d (%g,%g) lies outside the map (0–%g, 0–%g)", i + 1, p.x, p.y, extent.width, extent.height), .usage)
                     }
                 }
                 map["outline"] = .array(corners.map { .object(JSONObject(["x": .double($0.x), "y": .double($0.y)])) })

@@ -88,23 +88,22 @@ struct Workspace {
     }
 
     /// `configLocation`, nil when none is named and no shipped config is found.
-    private func configLocationIfAny() throws -> String? {
-        if let c = configOptions?.config, !c.isEmpty { return c }
-        if let c = environment["FPRINT_CONFIG"], !c.isEmpty { return c }
-        if let c = try settings().configURL, !c.isEmpty { return c }
-        let own = UserConfigFolder(paths: paths)
-        if own.exists { return own.appConfigPath }
-        return ConfigLocator.defaultAppConfigPath(executablePath: ConfigLocator.currentExecutablePath,
-                                                  currentDirectory: FileManager.default.currentDirectoryPath)
-    }
+    private func configLocationIfAny() throws -> String? { try configChoice()?.location }
 
     /// What chose the app config in force, for messages: "--config", "FPRINT_CONFIG", "the config-url setting",
     /// "your own app config" or "the shipped app config".
-    func configOrigin() throws -> String {
-        if let c = configOptions?.config, !c.isEmpty { return "--config" }
-        if let c = environment["FPRINT_CONFIG"], !c.isEmpty { return "FPRINT_CONFIG" }
-        if let c = try settings().configURL, !c.isEmpty { return "the config-url setting" }
-        return UserConfigFolder(paths: paths).exists ? "your own app config" : "the shipped app config"
+    func configOrigin() throws -> String { try configChoice()?.origin ?? "the shipped app config" }
+
+    /// The app config in force and what chose it, in the order `configLocation` gives.
+    private func configChoice() throws -> (location: String, origin: String)? {
+        if let c = configOptions?.config, !c.isEmpty { return (c, "--config") }
+        if let c = environment["FPRINT_CONFIG"], !c.isEmpty { return (c, "FPRINT_CONFIG") }
+        if let c = try settings().configURL, !c.isEmpty { return (c, "the config-url setting") }
+        let own = UserConfigFolder(paths: paths)
+        if own.exists { return (own.appConfigPath, "your own app config") }
+        return ConfigLocator.defaultAppConfigPath(executablePath: ConfigLocator.currentExecutablePath,
+                                                  currentDirectory: FileManager.default.currentDirectoryPath)
+            .map { ($0, "the shipped app config") }
     }
 
     /// The app config for commands that only want map scales (eval, locate,
