@@ -104,7 +104,7 @@ let package = Package(
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
-            "FPBLE", "FPTransport", "FPHCI",
+            "FPBLE", "FPTransport", "FPHCI", "CMalloc",
             "FPLinuxRadios", "FPProbe", "FPDashboard", "FPDatasets",
             .product(name: "SystemPackage", package: "swift-system"),
             "FPAnalysis",

@@ -41,13 +41,23 @@ package struct BtsnoopCapture: Sendable {
         do { try self.init(bytes: bytes, path: path, keepPackets: keepPackets) } catch { throw .malformed(path, error) }
     }
 
-    /// The whole file straight into one array (no Data in between: a replay's
-    /// capture can be tens of MB, held once).
+    /// The whole file straight into one array of its size (no Data in
+    /// between, no array grown by doubling: a replay's capture can be tens
+    /// of MB, held once). A file that grows while read is read to its end.
     static func read(_ path: String) throws -> [UInt8] {
         let fd = try FileDescriptor.open(path, .readOnly)
         defer { try? fd.close() }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        let size = Int(try fd.seek(offset: 0, from: .end))
+        _ = try fd.seek(offset: 0, from: .start)
+        var out = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let n = try out.withUnsafeMutableBytes { try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            if n == 0 { break }
+            filled += n
+        }
+        if filled < size { out.removeLast(size - filled) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
             if n == 0 { break }
@@ -150,11 +160,12 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
 
     package func advance(toMs ms: Int) async {
         let batch: [Sample] = lock.withLock {
-            var out: [Sample] = []
-            while next < capture.scans.count, capture.scans[next].time <= ms {
-                out.append(.ble(capture.scans[next]))
-                next += 1
-            }
+            // Counted first, so the batch is allocated once at its size (a
+            // fast replay's batches hold all of the capture's reports).
+            var end = next
+            while end < capture.scans.count, capture.scans[end].time <= ms { end += 1 }
+            let out = capture.scans[next..<end].map(Sample.ble)
+            next = end
             while nextPacket < capture.packets.count, capture.packets[nextPacket].atMs <= ms {
                 rawLog?.record(capture.packets[nextPacket])
                 nextPacket += 1

@@ -64,6 +64,8 @@ package struct EventDecoder: Sendable {
     package private(set) var malformed = 0
     package private(set) var adErrors = 0
     package private(set) var lastError: HCIParseError?
+    /// Advertisements decoded before, reused for the reports that repeat them.
+    private var templates = ReportTemplates()
 
     package init() {}
 
@@ -99,7 +101,7 @@ package struct EventDecoder: Sendable {
             return
         }
         for r in reports {
-            let (scan, bad) = ReportMapper.scan(r, time: time, controller: controller)
+            let (scan, bad) = templates.scan(r, time: time, controller: controller)
             if bad { adErrors += 1 }
             scans.append(scan)
         }

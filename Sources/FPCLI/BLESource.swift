@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import FPBLE
 import FPCore
 import FPHCI
@@ -64,6 +65,12 @@ enum BLEFailure {
     {
         switch source {
         case .btsnoop(let path):
+            // A replay makes and frees arrays of tens of MB one after another
+            // (the file, its reports, the samples, the document's text): each
+            // gets its own mapping and goes back to the kernel when freed.
+            // glibc would otherwise raise its threshold after the first such
+            // free and keep the later ones resident in the heap.
+            _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
             let capture: BtsnoopCapture
             do { capture = try BtsnoopCapture(path: path, keepPackets: keepRaw) } catch {
                 // A capture that is not there is "not found", as a missing floor-plan picture is.

@@ -67,7 +67,7 @@ struct List: ReportingCommand {
         // Refusals matter where pending documents are shown.
         let refused = Dictionary(try RefusalLog(store: store).all().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         if json {
-            let severalLeaves = try store.documentsWithSeveralLeaves()
+            let severalLeaves = try store.documentsWithSeveralLeaves(among: items.map(\.id))
             for var item in items {
                 if severalLeaves.contains(item.id) { item.conflicts = try store.conflicts(id: item.id).count }
                 Terminal.out(try ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id]).jsonLine())

@@ -101,6 +101,10 @@ struct Import: ReportingCommand {
             if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw CommandFailure("\(file): is a directory; name the files in it (e.g. \(file)/*.json)", .dataError)
             }
+            if let lines = try openLines(file, zone) {
+                summary.append(try importLines(lines, into: store))
+                continue
+            }
             guard let data = FileManager.default.contents(atPath: file) else {
                 let exists = FileManager.default.fileExists(atPath: file)
                 throw CommandFailure("\(file): \(exists ? "cannot read the file (permission?)" : "no such file")",
@@ -120,28 +124,67 @@ struct Import: ReportingCommand {
                 guard next < source.count else { return nil }
                 let indices = Array(next..<min(next + 32, source.count))
                 next += indices.count
-                let converted = concurrentMap(indices) { i in
-                    Result { () throws(LegacyImport.ImportError) in try source.document(at: i) }
+                return try Self.converted(indices, passedOver: &passedOver) { i throws(LegacyImport.ImportError) in
+                    try source.document(at: i)
                 }
-                var batch: [NewDocument] = []
-                for result in converted {
-                    do {
-                        if let document = try result.get() { batch.append(document) } else { passedOver += 1 }
-                    } catch {
-                        throw CommandFailure("\(error)", .dataError)
-                    }
-                }
-                return batch
             }
-            summary.append([
-                "file": .string(file), "format": .string(source.format.rawValue),
-                "imported": .int(Int64(count.inserted)), "alreadyPresent": .int(Int64(count.alreadyPresent)),
-                "passedOver": .int(Int64(passedOver)),
-            ])
-            if !json {
-                Terminal.err("\(file) (\(source.format.rawValue)): imported \(count.inserted), already present \(count.alreadyPresent), passed over \(passedOver)")
-            }
+            summary.append(reported(file: file, format: source.format, count, passedOver: passedOver))
         }
         return summary
+    }
+
+    /// `convert` of each item on every core; the first error fails the import (nothing is stored).
+    static func converted<T: Sendable>(_ items: [T], passedOver: inout Int,
+                                       _ convert: @Sendable (T) throws(LegacyImport.ImportError) -> NewDocument?)
+        throws(CommandFailure) -> [NewDocument]
+    {
+        let results = concurrentMap(items) { item in Result { () throws(LegacyImport.ImportError) in try convert(item) } }
+        var documents: [NewDocument] = []
+        for result in results {
+            do {
+                if let document = try result.get() { documents.append(document) } else { passedOver += 1 }
+            } catch {
+                throw CommandFailure("\(error)", .dataError)
+            }
+        }
+        return documents
+    }
+
+    /// One file's line of the summary, said on stderr unless --json.
+    func reported(file: String, format: LegacyImport.Format, _ count: SQLiteDocumentStore.NewDocumentCount, passedOver: Int)
+        -> JSONObject
+    {
+        if !json {
+            Terminal.err("\(file) (\(format.rawValue)): imported \(count.inserted), already present \(count.alreadyPresent), passed over \(passedOver)")
+        }
+        return ["file": .string(file), "format": .string(format.rawValue), "imported": .int(Int64(count.inserted)),
+                "alreadyPresent": .int(Int64(count.alreadyPresent)), "passedOver": .int(Int64(passedOver))]
+    }
+
+    /// The file as a stream of JSON lines, nil when it has another shape.
+    func openLines(_ file: String, _ zone: TimeZone) throws -> LegacyImport.LineStream? {
+        guard FileManager.default.fileExists(atPath: file) else { throw CommandFailure("\(file): no such file", .notFound) }
+        do {
+            return try LegacyImport.LineStream.open(path: file, source: file, timeZone: zone)
+        } catch {
+            throw CommandFailure("\(error)", .ioError)
+        }
+    }
+
+    /// A JSON lines file, a batch of lines at a time: read, converted on
+    /// every core and stored as they come, in one transaction (a bad line
+    /// anywhere stores nothing).
+    func importLines(_ lines: LegacyImport.LineStream, into store: SQLiteDocumentStore) throws -> JSONObject {
+        var passedOver = 0
+        let converter = lines.converter
+        let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
+            let batch: [(text: [UInt8], number: Int)]
+            do { batch = try lines.nextLines(32) } catch { throw CommandFailure("\(error)", .ioError) }
+            guard !batch.isEmpty else { return nil }
+            return try Self.converted(batch, passedOver: &passedOver) { line throws(LegacyImport.ImportError) in
+                try converter.document(line)
+            }
+        }
+        return reported(file: lines.source, format: .jsonl, count, passedOver: passedOver)
     }
 }

@@ -146,11 +146,24 @@ struct Measure: ReportingCommand {
     static func store(_ doc: consuming MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
                       json: Bool, networkProbes: [JSONValue] = []) throws {
             let id = Workspace.newDocumentID()
-            var body = try JSONValueEncoder().encode(doc)
-            if !networkProbes.isEmpty { body["networkProbes"] = .array(networkProbes) }
             let summary = "BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)"
                 + (networkProbes.isEmpty ? "" : ", \(Terminal.counted(networkProbes.count, "network probe"))")
                 + Workspace.unavailableNote(doc)
+            let probes: [JSONObject.Member] = networkProbes.isEmpty ? [] : [("networkProbes", .array(networkProbes))]
+            if setup.rawHCI == nil && !json {
+                // Written in one pass as canonical text and stored as it is: a
+                // replayed capture's 100,000s of entries never become a value tree.
+                let text = try doc.canonicalBytes(adding: probes)
+                doc.bleScans = []
+                try Interrupts.finishing(note: "storing the measurement") {
+                    try Rescue.insert(id: id, canonicalBody: text, into: store, ws)
+                    Terminal.out(id)
+                    Terminal.err("stored \(id): \(summary)")
+                }
+                return
+            }
+            var body = try JSONValueEncoder().encode(doc)
+            for (key, value) in probes { body[key] = value }
             doc.bleScans = []
             var new = NewDocument(id: id, body: body)
             if let log = setup.rawHCI {

@@ -17,28 +17,47 @@ enum Rescue {
         do {
             return try store.insert(documents)
         } catch {
-            let why = error.description
             let lines = documents.map { doc -> String in
                 // Attachment bytes go inline: the file must hold the whole measurement.
                 var body = Attachments.inlined(doc.body) { doc.attachmentData[$0] ?? [] }
                 body["_id"] = .string(doc.id)
                 return CanonicalJSON.string(body)
             }
-            let text = lines.joined(separator: "\n") + "\n"
-            let name = "fprint-rescue-\(ISOTime.fileStamp())-\(getpid()).jsonl"
-            let folders = [ws.paths.dataDirectory, FileManager.default.currentDirectoryPath]
-            for folder in folders {
-                let path = (folder as NSString).appendingPathComponent(name)
-                if writePrivate(path, Data(text.utf8)) {
-                    throw CommandFailure("""
-                        \(ws.databasePath): could not store the measurement (\(why)); \
-                        its \(Terminal.counted(documents.count, "document")) \(documents.count == 1 ? "is" : "are") saved in \(path). Bring them back with: \
-                        fprint import --db \(shellQuoted(ws.databasePath)) \(shellQuoted(path))
-                        """, .ioError)
-                }
-            }
-            throw CommandFailure("\(ws.databasePath): could not store the measurement (\(why)), and no rescue file could be written in \(folders.joined(separator: " or ")): the measurement is lost", .ioError)
+            throw rescue(lines: lines, why: error.description, ws)
         }
+    }
+
+    /// The same for one document given as canonical text (`SQLiteDocumentStore.insert(id:canonicalBody:)`).
+    static func insert(id: String, canonicalBody text: [UInt8], into store: SQLiteDocumentStore, _ ws: Workspace) throws {
+        do {
+            _ = try store.insert(id: id, canonicalBody: text)
+        } catch {
+            // `_id` first, then the body's members: a line `fprint import` reads.
+            var line = Array(#"{"_id":"#.utf8)
+            CanonicalJSON.write(.string(id), into: &line)
+            if text.count > 2 { line.append(UInt8(ascii: ",")) }
+            line.append(contentsOf: text.dropFirst())
+            throw rescue(lines: [String(decoding: line, as: UTF8.self)], why: error.description, ws)
+        }
+    }
+
+    /// Writes `lines` (one document each) to a new rescue file: the failure
+    /// naming it and the import line, or saying the measurement is lost.
+    static func rescue(lines: [String], why: String, _ ws: Workspace) -> CommandFailure {
+        let text = lines.joined(separator: "\n") + "\n"
+        let name = "fprint-rescue-\(ISOTime.fileStamp())-\(getpid()).jsonl"
+        let folders = [ws.paths.dataDirectory, FileManager.default.currentDirectoryPath]
+        for folder in folders {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if writePrivate(path, Data(text.utf8)) {
+                return CommandFailure("""
+                    \(ws.databasePath): could not store the measurement (\(why)); \
+                    its \(Terminal.counted(lines.count, "document")) \(lines.count == 1 ? "is" : "are") saved in \(path). Bring them back with: \
+                    fprint import --db \(shellQuoted(ws.databasePath)) \(shellQuoted(path))
+                    """, .ioError)
+            }
+        }
+        return CommandFailure("\(ws.databasePath): could not store the measurement (\(why)), and no rescue file could be written in \(folders.joined(separator: " or ")): the measurement is lost", .ioError)
     }
 
     /// Proves the store takes writes before anything is recorded.

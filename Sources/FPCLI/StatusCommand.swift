@@ -27,7 +27,7 @@ struct Status: ReportingCommand {
         let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try workspace.openStore(.read)
         // Deletions not yet synced are pending like documents.
-        let pending = try store.list(ListQuery(unsyncedOnly: true, includeDeletions: true)).count
+        let (documents, pending) = try store.liveAndPendingCounts()
         let last = try LastSyncNote(paths: workspace.paths, store: store).read(fallback: store)
         let refused = try RefusalLog(store: store).all()
         let text = gateway ?? workspace.environment["FPRINT_GATEWAY"] ?? (try? workspace.loadConfig().appConfig.gatewayURL)
@@ -35,7 +35,7 @@ struct Status: ReportingCommand {
         let credential = try url.map { try CredentialView.of($0, workspace: workspace) }
         if json {
             var object: JSONObject = [
-                "documents": .int(Int64(try store.count())), "pending": .int(Int64(pending)),
+                "documents": .int(Int64(documents)), "pending": .int(Int64(pending)),
                 "lastSync": last ?? .null, "refused": .array(refused.map(\.json)),
                 "gateway": url.map { .string(URLCredentials.split($0).url.absoluteString) } ?? .null,
             ]
@@ -43,7 +43,7 @@ struct Status: ReportingCommand {
             Terminal.out(CanonicalJSON.string(.object(object)))
             return
         }
-        Terminal.out("documents:  \(try store.count())")
+        Terminal.out("documents:  \(documents)")
         Terminal.out("pending:    \(pending) not yet synced")
         if let last {
             Terminal.out("last sync:  \(last["time"]?.stringValue ?? "?") with \(last["gateway"]?.stringValue ?? "?") (sent \(last["sent"]?.intValue ?? 0), received \(last["received"]?.intValue ?? 0))")

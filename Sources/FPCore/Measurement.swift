@@ -101,7 +101,13 @@ public struct BLEScan: Codable, Sendable, Equatable {
     public var name: String?
     public var eventType: String?
     public var txPower: Int?
-    public var beacon: Beacon?
+    /// Held in a box: most reports carry none, and inline it took ~190 of
+    /// the entry's ~350 bytes; a replay holds 100,000s of entries.
+    public var beacon: Beacon? {
+        get { boxedBeacon?.value }
+        set { boxedBeacon = newValue.map(BeaconBox.init) }
+    }
+    var boxedBeacon: BeaconBox?
     /// Company id of the first manufacturer-specific data (e.g. 76 = Apple).
     public var companyId: Int?
     /// Advertised 16/32/128-bit service UUIDs (upper-case hex / canonical form).

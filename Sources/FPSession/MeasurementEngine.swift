@@ -107,7 +107,11 @@ struct Capture {
         drained.append(sink.drain())
         var samples: [Sample] = []
         samples.reserveCapacity(drained.reduce(0) { $0 + $1.count })
-        for chunk in drained { samples.append(contentsOf: chunk) }
+        // Each chunk let go once copied: a replay's samples are held about once, not twice.
+        for i in drained.indices {
+            samples.append(contentsOf: drained[i])
+            drained[i] = []
+        }
         drained = []
         samples.removeAll { $0.time < 0 || $0.time > durationMs }  // in place: a replay's samples can be 100,000s
         samples.sort { $0.time < $1.time }

@@ -116,6 +116,19 @@ extension SQLiteDocumentStore {
         }
     }
 
+    /// Live documents, and documents not yet synced (deletions included):
+    /// `status`'s two counts in one pass over the smallest index that holds
+    /// both flags, without building a summary (at 100,000 documents
+    /// `status` built them all to count the pending ones).
+    package func liveAndPendingCounts() throws(StoreError) -> (live: Int, pending: Int) {
+        try read { db in
+            let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT count(*) FILTER (WHERE deleted = 0), count(*) FILTER (WHERE synced = 0) FROM documents
+                """))
+            return (row?[0] ?? 0, row?[1] ?? 0)
+        }
+    }
+
     /// Whether a live document is on the gateway: one row read, for `fprint show`.
     package func isSynced(id: String) throws -> Bool {
         let synced = try read { db in

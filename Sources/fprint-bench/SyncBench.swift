@@ -189,19 +189,28 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         print(String(format: "sync: pull %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MiB (targets ≥ 1,500 docs/s, "
                      + "< 100 MiB); CPU client %.2f s, gateway %.2f s", count, pull.seconds, Double(count) / pull.seconds,
                      Double(pull.peakKB) / 1024, pull.cpuSeconds, gatewayUsed))
+        Goals.shared.check("sync pull of \(count) documents, client peak RSS",
+                           String(format: "%.1f MiB (%.0f docs/s)", Double(pull.peakKB) / 1024, Double(count) / pull.seconds),
+                           met: Double(pull.peakKB) / 1024 < 80, goal: "< 80 MiB",
+                           reference: String(format: "the push's client %.1f MiB", Double(push.peakKB) / 1024))
         let gatewayPeakKB = peakRSSKB(gateway.processIdentifier)
         guard try SQLiteDocumentStore(path: target).count() == count else { throw BenchError("pull lost documents") }
         // The first sync after the push still examines the pushed documents in
         // the pull's feed (already here): not a no-op, so not timed.
-        var noop: [Double] = []
+        var noop: [Double] = [], version: [Double] = []
+        let noopLoad = oneMinuteLoad()
         for run in 0..<12 {
+            let v = try runMeasured(fprint, ["--version"], environment: env, samplePeak: false)
+            if run > 0 { version.append(v.seconds) }
             let r = try runMeasured(fprint, ["sync", "--quiet", "--gateway", url, "--db", source], environment: env,
                                     samplePeak: false)
             guard r.status == 0 else { throw BenchError("no-op sync failed: \(r.stderr)") }
             if run > 0 { noop.append(r.seconds) }
         }
-        print(String(format: "sync: no-op incremental `fprint sync` (push+pull, whole process) median %.1f ms, "
-                     + "fastest %.1f ms, of 11 (target < 20 ms)", median(noop) * 1000, noop.min()! * 1000))
+        Goals.shared.check("no-op incremental `fprint sync` (push+pull, whole process) at \(count) documents",
+                           String(format: "median of 11 %.1f ms, fastest %.1f ms", median(noop) * 1000, noop.min()! * 1000),
+                           met: median(noop) < 0.015, goal: "< 15 ms",
+                           reference: "`fprint --version` median \(ms(median(version)))", load: max(noopLoad, oneMinuteLoad()))
         rows.append(String(format: "%6d × %4.1f KB | push %5.0f docs/s | pull %5.0f docs/s | client peak %5.1f / %5.1f MiB | "
                            + "gateway peak %5.1f MiB | no-op sync %4.1f ms", count, Double(perDoc) / 1024,
                            Double(count) / push.seconds, Double(count) / pull.seconds, Double(push.peakKB) / 1024,

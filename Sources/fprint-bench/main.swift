@@ -8,6 +8,7 @@ import Foundation
 //                [--eval-only] [--eval-fingerprints N] [--eval-transmitters M]
 //                [--sync [--sync-docs N]] [--commands-only] [--keep-dir]
 //                [--replay] [--track-only] [--datasets [--datasets-dir DIR]]
+//                [--walk-import-only] [--peers-dir DIR] [--store-only]
 //
 // 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
 //    × 20 reports, 30 Wi-Fi BSS, a few cells and fixes) in walk-sized
@@ -46,6 +47,12 @@ struct Args {
     /// Only the public dataset benchmark (DatasetBench.swift), with the archives of this folder.
     var datasets = false
     var datasetsDir = "../shared/datasets"
+    /// Where couchdb.sh is (the CouchDB reference of the import rows).
+    var peersDir = "../shared/peers"
+    /// Only the import of large walk documents (ImportBench.swift).
+    var walkImportOnly = false
+    /// Skip eval and the commands: only the store, `list` and `status` figures.
+    var storeOnly = false
 
     init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -69,6 +76,9 @@ struct Args {
             case "--keep-dir": keepDir = true
             case "--datasets": datasets = true
             case "--datasets-dir": datasetsDir = it.next() ?? datasetsDir
+            case "--peers-dir": peersDir = it.next() ?? peersDir
+            case "--walk-import-only": walkImportOnly = true
+            case "--store-only": storeOnly = true
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
                 exit(64)
@@ -197,6 +207,13 @@ func run() throws {
         try datasetBench(fprint: fprint, dir: args.dir, datasets: args.datasetsDir)
         return
     }
+    if args.walkImportOnly {
+        guard let fprint = args.fprint else { throw BenchError("--walk-import-only needs --fprint PATH") }
+        try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        try walkImportBench(fprint: fprint, dir: args.dir, peers: args.peersDir)
+        return
+    }
     if args.replay {
         guard let fprint = args.fprint else { throw BenchError("--replay needs --fprint PATH") }
         try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
@@ -204,9 +221,9 @@ func run() throws {
         try runReplayBench(fprint: fprint, dir: args.dir, captures: args.captures)
         return
     }
-    try jsonBench()
+    if !args.storeOnly { try jsonBench() }
     if args.jsonOnly { return }
-    evalBench(fingerprints: args.evalFingerprints, transmitters: args.evalTransmitters)
+    if !args.storeOnly { evalBench(fingerprints: args.evalFingerprints, transmitters: args.evalTransmitters) }
     if args.evalOnly { return }
     try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
     defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
@@ -216,9 +233,10 @@ func run() throws {
         try runSyncBench(fprint: fprint, dir: args.dir, docs: args.syncDocs)
         return
     }
-    if let fprint = args.fprint {
+    if let fprint = args.fprint, !args.storeOnly {
         try commandBench(fprint: fprint, dir: args.dir, fingerprints: args.evalFingerprints,
                          transmitters: args.evalTransmitters)
+        try walkImportBench(fprint: fprint, dir: args.dir, peers: args.peersDir)
     }
     if args.commandsOnly { return }
     let dbPath = args.dir + "/bench.sqlite"
@@ -285,30 +303,12 @@ func run() throws {
         print("list: pass --fprint PATH to time the fprint binary")
         return
     }
-    for (label, extraArgs) in [("fprint list", [String]()), ("fprint list --json --limit 100", ["--json", "--limit", "100"])] {
-        var times: [Double] = []
-        for _ in 0..<7 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: fprint)
-            p.arguments = ["list", "--db", dbPath] + extraArgs
-            p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            let t = try seconds {
-                try p.run()
-                p.waitUntilExit()
-            }
-            guard p.terminationStatus == 0 else {
-                print("list: \(label) failed with exit \(p.terminationStatus)")
-                return
-            }
-            times.append(t)
-        }
-        print(String(format: "list: `%@` over %d documents: median %.1f ms (whole process; target < 100 ms)", label,
-                     try store.count(), median(times) * 1000))
-    }
+    try storeCommandBench(fprint: fprint, db: dbPath, documents: try store.count(), env: benchEnvironment(args.dir))
 }
 
 do {
     try run()
+    exit(Goals.shared.finish())
 } catch {
     FileHandle.standardError.write(Data("fprint-bench: \(error)\n".utf8))
     exit(1)

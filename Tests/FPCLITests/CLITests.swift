@@ -239,7 +239,9 @@ import Testing
     @Test func badImportFileStoresNothing() async throws {
         let fp = try FprintRunner()
         let file = fp.home.appendingPathComponent("broken.jsonl")
-        try "{\"_id\":\"ok-1\",\"x\":1}\n{broken\n".write(to: file, atomically: true, encoding: .utf8)
+        // Line 1 is usable: converted and written into the import's transaction
+        // before line 2 is read (the file is streamed), and still not stored.
+        try "{\"_id\":\"ok-1\",\"x\":1,\"y\":2}\n{broken\n".write(to: file, atomically: true, encoding: .utf8)
         let r = try await fp.run(["import", file.path])
         #expect(r.status == 65)
         #expect(r.stderr == "error: \(file.path): line 2, column 2: not valid JSON (unexpected \"b\" where a key in double quotes should be)\n")

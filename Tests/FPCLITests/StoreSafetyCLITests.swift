@@ -171,6 +171,36 @@ func damageBody(of id: String, in path: String) throws {
         #expect(try await fp.run(["list", "--json"]).lines.count == 48)
     }
 
+    @Test func aReplayedMeasurementThatCannotBeStoredGoesToARescueFileWhole() async throws {
+        // `measure` without --json stores the document as canonical text: its rescue is that text with `_id`
+        let fp = try FprintRunner()
+        let capture = FprintRunner.repositoryRoot
+            .appendingPathComponent("Tests/FPHCITests/Fixtures/captures/csacca__horizon-74-at-ble-adv.btsnoop").path
+        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
+        let store = try SQLiteDocumentStore(path: fp.db)
+        _ = try store.rawSQL("""
+            CREATE TRIGGER full BEFORE INSERT ON documents WHEN NEW.id != 'fprint-write-check'
+            BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
+            """)
+        try store.close()
+        let m = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--fast", "--duration", "all",
+                                  "--ble-source", "btsnoop:" + capture])
+        #expect(m.status == 74)
+        let match = try #require(m.stderr.firstMatch(of: /its 1 document is saved in (\S+\.jsonl)\. Bring them back with: (fprint import .+)/),
+                                 "\(m.stderr)")
+        let lines = try String(contentsOfFile: String(match.1), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix(#"{"_id":""#))
+
+        let fixed = try SQLiteDocumentStore(path: fp.db)
+        _ = try fixed.rawSQL("DROP TRIGGER full")
+        try fixed.close()
+        let imported = try await fp.run(Array(String(match.2).split(separator: " ").map(String.init).dropFirst()))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let listed = try await fp.run(["list", "--json"])
+        let counts = try listed.lines.map { try fp.json($0)["bleCount"] as? Int }
+        #expect(counts.sorted { ($0 ?? 0) < ($1 ?? 0) }.last == 412)  // every report of the capture came back
+    }
+
     @Test func withoutSharedMemoryOneWarningAndEverythingWorks() async throws {
         let fp = try FprintRunner()
         // A folder where `-shm` goes: SQLite cannot map it, as on a 9p share.

@@ -201,6 +201,17 @@ import Testing
         #expect(keys.count == Mirror(reflecting: Self.fullScan).children.count)
     }
 
+    @Test func decodingGivesBackTheEncodedEntry() throws {
+        // The Codable conformance is written by hand (the beacon is kept in a box)
+        for scan in [Self.fullScan, BLEScan(address: "AA:BB:CC:DD:EE:FF", rssi: nil, time: 0)] {
+            #expect(try CanonicalJSON.decode(BLEScan.self, from: scan.jsonValue) == scan)
+            #expect(try JSONDecoder().decode(BLEScan.self, from: JSONEncoder().encode(scan)) == scan)
+        }
+        var changed = Self.fullScan
+        changed.beacon?.minor = 54
+        #expect(changed != Self.fullScan && changed.beacon?.minor == 54 && Self.fullScan.beacon?.minor == 53)
+    }
+
     @Test func sparseValuesOmitWhatIsNil() throws {
         let bare = BLEScan(address: "AA:BB:CC:DD:EE:FF", rssi: nil, time: 0)
         #expect(bare.jsonValue == (try CanonicalJSON.value(of: bare)))

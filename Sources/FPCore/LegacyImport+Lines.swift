@@ -1,0 +1,134 @@
+import Foundation
+
+extension LegacyImport {
+    /// A JSON lines file read a chunk at a time: only the lines of the batch
+    /// being converted are held, so importing a 456 MB dump takes as much
+    /// memory as a 5 MB one (reading it whole took the file's size and more).
+    /// `open` answers nil when the file is not JSON lines for sure (its first
+    /// line is not one whole value, or it has one line only): such a file is
+    /// read whole by `Source`, with the same results and errors as before.
+    ///
+    /// Each line is converted as `Source` converts it; the import being one
+    /// transaction, a bad line anywhere stores nothing. What differs: a line
+    /// is judged when it is reached, so of a file with a document that does
+    /// not convert on line 3 and broken JSON on line 900, line 3 is named.
+    public final class LineStream {
+        public let source: String
+        let handle: FileHandle
+        let timeZone: TimeZone
+        let stamp: JSONValue
+        /// Bytes read and not yet handed out, from `start`.
+        var buffer: [UInt8] = []
+        var start = 0
+        var atEnd = false
+        /// The 1-based number of the line that begins at `start`.
+        var lineNumber = 1
+
+        static let chunk = 1 << 20
+
+        init(handle: FileHandle, source: String, timeZone: TimeZone, importedAt: Date) {
+            self.handle = handle
+            self.source = source
+            self.timeZone = timeZone
+            stamp = LegacyImport.stamp(.jsonl, source: source, at: importedAt)
+        }
+
+        /// The stream of a JSON lines file at `path`, nil when the file has
+        /// another shape. Reading failures throw.
+        public static func open(path: String, source: String, timeZone: TimeZone = .current,
+                                importedAt: Date = Date()) throws(ImportError) -> LineStream? {
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw ImportError("\(source): cannot read the file (permission?)") }
+            let stream = LineStream(handle: handle, source: source, timeZone: timeZone, importedAt: importedAt)
+            // JSON lines when the first non-empty line is one whole value and another non-empty line follows.
+            guard let first = try stream.peekLine(after: nil),
+                  stream.buffer.withUnsafeBufferPointer({ JSONSkim.isValue($0, in: first) }),
+                  try stream.peekLine(after: first.upperBound) != nil else { return nil }
+            return stream
+        }
+
+        /// The trimmed range of the first non-empty line from `offset` (or `start`),
+        /// reading more of the file as needed; nil at the end of the file.
+        private func peekLine(after offset: Int?) throws(ImportError) -> Range<Int>? {
+            var from = offset ?? start
+            while true {
+                if let end = buffer[from...].firstIndex(of: UInt8(ascii: "\n")) ?? (atEnd ? buffer.count : nil) {
+                    let line = Self.trimmed(buffer, from..<end)
+                    if !line.isEmpty { return line }
+                    if end == buffer.count { return nil }
+                    from = end + 1
+                    continue
+                }
+                try readMore()  // `start` is 0 while peeking: offsets stay valid
+            }
+        }
+
+        private func readMore() throws(ImportError) {
+            guard !atEnd else { return }
+            let data: Data?
+            do { data = try handle.read(upToCount: Self.chunk) } catch {
+                throw ImportError("\(source): cannot read the file (\(error.localizedDescription))")
+            }
+            guard let data, !data.isEmpty else {
+                atEnd = true
+                return
+            }
+            // Keep only what is not handed out yet.
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            buffer.append(contentsOf: data)
+        }
+
+        /// Up to `count` non-empty lines, trimmed, with their 1-based numbers; [] at the end.
+        public func nextLines(_ count: Int) throws(ImportError) -> [(text: [UInt8], number: Int)] {
+            var lines: [(text: [UInt8], number: Int)] = []
+            while lines.count < count {
+                guard let end = try lineEnd() else { break }
+                let line = Self.trimmed(buffer, start..<end)
+                if !line.isEmpty { lines.append((Array(buffer[line]), lineNumber)) }
+                start = min(end + 1, buffer.count)
+                lineNumber += 1
+            }
+            return lines
+        }
+
+        /// Where the line at `start` ends (its newline, or the end of the file); nil when nothing is left.
+        private func lineEnd() throws(ImportError) -> Int? {
+            while true {
+                if let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) { return end }
+                if atEnd { return start < buffer.count ? buffer.count : nil }
+                try readMore()
+            }
+        }
+
+        /// What converts the lines, from any thread.
+        public var converter: LineConverter { LineConverter(source: source, timeZone: timeZone, stamp: stamp) }
+
+        static func trimmed(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
+            var a = range.lowerBound, b = range.upperBound
+            while a < b && Source.isSpace(bytes[a]) { a += 1 }
+            while b > a && Source.isSpace(bytes[b - 1]) { b -= 1 }
+            return a..<b
+        }
+    }
+}
+
+extension LegacyImport {
+    /// Converts the lines of one `LineStream`: each as `Source` converts a line.
+    public struct LineConverter: Sendable {
+        let source: String
+        let timeZone: TimeZone
+        let stamp: JSONValue
+
+        /// One line in contract form; nil when passed over (a design document).
+        public func document(_ line: (text: [UInt8], number: Int)) throws(ImportError) -> NewDocument? {
+            let value: JSONValue
+            do { value = try JSONParser.parse(line.text) } catch {
+                throw ImportError("\(source): line \(line.number), column \(error.column): not valid JSON (\(error.reason))")
+            }
+            return try LegacyImport.document(value, rowID: nil, path: "\(source): line \(line.number)", timeZone: timeZone,
+                                             stamp: stamp)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import FPCore
+import Foundation
+import Testing
+
+/// `MeasurementDocument.canonicalBytes` writes the BLE entries straight to
+/// text: the bytes must be exactly the canonical form of the encoded value,
+/// whatever the entries hold.
+@Suite struct CanonicalDocumentTests {
+    static func document(scans: [BLEScan]) -> MeasurementDocument {
+        var d = MeasurementDocument()
+        d.mode = .static
+        d.level = "J1NP"
+        d.x = 363
+        d.y = 701
+        d.createdAt = "2026-11-26T05:00:00.000Z"
+        d.bleScans = scans
+        d.wifiScans = [WiFiScan(mac: "02:11:22:33:00:01", ssid: "eduroam \"5\"", rssi: -40, time: 1500, frequency: 2437, channel: 6)]
+        return d
+    }
+
+    static var scans: [BLEScan] {
+        var tlm = DirectJSONTests.fullScan
+        tlm.beacon?.temperature = -3.25
+        var escaped = BLEScan(address: "AA:BB:CC:DD:EE:FF", rssi: nil, time: 0)
+        escaped.name = "tab\there \\ \"quoted\" \u{1}"
+        return [DirectJSONTests.fullScan, tlm, escaped,
+                BLEScan(address: "C5:D5:21:51:00:01", addressType: "public", rssi: -71, time: 12, eventType: "ADV_NONCONN_IND",
+                        beacon: Beacon(type: "ibeacon", uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 1, minor: 7,
+                                       measuredPower: -66))]
+    }
+
+    @Test func bytesEqualTheCanonicalFormOfTheValue() throws {
+        for scans in [Self.scans, [], Array(repeating: Self.scans[3], count: 1000)] {
+            let doc = Self.document(scans: scans)
+            let expected = CanonicalJSON.bytes(try JSONValueEncoder().encode(doc))
+            #expect(try doc.canonicalBytes() == expected)
+        }
+    }
+
+    @Test func addedMembersTakeTheirPlaceInKeyOrder() throws {
+        let doc = Self.document(scans: Self.scans)
+        let probes: JSONValue = .array([["kind": "ping", "ms": 1.5]])
+        var value = try JSONValueEncoder().encode(doc)
+        value["networkProbes"] = probes
+        value["aaFirst"] = true  // before bleScans
+        let bytes = try doc.canonicalBytes(adding: [("networkProbes", probes), ("aaFirst", true)])
+        #expect(bytes == CanonicalJSON.bytes(value))
+        #expect(try CanonicalJSON.parse(Data(bytes)) == value)
+    }
+}
