@@ -133,12 +133,16 @@ test-vm-probe: build
 # selenium from PyPI): login, a map's points and heatmap, a live point, no
 # console errors, no admin page for a viewer; then another site's pages
 # against a logged-in admin (cross_site_test.py). Screenshots go to
-# $(ARTIFACTS)/browser/. Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
+# $(ARTIFACTS)/browser/. Then the Survey page of `fprint dashboard` (survey_test.py): clicks
+# measure, a refused click, typed coordinates, a walk, CSRF, a second tab.
+# Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
 ARTIFACTS ?= $(CURDIR)/.build/artifacts
 test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/cross_site_test.py $(BIN)
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
 
 # README's pictures: the dashboard's map page and `fprint plot heatmap` as PNG.
 screenshots: build
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
+	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)

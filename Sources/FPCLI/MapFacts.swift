@@ -95,3 +95,15 @@ struct MapFacts {
         return o
     }
 }
+
+extension MapInfo {
+    /// Why a point is not on the floor (outside the extent or the outline), nil when it is:
+    /// route waypoints and the Survey page's clicks are checked with it.
+    func offMap(_ p: MapPoint) -> String? {
+        if let why = outside(p) { return why }
+        if let outline, !SVGPlot.inside(outline.map { (x: $0.x, y: $0.y) }, x: p.x, y: p.y) {
+            return String(format: "(%g, %g) is outside map %@'s outline", p.x, p.y, id)
+        }
+        return nil
+    }
+}

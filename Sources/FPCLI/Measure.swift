@@ -145,42 +145,18 @@ struct Measure: ReportingCommand {
     /// `doc` is consumed: its entries are let go once encoded (a replay's can be 100,000s).
     static func store(_ doc: consuming MeasurementDocument, setup: CaptureSetup, in store: SQLiteDocumentStore, _ ws: Workspace,
                       json: Bool, networkProbes: [JSONValue] = []) throws {
-            let id = Workspace.newDocumentID()
-            let summary = "BLE \(doc.bleScans.count), Wi-Fi \(doc.wifiScans.count), cellular \(doc.cellScans.count), GNSS \(doc.geolocation.count)"
-                + (networkProbes.isEmpty ? "" : ", \(Terminal.counted(networkProbes.count, "network probe"))")
-                + Workspace.unavailableNote(doc)
-            let probes: [JSONObject.Member] = networkProbes.isEmpty ? [] : [("networkProbes", .array(networkProbes))]
-            if setup.rawHCI == nil && !json {
-                // Written in one pass as canonical text and stored as it is: a
-                // replayed capture's 100,000s of entries never become a value tree.
-                let text = try doc.canonicalBytes(adding: probes)
-                doc.bleScans = []
-                try Interrupts.finishing(note: "storing the measurement") {
-                    try Rescue.insert(id: id, canonicalBody: text, into: store, ws)
-                    Terminal.out(id)
-                    Terminal.err("stored \(id): \(summary)")
-                }
-                return
-            }
-            var body = try JSONValueEncoder().encode(doc)
-            for (key, value) in probes { body[key] = value }
-            doc.bleScans = []
-            var new = NewDocument(id: id, body: body)
-            if let log = setup.rawHCI {
-                new = RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: 0, toMs: doc.durationMs,
-                                           lastWindow: true)
-                if let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
-            }
-            // Recorded: a Ctrl-C from here on no longer discards the measurement.
-            try Interrupts.finishing(note: "storing the measurement") {
-                let stored = try Rescue.insert([new], into: store, ws)
-                if json {
-                    for s in stored { Terminal.out(Workspace.documentJSON(s)) }
-                } else {
-                    Terminal.out(id)
-                    Terminal.err("stored \(id): \(summary)")
-                }
-            }
+        // Recorded: a Ctrl-C from here on no longer discards the measurement.
+        var pending = Optional(consume doc)  // handed on whole, not copied, into the closure
+        let point = try Interrupts.finishing(note: "storing the measurement") {
+            try MeasurementRecord.point(pending.take()!, setup: setup, into: store, ws, networkProbes: networkProbes, keepStored: json)
+        }
+        for note in point.notes { Terminal.err(note) }
+        if json {
+            for s in point.stored { Terminal.out(Workspace.documentJSON(s)) }
+        } else {
+            Terminal.out(point.id)
+            Terminal.err("stored \(point.id): \(point.summary)")
+        }
     }
 }
 

@@ -73,7 +73,7 @@ struct ScenarioAdd: ReportingCommand {
             let option = i == 0 ? (pointsFile ?? "--points") : "--then \(i)"
             guard leg.points.count >= 2 else { throw CommandFailure("\(option): a route needs at least 2 waypoints, got \(leg.points.count)", .usage) }
             for (n, p) in leg.points.enumerated() {
-                if let why = Self.offMap(p, leg.map) { throw CommandFailure("\(option): waypoint \(n + 1): \(why)", .usage) }
+                if let why = leg.map.offMap(p) { throw CommandFailure("\(option): waypoint \(n + 1): \(why)", .usage) }
             }
         }
         var root = try own.scenarios()
@@ -115,14 +115,6 @@ struct ScenarioAdd: ReportingCommand {
         return m
     }
 
-    /// Why a waypoint is not on the map (outside its extent or its outline), nil when it is.
-    static func offMap(_ p: MapPoint, _ map: MapInfo) -> String? {
-        if let why = map.outside(p) { return why }
-        if let outline = map.outline, !SVGPlot.inside(outline.map { (x: $0.x, y: $0.y) }, x: p.x, y: p.y) {
-            return String(format: "(%g, %g) is outside map %@'s outline", p.x, p.y, map.id)
-        }
-        return nil
-    }
 
     /// One point per line: "x,y", "x;y" or "x y"; blank lines, # comments and a header line are skipped.
     static func readPoints(file: String) throws -> [MapPoint] {

@@ -104,17 +104,8 @@ struct WalkCommand: ReportingCommand {
         }
         printer.finish()
         Replay.warnIfCut(setup, hint: "a walk lasts as long as its route")
-        let encoder = JSONValueEncoder()
-        let lastEnd = docs.compactMap { $0.window?.endMs }.max()
-        var bodies = try docs.map { try encoder.encode($0) }
-        if let prober { WalkProber.attach(prober.results, to: &bodies, windows: walk.windows, walk: walk) }
-        let news = zip(docs, bodies).map { doc, body in
-            let id = Workspace.newDocumentID()
-            guard let log = setup.rawHCI, let window = doc.window else { return NewDocument(id: id, body: body) }
-            return RawEvidence.document(id: id, body: body, log: log, clock: setup.clock, fromMs: window.startMs,
-                                        toMs: window.endMs, lastWindow: window.endMs == lastEnd)
-        }
-        if let log = setup.rawHCI, let note = RawEvidence.droppedNote(log) { Terminal.err(note) }
+        let (news, notes) = try MeasurementRecord.walk(docs, of: walk, setup: setup, probes: prober?.results)
+        for note in notes { Terminal.err(note) }
         // The walk is recorded: a Ctrl-C from here on no longer discards it.
         let stored = try Interrupts.finishing(note: "storing the walk's \(Terminal.counted(news.count, "document"))") {
             try Rescue.insert(news, into: store, ws)

@@ -25,10 +25,12 @@ package struct Dashboard: Sendable {
         package var heartbeat: Duration = .seconds(15)
         /// Most points a map page draws.
         package var maxMapPoints: Int
+        /// Who measures for the Survey page (`fprint dashboard`); nil: no Survey page (the gateway).
+        package var survey: (any SurveyDesk)?
 
         package init(maps: [String: DashboardMap] = [:], registries: [String: BeaconRegistry] = [:],
                      secureCookie: Bool = false, maxStreams: Int = 64, maxStreamsPerClient: Int = 4,
-                     streamLifetime: Duration = .seconds(300), maxMapPoints: Int = 5000) {
+                     streamLifetime: Duration = .seconds(300), maxMapPoints: Int = 5000, survey: (any SurveyDesk)? = nil) {
             self.maps = maps
             self.registries = registries
             self.secureCookie = secureCookie
@@ -36,6 +38,7 @@ package struct Dashboard: Sendable {
             self.maxStreamsPerClient = maxStreamsPerClient
             self.streamLifetime = streamLifetime
             self.maxMapPoints = maxMapPoints
+            self.survey = survey
         }
     }
 
@@ -53,6 +56,9 @@ package struct Dashboard: Sendable {
     let waitForChange: ChangeWait
     /// Positions published to the gateway (`fprint track --publish`); nil for `fprint dashboard`.
     let livePositions: LivePositions?
+    /// The Survey page's token for its actions (CSRF): new each start, so a
+    /// page of another site cannot know it and an old tab must be reloaded.
+    let surveyToken = Dashboard.newSurveyToken()
 
     static let prefix = "/_dashboard"
     /// Largest login or logout form: read before anyone is known.
@@ -94,6 +100,7 @@ package struct Dashboard: Sendable {
         switch (method, rest.first) {
         case (.get, "style.css"): return Responses.asset(Assets.css, type: "text/css; charset=utf-8", head: head)
         case (.get, "app.js"): return Responses.asset(Assets.js, type: "text/javascript; charset=utf-8", head: head)
+        case (.get, "survey.js"): return Responses.asset(SurveyScript.js, type: "text/javascript; charset=utf-8", head: head)
         case (.get, "login"):
             if access == nil || user(request) != nil { return Responses.redirect(Self.prefix + "/") }
             return loginPage(.ok, name: "", error: nil, head: head)
@@ -114,7 +121,8 @@ package struct Dashboard: Sendable {
         }
         // The admin page's forms (issue, revoke) are the POSTs past the login.
         let adminForm = method == .post && (rest == ["admin", "tokens"] || rest == ["admin", "revoke"])
-        guard method == .get || adminForm else {
+        let surveyAction = method == .post && rest.first == "survey"
+        guard method == .get || adminForm || surveyAction else {
             return Responses.message(.methodNotAllowed, heading: "Not allowed", text: "This page only answers GET.",
                                      user: user, canLogout: access != nil)
         }
@@ -132,6 +140,7 @@ package struct Dashboard: Sendable {
             case ("maps", 2): return try await pages.map(rest[1], transmitter: query["tx"])
             case ("maps", 3) where rest[2] == "errors": return try await pages.errors(rest[1])
             case ("floor-plans", 2): return pages.floorPlan(rest[1])
+            case ("survey", _): return try await survey(rest, method: method, request: &request, pages: pages)
             case ("activity", 1): return try await pages.activity(by: query["by"] ?? "day")
             case ("mine", 1):
                 guard user.role != .viewer else { return pages.forbidden("Only surveyors have uploads of their own.") }

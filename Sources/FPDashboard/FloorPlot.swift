@@ -25,7 +25,9 @@ enum FloorPlot {
         func y(_ v: Double) -> String { String(format: "%.1f", top + v * scale) }
     }
 
-    static func svg(map: DashboardMap, points: [SurveyPoint], size: Int = 800) -> String {
+    /// `under`: more layers drawn over the floor, below the walks and points (the Survey page's cells).
+    static func svg(map: DashboardMap, points: [SurveyPoint], size: Int = 800,
+                    under: (Frame) -> [String] = { _ in [] }) -> String {
         let frame = Frame(map: map, points: points, size: size)
         let total = Int(frame.top + frame.height + 45)
         var out = ["<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"floor\" width=\"\(size)\" height=\"\(total)\" viewBox=\"0 0 \(size) \(total)\" font-family=\"sans-serif\" font-size=\"12\" data-left=\"\(frame.left)\" data-top=\"\(frame.top)\" data-scale=\"\(frame.scale)\">",
@@ -41,6 +43,7 @@ enum FloorPlot {
             out.append("<rect class=\"outline\" x=\"\(frame.left)\" y=\"\(frame.top)\" width=\"\(String(format: "%.1f", frame.width))\" height=\"\(String(format: "%.1f", frame.height))\" fill=\"\(fill)\" stroke=\"#90a4ae\"/>")
         }
         out += axes(frame, metersPerUnit: map.metersPerUnit)
+        out += under(frame)
         // A walk's points in their order: its track.
         var walks: [String: [SurveyPoint]] = [:]
         for p in points { if let s = p.session { walks[s, default: []].append(p) } }

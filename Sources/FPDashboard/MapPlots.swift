@@ -18,6 +18,8 @@ struct MapPlots: Sendable {
     let mapHeight: Double
     let points: [Point]
     let coverage: (svg: String, cells: Int, gaps: Int)
+    /// Measured cells with fewer than `Coverage.needed` beacons (the Survey page marks them).
+    let weakCells: [SVGPlot.CoverageCell]
     /// Beacons heard at −90 dBm or stronger on 2 m cells count for coverage.
     static let coverageRSSI = -90.0, coverageCell = 2.0
 
@@ -29,8 +31,10 @@ struct MapPlots: Sendable {
             Point(label: String(fp.id.prefix(8)), x: Double(fp.x), y: Double(fp.y), scannedBLE: !fp.ble.isEmpty,
                   scannedWiFi: !fp.wifi.isEmpty, medians: Reduction.reduce(fp, set: .combined, options: SignalOptions()))
         }
-        coverage = Self.coverage(map: map, fingerprints: fingerprints, mapWidth: mapWidth, mapHeight: mapHeight,
-                                 registry: registry)
+        let counted = Self.coverage(map: map, fingerprints: fingerprints, mapWidth: mapWidth, mapHeight: mapHeight,
+                                    registry: registry)
+        coverage = (counted.svg, counted.cells.count, counted.weak.count)
+        weakCells = counted.weak
     }
 
     var outline: [(x: Double, y: Double)]? { map.outline?.map { (x: $0.x, y: $0.y) } }
@@ -55,7 +59,7 @@ struct MapPlots: Sendable {
 
     /// Registry beacons when the map has a registry, else every BLE transmitter (as `fprint plot coverage`).
     static func coverage(map: DashboardMap, fingerprints: [Fingerprint], mapWidth: Double, mapHeight: Double,
-                         registry: BeaconRegistry?) -> (svg: String, cells: Int, gaps: Int) {
+                         registry: BeaconRegistry?) -> (svg: String, cells: [SVGPlot.CoverageCell], weak: [SVGPlot.CoverageCell]) {
         let counted = Coverage.points(fingerprints, minRSSI: coverageRSSI,
                                       beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
         let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
@@ -65,7 +69,7 @@ struct MapPlots: Sendable {
                                    needed: Coverage.needed, mapWidth: mapWidth, mapHeight: mapHeight,
                                    metersPerUnit: map.metersPerUnit, outline: map.outline?.map { (x: $0.x, y: $0.y) },
                                    floorPlan: map.floorPlan)
-        return (svg, cells.count, cells.filter { $0.beacons < Coverage.needed }.count)
+        return (svg, cells, cells.filter { $0.beacons < Coverage.needed })
     }
 }
 

@@ -13,10 +13,10 @@ struct Pages {
 
     var canLogout: Bool { dashboard.access != nil }
 
-    func page(_ title: String, _ template: String, _ context: [String: Any], script: Bool = false,
+    func page(_ title: String, _ template: String, _ context: [String: Any], script: String? = nil,
               status: HTTPResponse.Status = .ok) -> Response {
         Responses.page(status, title: title, user: user, canLogout: canLogout, content: Templates.render(template, context),
-                       script: script, head: head)
+                       script: script, canSurvey: dashboard.options.survey != nil, head: head)
     }
 
     /// A map's floor-plan picture, which its plots link to.
@@ -118,7 +118,7 @@ struct Pages {
         context["coverage"] = SurveyReads.inline(coverage.svg)
         context["coverageNote"] = "\(coverage.cells) cells of 2 m measured, \(coverage.gaps) with fewer than \(Coverage.needed) "
             + (registry == nil ? "BLE transmitters" : "registered beacons") + " at −90 dBm or stronger."
-        return page(id, "map", context, script: true)
+        return page(id, "map", context, script: "app.js")
     }
 
     /// Documents per day, week or month, by surveyor and by map.

@@ -12,11 +12,12 @@ enum Responses {
         "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     static func page(_ status: HTTPResponse.Status = .ok, title: String, user: DashboardUser?, canLogout: Bool,
-                     content: String, script: Bool = false, head: Bool = false) -> Response {
-        var context: [String: Any] = ["title": title, "content": content, "script": script]
+                     content: String, script: String? = nil, canSurvey: Bool = false, head: Bool = false) -> Response {
+        var context: [String: Any] = ["title": title, "content": content]
+        if let script { context["script"] = script }
         if let user {
             context["user"] = ["name": user.name, "role": user.role.rawValue, "surveyor": user.role != .viewer,
-                               "admin": user.role == .admin, "canLogout": canLogout] as [String: Any]
+                               "admin": user.role == .admin, "canLogout": canLogout, "survey": canSurvey] as [String: Any]
         }
         return html(status, Templates.render("layout", context), head: head)
     }
@@ -25,6 +26,16 @@ enum Responses {
         var headers = securityHeaders()
         headers[.contentType] = "text/html; charset=utf-8"
         return body(status, headers, Data(text.utf8), head: head)
+    }
+
+    /// A JSON answer for the Survey page's script.
+    static func json(_ status: HTTPResponse.Status, _ value: some Encodable, head: Bool = false) -> Response {
+        var headers = securityHeaders()
+        headers[.contentType] = "application/json"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return body(status, headers, data, head: head)
     }
 
     static func asset(_ text: String, type: String, head: Bool) -> Response {

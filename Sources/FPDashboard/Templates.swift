@@ -19,7 +19,7 @@ enum Templates {
 
     static let sources: [String: String] = [
         "layout": layout, "login": login, "index": index, "map": map, "activity": activity, "mine": mine,
-        "admin": admin, "message": message, "errors": errors,
+        "admin": admin, "message": message, "errors": errors, "survey": survey, "surveyIndex": surveyIndex,
     ]
 
     static let layout = """
@@ -27,13 +27,13 @@ enum Templates {
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{title}} · fprint</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_dashboard/style.css"></head>
         <body><header><a class="brand" href="/_dashboard/">fprint</a>
-        {{#user}}<nav><a href="/_dashboard/">Maps</a> <a href="/_dashboard/activity">Activity</a>
+        {{#user}}<nav><a href="/_dashboard/">Maps</a> {{#survey}}<a href="/_dashboard/survey">Survey</a> {{/survey}}<a href="/_dashboard/activity">Activity</a>
         {{#surveyor}}<a href="/_dashboard/mine">My uploads</a>{{/surveyor}}
         {{#admin}}<a href="/_dashboard/admin">Admin</a>{{/admin}}</nav>
         <span class="who">{{name}} ({{role}}){{#canLogout}}
         <form method="post" action="/_dashboard/logout" class="inline"><button type="submit">Log out</button></form>{{/canLogout}}</span>
         {{/user}}</header>
-        <main>{{{content}}}</main>{{#script}}<script src="/_dashboard/app.js"></script>{{/script}}</body></html>
+        <main>{{{content}}}</main>{{#script}}<script src="/_dashboard/{{script}}"></script>{{/script}}</body></html>
         """
 
     static let login = """
@@ -127,6 +127,34 @@ enum Templates {
         <button type="submit">Issue</button></form>{{/canIssue}}
         {{^canIssue}}<p>Local mode has no token secret: issue tokens with <code>fprint gateway token --user NAME --role viewer|user|admin</code>
         on the gateway's host.</p>{{/canIssue}}
+        """
+
+    static let surveyIndex = """
+        <h1>Survey</h1><p>Choose the floor to measure on. Measurements: {{settings}}.</p>
+        <table id="survey-maps"><thead><tr><th>Map</th><th>Routes</th></tr></thead><tbody>
+        {{#maps}}<tr><td><a href="/_dashboard/survey/maps/{{link}}">{{id}}</a> {{description}}</td><td class="num">{{routes}}</td></tr>{{/maps}}
+        </tbody></table>{{^maps}}<p>The app config has no map: add one with <code>fprint map add</code>.</p>{{/maps}}
+        """
+
+    static let survey = """
+        <h1>Survey {{id}} <small>{{description}}</small></h1>
+        <p>Click the plan where you stand, or type the position, to measure there ({{settings}}). <span id="point-count">{{points}}</span>
+        points so far; <span class="key unsurveyed-key"></span> {{unsurveyed}} cells of 3 m without a point,
+        <span class="key weak-key"></span> {{weak}} measured cells with fewer than {{needed}} beacons. <a href="/_dashboard/maps/{{link}}">Map page</a>.</p>
+        <noscript><p class="error">Measuring from this page needs JavaScript.</p></noscript>
+        <div class="survey"><div id="survey-wrap" data-map="{{id}}" data-token="{{token}}">{{{floor}}}</div>
+        <aside><form id="point-form" class="survey-form"><h2>Measure at a point</h2>
+        <label>x <input id="x" name="x" type="number" step="0.1" min="0" max="{{width}}" required></label>
+        <label>y <input id="y" name="y" type="number" step="0.1" min="0" max="{{height}}" required></label>
+        <button type="submit" id="measure">Measure here</button></form>
+        <form id="walk-form" class="survey-form"><h2>Walk a route</h2>
+        <label>Route <select id="route" name="scenario">{{#routes}}
+        <option value="{{id}}" data-points="{{points}}">{{name}}{{floors}}</option>{{/routes}}</select></label>
+        <button type="submit" id="walk"{{^routes}} disabled{{/routes}}>Walk</button>
+        {{^routes}}<p class="muted">No route on this map: add one with <code>fprint scenario add</code>.</p>{{/routes}}</form>
+        <div id="survey-status" role="status" aria-live="polite"><p class="muted">Ready.</p></div>
+        <progress id="survey-progress" max="1" value="0" hidden></progress>
+        </aside></div>
         """
 
     static let message = """

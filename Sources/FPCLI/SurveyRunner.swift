@@ -1,0 +1,146 @@
+import FPConfig
+import FPCore
+import FPDashboard
+import FPProbe
+import FPSession
+import FPStore
+import Foundation
+import Synchronization
+
+/// What the dashboard's Survey page measures with: the engine, radios and
+/// options of `fprint measure` and `fprint walk` (the dashboard's own
+/// flags), one job at a time, each stored as those commands store it.
+final class SurveyRunner: SurveyDesk {
+    struct Setup: Sendable {
+        var ws: Workspace
+        var loaded: LoadedConfig
+        var capture: CaptureOptions
+        var radios: Set<Radio>
+        var seconds: Int
+        var speedCorrection: Int
+        var probe: ProbeOptions?
+    }
+
+    private let setup: Setup
+    private let store: SQLiteDocumentStore
+    private let slot = SurveySlot()
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ setup: Setup, store: SQLiteDocumentStore) {
+        self.setup = setup
+        self.store = store
+    }
+
+    var describe: String {
+        let radios = setup.capture.simulate ? "simulated radios (labelled so in the documents)"
+            : setup.capture.replaysBLE ? "BLE replayed from a capture" : "this machine's radios"
+        return "\(setup.seconds) s at a point, \(radios)" + (setup.capture.fast ? ", on a virtual clock (--fast)" : "")
+            + (setup.probe == nil ? "" : ", then a network probe")
+    }
+
+    func routes(map: String) -> [SurveyRoute] {
+        let scenarios = (try? Workspace.scenarios(of: setup.loaded).scenarios) ?? []
+        return scenarios.filter { $0.mapID == map }.map {
+            SurveyRoute(id: $0.scenarioID, name: $0.name, points: $0.points, laterMaps: $0.then.map(\.mapID))
+        }
+    }
+
+    func current() -> SurveyJob? { slot.current() }
+
+    func start(_ order: SurveyOrder) throws(SurveyRefusal) -> SurveyJob {
+        switch order {
+        case .point(let id, let x, let y):
+            guard let map = setup.loaded.appConfig.map(id: id) else { throw SurveyRefusal(.unknown, "There is no map \(id) in the app config.") }
+            let point = MapPoint(x: x, y: y)
+            if let why = map.offMap(point) { throw SurveyRefusal(.offMap, "Not measured: \(why).") }
+            let job = try slot.begin(order, map: id, durationS: Double(setup.seconds))
+            launch { await self.measure(job.job, map: id, at: point) }
+            return job
+        case .walk(let id):
+            guard let scenario = (try? Workspace.scenarios(of: setup.loaded))?.scenario(id: id), let map = setup.loaded.appConfig.map(id: scenario.mapID) else {
+                throw SurveyRefusal(.unknown, "There is no route \(id) (or its map) in the app config.")
+            }
+            if let (i, why) = scenario.points.enumerated().lazy.compactMap({ i, p in map.offMap(p).map { (i, $0) } }).first {
+                throw SurveyRefusal(.offMap, "Route \(id), waypoint \(i + 1): \(why).")
+            }
+            let walk = Walk(level: map.id, scenarioId: scenario.scenarioID, route: scenario.route,
+                            pace: WalkPace(correction: setup.speedCorrection), scale: map.scale, sessionId: Workspace.newDocumentID())
+            let job = try slot.begin(order, map: map.id, durationS: Double(walk.durationMs) / 1000)
+            launch { await self.walk(job.job, walk) }
+            return job
+        }
+    }
+
+    /// Ends a job in progress (the dashboard stops): a measurement not yet
+    /// storing is discarded, as Ctrl-C discards one of `fprint measure`.
+    func stop() async {
+        let running = task.withLock { $0 }
+        running?.cancel()
+        await running?.value
+    }
+
+    private func launch(_ work: @escaping @Sendable () async -> Void) {
+        task.withLock { $0 = Task.detached(operation: work) }
+    }
+
+    private func measure(_ job: Int, map: String, at point: MapPoint) async {
+        let plan = StaticMeasurement(level: map, point: point, durationMs: setup.seconds * 1000)
+        await run(job) {
+            let capture = try setup.ws.captureSetup(map: map, loaded: setup.loaded, capture: setup.capture, radios: setup.radios,
+                                                    spanMs: plan.durationMs)
+            let doc = try await plan.run(capture) { [slot] progress in
+                slot.update(job) { $0.elapsedS = Double(progress.elapsedMs) / 1000 }
+            }
+            var probes: [JSONValue] = []
+            if let options = setup.probe {
+                slot.update(job) { $0.guidance = "probing the network" }
+                probes = [NetworkProbeEntry.json(try await NetworkProbeEntry.run(options), start: point, end: point)]
+            }
+            slot.update(job) { $0.state = .storing }
+            let stored = try MeasurementRecord.point(doc, setup: capture, into: store, setup.ws, networkProbes: probes, keepStored: false)
+            Terminal.err(String(format: "survey: stored %@ at (%g, %g) on %@: %@", stored.id, point.x, point.y, map, stored.summary))
+            return ([SurveyJob.Stored(id: stored.id, x: point.x, y: point.y)], stored.notes)
+        }
+    }
+
+    private func walk(_ job: Int, _ walk: Walk) async {
+        await run(job) {
+            let capture = try setup.ws.captureSetup(map: walk.level, loaded: setup.loaded, capture: setup.capture,
+                                                    radios: setup.radios, spanMs: walk.durationMs, realistic: true)
+            let prober = setup.probe.map { WalkProber(options: $0, every: 5, windows: walk.windows, clock: capture.clock) }
+            let probing = Task { await prober?.run() }
+            defer { probing.cancel() }
+            let route = walk.route, scale = walk.scale
+            let docs = try await walk.run(capture) { [slot] progress in
+                slot.update(job) { job in
+                    job.elapsedS = Double(progress.elapsedMs) / 1000
+                    job.target = progress.target
+                    if let target = progress.target, let next = progress.nextWaypoint {
+                        job.guidance = WalkGuidance.toward(next, of: route, from: target, scale: scale)
+                    }
+                }
+            }
+            probing.cancel()
+            await probing.value
+            slot.update(job) { $0.state = .storing }
+            let (news, notes) = try MeasurementRecord.walk(docs, of: walk, setup: capture, probes: prober?.results)
+            let stored = try Rescue.insert(news, into: store, setup.ws)
+            Terminal.err("survey: stored \(Terminal.counted(stored.count, "document")) of walk \(walk.scenarioId) (session \(walk.sessionId))")
+            return (zip(news, docs).map { new, doc in
+                SurveyJob.Stored(id: new.id, x: doc.position?.x ?? Double(doc.x), y: doc.position?.y ?? Double(doc.y))
+            }, notes)
+        }
+    }
+
+    /// Runs a job's work and records how it ended; nothing is stored unless the work stored it.
+    private func run(_ job: Int, _ work: () async throws -> (stored: [SurveyJob.Stored], notes: [String])) async {
+        do {
+            let (stored, notes) = try await work()
+            slot.update(job) { $0.state = .stored; $0.stored = stored; $0.message = notes.isEmpty ? nil : notes.joined(separator: " ") }
+        } catch {
+            let why = error is CancellationError ? "the dashboard stopped before it ended; nothing was stored" : "\(error)"
+            Terminal.err("survey: job \(job) not stored: \(why)")
+            slot.update(job) { $0.state = .failed; $0.message = why }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import FPCore
+@testable import FPDashboard
+import FPGateway
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The Survey page's HTTP side: only `fprint dashboard` has it, its actions
+/// need this page's origin and token, one job runs at a time, and the
+/// answers say why a click was refused. (What a click measures and stores
+/// is Tests/browser/survey_test.py's, with the real runner in Chromium.)
+@Suite struct SurveyPageTests {
+    /// Takes orders into the real one-job slot and leaves them running; refuses points right of x = 2400.
+    final class HeldDesk: SurveyDesk {
+        let slot = SurveySlot()
+        let orders = OrderLog()
+        var describe: String { "5 s at a point, simulated radios" }
+        func routes(map: String) -> [SurveyRoute] {
+            [SurveyRoute(id: "loop", name: "Loop", points: [MapPoint(x: 100, y: 100), MapPoint(x: 900, y: 100)])]
+        }
+        func current() -> SurveyJob? { slot.current() }
+        func start(_ order: SurveyOrder) throws(SurveyRefusal) -> SurveyJob {
+            if case .point(_, let x, _) = order, x > 2400 { throw SurveyRefusal(.offMap, "(\(x), …) is outside map J1NP's outline") }
+            let job = try slot.begin(order, map: "J1NP", durationS: 5)
+            orders.append(order)
+            return job
+        }
+    }
+
+    final class OrderLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [SurveyOrder] = []
+        func append(_ order: SurveyOrder) { lock.withLock { list.append(order) } }
+        var all: [SurveyOrder] { lock.withLock { list } }
+    }
+
+    static func token(in page: String) throws -> String {
+        let start = try #require(page.range(of: "data-token=\"")).upperBound
+        return String(page[start...].prefix(64))
+    }
+
+    @Test func actionsNeedThisPagesOriginAndToken() async throws {
+        let f = try DashboardFixture()
+        let desk = HeldDesk()
+        let dashboard = LocalDashboard.make(store: f.store, options: .init(maps: f.config.dashboardMaps, survey: desk))
+        try await Application(responder: LocalResponder(dashboard: dashboard)).test(.router) { client in
+            let page = try await client.page(.get, "/_dashboard/survey/maps/J1NP")
+            #expect(page.status == .ok && page.text.contains("id=\"survey-wrap\"") && page.text.contains("survey.js"))
+            #expect(page.text.contains("data-points=\"100,100 900,100\""))
+            let token = try Self.token(in: page.text)
+            #expect(token.count == 64 && token.allSatisfy(\.isHexDigit))
+            let point = "map=J1NP&x=363.44&y=701"
+            for (form, origin) in [(point, "http://localhost"), (point + "&token=" + String(repeating: "0", count: 64), "http://localhost"),
+                                   (point + "&token=" + token, "http://evil.example"), (point + "&token=" + token, nil)] {
+                let answer = try await client.page(.post, "/_dashboard/survey/measure", form: form, origin: origin)
+                #expect(answer.status == .forbidden, "\(form) from \(origin ?? "nowhere")")
+            }
+            #expect(desk.orders.all.isEmpty)
+
+            let started = try await client.page(.post, "/_dashboard/survey/measure", form: point + "&token=" + token)
+            #expect(started.status == .accepted && started.text.contains("\"state\":\"running\""), "\(started.text)")
+            // The click is kept to a tenth of a map unit.
+            #expect(desk.orders.all == [.point(map: "J1NP", x: 363.4, y: 701)])
+            // Another tab, the same moment: refused, saying what runs.
+            let second = try await client.page(.post, "/_dashboard/survey/walk", form: "scenario=loop&token=" + token)
+            #expect(second.status == .conflict && second.text.contains("already running (point (363.4, 701) on J1NP"), "\(second.text)")
+            let status = try await client.page(.get, "/_dashboard/survey/status")
+            #expect(status.text.contains("\"job\":1") && status.text.contains("\"kind\":\"point\""), "\(status.text)")
+        }
+    }
+
+    @Test func refusalsSayWhy() async throws {
+        let f = try DashboardFixture()
+        let desk = HeldDesk()
+        let dashboard = LocalDashboard.make(store: f.store, options: .init(maps: f.config.dashboardMaps, survey: desk))
+        try await Application(responder: LocalResponder(dashboard: dashboard)).test(.router) { client in
+            let token = try Self.token(in: try await client.page(.get, "/_dashboard/survey/maps/J1NP").text)
+            let off = try await client.page(.post, "/_dashboard/survey/measure", form: "map=J1NP&x=2450&y=10&token=" + token)
+            #expect(off.status == .unprocessableContent && off.text.contains("outside map J1NP's outline"), "\(off.text)")
+            let bad = try await client.page(.post, "/_dashboard/survey/measure", form: "map=J1NP&x=abc&y=10&token=" + token)
+            #expect(bad.status == .badRequest && bad.text.contains("numbers"))
+            let large = try await client.page(.post, "/_dashboard/survey/measure",
+                                              form: "token=" + token + "&pad=" + String(repeating: "x", count: 4000))
+            #expect(large.status == .contentTooLarge)
+            #expect(try await client.page(.get, "/_dashboard/survey/maps/NOPE").status == .notFound)
+            #expect(desk.orders.all.isEmpty)
+        }
+    }
+
+    /// The gateway measures nothing: no Survey page, and a POST there reads no body.
+    @Test func theGatewayHasNoSurveyPage() async throws {
+        let f = try DashboardFixture()
+        try f.seed()
+        try await f.app.test(.router) { client in
+            let cookie = f.cookie("root", role: .admin)
+            let page = try await client.page(.get, "/_dashboard/survey", cookie: cookie)
+            #expect(page.status == .notFound && page.text.contains("fprint dashboard"))
+            let post = try await client.page(.post, "/_dashboard/survey/measure", cookie: cookie, form: "map=J1NP&x=1&y=1")
+            #expect(post.status == .notFound)
+            let index = try await client.page(.get, "/_dashboard/", cookie: cookie)
+            #expect(!index.text.contains("/_dashboard/survey"))
+        }
+    }
+
+    @Test func unsurveyedCellsAreThoseWithoutAPointInsideTheOutline() {
+        // 12 × 6 m at 1 cm a unit: 3 m cells, 4 × 2; the outline leaves out the right-hand 3 m.
+        let map = DashboardMap(id: "R", metersPerUnit: 0.01, width: 1200, height: 600,
+                               outline: [MapPoint(x: 0, y: 0), MapPoint(x: 900, y: 0), MapPoint(x: 900, y: 600), MapPoint(x: 0, y: 600)])
+        let point = SurveyPoint(id: "a", map: "R", x: 100, y: 100, createdAtMs: 0, session: nil, seq: nil, owner: "-")
+        let frame = FloorPlot.Frame(map: map, points: [point], size: 800)
+        let cells = Pages.unsurveyedCells(map: map, frame: frame, points: [point]).map { "\($0.column),\($0.row)" }
+        #expect(Set(cells) == ["1,0", "2,0", "0,1", "1,1", "2,1"], "\(cells)")
+    }
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""make test-browser: the Survey page of `fprint dashboard` in headless Chromium.
+
+On the own-building guide's example plan (docs/own-building.md: a map made from
+docs/examples/lab-plan.svg, its beacon list, a route), with simulated radios:
+- three clicks on the plan store three documents at the clicked positions (within
+  half a map unit of the click scaled to map units by the page's size and the
+  plan's viewBox, computed here, not by the page's script);
+- a click outside the floor's outline is refused with the reason and stores nothing;
+- typed coordinates and Enter measure without a mouse;
+- the Walk button walks the route and its documents are stored and drawn;
+- a POST without the page's token, or from another origin, is refused;
+- with a walk running in real time, the target marker and guidance show, a second
+  tab is told a measurement is running and stores nothing, and stopping the
+  dashboard (SIGINT) discards the walk in progress.
+Screenshots go to ${ARTIFACTS:-.build/artifacts}/browser/; with SCREENSHOTS=DIR also
+DIR/survey.png (`make screenshots`).
+"""
+import json, os, re, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request
+
+from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
+ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
+SHOTS = os.environ.get("SCREENSHOTS")
+EXAMPLES = os.path.join(REPO, "docs/examples")
+
+begin("survey test")
+if not os.access(BIN, os.X_OK):
+    fail(f"{BIN}: no fprint binary (run swift build first)")
+
+TMP = tempfile.mkdtemp(prefix="fprint-survey-")
+# Your own app config (made by `fprint map add`) is in force: no FPRINT_CONFIG.
+ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
+           XDG_STATE_HOME=f"{TMP}/state")
+for name in ["FPRINT_CONFIG", "FPRINT_TOKEN"]:
+    ENV.pop(name, None)
+DB = f"{TMP}/survey.sqlite"
+
+
+def fprint(*args):
+    done = subprocess.run([BIN, *args], env=ENV, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def documents():
+    return [json.loads(line) for line in fprint("export", "jsonl", "--db", DB, "--map", "LAB1").splitlines() if line.strip()]
+
+
+def start_dashboard(*options):
+    log = f"{TMP}/dashboard-{len(os.listdir(TMP))}.err"
+    proc = subprocess.Popen([BIN, "dashboard", "--db", DB, "--port", "0", "--simulate", "--duration", "5", *options],
+                            env=ENV, stderr=open(log, "w"))
+    for _ in range(600):
+        found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", open(log).read())
+        if found:
+            return proc, int(found.group(1)), log
+        if proc.poll() is not None:
+            fail(f"fprint dashboard exited: {open(log).read().strip()}")
+        time.sleep(0.1)
+    proc.terminate()
+    fail("fprint dashboard did not start within 60 s")
+
+
+def wait_for(driver, what, condition, seconds=120):
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.1).until(lambda d: condition(d))
+    except Exception:
+        shot(driver, "survey-timeout")
+        status = driver.find_element(By.ID, "survey-status")
+        fail(f"{what}: not seen within {seconds} s (status {status.get_attribute('data-state')}: {status.text!r})")
+
+
+def shot(driver, name):
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    driver.save_screenshot(os.path.join(ARTIFACTS, f"{name}.png"))
+
+
+def plan_geometry(driver):
+    """The plan's drawn box in the viewport and its frame (viewBox width, map origin and scale in SVG units)."""
+    svg = driver.find_element(By.CSS_SELECTOR, "#survey-wrap svg")
+    box = driver.execute_script("var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", svg)
+    view = driver.execute_script("var v = arguments[0].viewBox.baseVal; return [v.x, v.y, v.width, v.height];", svg)
+    frame = [float(svg.get_attribute(a)) for a in ["data-left", "data-top", "data-scale"]]
+    return svg, box, view, frame
+
+
+def click_map(driver, x, y):
+    """Clicks the whole pixel nearest to map point (x, y); returns that pixel scaled back to map units."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    svg, (bl, bt, bw, bh), (_, _, vw, vh), (left, top, scale) = plan_geometry(driver)
+    per_px = vw / bw
+    px, py = round((left + x * scale) / per_px), round((top + y * scale) / per_px)
+    ActionChains(driver).move_to_element_with_offset(svg, px - bw / 2, py - bh / 2).click().perform()
+    return ((px * per_px - left) / scale, (py * per_px - top) / scale)
+
+
+def wait_stored(driver, job):
+    wait_for(driver, f"job {job} stored", lambda d: d.find_element(By.ID, "survey-status").get_attribute("data-state")
+             in ("stored", "failed") and d.find_element(By.ID, "survey-status").get_attribute("data-job") == str(job))
+    status = driver.find_element(By.ID, "survey-status")
+    if status.get_attribute("data-state") != "stored":
+        fail(f"job {job} failed: {status.text}")
+
+
+# The guide's map, beacons and route: no file edited by hand.
+fprint("map", "add", "LAB1", "--image", f"{EXAMPLES}/lab-plan.svg", "--floor", "1", "--calibrate", "100,100 1100,100 25m",
+       "--outline", "40,40 1160,40 1160,660 40,660")
+fprint("beacons", "import", f"{EXAMPLES}/lab-beacons.csv", "--map", "LAB1")
+fprint("scenario", "add", "lab-loop", "--map", "LAB1", "--points", "150,360 1050,360 1050,550 150,550 150,360")
+
+dashboard, port, log = start_dashboard("--fast")
+base = f"http://127.0.0.1:{port}"
+driver = headless_chromium("1400,1000", browser_log=True)
+try:
+    driver.get(f"{base}/_dashboard/survey")
+    driver.find_element(By.LINK_TEXT, "LAB1").click()
+    wait_for(driver, "the Survey page", lambda d: d.find_elements(By.CSS_SELECTOR, "#survey-wrap svg g.points"), 30)
+    token = driver.find_element(By.ID, "survey-wrap").get_attribute("data-token")
+    if not re.fullmatch(r"[0-9a-f]{64}", token or ""):
+        fail(f"the page carries no token for its actions: {token!r}")
+    if not driver.find_elements(By.CSS_SELECTOR, "g.unsurveyed rect"):
+        fail("an unsurveyed floor shows no unsurveyed cells")
+
+    # Three clicks, three documents where the clicks were.
+    targets = [(300, 200), (700, 450), (1000, 600)]
+    clicked = []
+    for job, (x, y) in enumerate(targets, start=1):
+        clicked.append(click_map(driver, x, y))
+        wait_stored(driver, job)
+    docs = documents()
+    if len(docs) != 3:
+        fail(f"three clicks stored {len(docs)} documents")
+    for (cx, cy) in clicked:
+        near = [d for d in docs if abs(d["position"]["x"] - cx) <= 0.5 and abs(d["position"]["y"] - cy) <= 0.5]
+        if len(near) != 1:
+            fail(f"no document within half a map unit of the click at ({cx:.2f}, {cy:.2f}): "
+                 f"{[(d['position']['x'], d['position']['y']) for d in docs]}")
+    for d in docs:
+        if d["providers"]["ble"].get("simulated") is not True:
+            fail(f"a simulated measurement is not labelled so: {d['providers']['ble']}")
+    drawn = driver.find_elements(By.CSS_SELECTOR, "#survey-wrap g.points circle.point")
+    if len(drawn) != 3:
+        fail(f"{len(drawn)} points drawn after three stored measurements")
+
+    # Outside the floor's outline (in the picture's margin): refused, with the reason, nothing stored.
+    click_map(driver, 15, 15)
+    wait_for(driver, "the refusal", lambda d: d.find_element(By.ID, "survey-status").get_attribute("data-state") == "refused", 30)
+    refusal = driver.find_element(By.ID, "survey-status").text
+    if "outline" not in refusal:
+        fail(f"the refusal does not say why: {refusal!r}")
+    if len(documents()) != 3:
+        fail("a refused click stored a document")
+
+    # Without a mouse: typed coordinates and Enter.
+    from selenium.webdriver.common.keys import Keys
+    x_input, y_input = driver.find_element(By.ID, "x"), driver.find_element(By.ID, "y")
+    for element, value in [(x_input, "500.5"), (y_input, "300")]:
+        element.clear()
+        element.send_keys(value)
+    y_input.send_keys(Keys.ENTER)
+    wait_stored(driver, 4)
+    if not any(abs(d["position"]["x"] - 500.5) < 0.01 and abs(d["position"]["y"] - 300) < 0.01 for d in documents()):
+        fail("typed coordinates did not store a document at (500.5, 300)")
+
+    # The route: walked, stored as one session, drawn.
+    driver.find_element(By.ID, "walk").click()
+    wait_stored(driver, 5)
+    walked = [d for d in documents() if d.get("scenarioId") == "lab-loop"]
+    if len(walked) < 10 or len({d["sessionId"] for d in walked}) != 1:
+        fail(f"the walk stored {len(walked)} documents in {len({d.get('sessionId') for d in walked})} sessions")
+    drawn = driver.find_elements(By.CSS_SELECTOR, "#survey-wrap g.points circle.point")
+    if len(drawn) != 4 + len(walked):
+        fail(f"{len(drawn)} points drawn, {4 + len(walked)} stored")
+    shot(driver, "survey")
+    if SHOTS:
+        driver.get(f"{base}/_dashboard/survey/maps/LAB1")
+        wait_for(driver, "the Survey page again", lambda d: d.find_elements(By.CSS_SELECTOR, "#survey-wrap svg g.points"), 30)
+        driver.save_screenshot(os.path.join(SHOTS, "survey.png"))
+    # The refused click's 422 is an answer the page shows, not an error of the page.
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
+              and not (e["source"] == "network" and "/_dashboard/survey/measure" in e["message"] and "422" in e["message"])]
+    if errors:
+        fail(f"console errors: {errors}")
+
+    # Actions need this page's token and origin (CSRF).
+    def post(fields, origin):
+        request = urllib.request.Request(f"{base}/_dashboard/survey/measure", data=urllib.parse.urlencode(fields).encode(),
+                                         headers={"Origin": origin, "Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            return urllib.request.urlopen(request, timeout=30).status
+        except urllib.error.HTTPError as e:
+            return e.code
+    import urllib.parse
+    before = len(documents())
+    for fields, origin, why in [({"map": "LAB1", "x": "300", "y": "300"}, base, "without the token"),
+                                ({"map": "LAB1", "x": "300", "y": "300", "token": "0" * 64}, base, "with a wrong token"),
+                                ({"map": "LAB1", "x": "300", "y": "300", "token": token}, "http://evil.example", "from another origin")]:
+        status = post(fields, origin)
+        if status != 403:
+            fail(f"a measurement POST {why} answered {status}, not 403")
+    if len(documents()) != before:
+        fail("a refused POST stored a document")
+finally:
+    driver.quit()
+    dashboard.send_signal(signal.SIGINT)
+    dashboard.wait(timeout=60)
+
+# Real time: a walk runs; a second tab is refused; stopping the dashboard discards the walk.
+before = len(documents())
+dashboard, port, log = start_dashboard()
+base = f"http://127.0.0.1:{port}"
+driver = headless_chromium("1400,1000", browser_log=True)
+try:
+    driver.get(f"{base}/_dashboard/survey/maps/LAB1")
+    wait_for(driver, "the Survey page", lambda d: d.find_elements(By.ID, "walk"), 30)
+    driver.find_element(By.ID, "walk").click()
+    wait_for(driver, "the walk's target and guidance", lambda d: d.find_elements(By.CSS_SELECTOR, "circle.target")
+             and "next: waypoint" in d.find_element(By.ID, "survey-status").text, 60)
+    first = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(f"{base}/_dashboard/survey/maps/LAB1")
+    wait_for(driver, "the running walk in the second tab", lambda d: d.find_element(By.ID, "measure").get_attribute("disabled"), 30)
+    click_map(driver, 600, 300)
+    wait_for(driver, "the second tab's refusal",
+             lambda d: d.find_element(By.ID, "survey-status").get_attribute("data-state") == "refused", 30)
+    refusal = driver.find_element(By.ID, "survey-status").text
+    if "already running" not in refusal:
+        fail(f"the second tab was not told a measurement is running: {refusal!r}")
+    shot(driver, "survey-second-tab")
+    driver.switch_to.window(first)
+    shot(driver, "survey-walking")
+finally:
+    driver.quit()
+    dashboard.send_signal(signal.SIGINT)
+    code = dashboard.wait(timeout=60)
+if len(documents()) != before:
+    fail("the second tab's click or the stopped walk stored documents")
+if "nothing was stored" not in open(log).read():
+    fail(f"stopping the dashboard did not say the walk was discarded: {open(log).read()[-400:]}")
+print(f"survey test: ok (3 clicks within 0.5 map units, refused click, typed point, walk of {len(walked)} documents, "
+      f"CSRF refused, second tab refused, stop discarded the walk; exit {code})")
