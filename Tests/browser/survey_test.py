@@ -3,9 +3,10 @@
 
 On the own-building guide's example plan (docs/own-building.md: a map made from
 docs/examples/lab-plan.svg, its beacon list, a route), with simulated radios:
-- three clicks on the plan store three documents at the clicked positions (within
-  half a map unit of the click scaled to map units by the page's size and the
-  plan's viewBox, computed here, not by the page's script);
+- the guide's ten points clicked on the plan store ten documents at the clicked
+  positions (within half a map unit of the click scaled to map units by the page's
+  size and the plan's viewBox, computed here, not by the page's script), and
+  `fprint plot heatmap` draws them on the plan;
 - a click outside the floor's outline is refused with the reason and stores nothing;
 - typed coordinates and Enter measure without a mouse;
 - the Walk button walks the route and its documents are stored and drawn;
@@ -98,12 +99,16 @@ def click_map(driver, x, y):
     return ((px * per_px - left) / scale, (py * per_px - top) / scale)
 
 
+def status_of(driver):
+    """The status box's job and state, read together (two reads could straddle the next job)."""
+    return driver.execute_script("var s = document.getElementById('survey-status'); return [s.dataset.job, s.dataset.state, s.textContent];")
+
+
 def wait_stored(driver, job):
-    wait_for(driver, f"job {job} stored", lambda d: d.find_element(By.ID, "survey-status").get_attribute("data-state")
-             in ("stored", "failed") and d.find_element(By.ID, "survey-status").get_attribute("data-job") == str(job))
-    status = driver.find_element(By.ID, "survey-status")
-    if status.get_attribute("data-state") != "stored":
-        fail(f"job {job} failed: {status.text}")
+    wait_for(driver, f"job {job} stored", lambda d: status_of(d)[:2] in ([str(job), "stored"], [str(job), "failed"]))
+    _, state, text = status_of(driver)
+    if state != "stored":
+        fail(f"job {job} failed: {text}")
 
 
 # The guide's map, beacons and route: no file edited by hand.
@@ -125,15 +130,16 @@ try:
     if not driver.find_elements(By.CSS_SELECTOR, "g.unsurveyed rect"):
         fail("an unsurveyed floor shows no unsurveyed cells")
 
-    # Three clicks, three documents where the clicks were.
-    targets = [(300, 200), (700, 450), (1000, 600)]
+    # The guide's ten points clicked: ten documents where the clicks were.
+    targets = [(150, 150), (350, 150), (600, 150), (900, 150), (1100, 150), (150, 360), (600, 360), (1050, 360),
+               (300, 560), (1000, 560)]
     clicked = []
     for job, (x, y) in enumerate(targets, start=1):
         clicked.append(click_map(driver, x, y))
         wait_stored(driver, job)
     docs = documents()
-    if len(docs) != 3:
-        fail(f"three clicks stored {len(docs)} documents")
+    if len(docs) != len(targets):
+        fail(f"{len(targets)} clicks stored {len(docs)} documents")
     for (cx, cy) in clicked:
         near = [d for d in docs if abs(d["position"]["x"] - cx) <= 0.5 and abs(d["position"]["y"] - cy) <= 0.5]
         if len(near) != 1:
@@ -143,8 +149,8 @@ try:
         if d["providers"]["ble"].get("simulated") is not True:
             fail(f"a simulated measurement is not labelled so: {d['providers']['ble']}")
     drawn = driver.find_elements(By.CSS_SELECTOR, "#survey-wrap g.points circle.point")
-    if len(drawn) != 3:
-        fail(f"{len(drawn)} points drawn after three stored measurements")
+    if len(drawn) != len(targets):
+        fail(f"{len(drawn)} points drawn after {len(targets)} stored measurements")
 
     # Outside the floor's outline (in the picture's margin): refused, with the reason, nothing stored.
     click_map(driver, 15, 15)
@@ -152,7 +158,7 @@ try:
     refusal = driver.find_element(By.ID, "survey-status").text
     if "outline" not in refusal:
         fail(f"the refusal does not say why: {refusal!r}")
-    if len(documents()) != 3:
+    if len(documents()) != len(targets):
         fail("a refused click stored a document")
 
     # Without a mouse: typed coordinates and Enter.
@@ -162,19 +168,23 @@ try:
         element.clear()
         element.send_keys(value)
     y_input.send_keys(Keys.ENTER)
-    wait_stored(driver, 4)
+    wait_stored(driver, len(targets) + 1)
     if not any(abs(d["position"]["x"] - 500.5) < 0.01 and abs(d["position"]["y"] - 300) < 0.01 for d in documents()):
         fail("typed coordinates did not store a document at (500.5, 300)")
 
     # The route: walked, stored as one session, drawn.
     driver.find_element(By.ID, "walk").click()
-    wait_stored(driver, 5)
+    wait_stored(driver, len(targets) + 2)
     walked = [d for d in documents() if d.get("scenarioId") == "lab-loop"]
     if len(walked) < 10 or len({d["sessionId"] for d in walked}) != 1:
         fail(f"the walk stored {len(walked)} documents in {len({d.get('sessionId') for d in walked})} sessions")
     drawn = driver.find_elements(By.CSS_SELECTOR, "#survey-wrap g.points circle.point")
-    if len(drawn) != 4 + len(walked):
-        fail(f"{len(drawn)} points drawn, {4 + len(walked)} stored")
+    if len(drawn) != len(targets) + 1 + len(walked):
+        fail(f"{len(drawn)} points drawn, {len(targets) + 1 + len(walked)} stored")
+    heatmap = f"{TMP}/lab1-heatmap.png"
+    fprint("plot", "heatmap", "--db", DB, "--map", "LAB1", "--transmitter", "C0:FF:EE:00:00:03", "-o", heatmap)
+    if open(heatmap, "rb").read(4) != b"\x89PNG":
+        fail("the heatmap of the clicked points is no PNG")
     shot(driver, "survey")
     if SHOTS:
         driver.get(f"{base}/_dashboard/survey/maps/LAB1")
@@ -241,5 +251,5 @@ if len(documents()) != before:
     fail("the second tab's click or the stopped walk stored documents")
 if "nothing was stored" not in open(log).read():
     fail(f"stopping the dashboard did not say the walk was discarded: {open(log).read()[-400:]}")
-print(f"survey test: ok (3 clicks within 0.5 map units, refused click, typed point, walk of {len(walked)} documents, "
+print(f"survey test: ok ({len(targets)} clicks within 0.5 map units, heatmap, refused click, typed point, walk of {len(walked)} documents, "
       f"CSRF refused, second tab refused, stop discarded the walk; exit {code})")
