@@ -54,8 +54,9 @@ enum Activity {
         let shown = Array(rows.prefix(30).reversed())
         guard let most = shown.map(\.count).max(), most > 0 else { return "" }
         let left = 50.0, top = 20.0, height = 200.0, bar = 22.0
-        let width = Int(left + Double(shown.count) * bar + 20)
-        var out = ["<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"activity-bars\" width=\"\(width)\" height=\"300\" viewBox=\"0 0 \(width) 300\" font-family=\"sans-serif\" font-size=\"11\">"]
+        // Room right and below for the last labels, which lean down to the right.
+        let width = Int(left + Double(shown.count) * bar + 70)
+        var out = ["<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"activity-bars\" width=\"\(width)\" height=\"310\" viewBox=\"0 0 \(width) 310\" font-family=\"sans-serif\" font-size=\"11\">"]
         for t in SVGPlot.niceTicks(0, Double(most), target: 4) where t == t.rounded() {
             let y = top + height - t / Double(most) * height
             out.append("<line x1=\"\(left - 4)\" y1=\"\(y)\" x2=\"\(left + Double(shown.count) * bar)\" y2=\"\(y)\" stroke=\"#ddd\"/>")

@@ -16,11 +16,14 @@ enum Assets {
         circle.live{fill:#1f77b4;stroke:#fff;stroke-width:2}polyline.live-trail{fill:none;stroke:#1f77b4;stroke-width:2;stroke-dasharray:4 3;opacity:.7}
         text.live-label{font-size:13px;fill:#0d47a1;paint-order:stroke;stroke:#fff;stroke-width:3px}
         .stale{opacity:.35}
+        ul.legend{list-style:none;padding:0;margin:.4em 0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:.9em}
+        .swatch{display:inline-block;width:1.4em;height:.35em;vertical-align:middle;margin-right:.4em}
+        .swatch.diamond{width:.7em;height:.7em;background:#ff7f0e;transform:rotate(45deg)}
         .survey{display:grid;grid-template-columns:minmax(0,820px) minmax(16em,26em);gap:1.5em;align-items:start}
         #survey-wrap svg{cursor:crosshair}.survey-form{display:flex;flex-direction:column;gap:.5em;margin-bottom:1.2em}
         .survey-form h2{font-size:1.05em;margin:0}.key{display:inline-block;width:.9em;height:.9em;vertical-align:middle}
         .unsurveyed-key{background:rgba(255,183,77,.45)}.weak-key{background:rgba(214,39,40,.5)}
-        #survey-status .error{font-weight:bold}progress{width:100%}circle.target{fill:#2e7d32;stroke:#fff;stroke-width:2}
+        #survey-refusal,#survey-status .error{font-weight:bold}progress{width:100%}circle.target{fill:#2e7d32;stroke:#fff;stroke-width:2}
         polyline.route{fill:none;stroke:#2e7d32;stroke-width:2.5;stroke-dasharray:6 4}circle.pending{fill:none;stroke:#d62728;stroke-width:2}
         """
 

@@ -1,5 +1,6 @@
 import FPAnalysis
 import FPCore
+import FPHex
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -102,8 +103,9 @@ package struct Dashboard: Sendable {
         case (.get, "app.js"): return Responses.asset(Assets.js, type: "text/javascript; charset=utf-8", head: head)
         case (.get, "survey.js"): return Responses.asset(SurveyScript.js, type: "text/javascript; charset=utf-8", head: head)
         case (.get, "login"):
-            if access == nil || user(request) != nil { return Responses.redirect(Self.prefix + "/") }
-            return loginPage(.ok, name: "", error: nil, head: head)
+            let next = Self.safeNext(Form.parse(request.uri.query ?? "")["next"])
+            if access == nil || user(request) != nil { return Responses.redirect(next) }
+            return loginPage(.ok, name: "", error: nil, next: next, head: head)
         case (.post, "login"):
             guard sameOrigin(request) else { return forbiddenOrigin() }
             return await login(&request, client: client)
@@ -117,7 +119,9 @@ package struct Dashboard: Sendable {
         }
         guard let user = user(request) else {
             if rest.first == "events" { return Responses.html(.unauthorized, "log in first\n") }
-            return Responses.redirect(Self.prefix + "/login")
+            // Back to the page asked for once logged in (a GET's address only: a form is not replayed).
+            let asked = method == .get ? path + (request.uri.query.map { "?" + $0 } ?? "") : Self.prefix + "/"
+            return Responses.redirect(Self.prefix + "/login?next=" + PercentEncoding.encode(asked))
         }
         // The admin page's forms (issue, revoke) are the POSTs past the login.
         let adminForm = method == .post && (rest == ["admin", "tokens"] || rest == ["admin", "revoke"])
@@ -161,6 +165,15 @@ package struct Dashboard: Sendable {
         }
     }
 
+    /// Where a login leads: a page of this dashboard, never another site
+    /// (`//evil.example`, `/\evil`) nor the login and logout themselves.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix(prefix + "/"), !next.contains("//"), !next.contains("\\"),
+              !next.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+              !next.hasPrefix(prefix + "/login"), !next.hasPrefix(prefix + "/logout") else { return prefix + "/" }
+        return next
+    }
+
     /// The user of the session cookie, or the local admin in local mode.
     func user(_ request: Request) -> DashboardUser? {
         guard let access else { return Self.localUser }
@@ -183,8 +196,9 @@ package struct Dashboard: Sendable {
                           canLogout: false)
     }
 
-    func loginPage(_ status: HTTPResponse.Status, name: String, error: String?, head: Bool = false) -> Response {
-        var context: [String: Any] = ["name": name]
+    func loginPage(_ status: HTTPResponse.Status, name: String, error: String?, next: String = prefix + "/",
+                   head: Bool = false) -> Response {
+        var context: [String: Any] = ["name": name, "next": next]
         if let error { context["error"] = error }
         return Responses.page(status, title: "Log in", user: nil, canLogout: false,
                               content: Templates.render("login", context), head: head)
@@ -200,19 +214,20 @@ package struct Dashboard: Sendable {
         }
         let form = Form.parse(String(buffer: body))
         let name = form["name"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let next = Self.safeNext(form["next"])
         guard let password = form["password"], !password.isEmpty else {
-            return loginPage(.unauthorized, name: name, error: "Give a name and password, or paste a token.")
+            return loginPage(.unauthorized, name: name, error: "Give a name and password, or paste a token.", next: next)
         }
         do throws(LoginRefusal) {
             let session = try await access.login(name: name, password: password, client: client)
-            return Responses.redirect(Self.prefix + "/", cookie: Responses.sessionCookie(
+            return Responses.redirect(next, cookie: Responses.sessionCookie(
                 session.token, maxAge: session.maxAge, secure: options.secureCookie))
         } catch {
             guard case .throttled(let seconds) = error else {
-                return loginPage(.unauthorized, name: name, error: "Wrong name, password or token.")
+                return loginPage(.unauthorized, name: name, error: "Wrong name, password or token.", next: next)
             }
             var response = loginPage(.tooManyRequests, name: name,
-                                     error: "Too many failed logins: try again in \(seconds) s.")
+                                     error: "Too many failed logins: try again in \(seconds) s.", next: next)
             response.headers[.retryAfter] = String(seconds)
             return response
         }

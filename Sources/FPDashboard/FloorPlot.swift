@@ -26,7 +26,8 @@ enum FloorPlot {
     }
 
     /// `under`: more layers drawn over the floor, below the walks and points (the Survey page's cells).
-    static func svg(map: DashboardMap, points: [SurveyPoint], size: Int = 800,
+    /// `beacons`: the map's registry, drawn as diamonds a link can point at (`#beacon-…`).
+    static func svg(map: DashboardMap, points: [SurveyPoint], beacons: [BeaconRegistry.Entry] = [], size: Int = 800,
                     under: (Frame) -> [String] = { _ in [] }) -> String {
         let frame = Frame(map: map, points: points, size: size)
         let total = Int(frame.top + frame.height + 45)
@@ -44,22 +45,56 @@ enum FloorPlot {
         }
         out += axes(frame, metersPerUnit: map.metersPerUnit)
         out += under(frame)
-        // A walk's points in their order: its track.
-        var walks: [String: [SurveyPoint]] = [:]
-        for p in points { if let s = p.session { walks[s, default: []].append(p) } }
-        out.append("<g class=\"tracks\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" opacity=\"0.7\">")
-        // Every walk gets its line, even of one point: the live view extends it as the walk syncs.
-        for (session, walk) in walks.sorted(by: { $0.key < $1.key }) {
-            let ordered = walk.sorted { ($0.seq ?? 0, $0.createdAtMs) < ($1.seq ?? 0, $1.createdAtMs) }
-            let line = ordered.map { "\(frame.x($0.x)),\(frame.y($0.y))" }.joined(separator: " ")
-            out.append("<polyline class=\"track\" data-session=\"\(SVGPlot.escape(session))\" points=\"\(line)\"><title>walk \(SVGPlot.escape(session))</title></polyline>")
+        out.append("<g class=\"tracks\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" opacity=\"0.8\">")
+        // Every walk gets its line and colour, even of one point: the live view extends it as the walk syncs.
+        for walk in walks(points) {
+            let line = walk.points.map { "\(frame.x($0.x)),\(frame.y($0.y))" }.joined(separator: " ")
+            out.append("<polyline class=\"track\" data-session=\"\(SVGPlot.escape(walk.session))\" stroke=\"\(walk.colour)\" points=\"\(line)\"><title>\(SVGPlot.escape(walk.label))</title></polyline>")
         }
         out.append("</g><g class=\"points\">")
         for p in points.sorted(by: { $0.id < $1.id }) {
             out.append("<circle class=\"point\" data-id=\"\(SVGPlot.escape(p.id))\" cx=\"\(frame.x(p.x))\" cy=\"\(frame.y(p.y))\" r=\"4\" fill=\"#263238\"><title>\(SVGPlot.escape(p.id.prefix(8) + " by " + p.owner))</title></circle>")
         }
+        out.append("</g><g class=\"beacons\">")
+        for b in beacons {
+            let cx = frame.left + b.x * frame.scale, cy = frame.top + b.y * frame.scale
+            let diamond = String(format: "M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ", cx, cy - 7, cx + 7, cy, cx, cy + 7, cx - 7, cy)
+            let name = b.name.map { " " + $0 } ?? ""
+            out.append("<g class=\"beacon\" id=\"\(beaconAnchor(b.mac))\"><path d=\"\(diamond)\" fill=\"#ff7f0e\" stroke=\"#263238\" stroke-width=\"1\"/><title>beacon \(SVGPlot.escape(b.mac + name)) at (\(String(format: "%g, %g", b.x, b.y)))</title></g>")
+        }
         out.append("</g></svg>")
         return out.joined(separator: "\n")
+    }
+
+    /// A beacon's element id on a map page (a MAC's colons are not welcome in a URL fragment).
+    static func beaconAnchor(_ mac: String) -> String { "beacon-" + mac.uppercased().filter { $0 != ":" } }
+
+    struct Walk {
+        var session: String
+        var points: [SurveyPoint]
+        var colour: String
+        /// "walk 1a2b3c4d by carol, 2026-11-20 10:04, 27 points"
+        var label: String
+    }
+
+    /// A colour each, in the order of their first point; more walks than colours share them.
+    static let walkColours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+
+    /// The walks among `points`, each in its order, first walked first.
+    static func walks(_ points: [SurveyPoint]) -> [Walk] {
+        var bySession: [String: [SurveyPoint]] = [:]
+        for p in points { if let s = p.session { bySession[s, default: []].append(p) } }
+        let ordered = bySession.map { session, list in
+            (session, list.sorted { ($0.seq ?? 0, $0.createdAtMs) < ($1.seq ?? 0, $1.createdAtMs) })
+        }.sorted { ($0.1.first?.createdAtMs ?? 0, $0.0) < ($1.1.first?.createdAtMs ?? 0, $1.0) }
+        return ordered.enumerated().map { i, walk in
+            let (session, list) = walk
+            let owners = Set(list.map(\.owner)).subtracting([MeasurementDocument.unsignedOwner]).sorted()
+            let when = Pages.time(list.first?.createdAtMs ?? 0)
+            let label = "walk \(session.prefix(8))" + (owners.isEmpty ? "" : " by " + owners.joined(separator: ", "))
+                + (when.isEmpty ? "" : ", \(when)") + ", \(list.count) points"
+            return Walk(session: session, points: list, colour: walkColours[i % walkColours.count], label: label)
+        }
     }
 
     /// Metre ticks along the bottom and the left, as the plots draw them.

@@ -79,7 +79,8 @@ struct MapPlots: Sendable {
 actor PlotCache {
     static let capacity = 2
     private var maps: [(map: String, sequence: Int64, plots: MapPlots)] = []
-    private var alerts: (sequence: Int64, made: ContinuousClock.Instant, rows: [[String: String]])?
+    private var health: (sequence: Int64, made: ContinuousClock.Instant, panel: BeaconHealthPanel)?
+    private var errors: [(map: String, sequence: Int64, table: ErrorTable)] = []
     /// Alerts also age without new documents ("silent for N days"): they are redone this often.
     static let alertsLifetime: Duration = .seconds(600)
 
@@ -92,10 +93,19 @@ actor PlotCache {
         return made
     }
 
-    func alerts(sequence: Int64, make: @Sendable () async throws -> [[String: String]]) async throws -> [[String: String]] {
-        if let alerts, alerts.sequence == sequence, ContinuousClock.now - alerts.made < Self.alertsLifetime { return alerts.rows }
-        let rows = try await make()
-        alerts = (sequence, ContinuousClock.now, rows)
-        return rows
+    func errors(map: String, sequence: Int64, make: @Sendable () async throws -> ErrorTable) async throws -> ErrorTable {
+        if let hit = errors.first(where: { $0.map == map && $0.sequence == sequence }) { return hit.table }
+        let made = try await make()
+        errors.removeAll { $0.map == map }
+        errors.append((map, sequence, made))
+        if errors.count > Self.capacity { errors.removeFirst(errors.count - Self.capacity) }
+        return made
+    }
+
+    func health(sequence: Int64, make: @Sendable () async throws -> BeaconHealthPanel) async throws -> BeaconHealthPanel {
+        if let health, health.sequence == sequence, ContinuousClock.now - health.made < Self.alertsLifetime { return health.panel }
+        let panel = try await make()
+        health = (sequence, ContinuousClock.now, panel)
+        return panel
     }
 }

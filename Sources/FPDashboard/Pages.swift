@@ -57,35 +57,22 @@ struct Pages {
                     "surveyors": owners.joined(separator: ", ")]
         }
         var context: [String: Any] = ["maps": rows]
-        let alerts = try await beaconAlerts(points)
-        if alerts.isEmpty {
-            context["healthNote"] = dashboard.options.registries.isEmpty
-                ? "No beacon registry is configured, so no beacon is checked." : "Every registered beacon is fine."
+        if dashboard.options.registries.isEmpty {
+            context["healthNote"] = "No beacon registry is configured, so no beacon is checked."
         } else {
-            context["alerts"] = ["items": alerts]
+            context["health"] = try await beaconHealth(points).context
         }
         return page("Maps", "index", context)
     }
 
-    private func beaconAlerts(_ points: [SurveyPoint]) async throws -> [[String: String]] {
+    private func beaconHealth(_ points: [SurveyPoint]) async throws -> BeaconHealthPanel {
         let registries = dashboard.options.registries
-        guard !registries.isEmpty else { return [] }
         let (store, limit) = (dashboard.store, dashboard.options.maxMapPoints)
         let macs = Set(registries.values.flatMap { $0.entries.map(\.mac) })
-        return try await dashboard.plots.alerts(sequence: try await dashboard.index.lastSequence()) {
-            Self.alerts(try await SurveyReads.sightings(store, macs: macs, limit: limit), points: points, registries: registries)
-        }
-    }
-
-    private static func alerts(_ sightings: [String: [BeaconSighting]], points: [SurveyPoint],
-                               registries: [String: BeaconRegistry]) -> [[String: String]] {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        // A map nobody surveyed yet says nothing about its beacons.
         let surveyed = Set(points.map(\.map))
-        return registries.filter { surveyed.contains($0.key) }.sorted { $0.key < $1.key }.flatMap { map, registry in
-            BeaconHealth.assess(map: map, registry: registry, sightings: sightings, now: now).flatMap { health in
-                health.alerts.map { ["map": map, "mac": health.mac, "text": $0.description] }
-            }
+        return try await dashboard.plots.health(sequence: try await dashboard.index.lastSequence()) {
+            BeaconHealthPanel(registries: registries, sightings: try await SurveyReads.sightings(store, macs: macs, limit: limit),
+                              surveyed: surveyed, now: Int64(Date().timeIntervalSince1970 * 1000))
         }
     }
 
@@ -103,7 +90,10 @@ struct Pages {
         var context: [String: Any] = [
             "id": id, "link": Self.link(id),
             "description": map.description, "points": shown.count, "sequence": String(sequence),
-            "walks": Set(shown.compactMap(\.session)).count, "floor": FloorPlot.svg(map: map, points: shown),
+            "walks": Set(shown.compactMap(\.session)).count,
+            "floor": FloorPlot.svg(map: map, points: shown, beacons: dashboard.options.registries[id]?.entries ?? []),
+            "walkLegend": FloorPlot.walks(shown).map { ["colour": $0.colour, "label": $0.label] },
+            "hasBeacons": !(dashboard.options.registries[id]?.entries.isEmpty ?? true),
         ]
         let (store, limit, registry) = (dashboard.store, dashboard.options.maxMapPoints, dashboard.options.registries[id])
         let plots = try await dashboard.plots.plots(map: id, sequence: sequence) {

@@ -37,7 +37,7 @@ extension Pages {
             return MapPlots(map: map, fingerprints: fps, mapWidth: frame.mapWidth, mapHeight: frame.mapHeight, registry: registry)
         }
         let unsurveyed = Self.unsurveyedCells(map: map, frame: frame, points: shown)
-        let floor = FloorPlot.svg(map: map, points: shown) { frame in
+        let floor = FloorPlot.svg(map: map, points: shown, beacons: registry?.entries ?? []) { frame in
             Self.cellLayer(frame, unsurveyed: unsurveyed, side: Self.unsurveyedCell / map.metersPerUnit,
                            weak: plots.weakCells, weakSide: MapPlots.coverageCell / map.metersPerUnit)
         }

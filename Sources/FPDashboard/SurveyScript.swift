@@ -11,6 +11,8 @@ enum SurveyScript {
           var svg = wrap.querySelector('svg'), ns = 'http://www.w3.org/2000/svg';
           var left = +svg.dataset.left, top = +svg.dataset.top, scale = +svg.dataset.scale;
           var status = document.getElementById('survey-status'), progress = document.getElementById('survey-progress');
+          // A refusal stays until the next action: the running job's updates go to the status box.
+          var refusal = document.getElementById('survey-refusal');
           var xInput = document.getElementById('x'), yInput = document.getElementById('y');
           var buttons = [document.getElementById('measure'), document.getElementById('walk')];
           var route = document.getElementById('route'), polling = false, lastShown = 0;
@@ -24,6 +26,7 @@ enum SurveyScript {
             if (error) p.className = 'error';
             status.appendChild(p);
           }
+          function refuse(text) { refusal.textContent = text; refusal.hidden = false; }
           function marker(cls, x, y, r) {
             var c = svg.querySelector('circle.' + cls);
             if (!c) { c = document.createElementNS(ns, 'circle'); c.setAttribute('class', cls); c.setAttribute('r', r); svg.appendChild(c); }
@@ -51,7 +54,7 @@ enum SurveyScript {
           if (route) { route.addEventListener('change', drawRoute); drawRoute(); }
 
           function measure() {
-            if (xInput.value === '' || yInput.value === '') { say('Type x and y (map units), or click the plan.', true); return; }
+            if (xInput.value === '' || yInput.value === '') { refuse('Type x and y (map units), or click the plan.'); return; }
             post('measure', { map: wrap.dataset.map, x: xInput.value, y: yInput.value });
           }
           function drawRoute() {
@@ -65,16 +68,17 @@ enum SurveyScript {
           }
           function post(action, fields) {
             fields.token = wrap.dataset.token;
+            refusal.hidden = true;
             fetch('/_dashboard/survey/' + action, {
               method: 'POST', credentials: 'same-origin', body: new URLSearchParams(fields),
               headers: { 'Content-Type': 'application/x-www-form-urlencoded' }
             }).then(function (response) {
               return response.json().then(function (answer) {
-                if (!response.ok) { status.dataset.state = 'refused'; say(answer.error || 'Refused.', true); return; }
+                if (!response.ok) { refuse(answer.error || 'Refused.'); return; }
                 show(answer.job);
                 poll();
               });
-            }, function () { say('The dashboard did not answer: is fprint dashboard still running?', true); });
+            }, function () { refuse('The dashboard did not answer: is fprint dashboard still running?'); });
           }
           function poll() {
             if (polling) return;

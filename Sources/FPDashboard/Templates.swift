@@ -39,7 +39,7 @@ enum Templates {
     static let login = """
         <h1>Log in</h1>
         {{#error}}<p class="error" id="login-error">{{error}}</p>{{/error}}
-        <form method="post" action="/_dashboard/login" class="login">
+        <form method="post" action="/_dashboard/login" class="login"><input type="hidden" name="next" value="{{next}}">
         <label>Name <input name="name" autocomplete="username" value="{{name}}"></label>
         <label>Password, or a token with an empty name <input name="password" type="password" autocomplete="current-password"></label>
         <button type="submit">Log in</button></form>
@@ -52,15 +52,23 @@ enum Templates {
         <td class="num">{{walks}}</td><td>{{latest}}</td><td>{{surveyors}}</td></tr>{{/maps}}
         </tbody></table>{{^maps}}<p>No measurements yet.</p>{{/maps}}
         <h2>Beacon health</h2>
-        {{#alerts}}<ul id="alerts">{{#items}}<li class="alert">{{map}} {{mac}}: {{text}}</li>{{/items}}</ul>{{/alerts}}
-        {{^alerts}}<p id="no-alerts">{{healthNote}}</p>{{/alerts}}
+        {{#health}}<p>As <code>fprint beacons --health</code> reports it, from the latest measurements of every map.</p>
+        <table id="beacon-health"><thead><tr><th>Map</th><th>Beacons</th><th>Heard</th><th>State</th></tr></thead><tbody>
+        {{#maps}}<tr><td><a href="/_dashboard/maps/{{link}}">{{map}}</a></td><td class="num">{{beacons}}</td><td class="num">{{heard}}</td>
+        <td>{{state}}</td></tr>{{/maps}}</tbody></table>
+        {{#hasAlerts}}<ul id="alerts">{{#alerts}}<li class="alert"><a href="/_dashboard/maps/{{link}}#{{anchor}}">{{map}} {{mac}}</a>
+        at {{at}}: {{text}}</li>{{/alerts}}</ul>{{/hasAlerts}}
+        {{^hasAlerts}}<p id="no-alerts">No alert on a surveyed map.</p>{{/hasAlerts}}{{/health}}
+        {{#healthNote}}<p id="no-alerts">{{healthNote}}</p>{{/healthNote}}
         """
 
     static let map = """
         <h1>{{id}} <small>{{description}}</small></h1>
         <p><span id="point-count">{{points}}</span> points, walks: <span id="walk-count">{{walks}}</span>. <a href="/_dashboard/maps/{{link}}/errors">Positioning errors</a>. Walking now: <span id="live-count">0</span>. <span id="live" class="muted">live updates off</span></p>
         <div class="plots"><section><h2>Floor, points and walks</h2>
-        <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div></section>
+        <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div>
+        <ul class="legend" id="walk-legend">{{#walkLegend}}<li><span class="swatch" style="background:{{colour}}"></span>{{label}}</li>{{/walkLegend}}
+        {{#hasBeacons}}<li><span class="swatch diamond"></span>registered beacon</li>{{/hasBeacons}}</ul></section>
         <section><h2>Heatmap</h2>
         <form method="get" id="tx-form"><label>Transmitter <select name="tx" id="tx">{{#transmitters}}
         <option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}} ({{count}} points)</option>{{/transmitters}}</select></label>
@@ -152,6 +160,7 @@ enum Templates {
         <option value="{{id}}" data-points="{{points}}">{{name}}{{floors}}</option>{{/routes}}</select></label>
         <button type="submit" id="walk"{{^routes}} disabled{{/routes}}>Walk</button>
         {{^routes}}<p class="muted">No route on this map: add one with <code>fprint scenario add</code>.</p>{{/routes}}</form>
+        <p id="survey-refusal" class="error" role="alert" hidden></p>
         <div id="survey-status" role="status" aria-live="polite"><p class="muted">Ready.</p></div>
         <progress id="survey-progress" max="1" value="0" hidden></progress>
         </aside></div>

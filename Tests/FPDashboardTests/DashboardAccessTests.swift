@@ -1,4 +1,5 @@
 import FPCore
+import FPHex
 @testable import FPDashboard
 import FPGateway
 import Foundation
@@ -28,7 +29,7 @@ import Testing
             // Pages need a login; the login page itself does not.
             let index = try await client.page(.get, "/_dashboard/")
             #expect(index.status == .seeOther)
-            #expect(index.headers[.location] == "/_dashboard/login")
+            #expect(index.headers[.location] == "/_dashboard/login?next=%2F_dashboard%2F")
             let login = try await client.page(.get, "/_dashboard/login")
             #expect(login.status == .ok)
             #expect(login.text.contains("type=\"password\""))
@@ -55,6 +56,27 @@ import Testing
             let logout = try await client.page(.post, "/_dashboard/logout", cookie: session, form: "")
             #expect(logout.status == .seeOther)
             #expect(logout.headers[.setCookie]?.hasPrefix("AuthSession=;") == true)
+        }
+    }
+
+    /// A link to a page, followed before logging in, leads there after it; never to another site.
+    @Test func theLoginLeadsToThePageAskedFor() async throws {
+        let f = try DashboardFixture()
+        try await f.app.test(.router) { client in
+            let asked = try await client.page(.get, "/_dashboard/maps/J1NP/errors?x=1")
+            let login = try #require(asked.headers[.location])
+            #expect(login == "/_dashboard/login?next=%2F_dashboard%2Fmaps%2FJ1NP%2Ferrors%3Fx%3D1")
+            let form = try await client.page(.get, login)
+            #expect(form.text.contains("name=\"next\" value=\"/_dashboard/maps/J1NP/errors?x=1\""), "\(form.text)")
+            let done = try await client.page(.post, "/_dashboard/login",
+                                             form: "name=carol&password=s3cret&next=%2F_dashboard%2Fmaps%2FJ1NP%2Ferrors%3Fx%3D1")
+            #expect(done.status == .seeOther && done.headers[.location] == "/_dashboard/maps/J1NP/errors?x=1")
+            for next in ["https://evil.example/", "//evil.example/_dashboard/", "/_dashboard//evil.example", "/_dashboard/\\evil",
+                         "/_dashboard/logout", "/elsewhere", "/_dashboard/%0d%0aSet-Cookie:x"] {
+                let form = "name=carol&password=s3cret&next=" + PercentEncoding.encode(next.removingPercentEncoding ?? next)
+                let answer = try await client.page(.post, "/_dashboard/login", form: form)
+                #expect(answer.headers[.location] == "/_dashboard/", "\(next)")
+            }
         }
     }
 

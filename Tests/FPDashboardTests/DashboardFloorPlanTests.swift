@@ -42,7 +42,7 @@ import Testing
             #expect(picture.status == .ok && picture.headers[.contentType] == "image/png")
             #expect(Array(picture.body.readableBytesView) == Self.png)
             let anonymous = try await client.page(.get, "/_dashboard/floor-plans/J1NP")
-            #expect(anonymous.status == .seeOther && anonymous.headers[.location] == "/_dashboard/login")
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location] == "/_dashboard/login?next=%2F_dashboard%2Ffloor-plans%2FJ1NP")
             #expect(try await client.page(.get, "/_dashboard/floor-plans/J2NP", cookie: cookie).status == .notFound)
             // Over a picture the floor is not filled, or it would hide it.
             #expect(page.text.contains("<rect class=\"outline\"") && page.text.contains("fill=\"none\" stroke=\"#90a4ae\""))
@@ -74,6 +74,29 @@ import Testing
             #expect(index.text.contains("C0:C4:42:69:DA:1C") && index.text.contains("battery 2100 mV"), "\(index.text)")
             // The other beacon was heard just now, with no telemetry: nothing to say about it.
             #expect(!index.text.contains("C3:9F:C5:AF:D7:60"))
+            // The alert says where the beacon is and links to it on its map, where it is drawn.
+            #expect(index.text.contains("href=\"/_dashboard/maps/J1NP#beacon-C0C44269DA1C\"") && index.text.contains("at (100, 100)"))
+            let map = try await client.page(.get, "/_dashboard/maps/J1NP", cookie: fixture.cookie("vera", role: .viewer))
+            #expect(map.text.contains("<g class=\"beacon\" id=\"beacon-C0C44269DA1C\"") && map.count("<g class=\"beacon\"") == 2)
+        }
+    }
+
+    /// As `fprint beacons --health` counts: a map nobody surveyed says so, not "every beacon is fine"
+    /// and not a "never heard" line per beacon.
+    @Test func aMapNobodySurveyedIsSaidToBeSo() async throws {
+        var f = try DashboardFixture()
+        try f.seed()
+        f.config.beaconRegistries = [
+            "J1NP": try BeaconRegistry(json: [["mac": "C0:00:00:00:00:99", "x": 100, "y": 100]], source: "test"),
+            "J9NP": try BeaconRegistry(json: [["mac": "D0:00:00:00:00:01", "x": 1, "y": 1], ["mac": "D0:00:00:00:00:02", "x": 2, "y": 2]],
+                                       source: "test"),
+        ]
+        let fixture = f
+        try await fixture.app.test(.router) { client in
+            let index = try await client.page(.get, "/_dashboard/", cookie: fixture.cookie("vera", role: .viewer))
+            #expect(index.text.contains("not surveyed yet: no measurement on this map (2 never heard)"), "\(index.text)")
+            #expect(!index.text.contains("D0:00:00:00:00:01") && !index.text.contains("Every registered beacon is fine"))
+            #expect(index.text.contains("J1NP C0:00:00:00:00:99</a>\nat (100, 100): never heard"), "\(index.text)")
         }
     }
 }

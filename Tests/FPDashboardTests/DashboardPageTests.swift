@@ -168,6 +168,26 @@ import Testing
         #expect(await slots.inUse == 3)
     }
 
+    /// Two walks on one map: a colour each, and a legend naming the walk and its surveyor.
+    @Test func twoWalksGetTwoColoursAndALegend() async throws {
+        let f = try DashboardFixture()
+        try f.seed()
+        _ = try f.store.insert((0..<2).map { i in
+            NewDocument(id: "walk2-\(i)", body: DashboardFixture.measurement(x: 400, y: 900 + 200 * i, owner: "dora", session: "s2", seq: i + 1))
+        })
+        let dashboard = LocalDashboard.make(store: f.store, options: .init(maps: f.config.dashboardMaps))
+        try await Application(responder: LocalResponder(dashboard: dashboard)).test(.router) { client in
+            let map = try await client.page(.get, "/_dashboard/maps/J1NP")
+            let strokes = map.text.components(separatedBy: "<polyline class=\"track\"").dropFirst().compactMap { line -> String? in
+                guard let at = line.range(of: "stroke=\"") else { return nil }
+                return String(line[at.upperBound...].prefix(7))
+            }
+            #expect(strokes.count == 2 && Set(strokes).count == 2, "\(strokes)")
+            #expect(map.text.contains("walk s1 by carol") && map.text.contains("walk s2 by dora, ") && map.text.contains(", 2 points"))
+            #expect(map.count("<span class=\"swatch\"") == 2)
+        }
+    }
+
     @Test func localModeNeedsNoLogin() async throws {
         let f = try DashboardFixture()
         try f.seed()

@@ -117,7 +117,7 @@ def main():
 
         # A browser asking for / lands on the login page.
         driver.get(f"{base}/")
-        wait.until(lambda d: d.current_url.endswith("/_dashboard/login"))
+        wait.until(lambda d: "/_dashboard/login?next=" in d.current_url)
         driver.find_element(By.NAME, "name").send_keys("vera")
         driver.find_element(By.NAME, "password").send_keys("look-only")
         driver.save_screenshot(f"{ARTIFACTS}/login.png")

@@ -154,8 +154,8 @@ try:
 
     # Outside the floor's outline (in the picture's margin): refused, with the reason, nothing stored.
     click_map(driver, 15, 15)
-    wait_for(driver, "the refusal", lambda d: d.find_element(By.ID, "survey-status").get_attribute("data-state") == "refused", 30)
-    refusal = driver.find_element(By.ID, "survey-status").text
+    wait_for(driver, "the refusal", lambda d: d.find_element(By.ID, "survey-refusal").is_displayed(), 30)
+    refusal = driver.find_element(By.ID, "survey-refusal").text
     if "outline" not in refusal:
         fail(f"the refusal does not say why: {refusal!r}")
     if len(documents()) != len(targets):
@@ -235,9 +235,8 @@ try:
     driver.get(f"{base}/_dashboard/survey/maps/LAB1")
     wait_for(driver, "the running walk in the second tab", lambda d: d.find_element(By.ID, "measure").get_attribute("disabled"), 30)
     click_map(driver, 600, 300)
-    wait_for(driver, "the second tab's refusal",
-             lambda d: d.find_element(By.ID, "survey-status").get_attribute("data-state") == "refused", 30)
-    refusal = driver.find_element(By.ID, "survey-status").text
+    wait_for(driver, "the second tab's refusal", lambda d: d.find_element(By.ID, "survey-refusal").is_displayed(), 30)
+    refusal = driver.find_element(By.ID, "survey-refusal").text
     if "already running" not in refusal:
         fail(f"the second tab was not told a measurement is running: {refusal!r}")
     shot(driver, "survey-second-tab")
