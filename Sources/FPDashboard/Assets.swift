@@ -18,7 +18,7 @@ enum Assets {
         .stale{opacity:.35}
         ul.legend{list-style:none;padding:0;margin:.4em 0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:.9em}
         .swatch{display:inline-block;width:1.4em;height:.35em;vertical-align:middle;margin-right:.4em}
-        .swatch.diamond{width:.7em;height:.7em;background:#ff7f0e;transform:rotate(45deg)}
+        .swatch.diamond{width:.7em;height:.7em;background:#fdd835;border:1px solid #263238;transform:rotate(45deg)}
         .survey{display:grid;grid-template-columns:minmax(0,820px) minmax(16em,26em);gap:1.5em;align-items:start}
         #survey-wrap svg{cursor:crosshair}.survey-form{display:flex;flex-direction:column;gap:.5em;margin-bottom:1.2em}
         .survey-form h2{font-size:1.05em;margin:0}.key{display:inline-block;width:.9em;height:.9em;vertical-align:middle}

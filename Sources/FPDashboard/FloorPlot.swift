@@ -60,7 +60,7 @@ enum FloorPlot {
             let cx = frame.left + b.x * frame.scale, cy = frame.top + b.y * frame.scale
             let diamond = String(format: "M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ", cx, cy - 7, cx + 7, cy, cx, cy + 7, cx - 7, cy)
             let name = b.name.map { " " + $0 } ?? ""
-            out.append("<g class=\"beacon\" id=\"\(beaconAnchor(b.mac))\"><path d=\"\(diamond)\" fill=\"#ff7f0e\" stroke=\"#263238\" stroke-width=\"1\"/><title>beacon \(SVGPlot.escape(b.mac + name)) at (\(String(format: "%g, %g", b.x, b.y)))</title></g>")
+            out.append("<g class=\"beacon\" id=\"\(beaconAnchor(b.mac))\"><path d=\"\(diamond)\" fill=\"#fdd835\" stroke=\"#263238\" stroke-width=\"1\"/><title>beacon \(SVGPlot.escape(b.mac + name)) at (\(String(format: "%g, %g", b.x, b.y)))</title></g>")
         }
         out.append("</g></svg>")
         return out.joined(separator: "\n")

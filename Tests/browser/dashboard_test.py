@@ -6,7 +6,8 @@ opens the map, sees every point and a heatmap, watches a newly synced document a
 within 5 s and the marker and trail of `fprint track --publish` move, gets no console
 errors and cannot reach the admin page. Screenshots go to
 ${ARTIFACTS:-.build/artifacts}/browser/. With SCREENSHOTS=DIR it also writes
-DIR/dashboard.png and DIR/heatmap.png (`make screenshots`).
+DIR/dashboard.png, DIR/heatmap.png and DIR/dashboard-{walks,index,activity,errors}.png
+(`make screenshots`).
 
 Without chromium, chromedriver or selenium it skips loudly, or fails under
 FPRINT_REQUIRE_REAL=1 (CI sets it).
@@ -242,6 +243,13 @@ def main():
             driver.get(f"{base}/_dashboard/maps/{MAP}")
             tx = driver.find_element(By.CSS_SELECTOR, "#tx option[selected]").get_attribute("value")
             fprint("plot", "heatmap", "--map", MAP, "--transmitter", tx, "--db", LOCAL, "-o", f"{SHOTS}/heatmap.png")
+            # Every page a viewer sees: the map with both walks, the index, activity, positioning errors.
+            driver.save_screenshot(f"{SHOTS}/dashboard-walks.png")
+            for name, path, ready in [("dashboard-index", "/_dashboard/", "maps"), ("dashboard-activity", "/_dashboard/activity", "activity"),
+                                      ("dashboard-errors", f"/_dashboard/maps/{MAP}/errors", "errors")]:
+                driver.get(base + path)
+                WebDriverWait(driver, 120).until(lambda d: d.find_elements(By.ID, ready))
+                driver.save_screenshot(f"{SHOTS}/{name}.png")
         print(f"browser test: ok ({points} points, live point, walk and published positions, no console errors, admin refused, fprint dashboard); "
               f"screenshots in {ARTIFACTS}")
     finally:
