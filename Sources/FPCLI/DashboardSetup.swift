@@ -22,7 +22,7 @@ enum DashboardSetup {
         }
         for m in config?.appConfig.maps ?? [] {
             let plan = try tolerant { try FloorPlanFile.load(map: m.id, config: config) }
-            maps[m.id] = DashboardMap(id: m.id, description: m.description, metersPerUnit: m.scale.metersPerUnit,
+            maps[m.id] = DashboardMap(id: m.id, description: m.description == m.id ? "" : m.description, metersPerUnit: m.scale.metersPerUnit,
                                       width: m.extent?.width, height: m.extent?.height, outline: m.outline, floorPlan: plan)
             registries[m.id] = try tolerant { try BeaconRegistryFile.load(map: m.id, explicit: nil, config: config, paths: paths) }
         }

@@ -33,7 +33,7 @@ struct BeaconHealthPanel: Sendable {
             let isSurveyed = surveyed.contains(map)
             maps.append(MapRow(map: map, beacons: health.count, heard: health.filter { $0.lastHeard != nil }.count,
                                alerts: health.filter { !$0.alerts.isEmpty }.count, surveyed: isSurveyed))
-            // Unsurveyed: its row says so; a beacon heard from another floor with a flat battery still alerts.
+            // Unsurveyed: its row says so (a flat battery heard from another floor still alerts).
             for h in health {
                 for alert in h.alerts where isSurveyed || alert != .neverHeard {
                     alerts.append(Alert(map: map, mac: h.mac, x: h.x, y: h.y, text: alert.description))

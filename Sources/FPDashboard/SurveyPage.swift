@@ -46,7 +46,7 @@ extension Pages {
              "floors": route.laterMaps.isEmpty ? "" : " (then " + route.laterMaps.joined(separator: ", ") + ")"] as [String: Any]
         }
         let context: [String: Any] = [
-            "id": id, "link": Self.link(id), "description": map.description == id ? "" : map.description, "points": shown.count,
+            "id": id, "link": Self.link(id), "description": map.description, "points": shown.count,
             "floor": floor, "routes": routes, "settings": desk.describe, "token": dashboard.surveyToken,
             "unsurveyed": unsurveyed.count, "weak": plots.weakCells.count, "needed": Coverage.needed,
             "width": String(format: "%g", frame.mapWidth), "height": String(format: "%g", frame.mapHeight),

@@ -122,6 +122,9 @@ def main():
         driver.find_element(By.NAME, "name").send_keys("vera")
         driver.find_element(By.NAME, "password").send_keys("look-only")
         driver.save_screenshot(f"{ARTIFACTS}/login.png")
+        if SHOTS:
+            os.makedirs(SHOTS, exist_ok=True)
+            driver.save_screenshot(f"{SHOTS}/dashboard-login.png")
         driver.find_element(By.CSS_SELECTOR, "form.login button").click()
         wait.until(lambda d: d.find_elements(By.ID, "maps"))
         if "vera (viewer)" not in driver.page_source:
