@@ -26,11 +26,15 @@ struct BeaconRegistryFile {
             .map { "\($0)/beacons/\(map).json" }.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
-    /// `explicit`, else the map's registry file (`registryPath(map:…)`); nil when
-    /// there is none. A named file that cannot be read is not found (66); one
-    /// that is not a registry is a data error naming it (65).
+    /// `explicit`, else the map's registry file (`registryPath(map:…)`), else
+    /// the one a remote app config's server serves beside it (`fprint
+    /// gateway`: `/config/beacons/<map>.json`, cached for offline use); nil
+    /// when there is none. A named file that cannot be read is not found
+    /// (66); one that is not a registry is a data error naming it (65).
     static func load(map: String, explicit: String?, config: LoadedConfig?, paths: FPPaths) throws -> BeaconRegistry? {
-        guard let path = explicit ?? Self.registryPath(map: map, config: config, paths: paths) else { return nil }
+        guard let path = explicit ?? Self.registryPath(map: map, config: config, paths: paths) else {
+            return try served(map: map, config: config, paths: paths)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure("\(path): cannot read the beacon registry", .notFound)
         }
@@ -39,6 +43,18 @@ struct BeaconRegistryFile {
         }
         do {
             return try BeaconRegistry(json: value, source: path)
+        } catch {
+            throw CommandFailure("\(error)", .dataError)
+        }
+    }
+
+    /// The registry served beside a remote app config, if its server has one.
+    static func served(map: String, config: LoadedConfig?, paths: FPPaths) throws -> BeaconRegistry? {
+        guard let config, config.baseDirectory == nil, config.location != nil else { return nil }
+        do {
+            return try Workspace.configLoader(paths: paths).loadMapFile(.beacons, map: map, of: config) { data, source in
+                try BeaconRegistry(json: try CanonicalJSON.parse(data), source: source)
+            }
         } catch {
             throw CommandFailure("\(error)", .dataError)
         }

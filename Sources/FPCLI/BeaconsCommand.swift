@@ -70,6 +70,7 @@ extension BeaconsCommand {
                 if let registry = try BeaconRegistryFile.load(map: id, explicit: beacons, config: loaded, paths: ws.paths) {
                     registries.append((id, registry))
                     sources[id] = beacons ?? BeaconRegistryFile.registryPath(map: id, config: loaded, paths: ws.paths)
+                        ?? "beacons/\(id).json served beside \(loaded.source)"
                 }
             }
             guard !registries.isEmpty else {

@@ -1,19 +1,32 @@
 import Foundation
 
 /// Files `fprint gateway` serves under `/config/` beside the app config and
-/// scenarios: the simulated radio environments (`environments/<MAP>.json`),
-/// so `--simulate` works for clients whose config is the served one.
+/// scenarios: the simulated radio environments (`environments/<MAP>.json`)
+/// and the beacon registries (`beacons/<MAP>.json`), so `--simulate`,
+/// `locate`, `track` and `beacons` work for clients whose config is the
+/// served one.
 enum ServedConfigFiles {
-    /// Every `environments/*.json` beside a local app config, keyed by its
-    /// path under `/config/`. A remote or missing config serves none.
-    static func environments(besideConfig location: String) -> [String: Data] {
+    /// Every `environments/*.json` and `beacons/*.json` beside a local app
+    /// config (a registry in `registryFolder` — your own, `fprint beacons
+    /// import`'s — wins, as `fprint beacons` finds it), keyed by its path
+    /// under `/config/`. A remote or missing config serves none.
+    static func besideConfig(_ location: String, registryFolder: String? = nil) -> [String: Data] {
         guard !location.contains("://") else { return [:] }
-        let folder = URL(fileURLWithPath: location).deletingLastPathComponent().appendingPathComponent("environments")
+        let folder = URL(fileURLWithPath: location).deletingLastPathComponent()
+        var files = jsonFiles(in: folder.appendingPathComponent("environments"), as: "environments")
+        files.merge(jsonFiles(in: folder.appendingPathComponent("beacons"), as: "beacons")) { _, new in new }
+        if let registryFolder {
+            files.merge(jsonFiles(in: URL(fileURLWithPath: registryFolder).appendingPathComponent("beacons"), as: "beacons")) { _, own in own }
+        }
+        return files
+    }
+
+    private static func jsonFiles(in folder: URL, as prefix: String) -> [String: Data] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [:] }
         var files: [String: Data] = [:]
         for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
             if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) {
-                files["environments/\(name)"] = data
+                files["\(prefix)/\(name)"] = data
             }
         }
         return files

@@ -128,7 +128,9 @@ struct Workspace {
     }
 
     /// Remote config files get the credential stored for their gateway's origin.
-    func configLoader() -> ConfigLoader {
+    func configLoader() -> ConfigLoader { Self.configLoader(paths: paths) }
+
+    static func configLoader(paths: FPPaths) -> ConfigLoader {
         let transport = CurlHTTPTransport()
         let authorizer = ConfigAuthorizer(paths: paths, transport: transport)
         return ConfigLoader(cacheDirectory: paths.configCacheDirectory, transport: transport,
@@ -173,7 +175,7 @@ struct Workspace {
         var remoteProblem = ""
         if loaded.baseDirectory == nil, loaded.location != nil {
             do {
-                if let env = try configLoader().loadEnvironment(map: map, of: loaded, decode: {
+                if let env = try configLoader().loadMapFile(.environment, map: map, of: loaded, decode: {
                     try RadioEnvironment(data: $0, source: $1)
                 }) {
                     return env

@@ -91,16 +91,25 @@ package struct ConfigLoader: Sendable {
             location: location, urlCredentials: credentials)
     }
 
-    /// `environments/<MAP>.json` beside a remote app config, fetched with the
-    /// config's credentials and cached like it. Nil when the server has none
-    /// (404) and no copy is cached; other failures without a cached copy throw.
-    package func loadEnvironment<T>(map: String, of loaded: LoadedConfig,
-                                   decode: @escaping (Data, String) throws -> T) throws(ConfigError) -> T? {
+    /// A map's file served beside a remote app config: its simulated radio
+    /// environment or its beacon registry.
+    package enum MapFile: String, Sendable {
+        case environment = "environments", beacons
+
+        var cacheKind: ConfigCache.Kind { self == .environment ? .environment : .beacons }
+    }
+
+    /// `environments/<MAP>.json` or `beacons/<MAP>.json` beside a remote app
+    /// config, fetched with the config's credentials and cached like it. Nil
+    /// when the server has none (404) and no copy is cached; other failures
+    /// without a cached copy throw.
+    package func loadMapFile<T>(_ file: MapFile, map: String, of loaded: LoadedConfig,
+                                decode: @escaping (Data, String) throws -> T) throws(ConfigError) -> T? {
         guard let base = loaded.location, case .remote = base else { return nil }
-        let location = try base.resolving("environments/\(PercentEncoding.encode(map)).json", referencedAt: "environments")
+        let location = try base.resolving("\(file.rawValue)/\(PercentEncoding.encode(map)).json", referencedAt: file.rawValue)
         let auth = FetchAuth(urlCredentials: loaded.urlCredentials, origin: base.origin, authorize: authorize)
         do {
-            return try obtain(.environment, at: location, auth: auth) { value, source throws(ConfigError) in
+            return try obtain(file.cacheKind, at: location, auth: auth) { value, source throws(ConfigError) in
                 do { return try decode(CanonicalJSON.data(value), source) } catch let error as ConfigError {
                     throw error
                 } catch {
@@ -194,7 +203,7 @@ package struct ConfigLoader: Sendable {
 /// `{"source", "savedAt", "content"}`, so a copy is only ever used for the
 /// URL it was fetched from.
 struct ConfigCache {
-    enum Kind: String { case appConfig = "app-config", scenarios, environment }
+    enum Kind: String { case appConfig = "app-config", scenarios, environment, beacons }
 
     let directory: String
 
