@@ -14,8 +14,9 @@ struct FloorPlanOptions: ParsableArguments {
     }
 }
 
-/// A map's floor-plan picture (`maps[].floorPlan`) read for a plot: PNG or
-/// JPEG, from a local file.
+/// A map's floor-plan picture (`maps[].floorPlan`) read for a plot: PNG,
+/// JPEG or SVG, from a local file, or fetched beside a remote app config
+/// (`fprint gateway` serves its maps' pictures under `/config/`).
 enum FloorPlanFile {
     /// Largest picture embedded in a plot (a plan scan is a few MB).
     static let maxBytes = 32 << 20
@@ -23,21 +24,31 @@ enum FloorPlanFile {
     /// nil when the map has no picture.
     static func load(map id: String, config: LoadedConfig?) throws -> SVGPlot.FloorPlan? {
         guard let config, let plan = config.appConfig.map(id: id)?.floorPlan else { return nil }
-        let path: String
-        if plan.image.hasPrefix("/") {
-            path = plan.image
-        } else if let base = config.baseDirectory {
-            path = (base as NSString).appendingPathComponent(plan.image)
-        } else {
-            throw CommandFailure("map \(id): floorPlan.image \"\(plan.image)\" is relative to a remote app config; "
-                + "floor-plan pictures are read from local files (give an absolute path, or --no-floor-plan)", .dataError)
-        }
-        let bytes = try read(path, map: id)
+        let (bytes, shown) = try picture(plan.image, map: id, config: config)
         guard let header = ImageHeader(bytes) else {
-            throw CommandFailure("map \(id): floor plan \(path) is not a PNG, JPEG or SVG image", .dataError)
+            throw CommandFailure("map \(id): floor plan \(shown) is not a PNG, JPEG or SVG image", .dataError)
         }
         return SVGPlot.FloorPlan(header: header, bytes: bytes, x: plan.origin.x, y: plan.origin.y,
                                  unitsPerPixel: plan.unitsPerPixel)
+    }
+
+    /// The picture's bytes and how to name it: beside a remote config, fetched
+    /// (never a file of this machine); else the file, relative to a local config.
+    private static func picture(_ image: String, map id: String, config: LoadedConfig) throws -> (bytes: [UInt8], shown: String) {
+        if config.baseDirectory == nil, config.location != nil {
+            do {
+                if let fetched = try Workspace.configLoader(paths: FPPaths()).loadPicture(image, of: config, maxBytes: maxBytes) {
+                    return (fetched, image)
+                }
+            } catch {
+                throw CommandFailure("map \(id): floor plan: \(error) (--no-floor-plan leaves it out)", .dataError)
+            }
+        }
+        guard image.hasPrefix("/") || config.baseDirectory != nil else {
+            throw CommandFailure("map \(id): floorPlan.image \"\(image)\" has no folder to be read from", .dataError)
+        }
+        let path = image.hasPrefix("/") ? image : ((config.baseDirectory ?? "") as NSString).appendingPathComponent(image)
+        return (try read(path, map: id), path)
     }
 
     private static func read(_ path: String, map id: String) throws -> [UInt8] {

@@ -114,7 +114,8 @@ struct GatewayServe: ReportingCommand {
         var config = GatewayConfig(
             databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
             bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
-            files: ServedConfigFiles.besideConfig((try? workspace.configLocation()) ?? "", registryFolder: paths.configDirectory),
+            files: ServedConfigFiles.besideConfig((try? workspace.configLocation()) ?? "", registryFolder: paths.configDirectory,
+                                                  pictures: ((try? workspace.configIfAny())??.appConfig.maps ?? []).compactMap(\.floorPlan?.image)),
             publicURL: publicURL,
             idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
         // The users file is read again whenever it changes; issued credentials live beside the secret.

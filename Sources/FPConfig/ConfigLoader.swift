@@ -122,6 +122,30 @@ package struct ConfigLoader: Sendable {
         }
     }
 
+    /// A floor-plan picture a remote app config names (`maps[].floorPlan.image`,
+    /// relative to it), fetched with the config's credentials; its last good
+    /// copy is cached (base64 in the envelope) for offline use. Nil for a
+    /// local config. Larger than `maxBytes`: an error, nothing cached.
+    package func loadPicture(_ reference: String, of loaded: LoadedConfig, maxBytes: Int) throws(ConfigError) -> [UInt8]? {
+        guard let base = loaded.location, case .remote = base else { return nil }
+        // Resolved as any reference of remote content: never a file of this machine.
+        guard case .remote(let url) = try base.resolving(reference, referencedAt: "floorPlan.image") else { return nil }
+        let auth = FetchAuth(urlCredentials: loaded.urlCredentials, origin: base.origin, authorize: authorize)
+        let cache = ConfigCache(directory: cacheDirectory)
+        do throws(ConfigError) {
+            let data = try fetch(url, headers: auth.headers(for: url), accept: "image/*")
+            guard data.count <= maxBytes else {
+                throw ConfigError(source: HTTPError.displayURL(url.absoluteString), "the picture is over \(maxBytes >> 20) MiB")
+            }
+            try? cache.write(.picture, url: url, content: .string(data.base64EncodedString()))
+            return Array(data)
+        } catch {
+            guard let cached = cache.read(.picture, url: url), case .string(let text) = cached.content,
+                  let data = Data(base64Encoded: text) else { throw error }
+            return Array(data)
+        }
+    }
+
     /// Which credentials a fetch carries: the app config URL's own, to its
     /// origin only; otherwise whatever `authorize` gives for the URL.
     struct FetchAuth {
@@ -177,10 +201,10 @@ package struct ConfigLoader: Sendable {
         }
     }
 
-    private func fetch(_ url: URL, headers extra: HTTPHeaders) throws(ConfigError) -> Data {
+    private func fetch(_ url: URL, headers extra: HTTPHeaders, accept: String = "application/json") throws(ConfigError) -> Data {
         let shown = HTTPError.displayURL(url.absoluteString)
         let response: HTTPResponse
-        var headers: HTTPHeaders = ["Accept": "application/json"]
+        var headers: HTTPHeaders = ["Accept": accept]
         for field in extra { headers[field.name] = field.value }
         // Blocking: configs load synchronously, before any sync work starts.
         do throws(HTTPError) {
@@ -203,7 +227,7 @@ package struct ConfigLoader: Sendable {
 /// `{"source", "savedAt", "content"}`, so a copy is only ever used for the
 /// URL it was fetched from.
 struct ConfigCache {
-    enum Kind: String { case appConfig = "app-config", scenarios, environment, beacons }
+    enum Kind: String { case appConfig = "app-config", scenarios, environment, beacons, picture }
 
     let directory: String
 

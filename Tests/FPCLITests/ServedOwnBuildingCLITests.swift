@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 /// A building of your own, shared through `fprint gateway`: the gateway
-/// serves your app config with its beacon lists under `/config/`, and a
-/// teammate whose config is the served one sees the same beacons and can
-/// `--simulate` the map from them (it has no environment file).
+/// serves your app config with its beacon lists and floor-plan pictures
+/// under `/config/`, and a teammate whose config is the served one sees the
+/// same beacons, can `--simulate` the map from them (it has no environment
+/// file) and draws the plan.
 @Suite struct ServedOwnBuildingCLITests {
     @Test func aTeammateGetsTheMapsBeaconListFromTheGateway() async throws {
         let s = try ClientSyncCLITests.Setup(users: "carol:pa55word-Q\n")
@@ -34,5 +35,15 @@ import Testing
         let ble = try #require((doc["providers"] as? [String: Any])?["ble"] as? [String: Any])
         #expect((ble["source"] as? String)?.hasPrefix("simulated:") == true, "\(ble)")
         #expect(((doc["bleScans"] as? [[String: Any]]) ?? []).count > 0)
+
+        // The plan's picture comes from the gateway too, byte for byte.
+        let png = teammate.home.appendingPathComponent("lab1.png").path
+        let shown = try await teammate.run(["map", "show", "LAB1", "-o", png])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let drawn = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(drawn.starts(with: [0x89, 0x50, 0x4E, 0x47]) && drawn.count > 5_000)
+        let served = try await teammate.run(["map", "show", "LAB1", "--json"])
+        let plan = try #require(try teammate.json(served.stdout)["floorPlan"] as? [String: Any])
+        #expect(plan["widthPx"] as? Int == 1200 && plan["problem"] == nil, "\(plan)")
     }
 }
