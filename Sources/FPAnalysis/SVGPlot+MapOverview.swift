@@ -71,7 +71,7 @@ extension SVGPlot {
     }
 
     /// Text with a white halo, readable over the plan and the lines under it.
-    private static func label(_ text: String, x: Double, y: Double, color: String, cssClass: String) -> String {
+    static func label(_ text: String, x: Double, y: Double, color: String, cssClass: String) -> String {
         "<text class=\"\(cssClass)\" x=\"\(f(x))\" y=\"\(f(y))\" fill=\"\(color)\" font-size=\"11\" stroke=\"white\" "
             + "stroke-width=\"3\" paint-order=\"stroke\">\(escape(text))</text>"
     }
