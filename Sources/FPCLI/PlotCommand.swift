@@ -10,7 +10,7 @@ struct Plot: AsyncParsableCommand {
         commandName: "plot",
         abstract: "Draw SVG or PNG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot, beacon coverage, a live track, a train/test evaluation across months.",
         discussion: """
-            SVG goes to stdout or --output; open it in a browser. --sparkline prints a one-line terminal chart instead.
+            SVG goes to stdout, or -o FILE.svg / FILE.png (other endings are refused, exit 64); open an SVG in a browser. --sparkline prints a one-line terminal chart instead.
 
             Examples:
               fprint plot heatmap --map J3NP --transmitter C5:D5:21:51:D7:90 -o beacon14.svg

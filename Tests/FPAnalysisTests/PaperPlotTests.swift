@@ -166,3 +166,38 @@ extension [SVGElements.Element] {
         #expect(drawn.count == 2 && drawn.allSatisfy { $0.attributes["opacity"] == nil })
     }
 }
+
+@Suite struct MapLabelTests {
+    /// A route starting at the map's right edge: its name runs leftwards, not off the picture.
+    @Test func aNameAtTheRightEdgeEndsAtItsPoint() throws {
+        let route = SVGPlot.MapRoute(name: "FIM UHK - 2 NP, stairs, 3 NP (track: floor change)", points: [(x: 2400, y: 100), (x: 2400, y: 900)])
+        let near = SVGPlot.MapRoute(name: "left", points: [(x: 100, y: 100)])
+        let svg = SVGPlot.mapOverview(title: "t", mapWidth: 2500, mapHeight: 1000, metersPerUnit: 0.02, outline: nil, floorPlan: nil,
+                                      points: [], beacons: [], routes: [route, near])
+        let names = try SVGElements.parse(svg).with(class: "route-name")
+        let right = try #require(names.first { $0.text == route.name })
+        let scale = 720.0 / 2500
+        #expect(right.attributes["text-anchor"] == "end" && Double(right.attributes["x"] ?? "") == (50 + 2400 * scale - 7).rounded(toPlaces: 1))
+        let left = try #require(names.first { $0.text == "left" })
+        #expect(left.attributes["text-anchor"] == nil && Double(left.attributes["x"] ?? "") == (50 + 100 * scale + 7).rounded(toPlaces: 1))
+    }
+}
+
+extension Double {
+    func rounded(toPlaces places: Int) -> Double {
+        let p = pow(10, Double(places))
+        return (self * p).rounded() / p
+    }
+}
+
+extension MapLabelTests {
+    /// Two routes starting side by side: their names do not print over each other.
+    @Test func namesOfRoutesStartingSideBySideAreStacked() throws {
+        let a = SVGPlot.MapRoute(name: "FIM UHK - 3 NP, lift, 1 NP", points: [(x: 1000, y: 2400)])
+        let b = SVGPlot.MapRoute(name: "FIM UHK - 3 NP (track: two floors down)", points: [(x: 1050, y: 2400)])
+        let svg = SVGPlot.mapOverview(title: "t", mapWidth: 2500, mapHeight: 3000, metersPerUnit: 0.02, outline: nil, floorPlan: nil,
+                                      points: [], beacons: [], routes: [a, b])
+        let ys = try SVGElements.parse(svg).with(class: "route-name").compactMap { Double($0.attributes["y"] ?? "") }
+        #expect(ys.count == 2 && abs(ys[0] - ys[1]) >= 12, "\(ys)")
+    }
+}

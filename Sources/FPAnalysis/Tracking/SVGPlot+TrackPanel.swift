@@ -62,7 +62,7 @@ extension SVGPlot {
                 let s = samples[i], cx = p.x(s.x), cy = p.y(s.y)
                 let text = "\(verb) \(other ?? "?") at " + String(format: "%.0f s", s.timeS)
                 inside.append("<rect class=\"floor-change\" x=\"\(f(cx - 5))\" y=\"\(f(cy - 5))\" width=\"10\" height=\"10\" fill=\"#000\" stroke=\"white\"><title>\(escape(text))</title></rect>")
-                inside.append(label(text, x: cx + 8, y: cy - 6, color: "#000", cssClass: "floor-change-label"))
+                inside.append(label(text, x: cx + 1, y: cy - 6, color: "#000", cssClass: "floor-change-label", within: p.left + p.width))
             }
         }
         body += inside + ["</g>"]
