@@ -142,7 +142,8 @@ test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/cross_site_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
 
-# README's pictures: the dashboard's map page and `fprint plot heatmap` as PNG.
+# The docs' pictures: the dashboard's map page, and every kind of plot as PNG (Tests/screenshots-plots.sh).
 screenshots: build
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
+	bash Tests/screenshots-plots.sh $(BIN) $(CURDIR)/docs/img

@@ -47,7 +47,7 @@ extension SVGPlot {
         for c in cells {
             let x = left + Double(c.column) * side, y = top + Double(c.row) * side
             let tip = "<title>\(c.beacons) beacon\(c.beacons == 1 ? "" : "s") at the weakest of \(c.points) point\(c.points == 1 ? "" : "s")</title>"
-            body.append("<rect class=\"cell\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(side))\" height=\"\(f(side))\" fill=\"\(viridisColor(Double(c.beacons) / Double(most)))\" opacity=\"0.8\">\(tip)</rect>")
+            body.append("<rect class=\"cell\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(side))\" height=\"\(f(side))\" fill=\"\(viridisColor(Double(c.beacons) / Double(most)))\">\(tip)</rect>")
             if c.beacons < needed {
                 body.append("<rect class=\"gap\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(side))\" height=\"\(f(side))\" fill=\"url(#gap)\" stroke=\"#d62728\" stroke-width=\"1.5\">\(tip)</rect>")
             }

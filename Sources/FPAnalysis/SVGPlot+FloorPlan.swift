@@ -24,11 +24,21 @@ extension SVGPlot {
         }
     }
 
-    /// The map area a plot shows, in map units: the measured points with a
-    /// margin (at least the J building's 2,250 units wide), grown to hold the
+    /// The map area a plot shows, in map units: the map's whole `extent`
+    /// when the app config gives one (grown to hold any point or plan past
+    /// it), else the measured points with a 2 m margin; grown to hold the
     /// whole floor plan when there is one.
-    package static func mapExtent(_ points: [(x: Double, y: Double)], floorPlan: FloorPlan?) -> (width: Double, height: Double) {
-        var width = max(2250, (points.map(\.x).max() ?? 0) + 50), height = max(100, (points.map(\.y).max() ?? 0) + 50)
+    package static func mapExtent(_ points: [(x: Double, y: Double)], floorPlan: FloorPlan?,
+                                  extent: (width: Double, height: Double)? = nil,
+                                  metersPerUnit: Double) -> (width: Double, height: Double) {
+        let farX = points.map(\.x).max() ?? 0, farY = points.map(\.y).max() ?? 0
+        var width: Double, height: Double
+        if let extent {
+            (width, height) = (max(extent.width, farX), max(extent.height, farY))
+        } else {
+            let margin = 2 / max(metersPerUnit, 1e-9)
+            (width, height) = (farX + margin, farY + margin)
+        }
         if let floorPlan {
             width = max(width, floorPlan.x + floorPlan.width)
             height = max(height, floorPlan.y + floorPlan.height)

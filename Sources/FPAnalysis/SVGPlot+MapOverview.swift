@@ -45,6 +45,8 @@ extension SVGPlot {
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
                         heightM: mapHeight * metersPerUnit)
+        // Names placed so far (left, right, baseline): routes starting side by side get their names stacked.
+        var placed: [(Double, Double, Double)] = []
         for (i, route) in routes.enumerated() where !route.points.isEmpty {
             let color = palette[i % palette.count]
             let line = route.points.map { "\(f(px($0.x))),\(f(py($0.y)))" }.joined(separator: " ")
@@ -52,7 +54,12 @@ extension SVGPlot {
             body.append("<g class=\"route\" stroke=\"\(color)\" fill=\"none\"><title>\(escape(route.name))</title>"
                 + "<polyline points=\"\(line)\" stroke-width=\"2.5\" stroke-linejoin=\"round\" opacity=\"0.85\"/>"
                 + "<circle cx=\"\(f(px(start.x)))\" cy=\"\(f(py(start.y)))\" r=\"4\" fill=\"\(color)\"/></g>")
-            body.append(label(route.name, x: px(start.x) + 7, y: py(start.y) - 7, color: color, cssClass: "route-name"))
+            let span = Double(route.name.count) * 6.2 + 14
+            let from = min(px(start.x) - 7, left + w - span), to = from + span
+            var y = py(start.y) - 7
+            while placed.contains(where: { $0.0 < to && from < $0.1 && abs($0.2 - y) < 12 }) { y -= 13 }
+            placed.append((from, to, y))
+            body.append(label(route.name, x: px(start.x), y: y, color: color, cssClass: "route-name", within: left + w))
         }
         for p in points {
             body.append("<circle class=\"point\" cx=\"\(f(px(p.x)))\" cy=\"\(f(py(p.y)))\" r=\"3\" fill=\"#222\" stroke=\"white\" stroke-width=\"0.8\">"
@@ -71,9 +78,14 @@ extension SVGPlot {
     }
 
     /// Text with a white halo, readable over the plan and the lines under it.
-    private static func label(_ text: String, x: Double, y: Double, color: String, cssClass: String) -> String {
-        "<text class=\"\(cssClass)\" x=\"\(f(x))\" y=\"\(f(y))\" fill=\"\(color)\" font-size=\"11\" stroke=\"white\" "
-            + "stroke-width=\"3\" paint-order=\"stroke\">\(escape(text))</text>"
+    /// `within`: the right edge it must end before; a label that would run
+    /// past it is put to the left of `x` instead of 7 px right of it.
+    static func label(_ text: String, x: Double, y: Double, color: String, cssClass: String, within: Double? = nil) -> String {
+        // About 6.2 px a character at 11 px sans-serif.
+        let leftward = within.map { x + 7 + Double(text.count) * 6.2 > $0 } ?? false
+        let at = within == nil ? x : leftward ? x - 7 : x + 7
+        return "<text class=\"\(cssClass)\" x=\"\(f(at))\" y=\"\(f(y))\" fill=\"\(color)\" font-size=\"11\" stroke=\"white\" "
+            + "stroke-width=\"3\" paint-order=\"stroke\"\(leftward ? " text-anchor=\"end\"" : "")>\(escape(text))</text>"
     }
 
     /// A bar of a round length in metres (1, 2 or 5 × 10ⁿ, about a fifth of the plan's width).

@@ -53,7 +53,7 @@ extension SVGPlot {
 
         /// SVG rectangles, one per cell with a value, at `scale` pixels per unit from (left, top).
         func svg(left: Double, top: Double, scale: Double) -> [String] {
-            var lines = ["<g class=\"surface\" opacity=\"0.55\">"]
+            var lines = ["<g class=\"surface\">"]
             let side = cell * scale
             for r in 0..<rows {
                 for c in 0..<columns {

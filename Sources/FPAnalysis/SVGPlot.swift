@@ -50,20 +50,23 @@ package enum SVGPlot {
 
     /// Points at their map positions (x right, y down as on the floor plan),
     /// coloured by median RSSI over an interpolated surface (`Surface`: IDW
-    /// on 1 m cells within 3 m of a point); grey crosses where the transmitter's radio
-    /// was scanned but it was not heard (points whose radio was not scanned
-    /// are left out by the caller). Axes in metres (`metersPerUnit`), a
-    /// colour bar in dBm, the floor's `outline` (which clips the surface) or
-    /// the plot's rectangle. `underlay`: an image (path or URL) drawn under the
-    /// points, stretched to the map extent; `floorPlan`: the map's own picture,
-    /// placed by its origin and scale.
+    /// on 1 m cells within 3 m of a point), drawn opaque so its colours are
+    /// the colour bar's (the floor plan shows only where nothing was
+    /// interpolated); grey crosses where the transmitter's radio was scanned
+    /// but it was not heard (points whose radio was not scanned are left out
+    /// by the caller). Axes in metres (`metersPerUnit`), a colour bar in dBm,
+    /// the floor's `outline` (which clips the surface) or the plot's
+    /// rectangle. `underlay`: an image (path or URL) drawn under the points,
+    /// stretched to the map extent; `floorPlan`: the map's own picture,
+    /// placed by its origin and scale. `shown`: the transmitter's own
+    /// registry position (a large diamond); `beacons`: the map's other
+    /// registry beacons (small hollow diamonds).
     package static func heatmap(title: String, points: [HeatPoint], mapWidth: Double, mapHeight: Double,
                                metersPerUnit: Double = MapScale.jBuilding.metersPerUnit, underlay: String? = nil,
                                outline: [(x: Double, y: Double)]? = nil, floorPlan: FloorPlan? = nil,
-                               size: Int = 800) -> String {
+                               shown: MapBeacon? = nil, beacons: [MapBeacon] = [], size: Int = 800) -> String {
         let left = 50.0, top = 40.0
-        let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
-        let h = mapHeight * scale
+        let (w, h, scale) = mapArea(mapWidth: mapWidth, mapHeight: mapHeight, width: Double(size) - left - 70, height: 760)
         var body = floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h, clipID: "heatmap-area")
         if let underlay {
             body.append("<image x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(w))\" height=\"\(f(h))\" preserveAspectRatio=\"none\" xlink:href=\"\(escape(underlay))\" href=\"\(escape(underlay))\" opacity=\"0.6\"/>")
@@ -78,13 +81,24 @@ package enum SVGPlot {
         for p in points {
             let cx = left + p.x * scale, cy = top + p.y * scale
             if let r = p.rssi {
-                body.append("<circle class=\"heard\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"6\" fill=\"\(color(rssi: r))\" stroke=\"#333\" stroke-width=\"0.5\"><title>\(escape(p.label)): \(f(r)) dBm</title></circle>")
+                body.append("<circle class=\"heard\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"6\" fill=\"\(color(rssi: r))\" stroke=\"white\" stroke-width=\"1.5\"><title>\(escape(p.label)): \(f(r)) dBm</title></circle>")
             } else {
                 body.append("<path class=\"unheard\" d=\"M\(f(cx - 4)) \(f(cy - 4))L\(f(cx + 4)) \(f(cy + 4))M\(f(cx - 4)) \(f(cy + 4))L\(f(cx + 4)) \(f(cy - 4))\" stroke=\"#999\"><title>\(escape(p.label)): not heard</title></path>")
             }
         }
+        body += heatmapBeacons(shown: shown, others: beacons, left: left, top: top, scale: scale)
         body += colorBar(x: left + w + 16, top: top + 20, height: min(240, max(120, h - 20)))
-        return document(width: size, height: Int(top + h + 50), title: title, body)
+        body += heatmapLegend(left: left, y: top + h + 56, shown: shown != nil, others: !beacons.isEmpty)
+        return document(width: size, height: Int(top + h + 72), title: title, body)
+    }
+
+    /// The pixel size of a map drawn at most `width` × `height`, keeping its
+    /// aspect, and the pixels per map unit.
+    static func mapArea(mapWidth: Double, mapHeight: Double, width: Double, height: Double)
+        -> (width: Double, height: Double, scale: Double)
+    {
+        let scale = min(width / max(mapWidth, 1e-9), height / max(mapHeight, 1e-9))
+        return (mapWidth * scale, mapHeight * scale, scale)
     }
 
     /// Metre ticks along the bottom (x) and the left (y, downward as on the plan) of a map.

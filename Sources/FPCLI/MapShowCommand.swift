@@ -81,7 +81,7 @@ struct MapShowArguments: ParsableArguments {
         } else {
             let all = points.map { (x: $0.x, y: $0.y) } + beacons.map { (x: $0.x, y: $0.y) } + drawn.flatMap(\.points)
                 + (map.outline ?? []).map { (x: $0.x, y: $0.y) }
-            size = SVGPlot.mapExtent(all, floorPlan: plan)
+            size = SVGPlot.mapExtent(all, floorPlan: plan, metersPerUnit: map.scale.metersPerUnit)
         }
         let scale = map.scale
         let title = "\(map.id)" + (map.floor.map { " (floor \($0))" } ?? "") + (map.description.isEmpty ? "" : ": \(map.description)")

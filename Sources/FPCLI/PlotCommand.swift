@@ -10,7 +10,7 @@ struct Plot: AsyncParsableCommand {
         commandName: "plot",
         abstract: "Draw SVG or PNG charts: a transmitter's heatmap, a measurement's RSSI series, eval's error CDF and box plot, beacon coverage, a live track, a train/test evaluation across months.",
         discussion: """
-            SVG goes to stdout or --output; open it in a browser. --sparkline prints a one-line terminal chart instead.
+            SVG goes to stdout, or -o FILE.svg / FILE.png (other endings are refused, exit 64); open an SVG in a browser. --sparkline prints a one-line terminal chart instead.
 
             Examples:
               fprint plot heatmap --map J3NP --transmitter C5:D5:21:51:D7:90 -o beacon14.svg
@@ -24,13 +24,32 @@ struct Plot: AsyncParsableCommand {
         subcommands: [Heatmap.self, Series.self, Errors.self, CoveragePlot.self, TrackPlot.self, GroupsPlot.self])
 
     struct Output: ParsableArguments {
-        @Option(name: [.short, .long], help: "File to write: SVG, or PNG when it ends in .png (drawn by librsvg's rsvg-convert); default: SVG on stdout.",
+        @Option(name: [.short, .long], help: "File to write: FILE.svg (SVG) or FILE.png (PNG, drawn by librsvg's rsvg-convert); other names are refused; default: SVG on stdout.",
                 completion: .file()) var output: String?
         @Flag(help: "Print a terminal sparkline instead of SVG.") var sparkline = false
 
+        /// The formats a plot file can have, by its name's ending.
+        enum Format { case svg, png }
+
+        /// The format `name` asks for; nil when fprint cannot write it (JPEG, PDF, no ending).
+        static func format(of name: String) -> Format? {
+            switch (name as NSString).pathExtension.lowercased() {
+            case "svg": .svg
+            case "png": .png
+            default: nil
+            }
+        }
+
+        /// Refused before any work: a name whose format fprint cannot write.
+        func validate() throws {
+            if let output, !sparkline, Self.format(of: output) == nil {
+                throw ValidationError("\(output): fprint writes a plot as .svg or .png (by the name's ending)")
+            }
+        }
+
         func write(_ svg: String) throws {
             guard let output else { FileHandle.standardOutput.write(Data(svg.utf8)); return }
-            if output.lowercased().hasSuffix(".png") {
+            if Self.format(of: output) == .png {
                 try PNGRenderer.render(svg, to: output)
                 Terminal.err("wrote \(output)")
                 return
@@ -47,14 +66,15 @@ struct Plot: AsyncParsableCommand {
         commandName: "heatmap",
             abstract: "One transmitter's median RSSI at every measured point of a map.",
             discussion: """
-                The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…). Points where it was not heard are grey crosses. The map's floor-plan picture (maps[].floorPlan of the app config: a PNG or JPEG with its origin and scale) is drawn under the points unless --no-floor-plan; --underlay stretches another image (file path or URL) over the plot instead.
+                The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…); without --transmitter, the one heard at the most points. Points where it was not heard are grey crosses. The whole map is drawn (its extent in the app config), the surface opaque in the colour bar's colours, the map's floor-plan picture (maps[].floorPlan of the app config: a PNG or JPEG with its origin and scale) beneath it where nothing was interpolated, unless --no-floor-plan; --underlay stretches another image (file path or URL) over the plot instead. The map's registry beacons are marked, the one shown larger.
 
                 Examples:
+                  fprint plot heatmap --map J3NP -o strongest.svg
                   fprint plot heatmap --map J3NP --transmitter C5:D5:21:51:D7:90 -o beacon.svg
                   fprint plot heatmap --map J3NP --transmitter 7A:42:BD:F2:21:00 --sparkline
                 """)
         @OptionGroup var filters: FilterOptions
-        @Option(help: "BLE address, Wi-Fi MAC, or BLE:…/WIFI:… id.") var transmitter: String
+        @Option(help: "BLE address, Wi-Fi MAC, or BLE:…/WIFI:… id (default: the one heard at the most points).") var transmitter: String?
         @Option(help: "An image (path or URL) stretched under the points instead of the map's floor plan.") var underlay: String?
         @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var out: Output
@@ -69,13 +89,8 @@ struct Plot: AsyncParsableCommand {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
             let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
-            let ids: [String] = transmitter.hasPrefix("BLE:") || transmitter.hasPrefix("WIFI:") ? [transmitter]
-                : [Fingerprint.bleID(transmitter), Fingerprint.wifiID(transmitter), Fingerprint.wifiID(transmitter.uppercased()),
-                   Fingerprint.wifiID(transmitter.lowercased())]
             let medians = fps.map { Reduction.reduce($0, set: .combined, options: SignalOptions()) }
-            guard let heardID = ids.first(where: { id in medians.contains { $0[id] != nil } }) else {
-                throw CommandFailure("transmitter \(transmitter) is not heard in any of the \(Terminal.counted(fps.count, "measurement"))", .notFound)
-            }
+            let heardID = try Self.transmitterID(transmitter, medians: medians, measurements: fps.count)
             // "Not heard" only where its radio was scanned: a walk window without a
             // Wi-Fi scan says nothing about a Wi-Fi transmitter, and is left out.
             let wifi = heardID.hasPrefix("WIFI:")
@@ -90,11 +105,47 @@ struct Plot: AsyncParsableCommand {
             let map = filters.map ?? ""
             let config = try ws.configIfAny()
             let plan = underlay == nil ? try floorPlan.plan(map: map, config: config) : nil
-            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) }, floorPlan: plan)
             let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
+            let registry = try BeaconRegistryFile.load(map: map, explicit: nil, config: config, paths: ws.paths)
+            let marks = (registry?.entries ?? []).map { e in
+                (id: Fingerprint.bleID(e.mac), mark: SVGPlot.MapBeacon(x: e.x, y: e.y, label: e.name ?? String(e.mac.suffix(5))))
+            }
+            let shown = marks.first { $0.id == heardID }?.mark
+            let name = registry?.entries.first { Fingerprint.bleID($0.mac) == heardID }?.name
+            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) } + marks.map { ($0.mark.x, $0.mark.y) },
+                                                 floorPlan: plan,
+                                                 extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
+                                                 metersPerUnit: metersPerUnit)
             let outline = config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }
-            try out.write(SVGPlot.heatmap(title: "\(heardID) on \(map)", points: points, mapWidth: maxX, mapHeight: maxY,
-                                          metersPerUnit: metersPerUnit, underlay: underlay, outline: outline, floorPlan: plan))
+            let heard = points.filter { $0.rssi != nil }.count
+            let title = "\(heardID)\(name.map { " (\($0))" } ?? "") on \(map): heard at \(heard) of \(points.count) points"
+            try out.write(SVGPlot.heatmap(title: title, points: points, mapWidth: maxX, mapHeight: maxY,
+                                          metersPerUnit: metersPerUnit, underlay: underlay, outline: outline, floorPlan: plan,
+                                          shown: shown, beacons: marks.filter { $0.id != heardID }.map(\.mark)))
+        }
+
+        /// The transmitter's id as the medians name it: the one asked for, or
+        /// the one heard at the most points (ties: the strongest median over
+        /// them, then the id), so the default is one worth looking at.
+        static func transmitterID(_ asked: String?, medians: [[String: Double]], measurements: Int) throws -> String {
+            guard let asked else {
+                var heard: [String: [Double]] = [:]
+                for m in medians { for (id, v) in m { heard[id, default: []].append(v) } }
+                let best = heard.max { a, b in
+                    if a.value.count != b.value.count { return a.value.count < b.value.count }
+                    let ma = Reduction.median(a.value)!, mb = Reduction.median(b.value)!
+                    return ma != mb ? ma < mb : a.key > b.key
+                }
+                guard let best else { throw CommandFailure("no transmitter is heard in any of the \(Terminal.counted(measurements, "measurement"))", .notFound) }
+                return best.key
+            }
+            let ids: [String] = asked.hasPrefix("BLE:") || asked.hasPrefix("WIFI:") ? [asked]
+                : [Fingerprint.bleID(asked), Fingerprint.wifiID(asked), Fingerprint.wifiID(asked.uppercased()),
+                   Fingerprint.wifiID(asked.lowercased())]
+            guard let id = ids.first(where: { id in medians.contains { $0[id] != nil } }) else {
+                throw CommandFailure("transmitter \(asked) is not heard in any of the \(Terminal.counted(measurements, "measurement"))", .notFound)
+            }
+            return id
         }
     }
 
@@ -180,14 +231,16 @@ struct Plot: AsyncParsableCommand {
                 }
                 return
             }
-            try out.write(SVGPlot.errors(title: "Leave-one-out errors (\(fps.count) measurements)", results: results))
+            let maps = Set(fps.map(\.level)).sorted().joined(separator: ", ")
+            let sets = set.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+            try out.write(SVGPlot.errors(title: "Leave-one-out errors on \(maps), \(sets) (\(fps.count) measurements)", results: results))
         }
     }
 
     struct TrackPlot: ReportingCommand {
         static let configuration = CommandConfiguration(
             commandName: "track",
-            abstract: "A track of `fprint track --json`: the true path, the estimates and the error over time.",
+            abstract: "A track of `fprint track --json`: the true path, the estimates and the error over time, a map panel per floor.",
             discussion: """
                 Reads the JSON lines `fprint track --json` prints (a file, or - for standard input); with --truth they carry the true path and the errors.
 
@@ -213,7 +266,7 @@ struct Plot: AsyncParsableCommand {
             if input == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: input) }
             guard let data else { throw CommandFailure("\(input): cannot read the file", .ioError) }
             var samples: [SVGPlot.TrackSample] = []
-            var map: String?
+            var methods: [String] = [], radios: Set<String> = []
             var metersPerUnit: Double?
             for (n, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
                 guard let value = try? CanonicalJSON.parse(Data(line.utf8)), case .object(let o) = value else {
@@ -223,13 +276,15 @@ struct Plot: AsyncParsableCommand {
                 guard let x = o["x"]?.doubleValue, let y = o["y"]?.doubleValue, let t = o["t_ms"]?.doubleValue else {
                     throw CommandFailure("\(input): line \(n + 1) is no position of `fprint track --json` (x, y, t_ms)", .dataError)
                 }
-                map = map ?? o["map"]?.stringValue
                 let truth = o["truth"].flatMap { tr -> (x: Double, y: Double)? in
                     guard let tx = tr["x"]?.doubleValue, let ty = tr["y"]?.doubleValue else { return nil }
                     return (tx, ty)
                 }
                 samples.append(.init(timeS: t / 1000, x: x, y: y, truth: truth, errorM: o["error_m"]?.doubleValue,
-                                     accuracyM: o["accuracy_m"]?.doubleValue))
+                                     accuracyM: o["accuracy_m"]?.doubleValue, map: o["map"]?.stringValue,
+                                     truthMap: o["truth"]?["map"]?.stringValue))
+                if let m = o["method"]?.stringValue, !methods.contains(m) { methods.append(m) }
+                if case .array(let heard)? = o["radios"] { radios.formUnion(heard.compactMap(\.stringValue)) }
                 if metersPerUnit == nil, let xm = o["x_m"]?.doubleValue, x != 0 { metersPerUnit = xm / x }
             }
             guard !samples.isEmpty else { throw CommandFailure("\(input): no positions", .dataError) }
@@ -240,17 +295,38 @@ struct Plot: AsyncParsableCommand {
                                                                   values.min() ?? 0, values.max() ?? 0))
                 return
             }
-            // The plan's extent from the app config when it has one, else the points' own.
             let config = try? Workspace(configOptions: configOptions).configIfAny()
-            let extent = config?.appConfig.map(id: map ?? "")?.extent
-            let plan = try floorPlan.plan(map: map ?? "", config: config)
-            let walls = try outline.map(Self.outlinePoints) ?? config?.appConfig.map(id: map ?? "")?.outline?.map { (x: $0.x, y: $0.y) }
-            let xs = samples.map(\.x) + samples.compactMap(\.truth?.x) + (walls ?? []).map(\.x)
-            let ys = samples.map(\.y) + samples.compactMap(\.truth?.y) + (walls ?? []).map(\.y)
-            try out.write(SVGPlot.track(title: "Track on \(map ?? "?") (\(samples.count) positions)", samples: samples,
-                                        mapWidth: extent?.width ?? max((xs.max() ?? 1) * 1.05, plan.map { $0.x + $0.width } ?? 0),
-                                        mapHeight: extent?.height ?? max((ys.max() ?? 1) * 1.05, plan.map { $0.y + $0.height } ?? 0),
-                                        floorPlan: plan, outline: walls, circles: circles, metersPerUnit: metersPerUnit ?? 1))
+            let walls = try outline.map(Self.outlinePoints)
+            // The floors in the order the track (estimated or true) reaches them.
+            var maps: [String?] = []
+            for s in samples { for m in [s.map, s.truthMap] where (m != nil || s.map == nil) && !maps.contains(m) { maps.append(m) } }
+            let floors = try maps.map { map in
+                Self.floor(map, samples: samples, config: config, plan: try floorPlan.plan(map: map ?? "", config: config),
+                               outline: walls)
+            }
+            let set = ["ble", "wifi"].filter(radios.contains).map { $0 == "ble" ? "BLE" : "Wi-Fi" }.joined(separator: " + ")
+            let how = (methods + (set.isEmpty ? [] : [set])).joined(separator: ", ")
+            let title = "Track on \(maps.map { $0 ?? "?" }.joined(separator: " → "))\(how.isEmpty ? "" : ": \(how)") (\(samples.count) positions)"
+            // The map's own scale when the config has it: x_m / x is rounded (0.01999 m, so a 50 m map's last tick is lost).
+            let scale = maps.compactMap { $0 }.first.flatMap { config?.appConfig.map(id: $0)?.scale.metersPerUnit }
+            try out.write(SVGPlot.track(title: title, samples: samples, floors: floors, circles: circles,
+                                        metersPerUnit: scale ?? metersPerUnit ?? 1))
+        }
+
+        /// A floor's panel: the app config's extent of the map when it has one,
+        /// else what the track and walls on it reach (and its plan).
+        static func floor(_ map: String?, samples: [SVGPlot.TrackSample], config: LoadedConfig?, plan: SVGPlot.FloorPlan?,
+                          outline: [(x: Double, y: Double)]?) -> SVGPlot.TrackFloor {
+            let mapConfig = config?.appConfig.map(id: map ?? "")
+            let walls = outline ?? mapConfig?.outline?.map { (x: $0.x, y: $0.y) }
+            let here = samples.filter { $0.map == map }, truths = samples.filter { ($0.truthMap ?? $0.map) == map }.compactMap(\.truth)
+            let xs = here.map(\.x) + truths.map(\.x) + (walls ?? []).map(\.x)
+            let ys = here.map(\.y) + truths.map(\.y) + (walls ?? []).map(\.y)
+            return SVGPlot.TrackFloor(
+                map: map ?? "?",
+                width: mapConfig?.extent?.width ?? max((xs.max() ?? 1) * 1.05, plan.map { $0.x + $0.width } ?? 0),
+                height: mapConfig?.extent?.height ?? max((ys.max() ?? 1) * 1.05, plan.map { $0.y + $0.height } ?? 0),
+                floorPlan: plan, outline: walls)
         }
 
         /// An outline file's corners: the x and y columns of a CSV with a header, read by the tables' CSV reader.

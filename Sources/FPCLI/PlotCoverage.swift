@@ -48,7 +48,9 @@ extension Plot {
                 return
             }
             let plan = try floorPlan.plan(map: map, config: config)
-            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) }, floorPlan: plan)
+            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) }, floorPlan: plan,
+                                                 extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
+                                                 metersPerUnit: metersPerUnit)
             let cells = SVGPlot.coverageCells(points, cell: cell / metersPerUnit)
             let gaps = cells.filter { $0.beacons < Coverage.needed }.count
             try out.write(SVGPlot.coverage(

@@ -240,7 +240,8 @@ struct Track: ReportingCommand {
                     if t >= nextPosition {
                         nextPosition += intervalMs
                         let point = tracker.position(atMs: t)
-                        report.record(point, atMs: t, wallTime: clock.wallTime(atMs: t), truth: feed.truth(atMs: t))
+                        report.record(point, atMs: t, wallTime: clock.wallTime(atMs: t), truth: feed.truth(atMs: t),
+                                      radios: tracker.windowRadios)
                         if let point {
                             publisher?.add(map: point.map, x: point.x, y: point.y, accuracyM: point.accuracyM,
                                            time: clock.wallTime(atMs: t))

@@ -27,7 +27,9 @@ struct TrackReport: Sendable {
     static func rounded(_ v: Double, _ places: Double) -> JSONValue { .double((v * places).rounded() / places) }
 
     /// One position line (JSON) or the live line.
-    mutating func record(_ point: TrackPoint?, atMs t: Int, wallTime: Date, truth: (map: String, point: MapPoint)?) {
+    /// `radios`: those heard in the position's window, printed so a plot can name them.
+    mutating func record(_ point: TrackPoint?, atMs t: Int, wallTime: Date, truth: (map: String, point: MapPoint)?,
+                         radios: [String] = []) {
         guard let p = point else {
             if !view.json { Terminal.status(String(format: "%6.1f s  waiting for a first fix…", Double(t) / 1000)) }
             return
@@ -46,6 +48,7 @@ struct TrackReport: Sendable {
                 "accuracy_m": Self.rounded(p.accuracyM, 1000), "method": .string(p.method.rawValue),
                 "transmitters_used": .int(Int64(p.transmittersUsed)),
             ]
+            if !radios.isEmpty { o["radios"] = .array(radios.map { .string($0) }) }
             if let c = p.mapConfidence { o["map_confidence"] = Self.rounded(c, 1000) }
             // The window's own fixes before filtering, metres; exact, for checking the methods.
             var fixes: JSONObject = [:]

@@ -227,7 +227,7 @@ import Testing
         let p = try await fp.run(["plot", "track", jsonl.path, "-o", svg.path])
         #expect(p.status == 0, "\(p.stderr)")
         let text = try String(contentsOf: svg, encoding: .utf8)
-        #expect(text.contains("<title>Track on J1NP (20 positions)</title>"))
+        #expect(text.contains("<title>Track on J1NP: fused, BLE") && text.contains(" (20 positions)</title>"), "\(text.prefix(300))")
         for cls in ["truth", "estimate", "error", "accuracy"] { #expect(text.contains("class=\"\(cls)\""), "\(cls)") }
         #expect(text.components(separatedBy: "class=\"fix\"").count - 1 == 20)
         // Five accuracy circles by default, none outside the track, and no outline but the frame.
@@ -237,7 +237,7 @@ import Testing
         try "x,y\n0.0,0.0\n1800,0.0\n1800,1000\n0.0,1000\n".write(to: walls, atomically: true, encoding: .utf8)
         let o = try await fp.run(["plot", "track", jsonl.path, "--outline", walls.path, "--circles", "3"])
         #expect(o.status == 0, "\(o.stderr)")
-        #expect(o.stdout.contains("<polygon class=\"outline\" points=\"0.0,30.0 576.0,30.0 576.0,350.0 0.0,350.0\""))
+        #expect(o.stdout.contains("<polygon class=\"outline\" points=\"50.0,50.0 554.0,50.0 554.0,330.0 50.0,330.0\""), "\(o.stdout.firstMatch(of: /<polygon[^>]*>/).map { String($0.0) } ?? "no polygon")")
         #expect(o.stdout.components(separatedBy: "class=\"accuracy-circle\"").count - 1 == 3)
         try "x,y\n0,0\n1,x\n".write(to: walls, atomically: true, encoding: .utf8)
         let w = try await fp.run(["plot", "track", jsonl.path, "--outline", walls.path])

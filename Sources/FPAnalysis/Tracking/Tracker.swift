@@ -82,6 +82,8 @@ package struct Tracker: Sendable {
     package private(set) var cellFilter: RadiomapFilter?
     private var filterMap: String?
     private var lastMs: Int?
+    /// The radios heard in the last position's window ("ble", "wifi"): what the position was made from.
+    package private(set) var windowRadios: [String] = []
 
     /// `fixedMap` nil: detect the map among `models` from the signals.
     package init(models: [MapModel], fixedMap: String?, options: Options) {
@@ -117,6 +119,7 @@ package struct Tracker: Sendable {
     package mutating func position(atMs t: Int, control: Kalman2D.Control? = nil) -> TrackPoint? {
         window.slide(toMs: t)
         let fp = window.fingerprint(endMs: t)
+        windowRadios = (fp.ble.isEmpty ? [] : ["ble"]) + (fp.wifi.isEmpty ? [] : ["wifi"])
         var confidence: Double?
         let mapID: String
         if let fixedMap {

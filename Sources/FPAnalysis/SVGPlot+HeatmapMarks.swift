@@ -1,0 +1,46 @@
+import Foundation
+
+extension SVGPlot {
+    /// The heatmap's registry beacons: the transmitter shown as a large
+    /// labelled diamond ringed in white, the others as small hollow diamonds
+    /// (labelled, so a reader can pick the next one to plot).
+    static func heatmapBeacons(shown: MapBeacon?, others: [MapBeacon], left: Double, top: Double, scale: Double) -> [String] {
+        var lines: [String] = []
+        for b in others {
+            let cx = left + b.x * scale, cy = top + b.y * scale
+            lines.append("<path class=\"beacon\" d=\"\(diamond(cx, cy, 5))\" fill=\"white\" stroke=\"\(beaconColor)\" stroke-width=\"1.5\"><title>\(escape(b.label))</title></path>")
+            lines.append(label(b.label, x: cx + 7, y: cy + 4, color: beaconColor, cssClass: "beacon-label"))
+        }
+        if let b = shown {
+            let cx = left + b.x * scale, cy = top + b.y * scale
+            lines.append("<path class=\"transmitter\" d=\"\(diamond(cx, cy, 10))\" fill=\"\(beaconColor)\" stroke=\"white\" stroke-width=\"2\"><title>\(escape(b.label)) (shown)</title></path>")
+            lines.append(label(b.label, x: cx + 12, y: cy + 4, color: beaconColor, cssClass: "transmitter-label"))
+        }
+        return lines
+    }
+
+    static func diamond(_ cx: Double, _ cy: Double, _ r: Double) -> String {
+        "M\(f(cx)) \(f(cy - r))L\(f(cx + r)) \(f(cy))L\(f(cx)) \(f(cy + r))L\(f(cx - r)) \(f(cy))Z"
+    }
+
+    /// What the marks mean, under the x axis's label.
+    static func heatmapLegend(left: Double, y: Double, shown: Bool, others: Bool) -> [String] {
+        var items = ["<g class=\"legend\">",
+                     // A rounded square, not a circle: the plot's circles are its points.
+                     "<rect x=\"\(f(left - 1))\" y=\"\(f(y - 9))\" width=\"10\" height=\"10\" rx=\"5\" fill=\"\(viridisColor(0.7))\" stroke=\"#333\" stroke-width=\"1\"/>",
+                     "<text x=\"\(f(left + 14))\" y=\"\(f(y))\">median RSSI at a point</text>",
+                     "<path d=\"M\(f(left + 164)) \(f(y - 8))l8 8m-8 0l8 -8\" stroke=\"#999\"/>",
+                     "<text x=\"\(f(left + 178))\" y=\"\(f(y))\">not heard</text>"]
+        var x = left + 252
+        if shown {
+            items.append("<path d=\"\(diamond(x + 6, y - 4, 7))\" fill=\"\(beaconColor)\"/>")
+            items.append("<text x=\"\(f(x + 17))\" y=\"\(f(y))\">this beacon</text>")
+            x += 104
+        }
+        if others {
+            items.append("<path d=\"\(diamond(x + 6, y - 4, 5))\" fill=\"white\" stroke=\"\(beaconColor)\" stroke-width=\"1.5\"/>")
+            items.append("<text x=\"\(f(x + 15))\" y=\"\(f(y))\">other registry beacons</text>")
+        }
+        return items + ["</g>"]
+    }
+}
