@@ -14,6 +14,8 @@ struct MapPlots: Sendable {
     }
 
     let map: DashboardMap
+    /// The map's registry beacons, marked on the heatmap as `fprint plot heatmap` marks them.
+    let beacons: [(id: String, mark: SVGPlot.MapBeacon, name: String?)]
     let mapWidth: Double
     let mapHeight: Double
     let points: [Point]
@@ -25,6 +27,9 @@ struct MapPlots: Sendable {
 
     init(map: DashboardMap, fingerprints: [Fingerprint], mapWidth: Double, mapHeight: Double, registry: BeaconRegistry?) {
         self.map = map
+        beacons = (registry?.entries ?? []).map { e in
+            (Fingerprint.bleID(e.mac), SVGPlot.MapBeacon(x: e.x, y: e.y, label: e.name ?? String(e.mac.suffix(5))), e.name)
+        }
         self.mapWidth = mapWidth
         self.mapHeight = mapHeight
         points = fingerprints.map { fp in
@@ -53,8 +58,11 @@ struct MapPlots: Sendable {
             guard wifi ? p.scannedWiFi : p.scannedBLE else { return nil }
             return SVGPlot.HeatPoint(x: p.x, y: p.y, rssi: p.medians[id], label: p.label)
         }
-        return SVGPlot.heatmap(title: "\(id) on \(map.id)", points: heat, mapWidth: mapWidth, mapHeight: mapHeight,
-                               metersPerUnit: map.metersPerUnit, outline: outline, floorPlan: map.floorPlan)
+        let shown = beacons.first { $0.id == id }
+        let title = "\(id)\(shown?.name.map { " (\($0))" } ?? "") on \(map.id): heard at \(heat.filter { $0.rssi != nil }.count) of \(heat.count) points"
+        return SVGPlot.heatmap(title: title, points: heat, mapWidth: mapWidth, mapHeight: mapHeight,
+                               metersPerUnit: map.metersPerUnit, outline: outline, floorPlan: map.floorPlan,
+                               shown: shown?.mark, beacons: beacons.filter { $0.id != id }.map(\.mark))
     }
 
     /// Registry beacons when the map has a registry, else every BLE transmitter (as `fprint plot coverage`).

@@ -78,6 +78,8 @@ import Testing
             #expect(index.text.contains("href=\"/_dashboard/maps/J1NP#beacon-C0C44269DA1C\"") && index.text.contains("at (100, 100)"))
             let map = try await client.page(.get, "/_dashboard/maps/J1NP", cookie: fixture.cookie("vera", role: .viewer))
             #expect(map.text.contains("<g class=\"beacon\" id=\"beacon-C0C44269DA1C\"") && map.count("<g class=\"beacon\"") == 2)
+            // The heatmap marks the transmitter it shows and the map's other beacon, as `fprint plot heatmap` does.
+            #expect(map.count("<path class=\"transmitter\"") == 1 && map.count("<path class=\"beacon\"") == 1, "\(map.text)")
         }
     }
 
