@@ -26,10 +26,14 @@
 #   ones are in FPDatasetsTests); delete's
 #   --before date becomes tomorrow (so there is something to delete) with the
 #   --yes a script gives where a terminal would ask;
-# - lines that need real hardware (a Bluetooth adapter), a network peer (a
-#   gateway, CouchDB, a remote config), root, or run until stopped (a server)
-#   are skipped with the reason; so are make targets (CI runs them) and
-#   shell set-up (export);
+# - a real `fprint gateway` runs beside the tour (users alice and bob, its own
+#   database): gw.example:5984 and $FPRINT_GATEWAY are it, `fprint login`
+#   gets alice's password on stdin, FPRINT_TOKEN=… a token of alice (its
+#   admin);
+# - lines that need real hardware (a Bluetooth adapter), another network peer
+#   (CouchDB, a probe port: Tests/probe/netns.sh runs those), root, or run
+#   until stopped (a server) are skipped with the reason; so are make
+#   targets (CI runs them) and shell set-up (export);
 # - doctor may answer 69 ("no radio can be recorded here"): its documented
 #   answer on a machine without radios; `beacons --fail-on-alert` may answer 3
 #   (a beacon never heard in the tour's few measurements).
@@ -71,6 +75,23 @@ cp -R "$REPO/docs/examples" "$WORK/docs/examples"
 ln -s "$REPO/Tests/FPHCITests/Fixtures/captures" "$WORK/Tests/FPHCITests/Fixtures/captures"
 cd "$WORK"
 
+# A real gateway for the examples that talk to one (login, sync, status,
+# repair), on a free port with its own database; gw.example:5984 in the docs
+# is this one, and so is $FPRINT_GATEWAY. alice is its admin: the seed apps'
+# imported documents are signed by their own surveyors, which a user's push
+# may not write (the gateway refuses them, exit 77, as docs/gateway.md says).
+printf 'alice:alicepw:admin\n' > users.txt && chmod 600 users.txt
+"$FPRINT" gateway --port 0 --db "$WORK/gateway.sqlite" --users users.txt > gateway.out 2> gateway.err &
+GATEWAY_PID=$!
+trap 'kill "$GATEWAY_PID" 2>/dev/null; wait "$GATEWAY_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+# A bound only against hanging: a debug gateway starts in about a second.
+for _ in $(seq 600); do grep -q 'listening on' gateway.err && break; sleep 0.1; done
+GATEWAY=$(sed -nE 's/^fprint gateway: listening on (http:[^ ]+).*/\1/p' gateway.err)
+[ -n "$GATEWAY" ] || { echo "cli-tour: the gateway did not start: $(cat gateway.err)"; exit 1; }
+export FPRINT_GATEWAY=$GATEWAY
+TOKEN=$("$FPRINT" gateway token --user alice --role admin --ttl 1d)
+printf 'alicepw\n' > password
+
 ran=0 passed=0 skipped=0 failed=0
 fail() { echo "FAIL: $1"; echo "      $2"; failed=$((failed + 1)); }
 
@@ -88,12 +109,11 @@ skip_reason() {
     case "$1" in
         *"--ble-source hci:"*) echo "needs a Bluetooth adapter" ;;
         "fprint adapters"*|"fprint scan"|"fprint scan --duration"*) echo "needs a Bluetooth adapter" ;;
-        "fprint login"*|*"fprint sync"*) echo "needs a gateway on the network" ;;
+        *"couch.example"*) echo "needs a CouchDB server (the CouchDB*Tests run sync and login against CouchDB 3.5.0)" ;;
         "fprint gateway"|"fprint gateway --"*) echo "a server: runs until stopped" ;;
         "fprint track --map J3NP") echo "needs radios; runs until Ctrl-C" ;;
         *" --publish"*) echo "needs a gateway on the network (make test-browser publishes to one)" ;;
         "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
-        "fprint repair"|"fprint repair "[^-]*) echo "needs a gateway on the network (FPCLITests run it)" ;;
         "curl "*) echo "needs a CouchDB server (the CouchDB*Tests run these steps against CouchDB 3.5.0)" ;;
         "sudo "*) echo "needs root" ;;
         "make "*|"bash .ci/run"*) echo "a build or test target (CI runs it)" ;;
@@ -138,6 +158,8 @@ adapt() {
     if [[ $line == *"new-measurement.json"* && ! -e new-measurement.json ]]; then
         "$FPRINT" show "$(newest 'd.get("mode") == "static" and d.get("level") == "J3NP"' id)" --json > new-measurement.json
     fi
+    line=${line//http:\/\/gw.example:5984\/fprint/$GATEWAY}
+    line=${line/#FPRINT_TOKEN=…/FPRINT_TOKEN=$TOKEN}
     echo "$line"
 }
 
@@ -183,7 +205,9 @@ for guide in "${GUIDES[@]}"; do
         fi
         echo "run:  $guide: $cmd"
         ran=$((ran + 1)) guide_ran=$((guide_ran + 1))
-        out=$(bash -c "set -o pipefail; $cmd" </dev/null 2>"$WORK/stderr") ; status=$?
+        input=/dev/null
+        [[ $cmd == "fprint login"* ]] && input=$WORK/password    # the password, piped as a script gives it
+        out=$(bash -c "set -o pipefail; $cmd" <"$input" 2>"$WORK/stderr") ; status=$?
         err=$(cat "$WORK/stderr")
         if grep -qE 'Fatal error|Stack dump|Current stack trace|Program crashed|Segmentation fault|Illegal instruction' <<<"$err$out"; then
             fail "$guide: $doc_line" "crashed: $(head -c 400 <<<"$err")"
