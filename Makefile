@@ -26,7 +26,7 @@ build:
 # real component is not installed is listed as skipped, with the reason.
 # Tests/swift-test.sh keeps the whole output in .build/test-output.txt and, on
 # a failure, repeats the failed tests and a crashed thread's frames at the end.
-# Then Tests/cli-tour.sh runs the README's examples on a fresh database, and
+# Then Tests/cli-tour.sh runs every command example of README.md and docs/*.md on a fresh database, and
 # Tests/probe/netns.sh runs `fprint probe` against a gateway in another network
 # namespace over veth (root; over loopback, said loudly, without it).
 test:

@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
-# The README's examples, top to bottom, as a new user would type them, on a
-# fresh temporary database and settings (issue 12). Fails on any non-zero exit,
-# any crash or stack trace, and any placeholder left in a command.
+# Every command example of the docs, top to bottom, as a new user would type
+# them: README.md, then the guides in docs/ in the order of GUIDES below, on
+# one fresh temporary database and settings (issues 12 and 32). Every line of
+# every ```sh block is a command: it is run and its exit status checked, or it
+# is skipped with the reason (hardware, a network peer, a server that runs
+# until stopped, a build step) and counted. Fails on any non-zero exit, any
+# crash or stack trace, any placeholder left in a command, and a guide with
+# ```sh blocks that is not in GUIDES. A renamed flag fails (exit 64).
 #
-# How the README's lines become runnable here (no radios, no gateway):
-# - every `fprint …` line of a ```sh block is run in order, its `# comment`
-#   dropped; `swift run fprint` runs the built binary; make/sudo/export lines
-#   are set-up steps, not examples, and are left out;
+# How the docs' lines become runnable here (no radios, no gateway):
+# - a line ending in `\` continues on the next; `for …; do` … `done` is one
+#   command; a trailing `# comment` is dropped; `fprint` is the built binary
+#   (a wrapper first on PATH), `swift run fprint` too; commands run from a
+#   work folder holding the repository's docs/examples and test captures at
+#   the paths the docs name;
 # - measure and walk get --simulate (unless they replay a btsnoop file) and
 #   --fast; periodic schedules keep their shape at seconds instead of minutes;
 # - placeholders get real values: 3f2a9c = a stored measurement's id prefix,
-#   <sessionId> = the newest walk (not J3NP's when deleting), capture.btsnoop = a test capture,
+#   <sessionId> = the newest walk (not J3NP's when deleting),
 #   old-ios-dump.json/android.jsonl = the seed apps' fixtures,
 #   deployed.csv = a sheet of the shipped J2NP beacons in metres (the same registry),
-#   new-measurement.json = a stored measurement written out, uji-lib-longterm/ =
-#   the hand-made fixture in that dataset's layout (the real one is in
-#   FPDatasetsTests); delete's
+#   new-measurement.json = a stored measurement written out; the public
+#   datasets' files are the hand-made fixtures in their layouts
+#   (uji-lib-longterm/, ble-flat-robot/*.csv, trainingData.csv; the real
+#   ones are in FPDatasetsTests); delete's
 #   --before date becomes tomorrow (so there is something to delete) with the
 #   --yes a script gives where a terminal would ask;
-# - lines that need real hardware (a Bluetooth adapter), a network (a gateway,
-#   a remote config) or run until stopped (a server) are skipped with the reason;
+# - a real `fprint gateway` runs beside the tour (users alice and bob, its own
+#   database): gw.example:5984 and $FPRINT_GATEWAY are it, `fprint login`
+#   gets alice's password on stdin, FPRINT_TOKEN=… a token of alice (its
+#   admin);
+# - lines that need real hardware (a Bluetooth adapter), another network peer
+#   (CouchDB, a probe port: Tests/probe/netns.sh runs those), root, or run
+#   until stopped (a server) are skipped with the reason; so are make
+#   targets (CI runs them) and shell set-up (export);
 # - doctor may answer 69 ("no radio can be recorded here"): its documented
 #   answer on a machine without radios; `beacons --fail-on-alert` may answer 3
 #   (a beacon never heard in the tour's few measurements).
@@ -33,18 +47,50 @@ FPRINT=${1:-$(swift build --show-bin-path)/fprint}
 FPRINT=$(cd "$(dirname "$FPRINT")" && pwd)/$(basename "$FPRINT")
 export FPRINT
 
+# The README first, then the guides in the order a newcomer reads them (and
+# the order their examples build on each other's data).
+GUIDES=(README.md docs/surveying.md docs/own-building.md docs/positioning.md docs/datasets.md
+        docs/plots.md docs/gateway.md docs/dashboard.md docs/network-quality.md docs/data-safety.md
+        docs/exit-codes.md docs/performance.md docs/development.md)
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fprint-tour.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export XDG_DATA_HOME=$WORK/data XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state
 export FPRINT_DB=$WORK/tour.sqlite
 unset FPRINT_CONFIG FPRINT_TOKEN FPRINT_GATEWAY
-CAPTURE=$REPO/Tests/FPHCITests/Fixtures/captures/whoisbe__pongbot-mcp-adv.btsnoop
+mkdir -p "$WORK/bin"
+printf '#!/bin/sh\nexec "$FPRINT" "$@"\n' > "$WORK/bin/fprint" && chmod +x "$WORK/bin/fprint"
+export PATH="$WORK/bin:$PATH"
 cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-ios-all-docs.json" "$WORK/old-ios-dump.json"
 cp "$REPO/Tests/FPCoreTests/Fixtures/legacy-android.jsonl" "$WORK/android.jsonl"
 cp -R "$REPO/Tests/FPCLITests/Fixtures/uji-mini" "$WORK/uji-lib-longterm"
 cp "$REPO/Tests/FPCLITests/Fixtures/deployed-beacons.csv" "$WORK/deployed.csv"
-mkdir -p "$WORK/docs" && cp -R "$REPO/docs/examples" "$WORK/docs/examples"
+cp "$REPO/Tests/FPCLITests/Fixtures/ujiindoorloc-mini.csv" "$WORK/trainingData.csv"
+mkdir -p "$WORK/ble-flat-robot"
+cp "$REPO/Tests/FPCLITests/Fixtures/ble-flat-mini.csv" "$WORK/ble-flat-robot/calibration_df.csv"
+cp "$REPO/Tests/FPCLITests/Fixtures/ble-flat-mini.csv" "$WORK/ble-flat-robot/test_robot_df.csv"
+printf 'x,y\n0,0\n8,0\n8,6\n0,6\n' > "$WORK/ble-flat-robot/layout.csv"
+mkdir -p "$WORK/docs" "$WORK/Tests/FPHCITests/Fixtures"
+cp -R "$REPO/docs/examples" "$WORK/docs/examples"
+ln -s "$REPO/Tests/FPHCITests/Fixtures/captures" "$WORK/Tests/FPHCITests/Fixtures/captures"
 cd "$WORK"
+
+# A real gateway for the examples that talk to one (login, sync, status,
+# repair), on a free port with its own database; gw.example:5984 in the docs
+# is this one, and so is $FPRINT_GATEWAY. alice is its admin: the seed apps'
+# imported documents are signed by their own surveyors, which a user's push
+# may not write (the gateway refuses them, exit 77, as docs/gateway.md says).
+printf 'alice:alicepw:admin\n' > users.txt && chmod 600 users.txt
+"$FPRINT" gateway --port 0 --db "$WORK/gateway.sqlite" --users users.txt > gateway.out 2> gateway.err &
+GATEWAY_PID=$!
+trap 'kill "$GATEWAY_PID" 2>/dev/null; wait "$GATEWAY_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+# A bound only against hanging: a debug gateway starts in about a second.
+for _ in $(seq 600); do grep -q 'listening on' gateway.err && break; sleep 0.1; done
+GATEWAY=$(sed -nE 's/^fprint gateway: listening on (http:[^ ]+).*/\1/p' gateway.err)
+[ -n "$GATEWAY" ] || { echo "cli-tour: the gateway did not start: $(cat gateway.err)"; exit 1; }
+export FPRINT_GATEWAY=$GATEWAY
+TOKEN=$("$FPRINT" gateway token --user alice --role admin --ttl 1d)
+printf 'alicepw\n' > password
 
 ran=0 passed=0 skipped=0 failed=0
 fail() { echo "FAIL: $1"; echo "      $2"; failed=$((failed + 1)); }
@@ -58,24 +104,28 @@ hit = [d for d in docs if eval(sys.argv[1])]
 print(hit[0][sys.argv[2]] if hit else "")' "$1" "$2"
 }
 
-# Why a README line cannot run here, or nothing.
+# Why a docs line cannot run here, or nothing.
 skip_reason() {
     case "$1" in
         *"--ble-source hci:"*) echo "needs a Bluetooth adapter" ;;
         "fprint adapters"*|"fprint scan"|"fprint scan --duration"*) echo "needs a Bluetooth adapter" ;;
-        "fprint login"*|*"fprint sync"*) echo "needs a gateway on the network" ;;
+        *"couch.example"*) echo "needs a CouchDB server (the CouchDB*Tests run sync and login against CouchDB 3.5.0)" ;;
         "fprint gateway"|"fprint gateway --"*) echo "a server: runs until stopped" ;;
         "fprint track --map J3NP") echo "needs radios; runs until Ctrl-C" ;;
         *" --publish"*) echo "needs a gateway on the network (make test-browser publishes to one)" ;;
         "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
+        "curl "*) echo "needs a CouchDB server (the CouchDB*Tests run these steps against CouchDB 3.5.0)" ;;
+        "sudo "*) echo "needs root" ;;
+        "make "*|"bash .ci/run"*) echo "a build or test target (CI runs it)" ;;
+        "export "*) echo "shell set-up, not a command of fprint" ;;
         *) ;;
     esac
 }
 
-# The README line made runnable here (see the top of this file).
+# The docs line made runnable here (see the top of this file).
 adapt() {
     local line=$1
-    line=${line/#swift run fprint/fprint}
+    line=${line//swift run fprint/fprint}
     case "$line" in
         "fprint measure"*|"fprint walk"*)
             [[ $line == *"--simulate"* || $line == *"--ble-source btsnoop:"* ]] || line="$line --simulate"
@@ -108,44 +158,70 @@ adapt() {
     if [[ $line == *"new-measurement.json"* && ! -e new-measurement.json ]]; then
         "$FPRINT" show "$(newest 'd.get("mode") == "static" and d.get("level") == "J3NP"' id)" --json > new-measurement.json
     fi
-    line=${line//capture.btsnoop/$CAPTURE}
+    line=${line//http:\/\/gw.example:5984\/fprint/$GATEWAY}
+    line=${line/#FPRINT_TOKEN=…/FPRINT_TOKEN=$TOKEN}
     echo "$line"
 }
 
-# Every fprint line of the README's sh blocks, comments dropped.
+# Every command of FILE's ```sh blocks, one a line: `\`-continued lines joined,
+# a `for … done` loop as one command (joined with `; `), comments dropped.
 examples() {
-    awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' "$REPO/README.md" |
-        sed -E 's/[[:space:]]+#[[:space:]].*$//; s/[[:space:]]+$//' |
-        grep -E '^(swift run )?fprint |^(swift run )?fprint$|^[A-Z_]+=[^ ]+ fprint ' || true
+    awk '
+        /^```sh$/ { on = 1; next }
+        /^```/ { on = 0; next }
+        !on { next }
+        { line = $0 }
+        line ~ /^[[:space:]]*#/ || line ~ /^[[:space:]]*$/ { next }
+        { sub(/[[:space:]]+#[[:space:]].*$/, "", line); sub(/[[:space:]]+$/, "", line) }
+        cont != "" { line = cont " " line; gsub(/[[:space:]]+/, " ", line); cont = "" }
+        line ~ /\\$/ { sub(/[[:space:]]*\\$/, "", line); cont = line; next }
+        loop != "" { loop = loop (loop ~ /do$/ ? " " : "; ") line; if (line ~ /^[[:space:]]*done$/) { print loop; loop = "" }; next }
+        line ~ /^for .*; do$/ { loop = line; next }
+        { print line }
+    ' "$REPO/$1" | sed -E 's/^[[:space:]]+//'
 }
 
+# Every guide with ```sh blocks must be in GUIDES: a new one is not left out.
+for f in "$REPO"/docs/*.md; do
+    rel=docs/${f##*/}
+    grep -q '^```sh$' "$f" || continue
+    [[ " ${GUIDES[*]} " == *" $rel "* ]] || fail "$rel" "has sh examples but is not in the tour's GUIDES"
+done
+
 start=$(date +%s)
-while IFS= read -r readme_line; do
-    reason=$(skip_reason "$readme_line")
-    if [ -n "$reason" ]; then
-        echo "skip: $readme_line  ($reason)"
-        skipped=$((skipped + 1))
-        continue
-    fi
-    cmd=$(adapt "$readme_line")
-    if [[ $cmd =~ \<[A-Za-z]+\>|…|3f2a9c|capture\.btsnoop ]]; then
-        fail "$readme_line" "a placeholder is left: $cmd"
-        continue
-    fi
-    echo "run:  $cmd"
-    ran=$((ran + 1))
-    out=$(bash -c "set -o pipefail; ${cmd/#fprint/\"\$FPRINT\"}" </dev/null 2>"$WORK/stderr") ; status=$?
-    err=$(cat "$WORK/stderr")
-    if grep -qE 'Fatal error|Stack dump|Current stack trace|Program crashed|Segmentation fault|Illegal instruction' <<<"$err$out"; then
-        fail "$readme_line" "crashed: $(head -c 400 <<<"$err")"
-    elif [ "$status" -ne 0 ] && ! [[ $cmd == "fprint doctor"* && $status -eq 69 ]] \
-        && ! [[ $cmd == *"--fail-on-alert"* && $status -eq 3 ]]; then
-        fail "$readme_line" "exit $status: $(head -c 400 <<<"$err")"
-    else
-        passed=$((passed + 1))
-    fi
-done < <(examples)
-[ "$ran" -gt 20 ] || fail "README" "only $ran examples found: did the README's layout change?"
+for guide in "${GUIDES[@]}"; do
+    guide_ran=0
+    while IFS= read -r doc_line; do
+        reason=$(skip_reason "$doc_line")
+        if [ -n "$reason" ]; then
+            echo "skip: $guide: $doc_line  ($reason)"
+            skipped=$((skipped + 1))
+            continue
+        fi
+        cmd=$(adapt "$doc_line")
+        if [[ $cmd =~ \<[A-Za-z]+\>|…|3f2a9c|capture\.btsnoop ]]; then
+            fail "$guide: $doc_line" "a placeholder is left: $cmd"
+            continue
+        fi
+        echo "run:  $guide: $cmd"
+        ran=$((ran + 1)) guide_ran=$((guide_ran + 1))
+        input=/dev/null
+        [[ $cmd == "fprint login"* ]] && input=$WORK/password    # the password, piped as a script gives it
+        out=$(bash -c "set -o pipefail; $cmd" <"$input" 2>"$WORK/stderr") ; status=$?
+        err=$(cat "$WORK/stderr")
+        if grep -qE 'Fatal error|Stack dump|Current stack trace|Program crashed|Segmentation fault|Illegal instruction' <<<"$err$out"; then
+            fail "$guide: $doc_line" "crashed: $(head -c 400 <<<"$err")"
+        elif [ "$status" -ne 0 ] && ! [[ $cmd == "fprint doctor"* && $status -eq 69 ]] \
+            && ! [[ $cmd == *"--fail-on-alert"* && $status -eq 3 ]]; then
+            fail "$guide: $doc_line" "exit $status: $(head -c 400 <<<"$err")"
+        else
+            passed=$((passed + 1))
+        fi
+    done < <(examples "$guide")
+    [ -z "$(examples "$guide")" ] || [ "$guide_ran" -gt 0 ] || [ "$guide" = docs/development.md ] \
+        || fail "$guide" "none of its examples ran"
+done
+[ "$ran" -gt 100 ] || fail "docs" "only $ran examples ran: did the docs' layout change?"
 
 echo "cli-tour: $passed passed, $failed failed, $skipped skipped ($(( $(date +%s) - start )) s)"
 [ "$failed" -eq 0 ]

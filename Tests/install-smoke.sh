@@ -46,7 +46,7 @@ count=$("$fprint" list --json | wc -l)
 "$fprint" export jsonl >"$work/export.jsonl" || fail "export jsonl"
 [ "$(wc -l <"$work/export.jsonl")" -eq "$count" ] || fail "export wrote $(wc -l <"$work/export.jsonl") of $count"
 
-step "the README's examples (Tests/cli-tour.sh) with the installed binary"
+step "the docs' examples (Tests/cli-tour.sh) with the installed binary"
 bash "$repo/Tests/cli-tour.sh" "$fprint" >"$work/tour.log" 2>&1 || { tail -30 "$work/tour.log" >&2; fail "cli-tour"; }
 
 step "gateway, push, pull, no-op sync"

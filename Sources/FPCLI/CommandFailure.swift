@@ -2,7 +2,7 @@ import FPCore
 import FPSync
 import Foundation
 
-/// Exit codes, documented in the README. Close to sysexits(3) where one fits.
+/// Exit codes, documented in docs/exit-codes.md. Close to sysexits(3) where one fits.
 package enum ExitStatus: Int32, CaseIterable, Sendable {
     case ok = 0
     case failure = 1
@@ -58,7 +58,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 }
 
 extension CommandFailure {
-    /// Exit codes per sync failure (README's table).
+    /// Exit codes per sync failure (docs/exit-codes.md).
     init(_ error: SyncError) {
         switch error {
         case .unreachable: self.init(error.description, .gatewayUnreachable)

@@ -15,7 +15,7 @@ struct ExportCommand: ReportingCommand {
               jsonl       one document per line, with its _id; `fprint import` reads it back
               csv         one row per observation (BLE report, Wi-Fi BSS, cell): doc id, time, map, x, y, radio, transmitter, rssi, …
               probes-csv  one row per phase of each network probe (networkProbes[], `measure --probe`): throughput, loss, jitter, RTT, status
-              comford     a directory with Samples.csv, RSSI.csv and APs.csv (see README for the columns)
+              comford     a directory with Samples.csv, RSSI.csv and APs.csv (columns: docs/surveying.md, "fprint export")
               wigle       WiGLE CSV 1.6 of GPS-tagged Wi-Fi and BLE (documents without a GNSS fix are left out)
               geojson     a GeoJSON FeatureCollection, one point per GPS-tagged document
               attachments every attachment, byte for byte, as DIR/<document id>/<name> (needs --output DIR)

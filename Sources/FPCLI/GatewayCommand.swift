@@ -80,7 +80,7 @@ struct GatewayServe: ReportingCommand {
     @Option(help: ArgumentHelp("A reverse proxy (address or network, e.g. 10.0.0.5 or 10.0.0.0/24) whose Forwarded / X-Forwarded-For header names the client; repeat for several. No one else's is believed.",
                                valueName: "address"))
     var trustedProxy: [String] = []
-    @Option(help: ArgumentHelp("Also serve network-quality probes (`fprint probe`) on this port, TCP and UDP (README, \"Network quality\").",
+    @Option(help: ArgumentHelp("Also serve network-quality probes (`fprint probe`) on this port, TCP and UDP (docs/network-quality.md).",
                                valueName: "port"))
     var probePort: Int?
     @OptionGroup var files: GatewayFiles

@@ -24,7 +24,7 @@ struct Measure: ReportingCommand {
 
             Periodic measuring (--every): runs start on a fixed schedule (start + n × interval, so a slow run never shifts the later ones; a run that would start late is skipped), each run stores its own document as soon as it ends. --count N stops after N runs, --for D after D has passed (default: until stopped). Ctrl-C or SIGTERM discards the measurement in progress, keeps those already stored and exits 130.
 
-            With --probe, after the radios each run also probes network quality against the gateway's probe port (`fprint probe`; README, "Network quality") and stores it in the document's networkProbes[] with the position at its start and end; a phase that fails is stored with its status, and the document is kept.
+            With --probe, after the radios each run also probes network quality against the gateway's probe port (`fprint probe`; docs/network-quality.md) and stores it in the document's networkProbes[] with the position at its start and end; a phase that fails is stored with its status, and the document is kept.
             """)
 
     @Option(help: "Map id (see `fprint maps`).") var map: String

@@ -26,7 +26,7 @@ struct CaptureOptions: ParsableArguments {
     @Flag(help: "With --simulate or a btsnoop:… replay: run time as fast as possible (the document records a virtual clock).")
     var fast = false
 
-    @Flag(help: "With walk or track --simulate: the ideal radio law alone, instead of a building as unkind as a real one (shadowing that stays put, another device, beacons drifted or dead; README).")
+    @Flag(help: "With walk or track --simulate: the ideal radio law alone, instead of a building as unkind as a real one (shadowing that stays put, another device, beacons drifted or dead; docs/positioning.md).")
     var ideal = false
 
     @Option(help: "With --simulate: seed of the simulated radios (default: a fresh one each run, printed and stored as providers.<radio>.seed).")

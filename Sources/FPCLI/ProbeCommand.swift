@@ -13,7 +13,7 @@ struct ProbeCommand: ReportingCommand {
 
             The token comes from --token, else $FPRINT_TOKEN, else what `fprint login` stored for the gateway. The server defaults to the configured gateway's host on port 5985.
 
-            --verify FILE asks the server each probe in FILE names (or --server) whether each signed result is as it signed it, and checks that the figures beside it are the signed ones; a phase the server measured without a signature, or whose figures differ from its signed result, does not verify. What that proves: README, "Network quality".
+            --verify FILE asks the server each probe in FILE names (or --server) whether each signed result is as it signed it, and checks that the figures beside it are the signed ones; a phase the server measured without a signature, or whose figures differ from its signed result, does not verify. What that proves: docs/network-quality.md.
 
             Exit status: 0 every phase ran, 75 the server is unreachable or over its rate limit, 77 the token was refused, 1 another phase failed, 65 --verify: a phase does not verify.
 

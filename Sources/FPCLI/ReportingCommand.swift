@@ -3,7 +3,7 @@ import FPCore
 import Foundation
 
 /// A command whose failures print as one `error:` line and exit with their
-/// code (README's table). Commands write `perform()`; the one `run()` here
+/// code (docs/exit-codes.md). Commands write `perform()`; the one `run()` here
 /// reports what it throws.
 protocol ReportingCommand: AsyncParsableCommand {
     func perform() async throws

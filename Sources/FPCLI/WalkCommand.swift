@@ -19,7 +19,7 @@ struct WalkCommand: ReportingCommand {
 
             With --publish, the target position goes to the gateway once a second of the walk (sync's --gateway and credentials) for the dashboard's live view, as `fprint track --publish` does; the documents are stored whatever the gateway does.
 
-            With --probe, a network probe (`fprint probe`; README, "Network quality") starts with every --probe-every-th window (default 5: every 10 s) while the walk goes on; each is stored in networkProbes[] of the document it started in, with the route positions at its start and end. It needs real time (not --fast). The walk waits for a probe in flight at its end.
+            With --probe, a network probe (`fprint probe`; docs/network-quality.md) starts with every --probe-every-th window (default 5: every 10 s) while the walk goes on; each is stored in networkProbes[] of the document it started in, with the route positions at its start and end. It needs real time (not --fast). The walk waits for a probe in flight at its end.
             """)
 
     @Option(help: "Scenario id (see `fprint scenarios`).") var scenario: String

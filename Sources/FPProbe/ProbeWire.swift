@@ -105,7 +105,7 @@ public enum ProbeStatus: String, Sendable, CaseIterable {
     /// The phase was not run (not asked for).
     case skipped
 
-    /// Numeric code, stable for scripts (README's table).
+    /// Numeric code, stable for scripts (docs/network-quality.md's list).
     public var code: Int {
         switch self {
         case .ok: 0

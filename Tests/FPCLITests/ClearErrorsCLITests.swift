@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Mistakes a user makes in the first hour get one line that says what is
-/// wrong and where, with the exit code the README gives.
+/// wrong and where, with the exit code docs/exit-codes.md gives.
 @Suite struct ClearErrorsCLITests {
     /// A directory as the database: said so, for readers and writers alike
     /// (they answered "disk I/O error" and a failed journal).

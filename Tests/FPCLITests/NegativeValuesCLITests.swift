@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Negative numbers the README passes as values, not options (found by Tests/cli-tour.sh).
+/// Negative numbers the docs pass as values, not options (found by Tests/cli-tour.sh).
 @Suite("Negative values")
 struct NegativeValuesCLITests {
     @Test func configSetTakesANegativeSpeedCorrection() async throws {

@@ -55,7 +55,7 @@ import Testing
         return probe
     }
 
-    /// The README's `fprint probe --verify probe.json`: no --server, the server
+    /// docs/network-quality.md's `fprint probe --verify probe.json`: no --server, the server
     /// recorded in the file is asked (before: "no probe server", exit 64).
     @Test func verifyAsksTheServerRecordedInTheFile() async throws {
         let g = try await ProbeGateway()

@@ -10,7 +10,7 @@ import Testing
     /// scenario with other noise (seed 7); beacons with the environments' path-loss
     /// exponent 2.2 (a calibrated registry). The figures are this seed's, pinned,
     /// on the ideal simulation (`--ideal`): they pin the filter's arithmetic,
-    /// not how good tracking is in a building (README, realistic model).
+    /// not how good tracking is in a building (docs/positioning.md, realistic model).
     static let pinned: [(map: String, method: String, median: Double, p90: Double)] = [
         ("J1NP", "wknn", 1.048, 3.208), ("J1NP", "beacons", 0.955, 1.915), ("J1NP", "fused", 1.010, 2.912),
         ("J2NP", "wknn", 0.961, 2.736), ("J2NP", "beacons", 1.757, 3.333), ("J2NP", "fused", 0.949, 2.650),

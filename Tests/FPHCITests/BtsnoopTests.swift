@@ -135,7 +135,7 @@ struct BtsnoopTests {
         #expect(clean.cutTail == nil)
     }
 
-    /// Every report of every capture decodes its AD structures and finds the beacons the README promises.
+    /// Every report of every capture decodes its AD structures and finds the beacons the docs promise.
     @Test func capturesHoldDecodableBeacons() throws {
         var kinds: [String: Int] = [:]
         var adErrors = 0

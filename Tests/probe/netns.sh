@@ -83,7 +83,7 @@ forged["phases"][2]["lossDownPercent"] = 42.5
 json.dump(forged, open(sys.argv[1] + ".forged", "w"))
 PY
 
-# As the README says it: no --server, the file names it.
+# As docs/network-quality.md says it: no --server, the file names it.
 "${IN_C[@]}" "$BIN" probe --token "$TOKEN" --verify "$TMP/probe.json" > "$TMP/verify.out" 2> "$TMP/verify.err" \
     || fail "the unedited result did not verify"
 [ "$(grep -c ": valid (measured for alice from " "$TMP/verify.out")" -eq 3 ] || fail "not three valid phases: $(cat "$TMP/verify.out")"

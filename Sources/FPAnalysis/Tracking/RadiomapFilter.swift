@@ -11,7 +11,7 @@ import Foundation
 /// throws away the other places that matched nearly as well. Here every cell
 /// keeps its weight, and a walker cannot jump across the flat between two
 /// windows, so a lookalike far away loses. On the flat-robot track this
-/// takes the median from WKNN's ~1.1 m to ~0.85 m (README).
+/// takes the median from WKNN's ~1.1 m to ~0.85 m (docs/positioning.md).
 ///
 /// The accuracy is the belief's own spread: √(σx² + σy²) of the weights,
 /// plus each cell's own extent and how far the walker may have gone since
