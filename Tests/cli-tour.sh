@@ -111,6 +111,7 @@ skip_reason() {
         "fprint adapters"*|"fprint scan"|"fprint scan --duration"*) echo "needs a Bluetooth adapter" ;;
         *"couch.example"*) echo "needs a CouchDB server (the CouchDB*Tests run sync and login against CouchDB 3.5.0)" ;;
         "fprint gateway"|"fprint gateway --"*) echo "a server: runs until stopped" ;;
+        "fprint dashboard"*) echo "a server: runs until stopped (make test-browser clicks its Survey page)" ;;
         "fprint track --map J3NP") echo "needs radios; runs until Ctrl-C" ;;
         *" --publish"*) echo "needs a gateway on the network (make test-browser publishes to one)" ;;
         "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
