@@ -30,6 +30,9 @@
 #   database): gw.example:5984 and $FPRINT_GATEWAY are it, `fprint login`
 #   gets alice's password on stdin, FPRINT_TOKEN=… a token of alice (its
 #   admin);
+# - `fprint dashboard …` (a server) is started on a free port, its Survey page
+#   fetched, then stopped with SIGINT, which must end it with exit 0
+#   (make test-browser clicks the page itself);
 # - lines that need real hardware (a Bluetooth adapter), another network peer
 #   (CouchDB, a probe port: Tests/probe/netns.sh runs those), root, or run
 #   until stopped (a server) are skipped with the reason; so are make
@@ -111,7 +114,6 @@ skip_reason() {
         "fprint adapters"*|"fprint scan"|"fprint scan --duration"*) echo "needs a Bluetooth adapter" ;;
         *"couch.example"*) echo "needs a CouchDB server (the CouchDB*Tests run sync and login against CouchDB 3.5.0)" ;;
         "fprint gateway"|"fprint gateway --"*) echo "a server: runs until stopped" ;;
-        "fprint dashboard"*) echo "a server: runs until stopped (make test-browser clicks its Survey page)" ;;
         "fprint track --map J3NP") echo "needs radios; runs until Ctrl-C" ;;
         *" --publish"*) echo "needs a gateway on the network (make test-browser publishes to one)" ;;
         "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
@@ -189,6 +191,28 @@ for f in "$REPO"/docs/*.md; do
     [[ " ${GUIDES[*]} " == *" $rel "* ]] || fail "$rel" "has sh examples but is not in the tour's GUIDES"
 done
 
+# A server example: started on a free port, its Survey page fetched, stopped with SIGINT.
+serve_briefly() {
+    local cmd=${1/--port 8080/--port 0} log=$WORK/server.err port="" pid
+    bash -c "exec $cmd" </dev/null >/dev/null 2>"$log" &
+    pid=$!
+    for _ in $(seq 600); do
+        port=$(sed -nE 's|.*serving http://127\.0\.0\.1:([0-9]+)/.*|\1|p' "$log" | head -1)
+        [ -n "$port" ] || ! kill -0 "$pid" 2>/dev/null && break
+        sleep 0.1
+    done
+    if [ -z "$port" ]; then
+        kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+        echo "did not start: $(head -c 400 "$log")"
+        return 1
+    fi
+    local page
+    page=$(curl -fsS "http://127.0.0.1:$port/_dashboard/survey" 2>&1)
+    kill -INT "$pid"; wait "$pid"; local status=$?
+    [[ $page == *"survey-maps"* ]] || { echo "its Survey page did not answer: $(head -c 200 <<<"$page")"; return 1; }
+    [ "$status" -eq 0 ] || { echo "SIGINT ended it with exit $status: $(head -c 400 "$log")"; return 1; }
+}
+
 start=$(date +%s)
 for guide in "${GUIDES[@]}"; do
     guide_ran=0
@@ -206,6 +230,10 @@ for guide in "${GUIDES[@]}"; do
         fi
         echo "run:  $guide: $cmd"
         ran=$((ran + 1)) guide_ran=$((guide_ran + 1))
+        if [[ $cmd == "fprint dashboard"* ]]; then
+            if why=$(serve_briefly "$cmd"); then passed=$((passed + 1)); else fail "$guide: $doc_line" "$why"; fi
+            continue
+        fi
         input=/dev/null
         [[ $cmd == "fprint login"* ]] && input=$WORK/password    # the password, piped as a script gives it
         out=$(bash -c "set -o pipefail; $cmd" <"$input" 2>"$WORK/stderr") ; status=$?

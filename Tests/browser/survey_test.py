@@ -15,7 +15,8 @@ docs/examples/lab-plan.svg, its beacon list, a route), with simulated radios:
   tab is told a measurement is running and stores nothing, and stopping the
   dashboard (SIGINT) discards the walk in progress.
 Screenshots go to ${ARTIFACTS:-.build/artifacts}/browser/; with SCREENSHOTS=DIR also
-DIR/survey.png, DIR/survey-index.png and DIR/dashboard-admin.png (`make screenshots`).
+DIR/survey.png, DIR/survey-index.png, DIR/dashboard-admin.png and DIR/dashboard-mine.png
+(`make screenshots`).
 """
 import json, os, re, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
@@ -190,8 +191,9 @@ try:
         driver.get(f"{base}/_dashboard/survey/maps/LAB1")
         wait_for(driver, "the Survey page again", lambda d: d.find_elements(By.CSS_SELECTOR, "#survey-wrap svg g.points"), 30)
         driver.save_screenshot(os.path.join(SHOTS, "survey.png"))
-        # The local admin's pages: the Survey index and the admin page (local mode: no logins, no token secret).
-        for name, path in [("survey-index", "/_dashboard/survey"), ("dashboard-admin", "/_dashboard/admin")]:
+        # The local admin's pages: the Survey index, admin and My uploads (local mode: no logins, no token secret).
+        for name, path in [("survey-index", "/_dashboard/survey"), ("dashboard-admin", "/_dashboard/admin"),
+                           ("dashboard-mine", "/_dashboard/mine")]:
             driver.get(base + path)
             wait_for(driver, path, lambda d: d.find_elements(By.TAG_NAME, "h1"), 30)
             driver.save_screenshot(os.path.join(SHOTS, f"{name}.png"))
