@@ -206,13 +206,9 @@ package struct Dashboard: Sendable {
 
     private func login(_ request: inout Request, client: String) async -> Response {
         guard let access else { return Responses.redirect(Self.prefix + "/") }
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Self.formLimit {
+        guard let form = await Form.read(&request, limit: Self.formLimit) else {
             return loginPage(.contentTooLarge, name: "", error: "The form is too large.")
         }
-        guard let body = try? await request.collectBody(upTo: Self.formLimit) else {
-            return loginPage(.contentTooLarge, name: "", error: "The form is too large.")
-        }
-        let form = Form.parse(String(buffer: body))
         let name = form["name"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let next = Self.safeNext(form["next"])
         guard let password = form["password"], !password.isEmpty else {

@@ -85,6 +85,14 @@ enum Responses {
 
 /// `application/x-www-form-urlencoded` text (a form body, a URL's query).
 enum Form {
+    /// A request's form body of at most `limit` bytes; nil when it is larger
+    /// (refused on its declared length before any byte is read).
+    static func read(_ request: inout Request, limit: Int) async -> [String: String]? {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit { return nil }
+        guard let body = try? await request.collectBody(upTo: limit) else { return nil }
+        return parse(String(buffer: body))
+    }
+
     static func parse(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&") {

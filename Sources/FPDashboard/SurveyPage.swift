@@ -132,13 +132,9 @@ extension Dashboard {
 
     func surveyAction(_ action: String, _ request: inout Request, desk: any SurveyDesk) async -> Response {
         guard sameOrigin(request) else { return surveyError(.forbidden, "The request did not come from this dashboard's page.") }
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Self.surveyFormLimit {
+        guard let form = await Form.read(&request, limit: Self.surveyFormLimit) else {
             return surveyError(.contentTooLarge, "The form is too large.")
         }
-        guard let body = try? await request.collectBody(upTo: Self.surveyFormLimit) else {
-            return surveyError(.contentTooLarge, "The form is too large.")
-        }
-        let form = Form.parse(String(buffer: body))
         guard let token = form["token"], Self.sameSecret(token, surveyToken) else {
             return surveyError(.forbidden, "The page's token is missing or stale: reload the page.")
         }

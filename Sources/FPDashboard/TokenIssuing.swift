@@ -28,10 +28,10 @@ extension Dashboard {
     /// only when the survey cannot be read for the page.
     func issueToken(_ request: inout Request, by admin: DashboardUser, pages: Pages) async throws -> Response {
         guard let access else { return pages.forbidden("Local mode has no token secret: run `fprint gateway token` on the gateway's host.") }
-        guard let body = try? await request.collectBody(upTo: Self.formLimit) else {
+        guard let form = await Form.read(&request, limit: Self.formLimit) else {
             return try await pages.admin(status: .contentTooLarge, ["issueError": "The form is too large."])
         }
-        switch Self.tokenRequest(Form.parse(String(buffer: body))) {
+        switch Self.tokenRequest(form) {
         case .failure(let error):
             return try await pages.admin(status: .badRequest, ["issueError": error.text])
         case .success(let (user, days)):
@@ -49,10 +49,10 @@ extension Dashboard {
     /// Revokes the credential the form names; the admin page again, saying so.
     func revokeCredential(_ request: inout Request, by admin: DashboardUser, pages: Pages) async throws -> Response {
         guard let access else { return pages.forbidden("Local mode has no tokens to revoke.") }
-        guard let body = try? await request.collectBody(upTo: Self.formLimit) else {
+        guard let form = await Form.read(&request, limit: Self.formLimit) else {
             return try await pages.admin(status: .contentTooLarge, ["revokeError": "The form is too large."])
         }
-        let id = Form.parse(String(buffer: body))["id"] ?? ""
+        let id = form["id"] ?? ""
         guard !id.isEmpty, access.revoke(id: id, by: admin) else {
             return try await pages.admin(status: .notFound, ["revokeError": "No live token or session has that id."])
         }
