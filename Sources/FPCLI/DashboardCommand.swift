@@ -50,7 +50,8 @@ struct DashboardCommand: ReportingCommand {
         let config = try ws.configIfAny()
         let (maps, registries) = try DashboardSetup.maps(config, paths: ws.paths, strict: true)
         let store = try ws.openStore(viewOnly ? .read : .write)
-        let survey = viewOnly ? nil : try surveyRunner(ws, store: store)
+        // The config read above, once: the Survey page needs one (loadConfig says why when none is found).
+        let survey = viewOnly ? nil : try surveyRunner(ws, loaded: config ?? ws.loadConfig(), store: store)
         let note = survey.map { "; Survey page: \($0.describe)" } ?? ""
         let stop = StopNotice()
         let dashboard = LocalDashboard.make(store: store, options: .init(maps: maps, registries: registries, survey: survey), stop: stop)
@@ -68,10 +69,10 @@ struct DashboardCommand: ReportingCommand {
 
     /// The Survey page's measurer, checked before serving: a bad option or a
     /// store that cannot write fails now, not at the first click.
-    private func surveyRunner(_ ws: Workspace, store: SQLiteDocumentStore) throws -> SurveyRunner {
+    private func surveyRunner(_ ws: Workspace, loaded: LoadedConfig, store: SQLiteDocumentStore) throws -> SurveyRunner {
         let settings = try ws.settings()
         try Rescue.preflight(store, ws)
-        return SurveyRunner(.init(ws: ws, loaded: try ws.loadConfig(), capture: capture, radios: try capture.radios(enabled: settings.radios),
+        return SurveyRunner(.init(ws: ws, loaded: loaded, capture: capture, radios: try capture.radios(enabled: settings.radios),
                                   seconds: duration ?? settings.measurementSeconds,
                                   speedCorrection: speedCorrection ?? settings.speedCorrection, probe: try probing.options(ws)),
                             store: store)

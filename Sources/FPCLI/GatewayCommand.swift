@@ -111,11 +111,13 @@ struct GatewayServe: ReportingCommand {
         let basic = try loadUsers()
         let proxies = trustedProxy
         let (appConfig, scenarios) = servedConfig(workspace)
+        // Read once for the served pictures and the dashboard's maps (a remote one is fetched once).
+        let loaded = Result { try workspace.configIfAny() }
         var config = GatewayConfig(
             databaseName: name, tokens: TokenAuthority(secret: secret), users: basic, bodyLimit: bodyLimit,
             bodyBudget: bodyBudget << 20, appConfig: appConfig, scenarios: scenarios,
             files: ServedConfigFiles.besideConfig((try? workspace.configLocation()) ?? "", registryFolder: paths.configDirectory,
-                                                  pictures: ((try? workspace.configIfAny())??.appConfig.maps ?? []).compactMap(\.floorPlan?.image)),
+                                                  pictures: ((try? loaded.get())??.appConfig.maps ?? []).compactMap(\.floorPlan?.image)),
             publicURL: publicURL,
             idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
         // The users file is read again whenever it changes; issued credentials live beside the secret.
@@ -123,8 +125,7 @@ struct GatewayServe: ReportingCommand {
         config.ledgerPath = CredentialLedger.path(besideSecret: files.secretPath(paths))
         config.trustedProxies = proxies
         do {
-            (config.dashboardMaps, config.beaconRegistries) = try DashboardSetup.maps(try workspace.configIfAny(), paths: paths,
-                                                                                     strict: false)
+            (config.dashboardMaps, config.beaconRegistries) = try DashboardSetup.maps(try loaded.get(), paths: paths, strict: false)
         } catch {
             // Sync does not need the config: the gateway serves all the same.
             Terminal.err("warning: dashboard: \(error); maps are drawn without the app config")
