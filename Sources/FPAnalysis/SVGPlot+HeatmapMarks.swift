@@ -44,3 +44,34 @@ extension SVGPlot {
         return items + ["</g>"]
     }
 }
+
+/// A map's registry beacons as the heatmap of one transmitter marks them
+/// (`fprint plot heatmap` and the dashboard alike), and the title naming it.
+package struct HeatmapBeacons: Sendable {
+    /// The transmitter's own registry position, when it is a registry beacon.
+    package let shown: SVGPlot.MapBeacon?
+    /// The map's other registry beacons.
+    package let others: [SVGPlot.MapBeacon]
+    /// The transmitter's registry name, if it has one.
+    let name: String?
+
+    /// `transmitter`: a fingerprint id (`BLE:…`, `WIFI:…`).
+    package init(registry: BeaconRegistry?, transmitter: String) {
+        let entries = registry?.entries ?? []
+        let mine = entries.first { Fingerprint.bleID($0.mac) == transmitter }
+        func mark(_ e: BeaconRegistry.Entry) -> SVGPlot.MapBeacon {
+            SVGPlot.MapBeacon(x: e.x, y: e.y, label: e.name ?? String(e.mac.suffix(5)))
+        }
+        shown = mine.map(mark)
+        others = entries.filter { Fingerprint.bleID($0.mac) != transmitter }.map(mark)
+        name = mine?.name
+    }
+
+    /// Every beacon marked, for the plot's extent.
+    package var all: [SVGPlot.MapBeacon] { (shown.map { [$0] } ?? []) + others }
+
+    /// "BLE:… (name) on MAP: heard at N of M points".
+    package func title(transmitter: String, map: String, points: [SVGPlot.HeatPoint]) -> String {
+        "\(transmitter)\(name.map { " (\($0))" } ?? "") on \(map): heard at \(points.filter { $0.rssi != nil }.count) of \(points.count) points"
+    }
+}

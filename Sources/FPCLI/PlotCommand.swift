@@ -107,21 +107,15 @@ struct Plot: AsyncParsableCommand {
             let plan = underlay == nil ? try floorPlan.plan(map: map, config: config) : nil
             let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
             let registry = try BeaconRegistryFile.load(map: map, explicit: nil, config: config, paths: ws.paths)
-            let marks = (registry?.entries ?? []).map { e in
-                (id: Fingerprint.bleID(e.mac), mark: SVGPlot.MapBeacon(x: e.x, y: e.y, label: e.name ?? String(e.mac.suffix(5))))
-            }
-            let shown = marks.first { $0.id == heardID }?.mark
-            let name = registry?.entries.first { Fingerprint.bleID($0.mac) == heardID }?.name
-            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) } + marks.map { ($0.mark.x, $0.mark.y) },
+            let beacons = HeatmapBeacons(registry: registry, transmitter: heardID)
+            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) } + beacons.all.map { ($0.x, $0.y) },
                                                  floorPlan: plan,
                                                  extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
                                                  metersPerUnit: metersPerUnit)
             let outline = config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }
-            let heard = points.filter { $0.rssi != nil }.count
-            let title = "\(heardID)\(name.map { " (\($0))" } ?? "") on \(map): heard at \(heard) of \(points.count) points"
-            try out.write(SVGPlot.heatmap(title: title, points: points, mapWidth: maxX, mapHeight: maxY,
-                                          metersPerUnit: metersPerUnit, underlay: underlay, outline: outline, floorPlan: plan,
-                                          shown: shown, beacons: marks.filter { $0.id != heardID }.map(\.mark)))
+            try out.write(SVGPlot.heatmap(title: beacons.title(transmitter: heardID, map: map, points: points), points: points,
+                                          mapWidth: maxX, mapHeight: maxY, metersPerUnit: metersPerUnit, underlay: underlay,
+                                          outline: outline, floorPlan: plan, shown: beacons.shown, beacons: beacons.others))
         }
 
         /// The transmitter's id as the medians name it: the one asked for, or

@@ -14,8 +14,8 @@ struct MapPlots: Sendable {
     }
 
     let map: DashboardMap
-    /// The map's registry beacons, marked on the heatmap as `fprint plot heatmap` marks them.
-    let beacons: [(id: String, mark: SVGPlot.MapBeacon, name: String?)]
+    /// The map's registry, whose beacons the heatmap marks as `fprint plot heatmap` does.
+    let registry: BeaconRegistry?
     let mapWidth: Double
     let mapHeight: Double
     let points: [Point]
@@ -27,9 +27,7 @@ struct MapPlots: Sendable {
 
     init(map: DashboardMap, fingerprints: [Fingerprint], mapWidth: Double, mapHeight: Double, registry: BeaconRegistry?) {
         self.map = map
-        beacons = (registry?.entries ?? []).map { e in
-            (Fingerprint.bleID(e.mac), SVGPlot.MapBeacon(x: e.x, y: e.y, label: e.name ?? String(e.mac.suffix(5))), e.name)
-        }
+        self.registry = registry
         self.mapWidth = mapWidth
         self.mapHeight = mapHeight
         points = fingerprints.map { fp in
@@ -58,11 +56,10 @@ struct MapPlots: Sendable {
             guard wifi ? p.scannedWiFi : p.scannedBLE else { return nil }
             return SVGPlot.HeatPoint(x: p.x, y: p.y, rssi: p.medians[id], label: p.label)
         }
-        let shown = beacons.first { $0.id == id }
-        let title = "\(id)\(shown?.name.map { " (\($0))" } ?? "") on \(map.id): heard at \(heat.filter { $0.rssi != nil }.count) of \(heat.count) points"
-        return SVGPlot.heatmap(title: title, points: heat, mapWidth: mapWidth, mapHeight: mapHeight,
-                               metersPerUnit: map.metersPerUnit, outline: outline, floorPlan: map.floorPlan,
-                               shown: shown?.mark, beacons: beacons.filter { $0.id != id }.map(\.mark))
+        let beacons = HeatmapBeacons(registry: registry, transmitter: id)
+        return SVGPlot.heatmap(title: beacons.title(transmitter: id, map: map.id, points: heat), points: heat, mapWidth: mapWidth,
+                               mapHeight: mapHeight, metersPerUnit: map.metersPerUnit, outline: outline, floorPlan: map.floorPlan,
+                               shown: beacons.shown, beacons: beacons.others)
     }
 
     /// Registry beacons when the map has a registry, else every BLE transmitter (as `fprint plot coverage`).
