@@ -54,6 +54,15 @@ final class CurlEasy {
         return try headerLines(request.headers, hasBody: request.body != nil)
     }
 
+    static let loopbackHosts = "localhost,127.0.0.0/8,::1"
+
+    static func isLoopback(_ host: String?) -> Bool {
+        guard let host = host?.lowercased() else { return false }
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
     /// Runs one transfer on this thread until it ends, fails or `abort` is set.
     func perform(_ request: HTTPRequest, abort: CurlAbort) throws(HTTPError) -> HTTPResponse {
         let urlString = request.url.absoluteString
@@ -89,6 +98,10 @@ final class CurlEasy {
         set(CURLOPT_URL, urlString)
         set(CURLOPT_NOSIGNAL, 1)  // no SIGALRM for DNS timeouts: we are multi-threaded
         set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // A server on this machine is never asked through a proxy (a proxy
+        // named in http_proxy cannot reach our loopback); other hosts follow
+        // the environment's no_proxy.
+        if Self.isLoopback(request.url.host) { set(CURLOPT_NOPROXY, Self.loopbackHosts) }
         set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.timeouts.connect))
         set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeouts.total))
         set(CURLOPT_USERAGENT, settings.userAgent)

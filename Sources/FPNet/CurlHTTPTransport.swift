@@ -7,7 +7,9 @@ import Foundation
 /// - TLS peer and host verification are on unless `insecure` is set.
 /// - GET and HEAD follow up to `maxRedirects` redirects, http(s) only; other
 ///   methods never follow (re-sending a body elsewhere is not safe).
-/// - `http_proxy`, `https_proxy` and `no_proxy` are honoured by libcurl itself.
+/// - `http_proxy`, `https_proxy` and `no_proxy` are honoured by libcurl itself,
+///   except that a loopback host (localhost, 127.0.0.0/8, ::1) is always asked
+///   directly.
 ///
 /// Transfers run on the transport's own threads (`CurlWorker`, one easy
 /// handle and connection each, started with its first job): a request goes

@@ -244,6 +244,26 @@ func documentSet(_ path: String) throws -> [String: String] {
         }
     }
 
+    /// A proxy named in the environment cannot reach this machine's loopback:
+    /// a gateway on 127.0.0.1 is asked directly (libcurl alone would send the
+    /// request to the proxy, here a port nobody listens on).
+    @Test func aLoopbackGatewayIsAskedDirectlyWhateverProxyIsSet() async throws {
+        var s = try await setup()
+        let gateway = try await GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
+        defer { gateway.kill9() }
+        let measured = try await s.runner.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701",
+                                               "--simulate", "--fast", "--duration", "5"])
+        #expect(measured.status == 0, "\(measured.stderr)")
+        for key in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            s.runner.environment[key] = "http://127.0.0.1:9"
+        }
+        for key in ["no_proxy", "NO_PROXY"] { s.runner.environment[key] = nil }
+        let sync = try await s.runner.run(["sync", "--gateway", gateway.url])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("sent 1 of 1"), "\(sync.stdout)")
+        #expect(try documentSet(s.gatewayDB) == documentSet(s.runner.db))
+    }
+
     @Test func loginStoresAPrivateTokenFromStdin() async throws {
         var s = try await setup()
         let users = s.runner.home.appendingPathComponent("users").path
