@@ -60,10 +60,17 @@ enum BLEFailure {
 
     /// The BLE provider for a source; an explicit source that cannot work fails the command.
     /// `keepRaw`: a replay keeps a copy of every packet for `--keep-raw` (else only the reports).
-    static func provider(_ source: BLESource, explicit: Bool, exclusive: Bool, passive: Bool, keepRaw: Bool = false) throws
-        -> any RadioProvider
+    /// `stream`: a replay decodes the capture as it plays, a piece at a time (`fprint track`,
+    /// which stores nothing), instead of loading it whole for a document.
+    static func provider(_ source: BLESource, explicit: Bool, exclusive: Bool, passive: Bool, keepRaw: Bool = false,
+                         stream: Bool = false) throws -> any RadioProvider
     {
         switch source {
+        case .btsnoop(let path) where stream && !keepRaw:
+            let replay: BtsnoopStreamProvider
+            do { replay = try BtsnoopStreamProvider(path: path) } catch { throw captureFailure(path, error) }
+            warnIfTailDropped(path, dropped: replay.droppedTailBytes, packets: replay.packetCount)
+            return replay
         case .btsnoop(let path):
             // A replay makes and frees arrays of tens of MB one after another
             // (the file, its reports, the samples, the document's text): each
@@ -72,15 +79,8 @@ enum BLEFailure {
             // free and keep the later ones resident in the heap.
             _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
             let capture: BtsnoopCapture
-            do { capture = try BtsnoopCapture(path: path, keepPackets: keepRaw) } catch {
-                // A capture that is not there is "not found", as a missing floor-plan picture is.
-                let missing = !FileManager.default.fileExists(atPath: path)
-                throw CommandFailure(missing ? "\(path): no such file" : error.description, missing ? .notFound : .dataError)
-            }
-            if capture.droppedTailBytes > 0 {
-                Terminal.err("warning: \(path): the last record is cut short; its \(capture.droppedTailBytes) bytes are dropped"
-                    + " and the \(capture.packetCount) intact packets before it replayed")
-            }
+            do { capture = try BtsnoopCapture(path: path, keepPackets: keepRaw) } catch { throw captureFailure(path, error) }
+            warnIfTailDropped(path, dropped: capture.droppedTailBytes, packets: capture.packetCount)
             return BtsnoopReplayProvider(capture: capture)
         case .hci(let device):
             let socket: HCISocket
@@ -95,16 +95,30 @@ enum BLEFailure {
     }
 }
 
+extension BLEFailure {
+    /// A capture that is not there is "not found", as a missing floor-plan picture is.
+    static func captureFailure(_ path: String, _ error: BtsnoopCapture.LoadError) -> CommandFailure {
+        let missing = !FileManager.default.fileExists(atPath: path)
+        return CommandFailure(missing ? "\(path): no such file" : error.description, missing ? .notFound : .dataError)
+    }
+
+    static func warnIfTailDropped(_ path: String, dropped: Int, packets: Int) {
+        guard dropped > 0 else { return }
+        Terminal.err("warning: \(path): the last record is cut short; its \(dropped) bytes are dropped"
+            + " and the \(packets) intact packets before it replayed")
+    }
+}
+
 /// What the CLI asks of a btsnoop replay among a setup's providers.
 enum Replay {
-    static func provider(in setup: CaptureSetup) -> BtsnoopReplayProvider? {
-        setup.providers.lazy.compactMap { $0 as? BtsnoopReplayProvider }.first
+    static func provider(in setup: CaptureSetup) -> (any BtsnoopReplaying)? {
+        setup.providers.lazy.compactMap { $0 as? any BtsnoopReplaying }.first
     }
 
     /// One warning when the measurement ended before the capture's last report
     /// (the document's BLE status carries the same reason).
     static func warnIfCut(_ setup: CaptureSetup, hint: String) {
         guard let replay = provider(in: setup), let note = replay.cutShort else { return }
-        Terminal.err("warning: \(replay.capture.path): \(note); \(hint)")
+        Terminal.err("warning: \(replay.path): \(note); \(hint)")
     }
 }

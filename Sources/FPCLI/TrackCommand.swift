@@ -1,8 +1,9 @@
 import ArgumentParser
 import FPAnalysis
+import FPBLE
 import FPConfig
-import FPDatasets
 import FPCore
+import FPDatasets
 import FPProviders
 import FPSession
 import FPStore
@@ -208,8 +209,9 @@ struct Track: ReportingCommand {
                 .intersection(capture.replaysBLE && capture.fast ? [.ble] : [.ble, .wifi])
             if radios.isEmpty { throw CommandFailure("positioning uses BLE and Wi-Fi: turn on at least one of them", .usage) }
             guard let loaded else { throw CommandFailure("no app config was found", .notFound) }
+            // A replay is decoded as it plays: memory stays flat however long the capture.
             let setup = try ws.captureSetup(map: fixedMap ?? "", loaded: loaded, capture: capture, radios: radios,
-                                            spanMs: capture.replaysBLE ? nil : 0)
+                                            spanMs: capture.replaysBLE ? nil : 0, streamReplay: true)
             let replayEnd = Replay.provider(in: setup).map(\.spanMs)
             description = capture.replaysBLE ? "replay of \(capture.bleSource!)" : "live radios (\(radios.map(\.label).sorted().joined(separator: ", ")))"
             try await run(ProviderFeed(setup: setup, level: fixedMap ?? "", endMs: replayEnd), tracker: tracker,

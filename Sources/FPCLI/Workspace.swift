@@ -223,7 +223,7 @@ struct Workspace {
     /// document is never stamped in the future; nil = the length of the btsnoop replay.
     /// `realistic`: a simulation gets `Realism` unless --ideal (walk's default; measure's stays ideal).
     func captureSetup(map: String, loaded: LoadedConfig, capture: CaptureOptions, radios: Set<Radio>, spanMs: Int?,
-                      realistic: Bool = false) throws
+                      realistic: Bool = false, streamReplay: Bool = false) throws
         -> CaptureSetup
     {
         let device = LinuxDeviceProvider(installIdPath: paths.installIDPath)
@@ -232,9 +232,9 @@ struct Workspace {
         var ble: (any RadioProvider)?
         if radios.contains(.ble), let source = capture.bleSource, source != .sim {
             ble = try BLEFailure.provider(source, explicit: true, exclusive: capture.exclusive, passive: capture.passive,
-                                          keepRaw: capture.keepRaw)
+                                          keepRaw: capture.keepRaw, stream: streamReplay)
         }
-        guard let spanMs = spanMs ?? (ble as? BtsnoopReplayProvider)?.spanMs else {
+        guard let spanMs = spanMs ?? (ble as? any BtsnoopReplaying)?.spanMs else {
             throw CommandFailure("--duration all replays a btsnoop capture: BLE must be on (drop --no-ble)", .usage)
         }
         let wantsSimulation = capture.simulate || (radios.contains(.ble) && capture.bleSource == .sim)

@@ -75,6 +75,15 @@ package struct BtsnoopFile: Sendable {
             datalink = file.datalink
         }
 
+        /// The records of a piece of a file read piece by piece: `records`
+        /// starts at a record boundary, `fileOffset` bytes into the file (what
+        /// error offsets count from). A record the piece cuts short ends it as
+        /// `cutTail`, which the reader carries into the next piece.
+        package init(datalink: Datalink, records: ArraySlice<UInt8>, fileOffset: Int) {
+            cursor = ByteCursor(records, origin: records.startIndex - fileOffset)
+            self.datalink = datalink
+        }
+
         package mutating func next() throws(HCIParseError) -> Record? {
             while cursor.remaining > 0 {
                 let recordStart = cursor.position
