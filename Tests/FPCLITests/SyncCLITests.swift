@@ -69,7 +69,8 @@ final class GatewayProcess: @unchecked Sendable {
     deinit { kill9() }
 }
 
-/// Collects a pipe's output on a background thread.
+/// Collects a pipe's output on a background thread, closing it at its end
+/// (as `PipeDrain` does, and for the same reason).
 final class StderrCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
@@ -83,6 +84,7 @@ final class StderrCollector: @unchecked Sendable {
                 data.append(chunk)
                 lock.unlock()
             }
+            try? handle.close()
         }
     }
 

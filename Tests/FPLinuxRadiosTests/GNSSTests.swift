@@ -1,4 +1,5 @@
 import FPCore
+import FPTestSupport
 import Foundation
 import Testing
 @testable import FPLinuxRadios
@@ -86,7 +87,7 @@ import Testing
         fake.environment = env
         fake.standardOutput = FileHandle.nullDevice
         fake.standardError = FileHandle.nullDevice
-        try fake.run()
+        try fake.runWhenDescriptorsAllow()
         defer { endGpsfake(pid: fake.processIdentifier) }
 
         let endpoint = GPSDEndpoint(host: "127.0.0.1", port: port)

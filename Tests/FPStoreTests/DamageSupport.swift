@@ -1,5 +1,6 @@
 import FPCore
 import FPHex
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -71,7 +72,7 @@ enum Damage {
         p.arguments = arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        try p.run()
+        try p.runWhenDescriptorsAllow()
         p.waitUntilExit()
         return p.terminationStatus
     }

@@ -109,7 +109,7 @@ final class CouchDB: Sendable {
         script.standardOutput = out
         script.standardError = err
         script.standardInput = FileHandle.nullDevice
-        try script.run()
+        try script.runWhenDescriptorsAllow()
         let printed = PipeDrain(out.fileHandleForReading, name: "couchdb.sh")
         let complaints = PipeDrain(err.fileHandleForReading, name: "couchdb.sh-err")
         return (String(decoding: await printed.data(), as: UTF8.self), String(decoding: await complaints.data(), as: UTF8.self))
@@ -129,7 +129,7 @@ final class CouchDB: Sendable {
         watcher.standardInput = FileHandle.nullDevice
         watcher.standardOutput = FileHandle.nullDevice
         watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        try watcher.runWhenDescriptorsAllow()
     }
 
     /// Stops every node and waits until each is gone.
