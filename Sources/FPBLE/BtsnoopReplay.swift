@@ -148,13 +148,20 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
     }
 
     var startStatus: ProviderStatus {
+        var status = Self.replayStatus(source: source, packetCount: capture.packetCount)
+        status.malformed = capture.malformedEvents
+        return status
+    }
+
+    /// A replay's status before it runs, loaded whole or streamed: a capture
+    /// without HCI packets is unavailable.
+    static func replayStatus(source: String, packetCount: Int) -> ProviderStatus {
         var status = ProviderStatus(status: .ok, source: source)
         status.replay = true
-        if capture.packetCount == 0 {
+        if packetCount == 0 {
             status.status = .unavailable
             status.reason = "the capture holds no HCI packets (only its file header)"
         }
-        status.malformed = capture.malformedEvents
         return status
     }
 

@@ -49,13 +49,8 @@ package final class BtsnoopStreamProvider: BtsnoopReplaying, @unchecked Sendable
     package var packetCount: Int { summary.packetCount }
 
     package func start(context: CaptureContext, sink: SampleSink) async -> ProviderStatus {
-        var status = ProviderStatus(status: .ok, source: source)
-        status.replay = true
-        if summary.packetCount == 0 {
-            status.status = .unavailable
-            status.reason = "the capture holds no HCI packets (only its file header)"
-            return status
-        }
+        var status = BtsnoopReplayProvider.replayStatus(source: source, packetCount: summary.packetCount)
+        guard status.status == .ok else { return status }
         do {
             let stream = try BtsnoopStream(path: path, pieceSize: pieceSize)
             lock.withLock { self.stream = stream; self.sink = sink }
@@ -103,8 +98,7 @@ package final class BtsnoopStreamProvider: BtsnoopReplaying, @unchecked Sendable
     /// The start status plus what the replay met: malformed events and AD errors among what was decoded.
     package func finalStatus() async -> ProviderStatus? {
         lock.withLock {
-            var status = ProviderStatus(status: .ok, source: source)
-            status.replay = true
+            var status = BtsnoopReplayProvider.replayStatus(source: source, packetCount: summary.packetCount)
             status.malformed = decoder.malformed
             status.adErrors = decoder.adErrors
             if let cut = cutNote { status.reason = cut }
