@@ -87,7 +87,7 @@ struct FprintRunner {
         p.standardOutput = out
         p.standardError = err
         p.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        let exit = try p.startAwaitingExit()
+        let exit = try await p.startAwaitingExit()
         started(p.processIdentifier)
         let outDrain = PipeDrain(out.fileHandleForReading, name: "stdout")
         let errDrain = PipeDrain(err.fileHandleForReading, name: "stderr")
@@ -181,7 +181,7 @@ final class SilentServer: @unchecked Sendable {
             """]
         let out = Pipe()
         process.standardOutput = out
-        exit = try process.startAwaitingExit()
+        exit = try await process.startAwaitingExit()
         printed = PipeDrain(out.fileHandleForReading, name: "silent-server")
         var port: Int?
         for _ in 0..<1500 where port == nil {

@@ -34,7 +34,7 @@ final class GatewayProcess: @unchecked Sendable {
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        exit = try process.startAwaitingExit()
+        exit = try await process.startAwaitingExit()
         stderrLog = StderrCollector(err.fileHandleForReading)
         // A bound only against hanging: a debug gateway beside a busy suite may take long to start.
         let deadline = Date().addingTimeInterval(180)
@@ -96,8 +96,8 @@ final class StderrCollector: @unchecked Sendable {
 }
 
 /// Runs fprint in the background (for killing the gateway mid-sync); returns its exit to await.
-func startFprint(_ runner: FprintRunner, _ arguments: [String]) throws -> Handover<Int32> {
-    try BackgroundFprint(runner, arguments).exit
+func startFprint(_ runner: FprintRunner, _ arguments: [String]) async throws -> Handover<Int32> {
+    try await BackgroundFprint(runner, arguments).exit
 }
 
 /// fprint running in the background: its pid, its exit to await, and what
@@ -108,7 +108,7 @@ struct BackgroundFprint: Sendable {
     let stdout: PipeDrain
     let stderr: PipeDrain
 
-    init(_ runner: FprintRunner, _ arguments: [String]) throws {
+    init(_ runner: FprintRunner, _ arguments: [String]) async throws {
         let p = Process()
         p.executableURL = try FprintRunner.executable()
         p.arguments = arguments
@@ -118,7 +118,7 @@ struct BackgroundFprint: Sendable {
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
-        exit = try p.startAwaitingExit()
+        exit = try await p.startAwaitingExit()
         pid = p.processIdentifier
         stdout = PipeDrain(out.fileHandleForReading, name: "stdout")
         stderr = PipeDrain(err.fileHandleForReading, name: "stderr")
@@ -317,7 +317,7 @@ func documentSet(_ path: String) throws -> [String: String] {
 
         // Push in batches of one; kill the gateway once some have landed.
         var gateway = try await GatewayProcess(runner: s.runner, db: s.gatewayDB, secret: s.secret)
-        let push = try startFprint(s.runner, ["sync", "--gateway", gateway.url, "--push-only", "--batch-size", "1"])
+        let push = try await startFprint(s.runner, ["sync", "--gateway", gateway.url, "--push-only", "--batch-size", "1"])
         try await waitUntil { (try? documentSet(s.gatewayDB).count) ?? 0 >= 20 }
         await gateway.kill9AndWait()
         #expect(await push.value() == 75)
@@ -333,7 +333,7 @@ func documentSet(_ path: String) throws -> [String: String] {
         var other = s.runner
         let otherDB = s.runner.home.appendingPathComponent("other.sqlite").path
         other.environment["FPRINT_DB"] = otherDB
-        let pull = try startFprint(other, ["sync", "--gateway", gateway.url, "--pull-only", "--batch-size", "1"])
+        let pull = try await startFprint(other, ["sync", "--gateway", gateway.url, "--pull-only", "--batch-size", "1"])
         try await waitUntil { (try? documentSet(otherDB).count) ?? 0 >= 20 }
         await gateway.kill9AndWait()
         #expect(await pull.value() == 75)

@@ -88,13 +88,13 @@ import Testing
 
     // MARK: Remote, with the offline cache
 
-    @Test func fallsBackToTheCacheWhenTheServerIsGone() throws {
+    @Test func fallsBackToTheCacheWhenTheServerIsGone() async throws {
         let root = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let served = root.appendingPathComponent("www")
         try Support.write(Self.appConfigText, to: served.appendingPathComponent("cfg/app-config.json"))
         try Support.write(Self.scenariosText, to: served.appendingPathComponent("cfg/scenarios.json"))
-        let server = try LocalServer.http(serving: served)
+        let server = try await LocalServer.http(serving: served)
         defer { server.stop() }
         let url = server.baseURL.appendingPathComponent("cfg/app-config.json").absoluteString
         let loader = ConfigLoader(cacheDirectory: root.appendingPathComponent("cache").path, transport: CurlHTTPTransport(),
@@ -118,14 +118,14 @@ import Testing
         #expect(!warning.contains("\n"))
     }
 
-    @Test func invalidRemoteContentNeverReplacesTheCache() throws {
+    @Test func invalidRemoteContentNeverReplacesTheCache() async throws {
         let root = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let served = root.appendingPathComponent("www")
         let appFile = served.appendingPathComponent("app-config.json")
         try Support.write(Self.appConfigText, to: appFile)
         try Support.write(Self.scenariosText, to: served.appendingPathComponent("scenarios.json"))
-        let server = try LocalServer.http(serving: served)
+        let server = try await LocalServer.http(serving: served)
         defer { server.stop() }
         let url = server.baseURL.appendingPathComponent("app-config.json").absoluteString
         let cacheDirectory = root.appendingPathComponent("cache")
@@ -159,10 +159,10 @@ import Testing
         #expect(try loader.load(from: url).appConfig == good.appConfig)
     }
 
-    @Test func withoutACacheFetchFailuresAreErrors() throws {
+    @Test func withoutACacheFetchFailuresAreErrors() async throws {
         let root = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let server = try LocalServer.http(serving: root)
+        let server = try await LocalServer.http(serving: root)
         defer { server.stop() }
         let loader = ConfigLoader(cacheDirectory: root.appendingPathComponent("cache").path, transport: CurlHTTPTransport())
         let missing = server.baseURL.appendingPathComponent("missing.json").absoluteString

@@ -5,14 +5,14 @@ import Testing
 
 /// CurlHTTPTransport against real local servers (python3 on 127.0.0.1).
 @Suite struct HTTPTransportTests {
-    static func serve(_ files: [String: String]) throws -> (LocalServer, URL) {
+    static func serve(_ files: [String: String]) async throws -> (LocalServer, URL) {
         let directory = try Support.temporaryDirectory()
         for (name, text) in files { try Support.write(text, to: directory.appendingPathComponent(name)) }
-        return (try LocalServer.http(serving: directory), directory)
+        return (try await LocalServer.http(serving: directory), directory)
     }
 
     @Test func getReturnsBodyStatusAndHeaders() async throws {
-        let (server, directory) = try Self.serve(["hello.txt": "hello, fprint\n"])
+        let (server, directory) = try await Self.serve(["hello.txt": "hello, fprint\n"])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let transport = CurlHTTPTransport()
         let url = server.baseURL.appendingPathComponent("hello.txt")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func notFoundIsAResponseNotAnError() async throws {
-        let (server, directory) = try Self.serve([:])
+        let (server, directory) = try await Self.serve([:])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let url = server.baseURL.appendingPathComponent("missing.json")
         let response = try await CurlHTTPTransport().send(HTTPRequest(url: url))
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func getFollowsRedirectsButPostDoesNot() async throws {
-        let (server, directory) = try Self.serve(["hello.txt": "moved here"])
+        let (server, directory) = try await Self.serve(["hello.txt": "moved here"])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let url = server.baseURL.appendingPathComponent("redirect")
         let transport = CurlHTTPTransport()
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func postAndPutSendTheirBodyAndHeaders() async throws {
-        let (server, directory) = try Self.serve([:])
+        let (server, directory) = try await Self.serve([:])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let transport = CurlHTTPTransport()
         let url = server.baseURL.appendingPathComponent("db/doc")
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func connectionRefusedIsUnreachableAndHidesCredentials() async throws {
-        let (server, directory) = try Self.serve([:])
+        let (server, directory) = try await Self.serve([:])
         let url = server.baseURL.appendingPathComponent("app-config.json")
         server.stop()  // the port is now closed: connections are refused
         try? FileManager.default.removeItem(at: directory)
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func silentServerTimesOut() async throws {
-        let server = try LocalServer.silent()
+        let server = try await LocalServer.silent()
         defer { server.stop() }
         let url = server.baseURL.appendingPathComponent("app-config.json")
         let started = Date()
@@ -122,9 +122,9 @@ import Testing
     /// the call throws `cancelled` long before the 30 s timeout, and the
     /// transport's thread is free for the next request.
     @Test func cancellingTheCallerAbortsTheTransfer() async throws {
-        let silent = try LocalServer.silent()
+        let silent = try await LocalServer.silent()
         defer { silent.stop() }
-        let (server, directory) = try Self.serve(["hello.txt": "still here"])
+        let (server, directory) = try await Self.serve(["hello.txt": "still here"])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let transport = CurlHTTPTransport()
         let url = silent.baseURL.appendingPathComponent("db")
@@ -156,7 +156,7 @@ import Testing
     /// Synchronous callers (the config loader) wait on their own thread; the
     /// transfer still runs on the transport's thread, with the same handle.
     @Test func theBlockingFormAnswersLikeTheAsyncOne() async throws {
-        let (server, directory) = try Self.serve(["hello.txt": "hello, fprint\n"])
+        let (server, directory) = try await Self.serve(["hello.txt": "hello, fprint\n"])
         defer { server.stop(); try? FileManager.default.removeItem(at: directory) }
         let transport = CurlHTTPTransport()
         let url = server.baseURL.appendingPathComponent("hello.txt")
@@ -174,7 +174,7 @@ import Testing
     @Test func responsesCutShortAreErrorsNotAnswers() async throws {
         for partial in ["HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n",
                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"results\":["] {
-            let server = try LocalServer.cutting(after: partial)
+            let server = try await LocalServer.cutting(after: partial)
             defer { server.stop() }
             do throws(HTTPError) {
                 let response = try await CurlHTTPTransport().send(HTTPRequest(url: server.baseURL.appendingPathComponent("db")))
@@ -187,7 +187,7 @@ import Testing
             }
         }
         // The complete answer still works
-        let whole = try LocalServer.cutting(after: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+        let whole = try await LocalServer.cutting(after: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
         defer { whole.stop() }
         #expect(try await CurlHTTPTransport().send(HTTPRequest(url: whole.baseURL.appendingPathComponent("db"))).body == Data("{}".utf8))
     }
@@ -197,7 +197,7 @@ import Testing
         let directory = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Support.write("secure", to: directory.appendingPathComponent("hello.txt"))
-        let server = try LocalServer.https(serving: directory)
+        let server = try await LocalServer.https(serving: directory)
         defer { server.stop() }
         let url = server.baseURL.appendingPathComponent("hello.txt")
         do throws(HTTPError) {

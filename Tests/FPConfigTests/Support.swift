@@ -36,28 +36,28 @@ final class LocalServer: @unchecked Sendable {
     /// connections are kept alive), and adds for transport tests:
     /// `/redirect` → 302 to `/hello.txt` (any method); POST/PUT/DELETE echo the request
     /// as JSON (`method`, `path`, `body`, `contentType`, `expect`, `authorization`).
-    static func http(serving directory: URL) throws -> LocalServer {
-        try LocalServer(script: httpScript, arguments: [directory.path], scheme: "http")
+    static func http(serving directory: URL) async throws -> LocalServer {
+        try await LocalServer(script: httpScript, arguments: [directory.path], scheme: "http")
     }
 
     /// The same over HTTPS with the self-signed test certificate in Fixtures/.
-    static func https(serving directory: URL) throws -> LocalServer {
+    static func https(serving directory: URL) async throws -> LocalServer {
         let arguments = [directory.path, try Support.fixture("tls-test-cert.pem").path,
                          try Support.fixture("tls-test-key.pem").path]
-        return try LocalServer(script: httpScript, arguments: arguments, scheme: "https")
+        return try await LocalServer(script: httpScript, arguments: arguments, scheme: "https")
     }
 
     /// Accepts connections and never answers: for timeouts.
-    static func silent() throws -> LocalServer {
-        try LocalServer(script: silentScript, arguments: [], scheme: "http")
+    static func silent() async throws -> LocalServer {
+        try await LocalServer(script: silentScript, arguments: [], scheme: "http")
     }
 
     /// Reads a request, answers `partial` (raw bytes of a response cut short) and closes.
-    static func cutting(after partial: String) throws -> LocalServer {
-        try LocalServer(script: cuttingScript, arguments: [partial], scheme: "http")
+    static func cutting(after partial: String) async throws -> LocalServer {
+        try await LocalServer(script: cuttingScript, arguments: [partial], scheme: "http")
     }
 
-    private init(script: String, arguments: [String], scheme: String) throws {
+    private init(script: String, arguments: [String], scheme: String) async throws {
         // No setenv("no_proxy") here: changing the environment while other
         // tests' threads read it (getenv in libcurl, Process) can crash the
         // suite; the transport asks a loopback host directly whatever proxy
@@ -68,14 +68,16 @@ final class LocalServer: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.runWhenDescriptorsAllow()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // the script exited
-            line.append(chunk)
+        try await process.runWhenDescriptorsAllow()
+        // Read on a thread of its own (closed when the server ends), awaited
+        // here: a blocking read would hold a thread of the cooperative pool
+        // while python starts.
+        let printed = PipeDrain(output.fileHandleForReading, name: "local-server")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !printed.soFar.contains(UInt8(ascii: "\n")), process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
         }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: printed.soFar, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let port = Int(text) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

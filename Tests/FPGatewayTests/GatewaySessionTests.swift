@@ -149,14 +149,19 @@ import Testing
 
     @Test func theLedgerListsWhatWasIssued() async throws {
         let f = try Fixture(users: "carol:s3cret\n")
+        let issued = Handover<(cookie: String, token: String)>()
         try await f.app.test(.router) { client in
-            _ = try await Self.login(client, "carol", "s3cret")
+            issued.fulfil(try await Self.login(client, "carol", "s3cret"))
         }
+        let login = await issued.value()
         let entries = CredentialLedger(path: f.ledgerPath).entries()
         #expect(entries.map(\.user) == ["carol"] && entries.map(\.note) == ["/_session login"] && entries[0].origin == .password)
         // The file holds ids and expiries, never a token, and only its owner may read it.
         let text = try String(contentsOfFile: f.ledgerPath, encoding: .utf8)
-        #expect(!text.contains("eyJ"))
+        // (Not "eyJ", a JWT's start: a random credential id may hold it.)
+        let cookieValue = String(login.cookie.drop { $0 != "=" }.dropFirst())
+        #expect(!login.token.isEmpty && !text.contains(login.token) && !text.contains(cookieValue))
+        #expect(!text.contains(#/[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/#), "a JWT-shaped text in \(text)")
         let mode = try FileManager.default.attributesOfItem(atPath: f.ledgerPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }

@@ -52,7 +52,7 @@ struct BtsnoopTests {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        let exit = try p.startAwaitingExit()
+        let exit = try await p.startAwaitingExit()
         let data = await PipeDrain(out.fileHandleForReading, name: "tshark").data()
         #expect(await exit.value() == 0)
         #expect(try Self.ours(name) == Self.lines(String(decoding: data, as: UTF8.self)))

@@ -87,7 +87,7 @@ import Testing
         fake.environment = env
         fake.standardOutput = FileHandle.nullDevice
         fake.standardError = FileHandle.nullDevice
-        try fake.runWhenDescriptorsAllow()
+        try await fake.runWhenDescriptorsAllow()
         defer { endGpsfake(pid: fake.processIdentifier) }
 
         let endpoint = GPSDEndpoint(host: "127.0.0.1", port: port)

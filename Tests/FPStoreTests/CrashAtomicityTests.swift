@@ -54,7 +54,7 @@ import Testing
             // blocks on a full pipe and no test thread waits on it.
             let printedOut = PipeDrain(stdout.fileHandleForReading, name: "torture-out")
             let printedErr = PipeDrain(stderr.fileHandleForReading, name: "torture-err")
-            let exit = try process.startAwaitingExit()
+            let exit = try await process.startAwaitingExit()
 
             // When it has stored at least one new batch, and then writes for a while more,
             let deadline = Date().addingTimeInterval(180)  // a bound only against hanging

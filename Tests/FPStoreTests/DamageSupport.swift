@@ -66,14 +66,12 @@ enum Damage {
 
     /// Runs a command; its exit status.
     @discardableResult
-    static func shell(_ arguments: [String]) throws -> Int32 {
+    static func shell(_ arguments: [String]) async throws -> Int32 {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        try p.runWhenDescriptorsAllow()
-        p.waitUntilExit()
-        return p.terminationStatus
+        return try await p.startAwaitingExit().value()
     }
 }

@@ -30,15 +30,22 @@ import Testing
     }
 
     @Test(.enabled(if: Damage.isRoot, "needs root to mount a tmpfs and remount it read-only"))
-    func aReadOnlyMountOpensImmutable() throws {
+    func aReadOnlyMountOpensImmutable() async throws {
         let mount = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: mount) }
-        #expect(try Damage.shell(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount.path]) == 0)
-        defer { _ = try? Damage.shell(["umount", mount.path]) }
+        #expect(try await Damage.shell(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount.path]) == 0)
         let path = try storeWithOneDocument(mount)
         // As a copied database arrives: the file alone, no -shm to read through.
         for suffix in ["-shm", "-wal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        #expect(try Damage.shell(["mount", "-o", "remount,ro", mount.path]) == 0)
+        let remounted = try await Damage.shell(["mount", "-o", "remount,ro", mount.path])
+        let checked = Result { try Self.opensImmutable(path, remounted: remounted) }
+        _ = try? await Damage.shell(["umount", mount.path])
+        try checked.get()
+    }
+
+    /// What the read-only mount must allow and refuse (the mount is undone after, whatever these find).
+    static func opensImmutable(_ path: String, remounted: Int32) throws {
+        #expect(remounted == 0)
         #expect(FileSystemInfo.isMountedReadOnly(path))
         let store = try SQLiteDocumentStore(path: path, access: .readOnly)
         #expect(store.openNote == .immutable)

@@ -50,10 +50,10 @@ final class ReceivedBytes: Sendable {
 extension Process {
     /// Starts the process with its exit handed over as it happens, so tests
     /// await it (`Handover.value()`) instead of blocking in `waitUntilExit`.
-    public func startAwaitingExit() throws -> Handover<Int32> {
+    public func startAwaitingExit() async throws -> Handover<Int32> {
         let exit = Handover<Int32>()
         terminationHandler = { exit.fulfil($0.terminationStatus) }
-        try runWhenDescriptorsAllow()
+        try await runWhenDescriptorsAllow()
         return exit
     }
 
@@ -64,12 +64,21 @@ extension Process {
     /// ends a mapping the test process crashes (SIGSEGV in memcpy;
     /// swift-corelibs-foundation PR #5472). The gateway attack tests hold
     /// hundreds of sockets for a moment, so a spawn beside them waits.
-    public func runWhenDescriptorsAllow() throws {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline,
-              let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count, open >= 1000 {
-            usleep(20_000)
+    ///
+    /// The wait suspends rather than sleeps: a blocked thread is one of the
+    /// cooperative pool's two here, and the sockets it waits for are closed
+    /// by tasks that need that pool (with `usleep` the gateway tests beside
+    /// it missed their 10 s busy timeouts).
+    public func runWhenDescriptorsAllow() async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, Self.openDescriptors >= 1000 {
+            try await Task.sleep(for: .milliseconds(20))
         }
         try run()
+    }
+
+    /// How many descriptors this process holds.
+    static var openDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
 }

@@ -40,7 +40,7 @@ public enum PublicDatasets {
         let tar = Process()
         tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         tar.arguments = ["tar", "-xJf", source.path, "-C", into.path]
-        let exit = try tar.startAwaitingExit()
+        let exit = try await tar.startAwaitingExit()
         let status = await exit.value()
         guard status == 0 else { throw DatasetUnavailable("tar -xJf \(source.path) exited \(status)") }
         return into.appendingPathComponent(name)

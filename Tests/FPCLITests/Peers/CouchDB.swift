@@ -43,7 +43,7 @@ final class CouchDB: Sendable {
         var failures: [String] = []
         for _ in 1...3 {
             let folder = try makeTemporaryFolder("couchdb")
-            try watch(folder)
+            try await watch(folder)
             do {
                 return try await start(nodes: count, in: folder)
             } catch {
@@ -109,7 +109,7 @@ final class CouchDB: Sendable {
         script.standardOutput = out
         script.standardError = err
         script.standardInput = FileHandle.nullDevice
-        try script.runWhenDescriptorsAllow()
+        try await script.runWhenDescriptorsAllow()
         let printed = PipeDrain(out.fileHandleForReading, name: "couchdb.sh")
         let complaints = PipeDrain(err.fileHandleForReading, name: "couchdb.sh-err")
         return (String(decoding: await printed.data(), as: UTF8.self), String(decoding: await complaints.data(), as: UTF8.self))
@@ -118,7 +118,7 @@ final class CouchDB: Sendable {
     /// A shell that waits for this test process to end, then kills the nodes
     /// started in `folder` (by the pids `couchdb.sh` notes there; SIGKILL:
     /// nothing of theirs is kept) and removes the folder.
-    private static func watch(_ folder: URL) throws {
+    private static func watch(_ folder: URL) async throws {
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: "/bin/sh")
         watcher.arguments = ["-c", """
@@ -129,7 +129,7 @@ final class CouchDB: Sendable {
         watcher.standardInput = FileHandle.nullDevice
         watcher.standardOutput = FileHandle.nullDevice
         watcher.standardError = FileHandle.nullDevice
-        try watcher.runWhenDescriptorsAllow()
+        try await watcher.runWhenDescriptorsAllow()
     }
 
     /// Stops every node and waits until each is gone.

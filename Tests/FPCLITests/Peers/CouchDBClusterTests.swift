@@ -34,7 +34,7 @@ struct CouchDBClusterTests {
         // The push through node 1, 20 documents a batch; once a batch is
         // through and more are left, the sync is held (SIGSTOP) while node 1
         // is killed, then let go: it is cut off in the middle of its push.
-        let sync = try BackgroundFprint(fp, ["sync", "--gateway", couch.adminURL(db, node: 0), "--push-only",
+        let sync = try await BackgroundFprint(fp, ["sync", "--gateway", couch.adminURL(db, node: 0), "--push-only",
                                              "--batch-size", "20"])
         let (exit, said) = (sync.exit, sync.stderr)
         let cut = Handover<Int?>()

@@ -27,7 +27,7 @@ struct PouchDBLiveSyncTests {
         node.standardOutput = out
         node.standardError = err
         node.standardInput = FileHandle.nullDevice
-        let exit = try node.startAwaitingExit()
+        let exit = try await node.startAwaitingExit()
         defer { if node.isRunning { kill(node.processIdentifier, SIGKILL) } }
         let printed = PipeDrain(out.fileHandleForReading, name: "pouchdb")
         let complaints = PipeDrain(err.fileHandleForReading, name: "pouchdb-err")
