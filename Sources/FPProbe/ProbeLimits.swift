@@ -50,3 +50,26 @@ final class ProbeRateLimiter: @unchecked Sendable {
         if running[client] == 0 { running[client] = nil }
     }
 }
+
+/// One admitted operation's place in the limiter, given back once: before
+/// the operation's last answer (the client reads it and may start its next
+/// operation at once, which a place still held would refuse), or at the end.
+final class ProbeSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held = true  // guarded by `lock`
+    private let limiter: ProbeRateLimiter
+    private let client: String
+
+    init(_ limiter: ProbeRateLimiter, client: String) {
+        self.limiter = limiter
+        self.client = client
+    }
+
+    func release() {
+        let wasHeld = lock.withLock { () -> Bool in
+            defer { held = false }
+            return held
+        }
+        if wasHeld { limiter.finished(client) }
+    }
+}

@@ -120,16 +120,15 @@ public final class ProbeServer: @unchecked Sendable {
             try? channel.write(ProbeWire.refusal(.rateLimited, "too many probes from \(client); try again in \(wait) s", retryAfter: wait))
             return
         }
+        let slot = ProbeSlot(limiter, client: client)
+        defer { slot.release() }
         let user: String
         do { user = try config.authenticate(request["token"]?.stringValue ?? "") } catch {
-            // The slot is freed before the answer: the client reads it and starts its
-            // next phase at once, which a slot still held would refuse as rate-limited.
-            limiter.finished(client)
+            slot.release()  // before the answer, as every last answer (ProbeSlot)
             try? channel.write(ProbeWire.refusal(.unauthorized, "token refused: \(error)"))
             return
         }
-        defer { limiter.finished(client) }
-        var context = ProbeOpContext(server: self, channel: channel, client: client, user: user, request: request)
+        var context = ProbeOpContext(server: self, channel: channel, client: client, user: user, request: request, slot: slot)
         do {
             switch request["op"]?.stringValue {
             case "down": try context.download()

@@ -11,6 +11,8 @@ struct ProbeOpContext {
     let client: String
     let user: String
     let request: JSONValue
+    /// Given back before the last answer (see `ProbeSlot`).
+    let slot: ProbeSlot
     var limits: ProbeLimits { server.config.limits }
     var fd: Int32 { channel.fd }
 
@@ -28,7 +30,9 @@ struct ProbeOpContext {
     }
 
     func sendSigned(_ result: JSONValue) throws {
-        try channel.write(["ok": true, "signed": server.config.signer.sign(result)])
+        let signed = server.config.signer.sign(result)
+        slot.release()
+        try channel.write(["ok": true, "signed": signed])
     }
 
     /// Download: frames out, acknowledgements in; throughput from the acknowledgements' times.
@@ -199,7 +203,9 @@ struct ProbeOpContext {
             try channel.write(ProbeWire.refusal(.protocolError, "verify needs {\"signed\": {\"result\", \"signature\"}}"))
             return
         }
-        try channel.write(["ok": true, "valid": .bool(server.config.signer.verify(signed))])
+        let valid = server.config.signer.verify(signed)
+        slot.release()
+        try channel.write(["ok": true, "valid": .bool(valid)])
     }
 }
 

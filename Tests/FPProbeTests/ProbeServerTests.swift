@@ -102,6 +102,27 @@ import Glibc
         #expect(udp.reason?.contains("too many probes") == true && udp.reason?.contains("try again in") == true)
     }
 
+    /// A client that waits for each answer is never "too many at once": the
+    /// server gives an operation's place back before its last answer. Before,
+    /// it did so after writing it, and a verify sent the moment the previous
+    /// one was answered was refused whenever that thread had not run on yet
+    /// (seen as a flaky `probe --verify` on a busy machine).
+    @Test func oneOperationAtATimeIsNeverRefusedAsTooManyAtOnce() async throws {
+        var limits = Self.smallLimits
+        limits.perClientAtOnce = 1
+        limits.perClientPerMinute = 1000
+        let (server, port) = try server(limits)
+        defer { server.stop() }
+        let client = ProbeClient(options(port))
+        let signed = ProbeSigner(gatewaySecret: Self.secret).sign(["phase": "down", "user": "alice"])
+        let answers = await BlockingWork.run("verify-in-turn") {
+            (0..<200).map { _ in Result { try client.verify(signed) } }
+        }
+        let refused = answers.filter { if case .failure = $0 { true } else { false } }
+        #expect(refused.count == 0, "\(refused.count) of 200 refused, first: \(refused.first.map { "\($0)" } ?? "")")
+        #expect(answers.allSatisfy { (try? $0.get()) == true })
+    }
+
     @Test func aBadTokenIsRefusedBeforeAnyData() async throws {
         let (server, port) = try server()
         defer { server.stop() }
