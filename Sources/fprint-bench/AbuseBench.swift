@@ -66,7 +66,7 @@ final class AbuseGateway: @unchecked Sendable {
         defer { c.close() }
         c.send(head + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n")
         body.withUnsafeBytes { _ = c.send($0) }
-        return RawConnection.status(c.readAll(timeout: timeout, stopAfterHeaders: true))
+        return RawConnection.status(c.readAllBlocking(timeout: timeout, stopAfterHeaders: true))
     }
 
     func login(_ password: String, from source: String) -> Int? {

@@ -30,18 +30,27 @@ import Testing
         }
 
         /// One request on a connection of its own from `source`; the whole answer.
-        func request(_ head: String, body: String = "", from source: String? = nil) -> String {
+        /// From a test's own thread (these tests run dozens at once); an async test awaits `request`.
+        func requestBlocking(_ head: String, body: String = "", from source: String? = nil) -> String {
             guard let connection = try? RawConnection(port: port, from: source) else { return "" }
             defer { connection.close() }
             connection.send(head + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
-            return connection.readAll(timeout: 120)
+            return connection.readAllBlocking(timeout: 120)
         }
 
-        func login(_ name: String, _ password: String, from source: String? = nil, forwardedFor: String? = nil) -> Int? {
+        func request(_ head: String, body: String = "", from source: String? = nil) async -> String {
+            await offThePool("attack-request") { self.requestBlocking(head, body: body, from: source) }
+        }
+
+        func login(_ name: String, _ password: String, from source: String? = nil, forwardedFor: String? = nil) async -> Int? {
+            await offThePool("attack-login") { self.loginBlocking(name, password, from: source, forwardedFor: forwardedFor) }
+        }
+
+        func loginBlocking(_ name: String, _ password: String, from source: String? = nil, forwardedFor: String? = nil) -> Int? {
             let body = #"{"name":"\#(name)","password":"\#(password)"}"#
             var head = "POST /_session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             if let forwardedFor { head += "X-Forwarded-For: \(forwardedFor)\r\n" }
-            return RawConnection.status(request(head, body: body, from: source))
+            return RawConnection.status(requestBlocking(head, body: body, from: source))
         }
 
         func accessLines() -> [[String: Any]] {
@@ -72,13 +81,13 @@ import Testing
         let started = Date()
         // 16 guessing loops from another address, as in the attack that locked alice out.
         let attack = Self.onThreads(16, stop: stop) { _ in
-            statuses.append(String(gateway.login("alice", "wrong", from: "127.0.0.2") ?? 0))
+            statuses.append(String(gateway.loginBlocking("alice", "wrong", from: "127.0.0.2") ?? 0))
         }
         // The real user logs in from their own address, again and again, while it goes on.
         let victim = Handover<[Int?]>()
         Thread.detachNewThread {
             while statuses.items.count < 40 { usleep(10_000) }
-            victim.fulfil((0..<10).map { _ in gateway.login("alice", "correct-horse", from: "127.0.0.1") })
+            victim.fulfil((0..<10).map { _ in gateway.loginBlocking("alice", "correct-horse", from: "127.0.0.1") })
         }
         let logins = await victim.value()
         stop.set()
@@ -98,8 +107,8 @@ import Testing
     @Test func aTrustedProxyNamesTheClientAndNoOneElseDoes() async throws {
         let gateway = try await Gateway(extra: ["--trusted-proxy", "127.0.0.1"])
         // Behind the proxy: a guesser and the real user are two clients.
-        for _ in 0..<8 { _ = gateway.login("alice", "wrong", from: "127.0.0.1", forwardedFor: "203.0.113.66") }
-        #expect(gateway.login("alice", "correct-horse", from: "127.0.0.1", forwardedFor: "203.0.113.5") == 200)
+        for _ in 0..<8 { _ = await gateway.login("alice", "wrong", from: "127.0.0.1", forwardedFor: "203.0.113.66") }
+        #expect(await gateway.login("alice", "correct-horse", from: "127.0.0.1", forwardedFor: "203.0.113.5") == 200)
         // From anyone else the header is not believed: a guesser naming a new
         // address each time is still one client, and its parallel guesses queue
         // behind each other until they are refused.
@@ -108,7 +117,7 @@ import Testing
             let done = Counter()
             for n in 0..<12 {
                 Thread.detachNewThread {
-                    let status = gateway.login("alice", "wrong", from: "127.0.0.3", forwardedFor: "198.51.100.\(round * 12 + n)")
+                    let status = gateway.loginBlocking("alice", "wrong", from: "127.0.0.3", forwardedFor: "198.51.100.\(round * 12 + n)")
                     statuses.append(String(status ?? 0))
                     done.increment()
                 }
@@ -136,7 +145,7 @@ import Testing
             connection.send("POST /fprint/_bulk_docs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
                             + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
             body.withUnsafeBytes { _ = connection.send($0) }
-            answer.fulfil(connection.readAll(timeout: 300))
+            answer.fulfil(connection.readAllBlocking(timeout: 300))
         }
         // As soon as the first documents are in, on a thread of its own.
         let db = gateway.runner.home.appendingPathComponent("gw.sqlite").path
@@ -178,7 +187,7 @@ import Testing
                                                   gateway.runner.home.appendingPathComponent("secret").path]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let served = Handover<String>()
-        Thread.detachNewThread { served.fulfil(gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n")) }
+        Thread.detachNewThread { served.fulfil(gateway.requestBlocking("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n")) }
         #expect(RawConnection.status(await served.value()) == 200)
         let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(gateway.pid)/fd")) ?? []).filter {
             ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(gateway.pid)/fd/\($0)")) ?? "").hasPrefix("socket:")
@@ -187,7 +196,7 @@ import Testing
         #expect(sockets.count <= 50 + 8, "\(sockets.count) sockets open")
         let big = Handover<String>()
         Thread.detachNewThread {
-            big.fulfil(gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + String(repeating: "a", count: 70_000) + "\r\n"))
+            big.fulfil(gateway.requestBlocking("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + String(repeating: "a", count: 70_000) + "\r\n"))
         }
         let answer = await big.value()
         #expect(RawConnection.status(answer).map { $0 >= 400 } ?? true, "\(answer.prefix(100))")
@@ -201,7 +210,7 @@ import Testing
         #expect(issued.status == 0, "\(issued.stderr)")
         let token = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let get = "GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
-        #expect(RawConnection.status(gateway.request(get)) == 200)
+        #expect(RawConnection.status(await gateway.request(get)) == 200)
         let list = try await gateway.runner.run(["gateway", "token", "--list", "--json"] + secret)
         let entry = try gateway.runner.json(try #require(list.lines.first))
         #expect(entry["user"] as? String == "bob" && entry["what"] as? String == "fprint gateway token" && entry["revokedAt"] is NSNull)
@@ -210,7 +219,7 @@ import Testing
         let revoked = try await gateway.runner.run(["gateway", "token", "--revoke", id] + secret)
         #expect(revoked.status == 0 && revoked.stderr.contains("revoked \(id): bob"), "\(revoked.stderr)")
         // The running gateway sees it on the next request.
-        #expect(RawConnection.status(gateway.request(get)) == 401)
+        #expect(RawConnection.status(await gateway.request(get)) == 401)
         let again = try await gateway.runner.run(["gateway", "token", "--revoke", id] + secret)
         #expect(again.status == 66, "\(again.stderr)")
         let bad = try await gateway.runner.run(["gateway", "token", "--list", "--user", "x"] + secret)

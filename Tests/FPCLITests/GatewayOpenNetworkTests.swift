@@ -27,23 +27,29 @@ import Testing
         var log: StderrCollector { server.stderrLog }
         var pid: Int32 { process.processIdentifier }
 
-        func request(_ method: String, _ path: String, headers: [String] = [], body: String = "") throws -> String {
+        func request(_ method: String, _ path: String, headers: [String] = [], body: String = "") async throws -> String {
             let connection = try RawConnection(port: port)
             defer { connection.close() }
             var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             for header in headers { head += header + "\r\n" }
             head += "Content-Length: \(body.utf8.count)\r\n\r\n"
             connection.send(head + body)
-            return connection.readAll(timeout: 15)
+            return await connection.readAll(timeout: 15)
         }
 
     }
 
     /// Sends `count` bodies of `size` bytes at once; returns each answer.
-    func flood(_ gateway: Gateway, count: Int, size: Int, headers: [String], body: @escaping @Sendable (Int) -> [UInt8]) -> [String] {
+    func flood(_ gateway: Gateway, count: Int, size: Int, headers: [String], body: @escaping @Sendable (Int) -> [UInt8]) async -> [String] {
+        let port = gateway.port
+        return await offThePool("flood") { Self.flood(port: port, count: count, headers: headers, body: body) }
+    }
+
+    /// `flood` on dispatch's threads, from a thread that may block.
+    static func flood(port: Int, count: Int, headers: [String], body: @escaping @Sendable (Int) -> [UInt8]) -> [String] {
         let answers = LockedList()
         DispatchQueue.concurrentPerform(iterations: count) { n in
-            guard let connection = try? RawConnection(port: gateway.port) else { answers.append("connect failed"); return }
+            guard let connection = try? RawConnection(port: port) else { answers.append("connect failed"); return }
             defer { connection.close() }
             let bytes = body(n)
             var head = "POST /fprint/_bulk_docs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -51,7 +57,7 @@ import Testing
             head += "Content-Length: \(bytes.count)\r\n\r\n"
             connection.send(head)
             bytes.withUnsafeBytes { _ = connection.send($0) }
-            answers.append(connection.readAll(timeout: 120, stopAfterHeaders: true))
+            answers.append(connection.readAllBlocking(timeout: 120, stopAfterHeaders: true))
         }
         return answers.items
     }
@@ -60,7 +66,7 @@ import Testing
         let gateway = try await Gateway()
         let size = 31 << 20
         let junk = [UInt8](repeating: UInt8(ascii: " "), count: size)
-        let answers = flood(gateway, count: 40, size: size, headers: []) { _ in junk }
+        let answers = await flood(gateway, count: 40, size: size, headers: []) { _ in junk }
         #expect(answers.count == 40)
         #expect(answers.allSatisfy { RawConnection.status($0) == 401 }, "\(answers.map { $0.prefix(40) })")
         let peak = try #require(ProcStatus.peakRSSMB(gateway.pid))
@@ -70,7 +76,7 @@ import Testing
 
     @Test func authenticatedBodiesShareOneBudget() async throws {
         let gateway = try await Gateway()
-        let answers = flood(gateway, count: 10, size: 31 << 20, headers: ["Authorization: Bearer \(gateway.token)"]) { n in
+        let answers = await flood(gateway, count: 10, size: 31 << 20, headers: ["Authorization: Bearer \(gateway.token)"]) { n in
             Self.bulkBody(prefix: "t\(n)-", owner: "alice", bytes: 31 << 20)
         }
         let statuses = answers.map { RawConnection.status($0) }
@@ -115,7 +121,7 @@ import Testing
             idle.append(connection)
         }
         let started = Date()
-        let answer = try gateway.request("GET", "/fprint", headers: ["Authorization: Bearer \(gateway.token)"])
+        let answer = try await gateway.request("GET", "/fprint", headers: ["Authorization: Bearer \(gateway.token)"])
         let waited = Date().timeIntervalSince(started)
         print("a real user behind 1,100 idle connections (ulimit -n 1024) was served in \(String(format: "%.2f", waited)) s")
         #expect(RawConnection.status(answer) == 200, "\(answer.prefix(200)) \(gateway.log.text.suffix(500))")
@@ -140,7 +146,7 @@ import Testing
         // longpoll did not hold it (how fast is the benchmark's to say).
         #expect(!gateway.log.text.contains("still stopping"), "\(gateway.log.text.suffix(800))")
         // The longpoll was answered, not cut.
-        let answer = longpoll.readAll(timeout: 2)
+        let answer = await longpoll.readAll(timeout: 2)
         #expect(RawConnection.status(answer) == 200, "\(answer)")
         #expect(answer.contains("\"last_seq\""))
     }
@@ -155,7 +161,7 @@ import Testing
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
         let stored = try RawConnection(port: gateway.port)
         stored.send(put)
-        #expect(RawConnection.status(stored.readAll(timeout: 15)) == 201)
+        #expect(RawConnection.status(await stored.readAll(timeout: 15)) == 201)
         stored.close()
 
         // Another connection holds the write lock for longer than the stop may take.
@@ -204,12 +210,12 @@ import Testing
                                        attributes: [.posixPermissions: 0o600])
         let gateway = try await Gateway(extra: ["--access-log", logPath, "--users", usersPath])
         let basic = "Basic " + Data("carol:hunter2-secret".utf8).base64EncodedString()
-        #expect(RawConnection.status(try gateway.request("GET", "/fprint?token=\(gateway.token)",
+        #expect(RawConnection.status(try await gateway.request("GET", "/fprint?token=\(gateway.token)",
                                                          headers: ["Authorization: Bearer \(gateway.token)"])) == 200)
-        #expect(RawConnection.status(try gateway.request("GET", "/fprint/_all_docs", headers: ["Authorization: \(basic)"])) == 200)
-        #expect(RawConnection.status(try gateway.request("POST", "/_session", headers: ["Content-Type: application/x-www-form-urlencoded"],
+        #expect(RawConnection.status(try await gateway.request("GET", "/fprint/_all_docs", headers: ["Authorization: \(basic)"])) == 200)
+        #expect(RawConnection.status(try await gateway.request("POST", "/_session", headers: ["Content-Type: application/x-www-form-urlencoded"],
                                                          body: "name=carol&password=hunter2-secret")) == 200)
-        #expect(RawConnection.status(try gateway.request("GET", "/fprint")) == 401)
+        #expect(RawConnection.status(try await gateway.request("GET", "/fprint")) == 401)
         try await Task.sleep(nanoseconds: 300_000_000)
         let text = try String(contentsOfFile: logPath, encoding: .utf8)
         let lines = text.split(separator: "\n")
@@ -234,14 +240,14 @@ import Testing
         let logPath = probe.home.appendingPathComponent("access.jsonl").path
         let gateway = try await Gateway(extra: ["--access-log", logPath])
         let auth = ["Authorization: Bearer \(gateway.token)"]
-        #expect(RawConnection.status(try gateway.request("GET", "/fprint/no-such-document", headers: auth)) == 404)
+        #expect(RawConnection.status(try await gateway.request("GET", "/fprint/no-such-document", headers: auth)) == 404)
         try await Task.sleep(nanoseconds: 300_000_000)
         let first = try CanonicalJSON.parse(Data(try #require(try String(contentsOfFile: logPath, encoding: .utf8)
                 .split(separator: "\n").first).utf8))
         #expect(first["status"] == 404 && first["user"] == "alice", "\(first)")
 
         try FileHandle(forWritingTo: URL(fileURLWithPath: logPath)).truncate(atOffset: 0)
-        #expect(RawConnection.status(try gateway.request("GET", "/fprint", headers: auth)) == 200)
+        #expect(RawConnection.status(try await gateway.request("GET", "/fprint", headers: auth)) == 200)
         try await Task.sleep(nanoseconds: 300_000_000)
         let after = try Data(contentsOf: URL(fileURLWithPath: logPath))
         #expect(!after.contains(0), "the log after truncation starts with a hole of NUL bytes")

@@ -14,7 +14,7 @@ import Testing
         let (fp, gateway, token) = try await Self.gatewayAndRunner(user: "alice")
         defer { gateway.kill9() }
         // A map page's live view, open before the track starts (a session opened with the token).
-        let stream = try Self.liveView(port: gateway.port, token: token, map: "J1NP")
+        let stream = try await Self.liveView(port: gateway.port, token: token, map: "J1NP")
         let r = try await fp.run(Self.walk + ["--publish", "--gateway", gateway.url, "--device", "tab-1"])
         #expect(r.status == 0, "\(r.stderr)")
         let rows = try r.lines.map(fp.json).filter { $0["summary"] == nil }
@@ -33,16 +33,16 @@ import Testing
         #expect(abs(x - (last["x"] as? Double ?? .nan)) <= 0.005 && abs(y - (last["y"] as? Double ?? .nan)) <= 0.005)
         // Then the track ended: the publisher left the map (no ghost), live and in the snapshot.
         #expect(text.hasSuffix("event: left\ndata: {\"publisher\":\"alice/tab-1\"}\n\n"), "\(text.suffix(300))")
-        #expect(try Self.latestPositions(port: gateway.port, token: token).isEmpty)
+        #expect(try await Self.latestPositions(port: gateway.port, token: token).isEmpty)
     }
 
     /// A dashboard live view of `map`, read on a thread of its own until its publisher leaves (or 5 minutes).
-    static func liveView(port: Int, token: String, map: String) throws -> Handover<String> {
+    static func liveView(port: Int, token: String, map: String) async throws -> Handover<String> {
         let login = try RawConnection(port: port)
         let form = "name=&password=\(token)"
         login.send("POST /_dashboard/login HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
                    + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n" + form)
-        let answer = login.readAll(timeout: 60)
+        let answer = await login.readAll(timeout: 60)
         login.close()
         let cookie = try #require(answer.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: authsession=") })
             .dropFirst("set-cookie: ".count).split(separator: ";")[0]
@@ -50,13 +50,13 @@ import Testing
         connection.send("GET /_dashboard/events?map=\(map) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nCookie: \(cookie)\r\n\r\n")
         // The stream is open (its first line came) before the caller publishes anything.
         var text = ""
-        for _ in 0..<60 where !text.contains("retry:") { text += connection.readAll(timeout: 1, stopAfterHeaders: false) }
+        for _ in 0..<60 where !text.contains("retry:") { text += await connection.readAll(timeout: 1, stopAfterHeaders: false) }
         let done = Handover<String>()
         let opening = text
         Thread.detachNewThread {
             var text = opening
             let deadline = Date().addingTimeInterval(300)
-            while !text.contains("event: left"), Date() < deadline { text += connection.readAll(timeout: 1) }
+            while !text.contains("event: left"), Date() < deadline { text += connection.readAllBlocking(timeout: 1) }
             connection.close()
             done.fulfil(Self.dechunked(String(text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n"))))
         }
@@ -75,11 +75,11 @@ import Testing
     }
 
     /// The JSON body of an authenticated GET, which must answer 200.
-    static func get(port: Int, _ path: String, token: String) throws -> JSONValue {
+    static func get(port: Int, _ path: String, token: String) async throws -> JSONValue {
         let connection = try RawConnection(port: port)
         defer { connection.close() }
         connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
-        let answer = connection.readAll(timeout: 15)
+        let answer = await connection.readAll(timeout: 15)
         #expect(RawConnection.status(answer) == 200, "\(answer)")
         return try CanonicalJSON.parse(Data(try #require(answer.components(separatedBy: "\r\n\r\n").last).utf8))
     }
@@ -99,14 +99,14 @@ import Testing
     }
 
     /// `GET /_positions?map=J1NP`: each publisher's latest position.
-    static func latestPositions(port: Int, token: String) throws -> [JSONValue] {
-        try get(port: port, "/_positions?map=J1NP", token: token)["positions"]?.arrayValue ?? []
+    static func latestPositions(port: Int, token: String) async throws -> [JSONValue] {
+        try await get(port: port, "/_positions?map=J1NP", token: token)["positions"]?.arrayValue ?? []
     }
 
     @Test func aWalkPublishesWhereTheSurveyorShouldBeOnceASecond() async throws {
         let (fp, gateway, token) = try await Self.gatewayAndRunner(user: "sam")
         defer { gateway.kill9() }
-        let stream = try Self.liveView(port: gateway.port, token: token, map: "J1NP")
+        let stream = try await Self.liveView(port: gateway.port, token: token, map: "J1NP")
         let r = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "1",
                                   "--publish", "--gateway", gateway.url])
         #expect(r.status == 0, "\(r.stderr)")
@@ -122,7 +122,7 @@ import Testing
         #expect(seen.count == published && seen.allSatisfy { $0["publisher"] == "sam" && $0["accuracy_m"] == .null })
         #expect(text.hasSuffix("event: left\ndata: {\"publisher\":\"sam\"}\n\n"), "\(text.suffix(200))")
         // Positions are not documents: the gateway's database is still empty.
-        #expect(try Self.get(port: gateway.port, "/fprint", token: token)["doc_count"] == 0)
+        #expect(try await Self.get(port: gateway.port, "/fprint", token: token)["doc_count"] == 0)
     }
 
     @Test func aWalkStoresItsDocumentsWhateverTheGatewayDoes() async throws {

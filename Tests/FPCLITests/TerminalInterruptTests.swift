@@ -163,12 +163,12 @@ import Testing
         let feed = try RawConnection(port: port)
         defer { feed.close() }
         feed.send("GET /fprint/_changes?feed=continuous&heartbeat=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n")
-        #expect(RawConnection.status(feed.readAll(timeout: 60, stopAfterHeaders: true)) == 200)
+        #expect(RawConnection.status(await feed.readAll(timeout: 60, stopAfterHeaders: true)) == 200)
         try term.pressCtrlC()
         #expect(await term.exitStatus() == 0, "\(term.transcript)")
         #expect(!term.transcript.contains("still stopping"), "\(term.transcript)")
-        _ = feed.readAll(timeout: 60)
-        #expect(feed.isClosedByPeer(), "the feed was not ended by the server")
+        _ = await feed.readAll(timeout: 60)
+        #expect(await feed.isClosedByPeer(), "the feed was not ended by the server")
     }
 
     /// The local dashboard with a map page's live view open: it used to wait
@@ -181,12 +181,12 @@ import Testing
         let events = try RawConnection(port: port)
         defer { events.close() }
         events.send("GET /_dashboard/events?map=J1NP HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-        #expect(RawConnection.status(events.readAll(timeout: 60, stopAfterHeaders: true)) == 200)
+        #expect(RawConnection.status(await events.readAll(timeout: 60, stopAfterHeaders: true)) == 200)
         try term.pressCtrlC()
         #expect(await term.exitStatus() == 0, "\(term.transcript)")
         #expect(!term.transcript.contains("still stopping"), "\(term.transcript)")
-        _ = events.readAll(timeout: 60)
-        #expect(events.isClosedByPeer(), "the live view was not ended by the server")
+        _ = await events.readAll(timeout: 60)
+        #expect(await events.isClosedByPeer(), "the live view was not ended by the server")
     }
 }
 

@@ -10,14 +10,14 @@ import Testing
 /// is told to retry (browsers give up for good on a 503, and the live view
 /// stayed "reconnecting" after five pages).
 @Suite struct LiveViewSlotTests {
-    static func open(_ port: Int) throws -> (RawConnection, String) {
+    static func open(_ port: Int) async throws -> (RawConnection, String) {
         let connection = try RawConnection(port: port)
         connection.send("GET /_dashboard/events?map=J1NP HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         var answer = ""
         // The head and the stream's first lines (its retry and the positions now);
         // five minutes, half the suite's timeouts: a loaded machine answered none in 20 s.
         let deadline = Date().addingTimeInterval(300)
-        while !answer.contains("retry:"), Date() < deadline { answer += connection.readAll(timeout: 1) }
+        while !answer.contains("retry:"), Date() < deadline { answer += await connection.readAll(timeout: 1) }
         return (connection, answer)
     }
 
@@ -34,12 +34,12 @@ import Testing
             // Four pages open at once: four live views.
             var open: [RawConnection] = []
             for _ in 0..<4 {
-                let (connection, answer) = try Self.open(port)
+                let (connection, answer) = try await Self.open(port)
                 #expect(RawConnection.status(answer) == 200 && answer.contains("retry: 1000"), "\(answer)")
                 open.append(connection)
             }
             // A fifth: not a 503, a stream that asks to be retried in 5 s.
-            let (fifth, busy) = try Self.open(port)
+            let (fifth, busy) = try await Self.open(port)
             #expect(RawConnection.status(busy) == 200 && busy.contains("retry: 5000"), "\(busy)")
             fifth.close()
             // Pages left one after another: each next page gets a live view (its slot came back at the close).
@@ -47,7 +47,7 @@ import Testing
                 open.removeFirst().close()
                 var answer = ""
                 for _ in 0..<600 {
-                    let (connection, text) = try Self.open(port)
+                    let (connection, text) = try await Self.open(port)
                     answer = text
                     if text.contains("retry: 1000") { open.append(connection); break }
                     connection.close()

@@ -53,7 +53,14 @@ public struct RawConnection: Sendable {
     public func send(_ text: String) -> Bool { Array(text.utf8).withUnsafeBytes { send($0) } }
 
     /// Reads until the peer closes or `timeout` passes; returns what arrived.
-    public func readAll(timeout: TimeInterval, stopAfterHeaders: Bool = false) -> String {
+    /// Waits on a thread of its own (`offThePool`), not the caller's.
+    public func readAll(timeout: TimeInterval, stopAfterHeaders: Bool = false) async -> String {
+        await offThePool("raw-read") { self.readAllBlocking(timeout: timeout, stopAfterHeaders: stopAfterHeaders) }
+    }
+
+    /// `readAll` on the calling thread: only from a thread that may block
+    /// (one of the test's own, never a task of the cooperative pool).
+    public func readAllBlocking(timeout: TimeInterval, stopAfterHeaders: Bool = false) -> String {
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - floor(timeout)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var data = [UInt8]()
@@ -77,7 +84,11 @@ public struct RawConnection: Sendable {
     public func close() { Glibc.close(fd) }
 
     /// Whether the peer has closed the connection (a read returns end of file within 5 s).
-    public func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() async -> Bool {
+        await offThePool("raw-eof") { self.isClosedByPeerBlocking() }
+    }
+
+    private func isClosedByPeerBlocking() -> Bool {
         var byte: UInt8 = 0
         var tv = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
