@@ -118,6 +118,9 @@ extension BtsnoopCapture {
         scans = []
         adErrorTimes = []
     }
+
+    /// Drops the reports only (every one replayed; the AD-error times are a few Ints).
+    mutating func releaseScans() { scans = [] }
 }
 
 /// BLE from a btsnoop file, paced by the measurement clock: at recorded pace on
@@ -169,10 +172,18 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
         let batch: [Sample] = lock.withLock {
             // Counted first, so the batch is allocated once at its size (a
             // fast replay's batches hold all of the capture's reports).
+            // Once stopped or all replayed the reports are gone (`next` stays their count).
             var end = next
             while end < capture.scans.count, capture.scans[end].time <= ms { end += 1 }
-            let out = capture.scans[next..<end].map(Sample.ble)
+            let out = end > next ? capture.scans[next..<end].map(Sample.ble) : []
             next = end
+            if next == capture.scans.count, next > 0, stopped == nil {
+                // Every report replayed (a fast replay: at once). What `stop`
+                // would say is settled now, and the reports are let go before
+                // the engine makes its document of their copies.
+                stopped = (liveStatus(replayed: next), cutNote(replayed: next))
+                capture.releaseScans()
+            }
             while nextPacket < capture.packets.count, capture.packets[nextPacket].atMs <= ms {
                 rawLog?.record(capture.packets[nextPacket])
                 nextPacket += 1

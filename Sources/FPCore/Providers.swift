@@ -19,8 +19,11 @@ public enum Radio: String, CaseIterable, Codable, Sendable {
 public enum Sample: Sendable, Equatable {
     case ble(BLEScan)
     case wifi(WiFiScan)
-    case cell(CellScan)
-    case geo(GeoFix)
+    // Boxed: an enum is as large as its largest case, and a cell (296 bytes)
+    // or a fix (152) inline made every sample 296 bytes; a replay holds
+    // 100,000s of BLE samples (168 bytes) and a handful of these.
+    indirect case cell(CellScan)
+    indirect case geo(GeoFix)
 
     public var time: Int {
         switch self {
