@@ -35,13 +35,28 @@ final class CouchDB: Sendable {
     /// Starts `count` nodes (1: `couchdb.sh start`, more: `couchdb.sh cluster`).
     /// `couchdb.sh` gives a node 30 s to answer; on a machine busy with the
     /// whole suite a node of a cluster may take longer, so a failed start is
-    /// cleared away and tried again, three times in all.
+    /// cleared away and tried again, four times in all. Starts take turns
+    /// (`PeerStarts`): the single node and the cluster's three, all booting
+    /// Erlang VMs at once at the start of a loaded run, once left a cluster
+    /// node unanswered for 30 s three times over (fresh-clone CI, load 7).
     static func start(nodes count: Int = 1) async throws -> CouchDB {
         if let missing = RealPeers.couchDBMissing {
             throw PeerError("\(missing) (FPRINT_REQUIRE_REAL=1: run .ci/run's apt line; the peers are in ../shared/peers)")
         }
+        await PeerStarts.shared.begin()
+        do {
+            let couch = try await startTrying(nodes: count)
+            await PeerStarts.shared.end()
+            return couch
+        } catch {
+            await PeerStarts.shared.end()
+            throw error
+        }
+    }
+
+    private static func startTrying(nodes count: Int) async throws -> CouchDB {
         var failures: [String] = []
-        for _ in 1...3 {
+        for _ in 1...4 {
             let folder = try makeTemporaryFolder("couchdb")
             try await watch(folder)
             do {
@@ -284,4 +299,23 @@ extension CouchDB {
 extension Trait where Self == SharedCouchDB {
     /// One CouchDB for the suite's tests.
     static var sharedCouchDB: SharedCouchDB { SharedCouchDB() }
+}
+
+/// One `couchdb.sh` start at a time in this test process, in the order asked.
+actor PeerStarts {
+    static let shared = PeerStarts()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func begin() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }  // handed the turn by `end`
+    }
+
+    func end() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
 }
