@@ -186,19 +186,14 @@ import Testing
         let token = try await gateway.runner.run(["gateway", "token", "--user", "alice", "--secret-file",
                                                   gateway.runner.home.appendingPathComponent("secret").path]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let served = Handover<String>()
-        Thread.detachNewThread { served.fulfil(gateway.requestBlocking("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n")) }
-        #expect(RawConnection.status(await served.value()) == 200)
+        let served = await gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n")
+        #expect(RawConnection.status(served) == 200)
         let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(gateway.pid)/fd")) ?? []).filter {
             ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(gateway.pid)/fd/\($0)")) ?? "").hasPrefix("socket:")
         }
         // The cap, plus the listener and a few of the process's own.
         #expect(sockets.count <= 50 + 8, "\(sockets.count) sockets open")
-        let big = Handover<String>()
-        Thread.detachNewThread {
-            big.fulfil(gateway.requestBlocking("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + String(repeating: "a", count: 70_000) + "\r\n"))
-        }
-        let answer = await big.value()
+        let answer = await gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + String(repeating: "a", count: 70_000) + "\r\n")
         #expect(RawConnection.status(answer).map { $0 >= 400 } ?? true, "\(answer.prefix(100))")
         print("gateway RSS with 300 half-sent 10 KB heads against a cap of 50: \(ProcStatus.rssMB(gateway.pid).map { Int($0) } ?? 0) MB")
     }
