@@ -91,14 +91,54 @@ public struct ListQuery: Sendable, Equatable {
 /// A new document to store: id and body. Its first revision is computed by the store.
 public struct NewDocument: Sendable, Equatable {
     public var id: String
-    /// Holds the stubs of its attachments, if any (`Attachments.stub`).
-    public var body: JSONValue
+    /// What the store is handed: a value, or canonical text it stores as
+    /// it is (a line of `fprint export` coming back through `fprint import`).
+    public var content: Content
     /// The bytes of those attachments, by digest.
     public var attachmentData: [String: [UInt8]]
+
+    public enum Content: Sendable {
+        case value(JSONValue)
+        /// Text `JSONSkim` judged canonical, with its top-level members; no
+        /// `_attachments` among them.
+        case canonicalText([UInt8], members: [JSONSkim.Member])
+    }
+
     public init(id: String, body: JSONValue, attachmentData: [String: [UInt8]] = [:]) {
         self.id = id
-        self.body = body
+        self.content = .value(body)
         self.attachmentData = attachmentData
+    }
+
+    public init(id: String, canonicalText: [UInt8], members: [JSONSkim.Member]) {
+        self.id = id
+        self.content = .canonicalText(canonicalText, members: members)
+        self.attachmentData = [:]
+    }
+
+    /// The body as a value; holds the stubs of its attachments, if any
+    /// (`Attachments.stub`). Canonical text is parsed for it: for tests and
+    /// rare readers, not the store's path.
+    public var body: JSONValue {
+        get {
+            switch content {
+            case .value(let value): return value
+            case .canonicalText(let text, _): return (try? JSONParser.parse(text)) ?? .null
+            }
+        }
+        set { content = .value(newValue) }
+    }
+
+    /// True when the body is known to carry no `_attachments` without parsing it.
+    public var hasAttachments: Bool {
+        switch content {
+        case .value(let value): return value["_attachments"] != nil
+        case .canonicalText: return false
+        }
+    }
+
+    public static func == (a: NewDocument, b: NewDocument) -> Bool {
+        a.id == b.id && a.body == b.body && a.attachmentData == b.attachmentData
     }
 }
 

@@ -75,6 +75,9 @@ extension JSONSkim.Reader {
     mutating func skipString() -> Bool {
         i += 1
         while i < end {
+            let plain = plainBytesAhead()
+            i += plain
+            if plain == 8 { continue }
             switch bytes[i] {
             case UInt8(ascii: "\""): i += 1; return true
             case UInt8(ascii: "\\"): i += 2

@@ -25,6 +25,9 @@ extension JSONSkim.Reader {
         i += 1
         var canonical = true, escaped = false
         while i < end {
+            let plain = plainBytesAhead()
+            i += plain
+            if plain == 8 { continue }
             let c = bytes[i]
             if c == UInt8(ascii: "\"") { i += 1; return (canonical, escaped) }
             if c < 0x20 { return nil }
@@ -62,6 +65,23 @@ extension JSONSkim.Reader {
             }
         }
         return nil
+    }
+
+    /// How many of the next 8 bytes are plain string text (printable
+    /// ASCII other than `"` and `\\`), tested together as one word: 8 when
+    /// all are, else where the first other byte is; 0 near the end. The
+    /// lowest flagged byte is exact (a flag's borrow only reaches bytes
+    /// above it). Most of a document's text is keys, addresses and names.
+    @inline(__always)
+    func plainBytesAhead() -> Int {
+        guard end - i >= 8 else { return 0 }
+        let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let flagged = (word &- ones &* 0x20) & ~word & highs  // below 0x20
+            | word & highs  // not ASCII
+            | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))  // `"`, `\\`
+        return flagged == 0 ? 8 : flagged.trailingZeroBitCount >> 3
     }
 
     /// Whether `\uXXXX` is how the writer spells this unit: a control

@@ -51,7 +51,7 @@ extension LegacyImport {
         private func peekLine(after offset: Int?) throws(ImportError) -> Range<Int>? {
             var from = offset ?? start
             while true {
-                if let end = buffer[from...].firstIndex(of: UInt8(ascii: "\n")) ?? (atEnd ? buffer.count : nil) {
+                if let end = newline(from: from) ?? (atEnd ? buffer.count : nil) {
                     let line = Self.trimmed(buffer, from..<end)
                     if !line.isEmpty { return line }
                     if end == buffer.count { return nil }
@@ -96,9 +96,18 @@ extension LegacyImport {
         /// Where the line at `start` ends (its newline, or the end of the file); nil when nothing is left.
         private func lineEnd() throws(ImportError) -> Int? {
             while true {
-                if let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) { return end }
+                if let end = newline(from: start) { return end }
                 if atEnd { return start < buffer.count ? buffer.count : nil }
                 try readMore()
+            }
+        }
+
+        /// The first newline in the buffer from `k` (memchr: lines of
+        /// hundreds of KB are searched at memory speed).
+        private func newline(from k: Int) -> Int? {
+            buffer.withUnsafeBufferPointer { b -> Int? in
+                guard k < b.count, let base = b.baseAddress, let found = memchr(base + k, 0x0A, b.count - k) else { return nil }
+                return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
             }
         }
 
@@ -123,6 +132,12 @@ extension LegacyImport {
 
         /// One line in contract form; nil when passed over (a design document).
         public func document(_ line: (text: [UInt8], number: Int)) throws(ImportError) -> NewDocument? {
+            if let unchanged = LegacyImport.contractDocument(line.text) { return unchanged }
+            return try converted(line)
+        }
+
+        /// `document` without the shortcut for lines already in contract form.
+        func converted(_ line: (text: [UInt8], number: Int)) throws(ImportError) -> NewDocument? {
             let value: JSONValue
             do { value = try JSONParser.parse(line.text) } catch {
                 throw ImportError("\(source): line \(line.number), column \(error.column): not valid JSON (\(error.reason))")

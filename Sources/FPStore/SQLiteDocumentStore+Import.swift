@@ -35,16 +35,15 @@ extension SQLiteDocumentStore {
                     var fresh: [NewDocument] = []
                     for document in batch {
                         if seen.insert(document.id).inserted, try Bool.fetchOne(exists, arguments: [document.id]) == nil {
-                            try Self.validate(id: document.id)
-                            try Self.validate(body: document.body, of: document.id)
+                            try Self.validate(document)
                             fresh.append(document)
                         } else {
                             count.alreadyPresent += 1
                         }
                     }
-                    let pending = concurrentMap(fresh) { PendingRevision(id: $0.id, body: $0.body, parent: nil) }
+                    let pending = concurrentMap(fresh) { PendingRevision($0) }
                     _ = try Self.insertPending(db, pending)
-                    for document in fresh where document.body["_attachments"] != nil {
+                    for document in fresh where document.hasAttachments {
                         try Self.storeAttachments(db, id: document.id, body: document.body, data: document.attachmentData)
                     }
                     count.inserted += fresh.count

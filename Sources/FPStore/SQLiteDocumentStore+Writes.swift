@@ -39,6 +39,15 @@ struct PendingRevision {
         self.summary = Summary(bodyText: canonicalText, members: members)
     }
 
+    /// A new document's first revision: from its value, or from its
+    /// canonical text as it is (`body` then stays empty, as above).
+    init(_ document: NewDocument) {
+        switch document.content {
+        case .value(let body): self.init(id: document.id, body: body, parent: nil)
+        case .canonicalText(let text, let members): self.init(id: document.id, canonicalText: text, members: members, parent: nil)
+        }
+    }
+
     /// An update's body: text that `JSONSkim` finds canonical is kept as
     /// it came, anything else goes through the value.
     init(_ update: DocumentUpdate) throws(StoreError) {
@@ -95,14 +104,12 @@ extension SQLiteDocumentStore {
     @discardableResult
     package func insert(_ documents: [NewDocument]) throws(StoreError) -> [StoredDocument] {
         guard !documents.isEmpty else { return [] }
-        for document in documents {
-            try Self.validate(id: document.id)
-            try Self.validate(body: document.body, of: document.id)
-        }
+        for document in documents { try Self.validate(document) }
+        // As values: the stored documents returned carry their bodies.
         let pending = concurrentMap(documents) { PendingRevision(id: $0.id, body: $0.body, parent: nil) }
         return try write { db in
             let stored = try Self.insertPending(db, pending)
-            for document in documents where document.body["_attachments"] != nil {
+            for document in documents where document.hasAttachments {
                 try Self.storeAttachments(db, id: document.id, body: document.body, data: document.attachmentData)
             }
             return stored
@@ -281,6 +288,15 @@ extension SQLiteDocumentStore {
         guard !id.hasPrefix("_") else { throw StoreError.invalid("document id \(id) must not start with '_'") }
         // SQLite text is bound NUL-terminated: an id with NUL would be cut short.
         guard !id.utf8.contains(0) else { throw StoreError.invalid("document id must not contain NUL characters") }
+    }
+
+    /// A new document's id and body, as the store takes them.
+    static func validate(_ document: NewDocument) throws(StoreError) {
+        try validate(id: document.id)
+        switch document.content {
+        case .value(let body): try validate(body: body, of: document.id)
+        case .canonicalText(let text, let members): try validate(bodyText: text, members: members, of: document.id)
+        }
     }
 
     static func validate(body: JSONValue, of id: String) throws(StoreError) {

@@ -43,4 +43,34 @@ import Testing
         expectStoreError(.conflict(id: "m1")) { try store.insert(id: "m1", canonicalBody: Array(#"{"a":2}"#.utf8)) }
         #expect(try store.document(id: "m1", includeDeleted: false)?.body == ["a": 1])
     }
+
+    /// `insertNew` (`fprint import`) takes a new document as canonical text
+    /// too: the same revision, body and summary as the value, and its
+    /// reserved keys refused the same way.
+    @Test func aNewDocumentGivenAsTextIsStoredAsTheValueWouldBe() throws {
+        let body = measurementBody(level: "J2NP", mode: "walk", sessionId: "S1", seq: 3, ble: 40, note: "ünïcode")
+        let text = CanonicalJSON.bytes(body)
+        let members = try #require(JSONSkim(text).value(in: 0..<text.count, levels: 1)?.members)
+        let byValue = try SQLiteDocumentStore.inMemory(), byText = try SQLiteDocumentStore.inMemory()
+        var handed = false
+        func once(_ document: NewDocument) -> () throws -> [NewDocument]? {
+            handed = false
+            return {
+                defer { handed = true }
+                return handed ? nil : [document]
+            }
+        }
+        #expect(try byValue.insertNew(once(NewDocument(id: "m1", body: body))).inserted == 1)
+        #expect(try byText.insertNew(once(NewDocument(id: "m1", canonicalText: text, members: members))).inserted == 1)
+        #expect(try byText.document(id: "m1", includeDeleted: false)?.body == body)
+        #expect(try byText.document(id: "m1", includeDeleted: false)?.rev == byValue.document(id: "m1", includeDeleted: false)?.rev)
+        #expect(try byText.list(ListQuery()) == byValue.list(ListQuery()))
+
+        let reserved = Array(#"{"_rev":"1-x","a":1}"#.utf8)
+        let reservedMembers = try #require(JSONSkim(reserved).value(in: 0..<reserved.count, levels: 1)?.members)
+        #expect(throws: StoreError.self) {
+            try byText.insertNew(once(NewDocument(id: "m2", canonicalText: reserved, members: reservedMembers)))
+        }
+        #expect(try byText.count() == 1)
+    }
 }

@@ -1,0 +1,173 @@
+import Foundation
+
+extension LegacyImport {
+    /// A line `document` would hand back unchanged, found without parsing
+    /// it: canonical text (`JSONSkim`) of a document already in fprint's
+    /// contract, as `fprint export` writes it. Its body is the line without
+    /// its `_id` member, stored as text: a 223 KiB walk document took ~3.5 ms
+    /// of CPU to parse, check, convert and write back, most of it making and
+    /// freeing values.
+    ///
+    /// nil whenever `document` could change or refuse anything: another
+    /// `_` member (`_rev`, `_attachments`, …), no `schemaVersion` ≥ 1 or
+    /// `imported`, no `mode`, a number or time given as text, a list that is
+    /// not an array of objects, a BLE entry with only `uuid` or `bssid`, a
+    /// Wi-Fi entry with only `bssid`, a position that is not a whole number.
+    /// The caller then takes `document`'s path, with its conversions and
+    /// errors: this is a shortcut, never a second set of rules.
+    static func contractDocument(_ text: [UInt8]) -> NewDocument? {
+        guard let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
+              let members = judged.members else { return nil }
+        return text.withUnsafeBufferPointer { bytes -> NewDocument? in
+            var id: String?
+            var idMember = 0
+            var normalised = false, hasVersion = false, hasMode = false
+            for (index, member) in members.enumerated() {
+                let value = member.value
+                let first = bytes[value.lowerBound]
+                switch member.key {
+                case "_id":
+                    guard let plain = plainString(bytes, value), !plain.isEmpty, !plain.hasPrefix("_design/") else { return nil }
+                    id = plain
+                    idMember = index
+                case let key where key.hasPrefix("_"):
+                    return nil
+                case "schemaVersion":
+                    guard let version = integer(bytes, value) else { return nil }
+                    hasVersion = true
+                    if version >= 1 { normalised = true }
+                case "imported": normalised = true
+                case "mode": hasMode = true
+                case "x", "y":
+                    guard let number = double(bytes, value), number.rounded() == number else { return nil }
+                case let key where topNumbers.contains(key):
+                    if first == UInt8(ascii: "\"") { return nil }
+                case let key where timeKeys.contains(key):
+                    guard let time = plainString(bytes, value), ISOTime.isCanonical(time) else { return nil }
+                case let key where listNumbers[key] != nil:
+                    guard isContractList(key, bytes, value) else { return nil }
+                default: continue
+                }
+            }
+            guard let id, normalised, hasVersion, hasMode, members.contains(where: { $0.key == "x" }),
+                  members.contains(where: { $0.key == "y" }) else { return nil }
+            let body = Self.text(of: bytes, without: idMember, of: members)
+            return NewDocument(id: id, canonicalText: body.text, members: body.members)
+        }
+    }
+
+    /// Whether a list (`bleScans`, …) of checked canonical text is an array
+    /// of objects whose number members are numbers or null, with BLE and
+    /// Wi-Fi entries carrying `address` and `mac` where they carry `uuid` or
+    /// `bssid`. One pass over the text, which holds no white space.
+    private static func isContractList(_ list: String, _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        guard let numberKeys = listNumbers[list]?.map(ShortKey.init) else { return false }
+        let newKey = ShortKey(list == "bleScans" ? "address" : list == "wifiScans" ? "mac" : "")
+        let oldKeys = (list == "bleScans" ? ["uuid", "bssid"] : list == "wifiScans" ? ["bssid"] : []).map(ShortKey.init)
+        var reader = JSONSkim.Reader(bytes: bytes, i: range.lowerBound, end: range.upperBound)
+        guard reader.peek == UInt8(ascii: "[") else { return false }
+        reader.i += 1
+        if reader.peek == UInt8(ascii: "]") { return true }
+        while true {
+            guard reader.peek == UInt8(ascii: "{") else { return false }
+            reader.i += 1
+            var hasNew = false, hasOld = false
+            while reader.peek == UInt8(ascii: "\"") {
+                let keyStart = reader.i + 1
+                guard reader.skipString() else { return false }
+                let key = UnsafeBufferPointer(rebasing: bytes[keyStart..<(reader.i - 1)])
+                let head = ShortKey.head(of: key)
+                reader.i += 1  // the colon
+                guard let first = reader.peek else { return false }
+                if numberKeys.contains(where: { $0.matches(key, head) }) {
+                    guard first == UInt8(ascii: "-") || first == UInt8(ascii: "n")
+                        || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
+                } else if newKey.matches(key, head) {
+                    hasNew = true
+                } else if oldKeys.contains(where: { $0.matches(key, head) }) {
+                    hasOld = true
+                }
+                guard reader.skipValue() else { return false }
+                if reader.peek == UInt8(ascii: ",") { reader.i += 1 }
+            }
+            guard reader.peek == UInt8(ascii: "}"), hasNew || !hasOld else { return false }
+            reader.i += 1
+            switch reader.peek {
+            case UInt8(ascii: ","): reader.i += 1
+            case UInt8(ascii: "]"): return true
+            default: return false
+            }
+        }
+    }
+
+    /// A key compared by its length and first 8 bytes as one word (the
+    /// keys of list entries are short), the rest byte by byte.
+    private struct ShortKey {
+        let bytes: [UInt8]
+        let head: UInt64
+
+        init(_ key: String) {
+            bytes = Array(key.utf8)
+            head = bytes.withUnsafeBufferPointer { Self.head(of: $0) }
+        }
+
+        static func head(of key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var word: UInt64 = 0
+            for k in 0..<min(key.count, 8) { word |= UInt64(key[k]) << (8 * UInt64(k)) }
+            return word
+        }
+
+        /// Whether `key`, whose `head(of:)` is `keyHead`, is this key.
+        func matches(_ key: UnsafeBufferPointer<UInt8>, _ keyHead: UInt64) -> Bool {
+            guard keyHead == head, key.count == bytes.count else { return false }
+            return bytes.count <= 8 || bytes[8...].elementsEqual(key[8...])
+        }
+    }
+
+    /// A string value without escapes, as text; nil for anything else.
+    private static func plainString(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+        guard range.count >= 2, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
+        let inner = UnsafeBufferPointer(rebasing: bytes[(range.lowerBound + 1)..<(range.upperBound - 1)])
+        guard !inner.contains(UInt8(ascii: "\\")) else { return nil }
+        return String(decoding: inner, as: UTF8.self)
+    }
+
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int64? {
+        Int64(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+    }
+
+    private static func double(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+        let first = bytes[range.lowerBound]
+        guard first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
+        return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+    }
+
+    /// The text `bytes` make without their member at `removed` (with the
+    /// comma before it, or after it when it is first), and the other
+    /// members' ranges moved to match. Taking a member out of canonical text
+    /// leaves canonical text.
+    private static func text(of bytes: UnsafeBufferPointer<UInt8>, without removed: Int, of members: [JSONSkim.Member])
+        -> (text: [UInt8], members: [JSONSkim.Member])
+    {
+        let member = members[removed].text
+        let cut: Range<Int>
+        if members.count == 1 {
+            cut = member
+        } else if removed == 0 {
+            cut = member.lowerBound..<(member.upperBound + 1)  // and the comma after it
+        } else {
+            cut = (member.lowerBound - 1)..<member.upperBound  // and the comma before it
+        }
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count - cut.count)
+        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<cut.lowerBound]))
+        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[cut.upperBound...]))
+        var kept = members
+        kept.remove(at: removed)
+        for k in kept.indices where kept[k].text.lowerBound >= cut.upperBound {
+            kept[k].text = (kept[k].text.lowerBound - cut.count)..<(kept[k].text.upperBound - cut.count)
+            kept[k].node.value = (kept[k].node.value.lowerBound - cut.count)..<(kept[k].node.value.upperBound - cut.count)
+        }
+        return (text, kept)
+    }
+}

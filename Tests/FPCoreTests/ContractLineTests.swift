@@ -1,0 +1,123 @@
+@testable import FPCore
+import Foundation
+import Testing
+
+/// `LegacyImport.contractDocument`: a JSON line already in fprint's
+/// contract is stored as its text, not parsed. It is a shortcut only: for
+/// every line it takes, the converting path (`LineConverter.converted`)
+/// gives the same body, and every line it leaves gets that path's
+/// conversions and errors.
+@Suite struct ContractLineTests {
+    let converter = LegacyImport.LineConverter(
+        source: "dump.jsonl", timeZone: TimeZone(identifier: "Europe/Prague")!,
+        stamp: LegacyImport.stamp(.jsonl, source: "dump.jsonl", at: Date(timeIntervalSince1970: 1_800_000_000)))
+
+    /// A walk document as `fprint export jsonl` writes it.
+    static let walkLine = CanonicalJSON.string([
+        "_id": "walk-00000001", "schemaVersion": 1, "mode": "walk", "sessionId": "S1", "seq": 4, "x": 363, "y": 701,
+        "level": "J1NP", "startTime": "2026-11-26T10:00:00.000Z", "endTime": "2026-11-26T10:00:01.500Z",
+        "position": ["x": 363.25, "y": 701.5], "legacy": ["note": "kept"], "tags": ["set": "train"],
+        "bleScans": [
+            ["address": "C5:D5:21:51:00:01", "rssi": -71, "time": 12, "txPower": nil, "name": "b\u{e9}acon \"1\""],
+            ["address": "C5:D5:21:51:00:02", "rssi": -80, "time": 13, "uuid": "kept-as-is"],
+        ],
+        "wifiScans": [["mac": "aa:bb:cc:dd:ee:ff", "rssi": -55, "frequency": 2412, "channel": 1, "time": 14]],
+        "cellScans": [["cid": 1234, "lac": 7, "rssi": -90, "time": 15]],
+        "geolocation": [["lat": 50.1, "long": 14.4, "accuracy": 4.5, "alt": 200, "time": 16]],
+    ] as JSONValue)
+
+    func line(_ text: String) -> (text: [UInt8], number: Int) { (Array(text.utf8), 1) }
+
+    /// What a path answers for a line: its document's id (unless made up
+    /// at random) and canonical body, or its error.
+    func outcome(madeUpID: Bool, _ convert: () throws(LegacyImport.ImportError) -> NewDocument?) -> String {
+        do {
+            guard let document = try convert() else { return "passed over" }
+            return (madeUpID ? "" : document.id) + " " + CanonicalJSON.string(document.body)
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    @Test func aLineInContractFormIsStoredAsItsText() throws {
+        let taken = try #require(LegacyImport.contractDocument(Array(Self.walkLine.utf8)))
+        guard case .canonicalText(let text, let members) = taken.content else {
+            Issue.record("the line was not taken as text")
+            return
+        }
+        let converted = try #require(try converter.converted(line(Self.walkLine)))
+        #expect(taken.id == "walk-00000001" && converted.id == taken.id)
+        #expect(text == CanonicalJSON.bytes(converted.body))
+        #expect(!members.contains { $0.key == "_id" })
+        // The members' ranges point into the text without `_id`.
+        for member in members {
+            #expect(try JSONParser.parse(Array(text[member.value])) == converted.body[member.key])
+        }
+    }
+
+    @Test(arguments: [
+        #"{"_id":"a","_rev":"1-x","mode":"walk","schemaVersion":1,"x":1,"y":2}"#,  // `_rev` moves under legacy
+        #"{"_attachments":{},"_id":"a","mode":"walk","schemaVersion":1,"x":1,"y":2}"#,
+        #"{"_id":"a","mode":"walk","schemaVersion":0,"x":1,"y":2}"#,  // not yet in contract form: stamped
+        #"{"_id":"a","imported":{},"mode":"walk","x":1,"y":2}"#,  // no schemaVersion: one is added
+        #"{"_id":"a","schemaVersion":1,"x":1,"y":2}"#,  // no mode: one is added
+        #"{"_id":"a","mode":"walk","schemaVersion":1,"x":"1","y":2}"#,  // a number as text
+        #"{"_id":"a","mode":"walk","schemaVersion":1,"x":1.5,"y":2}"#,  // refused: not whole
+        #"{"_id":"a","mode":"walk","schemaVersion":1,"y":2}"#,  // refused: no x
+        #"{"_id":"a","mode":"walk","schemaVersion":1,"startTime":"2026-11-26 10:00:00","x":1,"y":2}"#,
+        #"{"_id":"a","bleScans":null,"mode":"walk","schemaVersion":1,"x":1,"y":2}"#,
+        #"{"_id":"a","bleScans":[{"rssi":-70,"uuid":"U"}],"mode":"walk","schemaVersion":1,"x":1,"y":2}"#,
+        #"{"_id":"a","bleScans":[{"address":"A","rssi":"-70"}],"mode":"walk","schemaVersion":1,"x":1,"y":2}"#,
+        #"{"_id":"a","bleScans":[{"address":"A","rssi":true}],"mode":"walk","schemaVersion":1,"x":1,"y":2}"#,
+        #"{"_id":"a","bleScans":[7],"mode":"walk","schemaVersion":1,"x":1,"y":2}"#,
+        #"{"_id":"a","mode":"walk","schemaVersion":1,"wifiScans":[{"bssid":"B","rssi":-1}],"x":1,"y":2}"#,
+        #"{"_id":"a", "mode":"walk","schemaVersion":1,"x":1,"y":2}"#,  // white space: not canonical
+        #"{"mode":"walk","schemaVersion":1,"x":1,"y":2}"#,  // no id: one is made
+        #"{"_id":"_design/v","mode":"walk","schemaVersion":1,"x":1,"y":2}"#,  // passed over
+        #"{"_id":"a\u0041","mode":"walk","schemaVersion":1,"x":1,"y":2}"#,  // an escaped id
+    ])
+    func aLineNeedingWorkIsLeftToTheConvertingPath(text: String) {
+        #expect(LegacyImport.contractDocument(Array(text.utf8)) == nil)
+    }
+
+    /// Every one-member change of the walk line (a value replaced by
+    /// another kind, a member taken out), at the top and inside each list's
+    /// first entry: the shortcut never answers differently from the converting path.
+    @Test func theShortcutNeverAnswersOtherwiseThanTheConvertingPath() throws {
+        let base = try #require(try JSONParser.parse(Array(Self.walkLine.utf8)).objectValue)
+        let replacements: [JSONValue?] = [nil, "1", "-70", "2026-11-26 10:00:00", "2026-11-26T10:00:00.000Z", 1.5, 0, -3,
+                                          .null, true, [], [:], [["uuid": "U", "rssi": -1]], [["bssid": "B"]]]
+        var variants: [JSONObject] = []
+        for key in base.keys {
+            for replacement in replacements {
+                var changed = base
+                changed[key] = replacement
+                variants.append(changed)
+            }
+        }
+        for list in ["bleScans", "wifiScans", "cellScans", "geolocation"] {
+            let entries = try #require(base[list]?.arrayValue)
+            let entry = try #require(entries[0].objectValue)
+            for key in entry.keys + ["uuid", "bssid", "mac", "address"] {
+                for replacement in replacements {
+                    var changedEntry = entry
+                    changedEntry[key] = replacement
+                    var changed = base
+                    changed[list] = .array([.object(changedEntry)] + entries.dropFirst())
+                    variants.append(changed)
+                }
+            }
+        }
+        var taken = 0
+        for variant in variants {
+            let text = CanonicalJSON.string(.object(variant))
+            if LegacyImport.contractDocument(Array(text.utf8)) != nil { taken += 1 }
+            let madeUpID = variant["_id"]?.stringValue?.isEmpty ?? true
+            let fast = outcome(madeUpID: madeUpID) { () throws(LegacyImport.ImportError) in try converter.document(line(text)) }
+            let slow = outcome(madeUpID: madeUpID) { () throws(LegacyImport.ImportError) in try converter.converted(line(text)) }
+            #expect(fast == slow, "\(text)")
+        }
+        // Both paths were exercised: many variants taken as text, many converted.
+        #expect(variants.count > 600 && taken > 150 && variants.count - taken > 150, "\(taken) of \(variants.count)")
+    }
+}
