@@ -19,6 +19,7 @@ extension LegacyImport {
         let stamp: JSONValue
         /// Bytes read and not yet handed out, from `start`.
         var buffer: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: LineStream.chunk)
         var start = 0
         var atEnd = false
         /// The 1-based number of the line that begins at `start`.
@@ -64,11 +65,16 @@ extension LegacyImport {
 
         private func readMore() throws(ImportError) {
             guard !atEnd else { return }
-            let data: Data?
-            do { data = try handle.read(upToCount: Self.chunk) } catch {
-                throw ImportError("\(source): cannot read the file (\(error.localizedDescription))")
+            // Straight into a chunk reused from read to read: `FileHandle.read`
+            // made a fresh 1 MiB `Data` each time, page faults and all.
+            var got: Int
+            repeat {
+                got = scratch.withUnsafeMutableBytes { room in Glibc.read(handle.fileDescriptor, room.baseAddress, room.count) }
+            } while got < 0 && errno == EINTR
+            guard got >= 0 else {
+                throw ImportError("\(source): cannot read the file (\(String(cString: strerror(errno))))")
             }
-            guard let data, !data.isEmpty else {
+            guard got > 0 else {
                 atEnd = true
                 return
             }
@@ -77,7 +83,7 @@ extension LegacyImport {
                 buffer.removeFirst(start)
                 start = 0
             }
-            buffer.append(contentsOf: data)
+            buffer.append(contentsOf: scratch[..<got])
         }
 
         /// Up to `count` non-empty lines, trimmed, with their 1-based numbers; [] at the end.

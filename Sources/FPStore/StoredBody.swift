@@ -16,20 +16,21 @@ enum StoredBody {
     static let level: Int32 = 1
 
     static func compress(_ canonical: [UInt8]) -> Data {
+        // Compressed into uninitialised room for the worst case, then only
+        // the frame is copied out: `Data(count:)` zeroed the whole bound
+        // (the body's size) and kept it allocated for a 20× smaller frame.
         let bound = ZSTD_compressBound(canonical.count)
-        var out = Data(count: bound)
+        let room = UnsafeMutableRawPointer.allocate(byteCount: max(bound, 1), alignment: 16)
+        defer { room.deallocate() }
         let size = ContextPool.shared.withContext { context in
-            out.withUnsafeMutableBytes { destination in
-                canonical.withUnsafeBytes { source in
-                    ZSTD_compress2(context, destination.baseAddress, bound, source.baseAddress, source.count)
-                }
+            canonical.withUnsafeBytes { source in
+                ZSTD_compress2(context, room, bound, source.baseAddress, source.count)
             }
         }
         // Only a programming error (a bad parameter) makes zstd fail here:
         // the output buffer is always large enough.
         precondition(ZSTD_isError(size) == 0, "zstd: \(String(cString: ZSTD_getErrorName(size)))")
-        out.count = size
-        return out
+        return Data(bytes: room, count: size)
     }
 
     /// The canonical text of a stored body; nil for NULL (a superseded revision).
