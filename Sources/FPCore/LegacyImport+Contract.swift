@@ -15,19 +15,22 @@ extension LegacyImport {
     /// Wi-Fi entry with only `bssid`, a position that is not a whole number.
     /// The caller then takes `document`'s path, with its conversions and
     /// errors: this is a shortcut, never a second set of rules.
-    static func contractDocument(_ text: [UInt8]) -> NewDocument? {
+    ///
+    /// `rowID` is a dump row's `id`, the id when the text has no `_id` (as
+    /// `document` takes it).
+    static func contractDocument(_ text: [UInt8], rowID: String? = nil) -> NewDocument? {
         guard let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
               let members = judged.members else { return nil }
         return text.withUnsafeBufferPointer { bytes -> NewDocument? in
             var id: String?
-            var idMember = 0
+            var idMember: Int?
             var normalised = false, hasVersion = false, hasMode = false
             for (index, member) in members.enumerated() {
                 let value = member.value
                 let first = bytes[value.lowerBound]
                 switch member.key {
                 case "_id":
-                    guard let plain = plainString(bytes, value), !plain.isEmpty, !plain.hasPrefix("_design/") else { return nil }
+                    guard let plain = plainString(bytes, value) else { return nil }
                     id = plain
                     idMember = index
                 case let key where key.hasPrefix("_"):
@@ -49,8 +52,10 @@ extension LegacyImport {
                 default: continue
                 }
             }
-            guard let id, normalised, hasVersion, hasMode, members.contains(where: { $0.key == "x" }),
-                  members.contains(where: { $0.key == "y" }) else { return nil }
+            if idMember == nil { id = rowID }
+            guard let id, !id.isEmpty, !id.hasPrefix("_design/"), normalised, hasVersion, hasMode,
+                  members.contains(where: { $0.key == "x" }), members.contains(where: { $0.key == "y" }) else { return nil }
+            guard let idMember else { return NewDocument(id: id, canonicalText: text, members: members) }
             let body = Self.text(of: bytes, without: idMember, of: members)
             return NewDocument(id: id, canonicalText: body.text, members: body.members)
         }
@@ -125,7 +130,7 @@ extension LegacyImport {
     }
 
     /// A string value without escapes, as text; nil for anything else.
-    private static func plainString(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+    static func plainString(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
         guard range.count >= 2, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
         let inner = UnsafeBufferPointer(rebasing: bytes[(range.lowerBound + 1)..<(range.upperBound - 1)])
         guard !inner.contains(UInt8(ascii: "\\")) else { return nil }

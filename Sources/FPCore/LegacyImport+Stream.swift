@@ -62,6 +62,7 @@ extension LegacyImport {
             case .whole(let documents):
                 return documents[i]
             case .rows(let rows):
+                if let unchanged = contractRow(rows[i]) { return unchanged }
                 let value = try parse(rows[i]) { e in ImportError("\(source): $.rows[\(i)]: not valid JSON (\(e.reason))") }
                 guard case .object = value else { throw ImportError("\(source): $.rows[\(i)]: expected an object") }
                 let key = format == .couchAllDocs ? "doc" : "value"
@@ -71,12 +72,44 @@ extension LegacyImport {
                                                  timeZone: timeZone, stamp: stamp)
             case .lines(let lines):
                 let line = lines[i]
+                if let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
+                    return unchanged
+                }
                 // Every line was skimmed already, and what the skim accepts the parser does.
                 let value = try parse(line.range) { e in
                     ImportError("\(source): line \(line.number), column \(e.column): not valid JSON (\(e.reason))")
                 }
                 return try LegacyImport.document(value, rowID: nil, path: "\(source): line \(line.number)",
                                                  timeZone: timeZone, stamp: stamp)
+            }
+        }
+
+        /// A row whose body is already in the contract, stored as its text
+        /// (`contractDocument`); nil for anything else, even a row the
+        /// converting path reads (an id with escapes, a member named twice).
+        private func contractRow(_ row: Range<Int>) -> NewDocument? {
+            let bodyKey = format == .couchAllDocs ? "doc" : "value"
+            return data.withUnsafeBytes { raw -> NewDocument? in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                // The row's other members are checked as the parser would
+                // read them; the body is checked by `contractDocument`.
+                var id: Range<Int>?, body: Range<Int>?, keys: [[UInt8]] = []
+                guard JSONSkim.forEachMember(in: bytes, of: row, { key, value in
+                    guard !keys.contains(where: { $0.elementsEqual(key) }) else { return false }
+                    keys.append(Array(key))
+                    if key.elementsEqual(bodyKey.utf8) {
+                        body = value
+                        return true
+                    }
+                    if key.elementsEqual("id".utf8) { id = value }
+                    return JSONSkim.isValue(bytes, in: value)
+                }), let body, bytes[body.lowerBound] == UInt8(ascii: "{") else { return nil }
+                var rowID: String?
+                if let id {
+                    guard let plain = LegacyImport.plainString(bytes, id) else { return nil }
+                    rowID = plain
+                }
+                return LegacyImport.contractDocument([UInt8](bytes[body]), rowID: rowID)
             }
         }
 

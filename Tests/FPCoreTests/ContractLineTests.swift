@@ -120,4 +120,47 @@ import Testing
         // Both paths were exercised: many variants taken as text, many converted.
         #expect(variants.count > 600 && taken > 150 && variants.count - taken > 150, "\(taken) of \(variants.count)")
     }
+
+    /// Rows of a couch-view file or CouchDB dump, and lines of a file read
+    /// whole: bodies in contract form are taken as text, with the row's `id`
+    /// when they have no `_id`, and every document is the one the whole
+    /// reading (`parse`, the converting path) makes.
+    @Test(arguments: ["value", "doc"])
+    func rowsInContractFormAreTakenAsText(bodyKey: String) throws {
+        let walk = try #require(try JSONParser.parse(Array(Self.walkLine.utf8)).objectValue)
+        var body = walk
+        body["_id"] = nil
+        var renamed = walk
+        renamed["_id"] = "own-id"
+        let legacy: JSONValue = ["x": "3", "y": 4, "bleScans": [["uuid": "U", "rssi": "-70"]]]
+        let rows: [String] = [
+            #"{"id":"row-1","key":null,"\#(bodyKey)":\#(CanonicalJSON.string(.object(body)))}"#,
+            #"{"id":"row-2","key":null,"\#(bodyKey)":\#(CanonicalJSON.string(.object(renamed)))}"#,
+            #"{"id":"row-3","key":null,"\#(bodyKey)":\#(CanonicalJSON.string(legacy))}"#,
+            #"{"id":"_design/v","key":null,"\#(bodyKey)":\#(CanonicalJSON.string(.object(body)))}"#,
+            #"{"id":"row\u002d5","key":null,"\#(bodyKey)":\#(CanonicalJSON.string(.object(body)))}"#,
+        ]
+        let data = Data(("{\"rows\":[\n" + rows.joined(separator: ",\n") + "\n]}\n").utf8)
+        let at = Date(timeIntervalSince1970: 1_800_000_000), zone = TimeZone(identifier: "Europe/Prague")!
+        let source = try LegacyImport.Source(data, source: "dump.json", timeZone: zone, importedAt: at)
+        let whole = try LegacyImport.parse(data, source: "dump.json", timeZone: zone, importedAt: at)
+        var read: [NewDocument] = []
+        for i in 0..<source.count { if let d = try source.document(at: i) { read.append(d) } }
+        #expect(read.map(\.id) == ["row-1", "own-id", "row-3", "row-5"])
+        #expect(read == whole.documents)
+        for (i, document) in read.enumerated() {
+            let asText = if case .canonicalText = document.content { true } else { false }
+            #expect(asText == [true, true, false, false][i], "row \(i + 1)")  // row-5's id has an escape: parsed
+        }
+    }
+
+    @Test func linesOfAFileReadWholeAreTakenAsText() throws {
+        let data = Data((Self.walkLine + "\n" + #"{"_id":"b","x":"1","y":2}"# + "\n").utf8)
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let source = try LegacyImport.Source(data, source: "d.jsonl", importedAt: at)
+        let whole = try LegacyImport.parse(data, source: "d.jsonl", importedAt: at)
+        let read = try (0..<source.count).compactMap { i throws(LegacyImport.ImportError) in try source.document(at: i) }
+        #expect(read == whole.documents && read.count == 2)
+        if case .canonicalText = read[0].content {} else { Issue.record("the contract line was parsed") }
+    }
 }
