@@ -99,8 +99,7 @@ public struct NewDocument: Sendable, Equatable {
 
     public enum Content: Sendable {
         case value(JSONValue)
-        /// Text `JSONSkim` judged canonical, with its top-level members; no
-        /// `_attachments` among them.
+        /// Text `JSONSkim` judged canonical, with its top-level members.
         case canonicalText([UInt8], members: [JSONSkim.Member])
     }
 
@@ -129,11 +128,12 @@ public struct NewDocument: Sendable, Equatable {
         set { content = .value(newValue) }
     }
 
-    /// True when the body is known to carry no `_attachments` without parsing it.
+    /// Whether the body carries `_attachments` (whose stubs the store
+    /// checks against the bytes it keeps); text is told by its members, unparsed.
     public var hasAttachments: Bool {
         switch content {
         case .value(let value): return value["_attachments"] != nil
-        case .canonicalText: return false
+        case .canonicalText(_, let members): return members.contains { $0.key == "_attachments" }
         }
     }
 

@@ -72,5 +72,15 @@ import Testing
             try byText.insertNew(once(NewDocument(id: "m2", canonicalText: reserved, members: reservedMembers)))
         }
         #expect(try byText.count() == 1)
+
+        // A stub naming bytes the store does not have is refused, as for a value.
+        let stub = Array(#"{"_attachments":{"a.txt":{"content_type":"text/plain","digest":"md5-AAAAAAAAAAAAAAAAAAAAAA==","length":1,"stub":true}},"x":1}"#.utf8)
+        let stubMembers = try #require(JSONSkim(stub).value(in: 0..<stub.count, levels: 1)?.members)
+        let byValueStub = NewDocument(id: "m3", body: try JSONParser.parse(stub))
+        #expect(throws: (any Error).self) { try byValue.insertNew(once(byValueStub)) }
+        #expect(throws: (any Error).self) {
+            try byText.insertNew(once(NewDocument(id: "m3", canonicalText: stub, members: stubMembers)))
+        }
+        #expect(try byText.count() == 1 && byValue.count() == 1)
     }
 }
