@@ -66,9 +66,7 @@ extension LegacyImport {
     /// Wi-Fi entries carrying `address` and `mac` where they carry `uuid` or
     /// `bssid`. One pass over the text, which holds no white space.
     private static func isContractList(_ list: String, _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard let numberKeys = listNumbers[list]?.map(ShortKey.init) else { return false }
-        let newKey = ShortKey(list == "bleScans" ? "address" : list == "wifiScans" ? "mac" : "")
-        let oldKeys = (list == "bleScans" ? ["uuid", "bssid"] : list == "wifiScans" ? ["bssid"] : []).map(ShortKey.init)
+        guard let keys = contractListKeys[list] else { return false }
         var reader = JSONSkim.Reader(bytes: bytes, i: range.lowerBound, end: range.upperBound)
         guard reader.peek == UInt8(ascii: "[") else { return false }
         reader.i += 1
@@ -84,12 +82,12 @@ extension LegacyImport {
                 let head = ShortKey.head(of: key)
                 reader.i += 1  // the colon
                 guard let first = reader.peek else { return false }
-                if numberKeys.contains(where: { $0.matches(key, head) }) {
+                if keys.numbers.contains(where: { $0.matches(key, head) }) {
                     guard first == UInt8(ascii: "-") || first == UInt8(ascii: "n")
                         || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
-                } else if newKey.matches(key, head) {
+                } else if keys.new?.matches(key, head) == true {
                     hasNew = true
-                } else if oldKeys.contains(where: { $0.matches(key, head) }) {
+                } else if keys.old.contains(where: { $0.matches(key, head) }) {
                     hasOld = true
                 }
                 guard reader.skipValue() else { return false }
@@ -104,6 +102,25 @@ extension LegacyImport {
             }
         }
     }
+
+    /// The keys `isContractList` looks at in each list: its number members
+    /// (`listNumbers`), and the address key `normalize` fills from the old
+    /// ones when it is missing.
+    private struct ListKeys {
+        let numbers: [ShortKey]
+        let new: ShortKey?
+        let old: [ShortKey]
+    }
+
+    private static let contractListKeys: [String: ListKeys] = Dictionary(uniqueKeysWithValues: listNumbers.map { list, numbers in
+        let addresses: (new: String?, old: [String]) = switch list {
+        case "bleScans": ("address", ["uuid", "bssid"])
+        case "wifiScans": ("mac", ["bssid"])
+        default: (nil, [])
+        }
+        return (list, ListKeys(numbers: numbers.map(ShortKey.init), new: addresses.new.map(ShortKey.init),
+                               old: addresses.old.map(ShortKey.init)))
+    })
 
     /// A key compared by its length and first 8 bytes as one word (the
     /// keys of list entries are short), the rest byte by byte.
