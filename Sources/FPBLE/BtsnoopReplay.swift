@@ -49,14 +49,15 @@ package struct BtsnoopCapture: Sendable {
         defer { try? fd.close() }
         let size = Int(try fd.seek(offset: 0, from: .end))
         _ = try fd.seek(offset: 0, from: .start)
-        var out = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < size {
-            let n = try out.withUnsafeMutableBytes { try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
-            if n == 0 { break }
-            filled += n
+        // Read into uninitialised room: zero-filling tens of MB first was a
+        // pass over them for nothing.
+        var out = try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            while initialized < size {
+                let n = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[initialized...]))
+                if n == 0 { break }
+                initialized += n
+            }
         }
-        if filled < size { out.removeLast(size - filled) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
@@ -104,13 +105,28 @@ package struct BtsnoopCapture: Sendable {
 }
 
 extension BtsnoopCapture {
-    /// Event records in a file (a cheap pass over record headers): about one
-    /// report each, so the reports' array is allocated once, not grown.
-    static func eventRecords(_ file: BtsnoopFile) -> Int {
-        var it = file.makeIterator()
-        var n = 0
-        while let r = try? it.next() { if r.type == .event && r.received { n += 1 } }
-        return n
+    /// Received event records in a file, counted from the record headers
+    /// alone (through the record iterator, which slices every record, this
+    /// took ~15 ms of a 17 MB replay): about one report each, so the
+    /// reports' array is allocated once, not grown. An estimate: a damaged
+    /// record ends the count.
+    package static func eventRecords(_ file: BtsnoopFile) -> Int {
+        file.bytes.withUnsafeBytes { raw in
+            func be32(_ at: Int) -> UInt32 {
+                UInt32(raw[at]) << 24 | UInt32(raw[at + 1]) << 16 | UInt32(raw[at + 2]) << 8 | UInt32(raw[at + 3])
+            }
+            var at = 16, n = 0  // after the file header
+            while at + 24 <= raw.count {
+                let included = Int(be32(at + 4)), flags = be32(at + 8), data = at + 24
+                guard data + included <= raw.count else { break }
+                switch file.datalink {
+                case .h4: if included > 0, raw[data] == H4Type.event.rawValue, flags & 1 != 0 { n += 1 }
+                case .monitor: if flags & 0xFFFF == 3 { n += 1 }  // opcode 3: event
+                }
+                at = data + included
+            }
+            return n
+        }
     }
 
     /// Drops the decoded reports (a replay that has ended).

@@ -18,8 +18,7 @@ package struct ReportTemplates: Sendable {
 
         /// The data's bytes in one go (the element-wise hash of a slice was a third of the lookup).
         func hash(into hasher: inout Hasher) {
-            hasher.combine(address)
-            hasher.combine(addressType)
+            hasher.combine(address.packed | UInt64(addressType) << 48)
             hasher.combine(eventType)
             data.withUnsafeBytes { hasher.combine(bytes: $0) }
         }

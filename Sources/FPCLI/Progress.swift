@@ -16,6 +16,7 @@ final class ProgressPrinter: @unchecked Sendable {
     private var printedStatus = false
     private let fast: Bool
     private var lastPlain: ContinuousClock.Instant?
+    private var lastStatus: ContinuousClock.Instant?
     /// Walks: the next waypoint from the target, in metres and direction.
     private let guidance: (@Sendable (MapPoint, Int) -> String)?
     /// Walks: the map's scale, to give the target in metres.
@@ -36,11 +37,13 @@ final class ProgressPrinter: @unchecked Sendable {
         guard !quiet else { return }
         lock.lock()
         defer { lock.unlock() }
-        let parts = Self.parts(p, prefix: prefix, scale: scale, guidance: guidance)
+        // The line is made only when shown: a fast replay ticks 1,000s of times a second.
         if tty {
-            Terminal.status(StatusLine.fit(parts, width: Terminal.columns))
+            guard p.elapsedMs == p.totalMs || statusDue() else { return }
+            Terminal.status(StatusLine.fit(Self.parts(p, prefix: prefix, scale: scale, guidance: guidance), width: Terminal.columns))
             printedStatus = true
         } else if p.elapsedMs == p.totalMs || (p.elapsedMs >= nextPlainMs && realSecondPassed()) {
+            let parts = Self.parts(p, prefix: prefix, scale: scale, guidance: guidance)
             Terminal.err(parts.map(\.text).filter { !$0.isEmpty }.joined(separator: StatusLine.separator))
             nextPlainMs = (p.elapsedMs / plainEveryMs + 1) * plainEveryMs
         }
@@ -64,6 +67,16 @@ final class ProgressPrinter: @unchecked Sendable {
         }
         parts.append(.init(text: counts, rank: 5))
         return parts
+    }
+
+    /// On a virtual clock the status line is redrawn at most 20 times a real
+    /// second (no eye reads more); on a real one at every tick.
+    private func statusDue() -> Bool {
+        guard fast else { return true }
+        let now = ContinuousClock.now
+        if let last = lastStatus, now - last < .milliseconds(50) { return false }
+        lastStatus = now
+        return true
     }
 
     private func realSecondPassed() -> Bool {

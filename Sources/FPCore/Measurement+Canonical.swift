@@ -25,9 +25,16 @@ extension MeasurementDocument {
             separate()
             CanonicalJSON.writeString("bleScans", into: &out)
             out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
-            for (n, scan) in bleScans.enumerated() {
-                if n > 0 { out.append(UInt8(ascii: ",")) }
-                scan.writeCanonical(into: &out)
+            // A replay's 100,000s of entries: the second half is written on
+            // another core meanwhile and joined after the first.
+            let scans = bleScans
+            let half = scans.count >= 32_768 ? scans.count / 2 : scans.count
+            let (_, rest) = inParallel(
+                { Self.writeEntries(scans[..<half], into: &out) },
+                { half < scans.count ? Self.entriesText(scans[half...]) : [] })
+            if !rest.isEmpty {
+                out.append(UInt8(ascii: ","))
+                out.append(contentsOf: rest)
             }
             out.append(UInt8(ascii: "]"))
             scansWritten = true
@@ -49,6 +56,25 @@ extension MeasurementDocument {
     }
 }
 
+extension MeasurementDocument {
+    /// Entries' text, comma-separated, on its own.
+    static func entriesText(_ scans: ArraySlice<BLEScan>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(scans.count * 320)  // untouched pages cost no memory; a regrowth copies it all
+        writeEntries(scans, into: &out)
+        return out
+    }
+
+    static func writeEntries(_ scans: ArraySlice<BLEScan>, into out: inout [UInt8]) {
+        scans.withUnsafeBufferPointer { scans in  // read in place: a copy of each entry retains its strings
+            for n in scans.indices {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                scans[n].writeCanonical(into: &out)
+            }
+        }
+    }
+}
+
 extension BLEScan {
     /// `jsonValue`'s canonical text, written directly.
     func writeCanonical(into out: inout [UInt8]) {
@@ -64,7 +90,12 @@ extension BLEScan {
         if let rssi { w.int("rssi", rssi, &out) }
         if let serviceUuids {
             w.key("serviceUuids", &out)
-            CanonicalJSON.write(.array(serviceUuids.map { .string($0) }), into: &out)
+            out.append(UInt8(ascii: "["))
+            for (n, uuid) in serviceUuids.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                CanonicalJSON.writeString(uuid, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         }
         w.int("time", time, &out)
         if let txPower { w.int("txPower", txPower, &out) }
@@ -104,7 +135,8 @@ struct CanonicalMembers {
         first = false
         out.append(UInt8(ascii: "\""))
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
     }
 
     mutating func string(_ key: StaticString, _ value: String, _ out: inout [UInt8]) {

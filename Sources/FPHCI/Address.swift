@@ -19,10 +19,14 @@ package struct BDAddress: Sendable, Hashable, CustomStringConvertible {
             && l.bytes.3 == r.bytes.3 && l.bytes.4 == r.bytes.4 && l.bytes.5 == r.bytes.5
     }
 
-    package func hash(into h: inout Hasher) {
-        h.combine(bytes.0); h.combine(bytes.1); h.combine(bytes.2)
-        h.combine(bytes.3); h.combine(bytes.4); h.combine(bytes.5)
+    /// The six bytes in one word (the low 48 bits), hashed at once: six
+    /// one-byte combines were a third of a replay's template lookups.
+    package var packed: UInt64 {
+        UInt64(bytes.0) << 40 | UInt64(bytes.1) << 32 | UInt64(bytes.2) << 24
+            | UInt64(bytes.3) << 16 | UInt64(bytes.4) << 8 | UInt64(bytes.5)
     }
+
+    package func hash(into h: inout Hasher) { h.combine(packed) }
 
     /// `AA:BB:CC:DD:EE:FF`, upper case (the form BlueZ and the old apps print).
     package var description: String {

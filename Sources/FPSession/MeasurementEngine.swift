@@ -51,7 +51,7 @@ struct Capture {
     let position: @Sendable (Int) -> MapPoint
 
     struct Result {
-        var samples: [Sample]
+        var samples: SampleLists
         var statuses: [Radio: ProviderStatus]
         /// Motion sensor readings taken at the requested times (ms), in order.
         var motion: [(atMs: Int, reading: MotionReading)] = []
@@ -105,16 +105,7 @@ struct Capture {
         // Providers stopping may flush what they still held. Real providers may
         // date an observation before ms 0 (a cached Wi-Fi entry): not this measurement's.
         drained.append(sink.drain())
-        var samples: [Sample] = []
-        samples.reserveCapacity(drained.reduce(0) { $0 + $1.count })
-        // Each chunk let go once copied: a replay's samples are held about once, not twice.
-        for i in drained.indices {
-            samples.append(contentsOf: drained[i])
-            drained[i] = []
-        }
-        drained = []
-        samples.removeAll { $0.time < 0 || $0.time > durationMs }  // in place: a replay's samples can be 100,000s
-        samples.sort { $0.time < $1.time }
+        let samples = SampleLists(taking: &drained, within: 0...durationMs)
         return Result(samples: samples, statuses: statuses, motion: motion)
     }
 }
@@ -125,7 +116,7 @@ struct DocumentBuilder {
     let device: DeviceSnapshot
 
     func document(level: String, mode: MeasurementDocument.Mode, position: MeasurementDocument.Position,
-                  startMs: Int, endMs: Int, samples: ArraySlice<Sample>,
+                  startMs: Int, endMs: Int, samples: consuming SampleLists,
                   statuses: [Radio: ProviderStatus], motion: MotionReading? = nil) -> MeasurementDocument {
         var doc = MeasurementDocument()
         doc.mode = mode
@@ -150,16 +141,15 @@ struct DocumentBuilder {
         doc.collectWifiData = setup.radios.contains(.wifi)
         doc.collectBtsData = setup.radios.contains(.cell)
         doc.collectGeolocationData = setup.radios.contains(.location)
-        // Sample times are relative to this document's own start.
-        doc.bleScans.reserveCapacity(samples.count)
-        for sample in samples {
-            switch sample {
-            case .ble(var s): s.time -= startMs; doc.bleScans.append(s)
-            case .wifi(var s): s.time -= startMs; doc.wifiScans.append(s)
-            case .cell(var s): s.time -= startMs; doc.cellScans.append(s)
-            case .geo(var s): s.time -= startMs; doc.geolocation.append(s)
-            }
-        }
+        // Sample times are relative to this document's own start. The lists
+        // are taken as they are (a static measurement's are unique: a
+        // replay's 100,000s of entries are neither copied nor moved).
+        var samples = samples
+        samples.shift(by: startMs)
+        doc.bleScans = samples.ble
+        doc.wifiScans = samples.wifi
+        doc.cellScans = samples.cells
+        doc.geolocation = samples.fixes
         let counts: [Radio: Int] = [
             .ble: doc.bleScans.count, .wifi: doc.wifiScans.count,
             .cell: doc.cellScans.count, .location: doc.geolocation.count,
@@ -207,18 +197,19 @@ package struct StaticMeasurement: Sendable {
         let point = self.point
         let capture = Capture(setup: setup, level: level, position: { _ in point })
         let total = durationMs
-        let result = try await capture.run(durationMs: durationMs, readSensorsAtMs: [durationMs]) { t, sink in
+        var result = try await capture.run(durationMs: durationMs, readSensorsAtMs: [durationMs]) { t, sink in
             progress(CaptureProgress(elapsedMs: t, totalMs: total, counts: Self.counts(sink), target: nil,
                                      nextWaypoint: nil, documentsCut: 0))
         }
+        // Handed over, not shared: the document takes the unique lists.
+        let samples = result.samples
+        result.samples = SampleLists()
         let builder = DocumentBuilder(setup: setup, device: device)
         return builder.document(
             level: level, mode: .static, position: .init(x: point.x, y: point.y, rule: "surveyed"),
-            startMs: 0, endMs: durationMs, samples: result.samples[...], statuses: result.statuses,
+            startMs: 0, endMs: durationMs, samples: consume samples, statuses: result.statuses,
             motion: result.motion(atMs: durationMs))
     }
 
-    static func counts(_ sink: SampleSink) -> [Radio: Int] {
-        Dictionary(uniqueKeysWithValues: Radio.allCases.map { ($0, sink.count($0)) })
-    }
+    static func counts(_ sink: SampleSink) -> [Radio: Int] { sink.counts() }
 }

@@ -72,19 +72,14 @@ package struct Walk: Sendable {
         let builder = DocumentBuilder(setup: setup, device: device)
         let samples = result.samples
         var documents: [MeasurementDocument] = []
-        var lower = 0
         for (index, window) in windows.enumerated() {
-            // Samples are sorted by time; one at exactly a window's end belongs to the next
-            // window, except at the end of the walk.
+            // One at exactly a window's end belongs to the next window, except at the end of the walk.
             let end = index == windows.count - 1 ? window.upperBound + 1 : window.upperBound
-            while lower < samples.count && samples[lower].time < window.lowerBound { lower += 1 }
-            var upper = lower
-            while upper < samples.count && samples[upper].time < end { upper += 1 }
             let mid = (window.lowerBound + window.upperBound) / 2
             let p = position(atMs: mid)
             var doc = builder.document(
                 level: level, mode: .walk, position: .init(x: p.x, y: p.y, rule: Self.positionRule, atMs: mid),
-                startMs: window.lowerBound, endMs: window.upperBound, samples: samples[lower..<upper],
+                startMs: window.lowerBound, endMs: window.upperBound, samples: samples.window(window.lowerBound..<end),
                 statuses: result.statuses, motion: result.motion(atMs: window.upperBound))
             doc.sessionId = sessionId
             doc.seq = index + 1
@@ -94,7 +89,6 @@ package struct Walk: Sendable {
                 start: ISOTime.string(setup.clock.wallTime(atMs: window.lowerBound)),
                 end: ISOTime.string(setup.clock.wallTime(atMs: window.upperBound)))
             documents.append(doc)
-            lower = upper
         }
         return documents
     }

@@ -10,15 +10,20 @@ extension SQLiteDocumentStore {
     /// document's first revision.
     package func insert(id: String, canonicalBody text: [UInt8]) throws(StoreError) -> Revision {
         try Self.validate(id: id)
-        guard let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
-              judged.value == 0..<text.count, let members = judged.members else {
+        // Three passes over the text (tens of MB for a replayed capture): the
+        // check and the compression on one core, the hash on the other.
+        // Nothing is written unless the check passes.
+        let ((node, stored), rev) = inParallel(
+            { (JSONSkim(text).value(in: 0..<text.count, levels: 1), StoredBody.compress(text)) },
+            { Revision.next(after: nil, canonicalBody: text) })
+        guard let judged = node, judged.isCanonical, judged.value == 0..<text.count, let members = judged.members else {
             throw StoreError.invalid("the body of document \(id) is not canonical JSON text")
         }
         if members.contains(where: { $0.key == "_attachments" }) {
             throw StoreError.invalid("the body of document \(id) has attachments: store it as a value with their bytes")
         }
         try Self.validate(bodyText: text, members: members, of: id)
-        let pending = PendingRevision(id: id, canonicalText: text, members: members, parent: nil)
+        let pending = PendingRevision(id: id, canonicalText: text, members: members, parent: nil, rev: rev, stored: stored)
         return try write { db in try Self.insertPending(db, [pending])[0].rev }
     }
 }

@@ -30,12 +30,18 @@ struct PendingRevision {
     /// it is, never parsed whole. `body` stays empty: its only reader,
     /// `insert`, does not take text.
     init(id: String, canonicalText: [UInt8], members: [JSONSkim.Member], parent: Revision?) {
+        self.init(id: id, canonicalText: canonicalText, members: members, parent: parent,
+                  rev: Revision.next(after: parent, canonicalBody: canonicalText), stored: StoredBody.compress(canonicalText))
+    }
+
+    /// The same with its hash and compressed form already made (beside the check, for a large text).
+    init(id: String, canonicalText: [UInt8], members: [JSONSkim.Member], parent: Revision?, rev: Revision, stored: Data) {
         self.id = id
-        self.rev = Revision.next(after: parent, canonicalBody: canonicalText)
+        self.rev = rev
         self.parent = parent
         self.deleted = false
         self.body = [:]
-        self.stored = StoredBody.compress(canonicalText)
+        self.stored = stored
         self.summary = Summary(bodyText: canonicalText, members: members)
     }
 
@@ -69,35 +75,6 @@ struct PendingRevision {
         try SQLiteDocumentStore.validate(body: body, of: update.id)
         self.init(id: update.id, body: body, parent: update.expected)
     }
-}
-
-/// `transform` of each element, computed on every core; order is kept. The
-/// canonical form and revision hash of a batch's documents (a millisecond or
-/// more each for a busy walk window) are independent, and the write lock is
-/// taken only after them.
-package func concurrentMap<T: Sendable, U: Sendable>(_ items: [T], _ transform: @Sendable (T) -> U) -> [U] {
-    guard items.count > 1 else { return items.map(transform) }
-    return [U](unsafeUninitializedCapacity: items.count) { buffer, initialized in
-        let base = UnsafeSendablePointer(buffer.baseAddress!)
-        items.withUnsafeBufferPointer { input in
-            let source = UnsafeSendableBuffer(input)
-            DispatchQueue.concurrentPerform(iterations: items.count) { i in
-                (base.pointer + i).initialize(to: transform(source.buffer[i]))
-            }
-        }
-        initialized = items.count
-    }
-}
-
-/// Each iteration of `concurrentMap` writes only its own slot.
-private struct UnsafeSendablePointer<U>: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<U>
-    init(_ pointer: UnsafeMutablePointer<U>) { self.pointer = pointer }
-}
-
-private struct UnsafeSendableBuffer<T>: @unchecked Sendable {
-    let buffer: UnsafeBufferPointer<T>
-    init(_ buffer: UnsafeBufferPointer<T>) { self.buffer = buffer }
 }
 
 extension SQLiteDocumentStore {

@@ -52,6 +52,12 @@ final class Goals: @unchecked Sendable {
 func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
 
 /// Medians of three runs, the form every row reports.
+/// Timed runs without a peak (`runTimedThenPeak`): times and CPU only.
+func timedLine(_ runs: [Measured]) -> String {
+    String(format: "median of %d: %.2f s (CPU %.2f s); runs %@", runs.count, median(runs.map(\.seconds)),
+           median(runs.map(\.cpuSeconds)), runs.map { String(format: "%.2f s", $0.seconds) }.joined(separator: ", "))
+}
+
 func mediansLine(_ runs: [Measured]) -> String {
     String(format: "median of %d: %.2f s (CPU %.2f s), peak %.0f MB; runs %@", runs.count, median(runs.map(\.seconds)),
            median(runs.map(\.cpuSeconds)), median(runs.map { Double($0.peakKB) / 1000 }),

@@ -4,7 +4,8 @@ import Foundation
 // `fprint import` of large walk documents (issue 33): 2,000 of the
 // store benchmark's walk documents (50 BLE transmitters × 20 reports, 30
 // Wi-Fi; ~223 KiB of JSON each, ~456 MB in all) as JSON lines with `_id`
-// first, into a fresh database, whole process, 3 runs. Goals: ≥ 2,000
+// first, into a fresh database, whole process, 3 timed runs and a 4th for
+// the peak RSS (`runTimedThenPeak`). Goals: ≥ 2,000
 // docs/s and a peak RSS below 200 MB whatever the file size. The
 // reference is CouchDB 3.5's `_bulk_docs` of the first 500 of the same
 // documents (batches of 50, one request at a time), from
@@ -30,21 +31,23 @@ func walkImportBench(fprint: String, dir: String, peers: String, documents: Int 
     try out.close()
     let env = benchEnvironment(dir)
     let loadBefore = oneMinuteLoad()
-    var runs: [Measured] = []
-    for round in 0..<3 {
+    let (runs, peakKB) = try runTimedThenPeak(fprint, runs: 3, environment: env, arguments: { round in
         let db = dir + "/walk-import-\(round).sqlite"
-        let r = try runMeasured(fprint, ["import", "--db", db, file], environment: env)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+        return ["import", "--db", db, file]
+    }, check: { r in
         guard r.status == 0, r.stderr.contains("imported \(documents),") else {
             throw BenchError("import of \(file) exited \(r.status): \(r.stderr.suffix(400))")
         }
-        runs.append(r)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+    })
+    for round in 0...3 {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dir + "/walk-import-\(round).sqlite" + suffix) }
     }
     let load = max(loadBefore, oneMinuteLoad())
-    let rate = Double(documents) / median(runs.map(\.seconds)), peakMB = median(runs.map { Double($0.peakKB) * 1024 / 1e6 })
+    let rate = Double(documents) / median(runs.map(\.seconds)), peakMB = Double(peakKB) * 1024 / 1e6
     Goals.shared.check(String(format: "`fprint import` of %d walk documents of %.0f KiB (%.0f MB of JSON lines)", documents,
                               Double(bytes) / Double(documents) / 1024, Double(bytes) / 1e6),
-                       String(format: "%.0f docs/s, peak %.0f MB; %@", rate, peakMB, mediansLine(runs)),
+                       String(format: "%.0f docs/s, peak %.0f MB (a 4th run, sampled); %@", rate, peakMB, timedLine(runs)),
                        met: rate >= 2000 && peakMB < 200, goal: "≥ 2,000 docs/s, peak < 200 MB",
                        reference: couchBulkDocs(file: file, lines: lines, dir: dir, peers: peers), load: load)
 }

@@ -48,3 +48,22 @@ import Testing
         #expect(try CanonicalJSON.parse(Data(bytes)) == value)
     }
 }
+
+/// A replay's document has 100,000s of entries: from 32,768 on, the second
+/// half is written on another core and joined (`canonicalBytes`). The text
+/// must be the same as written in one piece, at odd and even counts.
+@Suite struct CanonicalHalvesTests {
+    @Test(arguments: [32_767, 32_768, 40_001])
+    func entriesWrittenInHalvesEqualTheCanonicalFormOfTheValue(count: Int) throws {
+        let base = CanonicalDocumentTests.scans
+        let scans = (0..<count).map { i -> BLEScan in
+            var s = base[i % base.count]
+            s.time = i
+            s.rssi = -40 - i % 50
+            return s
+        }
+        let doc = CanonicalDocumentTests.document(scans: scans)
+        let bytes = try doc.canonicalBytes()
+        #expect(bytes == CanonicalJSON.bytes(try JSONValueEncoder().encode(doc)))
+    }
+}
