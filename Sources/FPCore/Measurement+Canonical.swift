@@ -25,16 +25,18 @@ extension MeasurementDocument {
             separate()
             CanonicalJSON.writeString("bleScans", into: &out)
             out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
-            // A replay's 100,000s of entries: the second half is written on
-            // another core meanwhile and joined after the first.
             let scans = bleScans
-            let half = scans.count >= 32_768 ? scans.count / 2 : scans.count
-            let (_, rest) = inParallel(
-                { Self.writeEntries(scans[..<half], into: &out) },
-                { half < scans.count ? Self.entriesText(scans[half...]) : [] })
-            if !rest.isEmpty {
+            if scans.count >= 32_768 {
+                // A replay's 100,000s of entries: the second half is written
+                // on another core meanwhile and joined after the first.
+                let half = scans.count / 2
+                let (_, rest) = inParallel(
+                    { Self.writeEntries(scans[..<half], into: &out) },
+                    { Self.entriesText(scans[half...]) })
                 out.append(UInt8(ascii: ","))
                 out.append(contentsOf: rest)
+            } else {
+                Self.writeEntries(scans[...], into: &out)
             }
             out.append(UInt8(ascii: "]"))
             scansWritten = true
