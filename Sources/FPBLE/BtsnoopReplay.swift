@@ -87,7 +87,7 @@ package struct BtsnoopCapture: Sendable {
             }
             guard record.type == .event, record.received else { continue }
             let errorsBefore = decoder.adErrors
-            if scans.isEmpty { scans.reserveCapacity(Self.eventRecords(file)) }
+            if scans.isEmpty { scans.reserveCapacity(file.receivedEventRecords()) }
             decoder.append(event: record.packet, time: ms, controller: record.index.map(Int.init), to: &scans)
             for _ in errorsBefore..<decoder.adErrors { adErrorTimes.append(ms) }
         }
@@ -105,30 +105,6 @@ package struct BtsnoopCapture: Sendable {
 }
 
 extension BtsnoopCapture {
-    /// Received event records in a file, counted from the record headers
-    /// alone (through the record iterator, which slices every record, this
-    /// took ~15 ms of a 17 MB replay): about one report each, so the
-    /// reports' array is allocated once, not grown. An estimate: a damaged
-    /// record ends the count.
-    package static func eventRecords(_ file: BtsnoopFile) -> Int {
-        file.bytes.withUnsafeBytes { raw in
-            func be32(_ at: Int) -> UInt32 {
-                UInt32(raw[at]) << 24 | UInt32(raw[at + 1]) << 16 | UInt32(raw[at + 2]) << 8 | UInt32(raw[at + 3])
-            }
-            var at = 16, n = 0  // after the file header
-            while at + 24 <= raw.count {
-                let included = Int(be32(at + 4)), flags = be32(at + 8), data = at + 24
-                guard data + included <= raw.count else { break }
-                switch file.datalink {
-                case .h4: if included > 0, raw[data] == H4Type.event.rawValue, flags & 1 != 0 { n += 1 }
-                case .monitor: if flags & 0xFFFF == 3 { n += 1 }  // opcode 3: event
-                }
-                at = data + included
-            }
-            return n
-        }
-    }
-
     /// Drops the decoded reports (a replay that has ended).
     mutating func releaseReports() {
         scans = []

@@ -39,10 +39,10 @@ final class ProgressPrinter: @unchecked Sendable {
         defer { lock.unlock() }
         // The line is made only when shown: a fast replay ticks 1,000s of times a second.
         if tty {
-            guard p.elapsedMs == p.totalMs || statusDue() else { return }
+            guard p.elapsedMs == p.totalMs || realTimePassed(.milliseconds(50), since: &lastStatus) else { return }
             Terminal.status(StatusLine.fit(Self.parts(p, prefix: prefix, scale: scale, guidance: guidance), width: Terminal.columns))
             printedStatus = true
-        } else if p.elapsedMs == p.totalMs || (p.elapsedMs >= nextPlainMs && realSecondPassed()) {
+        } else if p.elapsedMs == p.totalMs || (p.elapsedMs >= nextPlainMs && realTimePassed(.seconds(1), since: &lastPlain)) {
             let parts = Self.parts(p, prefix: prefix, scale: scale, guidance: guidance)
             Terminal.err(parts.map(\.text).filter { !$0.isEmpty }.joined(separator: StatusLine.separator))
             nextPlainMs = (p.elapsedMs / plainEveryMs + 1) * plainEveryMs
@@ -70,20 +70,13 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     /// On a virtual clock the status line is redrawn at most 20 times a real
-    /// second (no eye reads more); on a real one at every tick.
-    private func statusDue() -> Bool {
+    /// second (no eye reads more), and a plain line printed at most once; on
+    /// a real one at every tick. `last`: when that kind was last shown.
+    private func realTimePassed(_ interval: Duration, since last: inout ContinuousClock.Instant?) -> Bool {
         guard fast else { return true }
         let now = ContinuousClock.now
-        if let last = lastStatus, now - last < .milliseconds(50) { return false }
-        lastStatus = now
-        return true
-    }
-
-    private func realSecondPassed() -> Bool {
-        guard fast else { return true }
-        let now = ContinuousClock.now
-        if let last = lastPlain, now - last < .seconds(1) { return false }
-        lastPlain = now
+        if let last, now - last < interval { return false }
+        last = now
         return true
     }
 

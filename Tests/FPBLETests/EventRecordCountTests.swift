@@ -3,7 +3,7 @@ import FPHCI
 import Foundation
 import Testing
 
-/// `BtsnoopCapture.eventRecords` counts received event records from the
+/// `BtsnoopFile.receivedEventRecords` counts received event records from the
 /// record headers alone, to size the reports' array before decoding: it must
 /// count what the record iterator yields as received events, for both
 /// datalinks, and stop at a damaged record as the iterator does.
@@ -25,7 +25,7 @@ import Testing
             datalinks.insert("\(file.datalink)")
             let expected = Self.iteratorCount(file)
             #expect(expected > 0, "\(name)")
-            #expect(BtsnoopCapture.eventRecords(file) == expected, "\(name)")
+            #expect(file.receivedEventRecords() == expected, "\(name)")
         }
         #expect(datalinks.count == 2)  // H4 (Android) and monitor (btmon) captures both
     }
@@ -35,7 +35,7 @@ import Testing
         let bytes = Array(try Data(contentsOf: path))
         for cut in [1, 7, 30, bytes.count / 3, bytes.count / 2] {
             let file = try BtsnoopFile(bytes: Array(bytes.dropLast(cut)))
-            #expect(BtsnoopCapture.eventRecords(file) == Self.iteratorCount(file), "cut \(cut)")
+            #expect(file.receivedEventRecords() == Self.iteratorCount(file), "cut \(cut)")
         }
     }
 }
