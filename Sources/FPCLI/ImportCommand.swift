@@ -177,10 +177,18 @@ struct Import: ReportingCommand {
     func importLines(_ lines: LegacyImport.LineStream, into store: SQLiteDocumentStore) throws -> JSONObject {
         var passedOver = 0
         let converter = lines.converter
+        // The next batch is read while this one is converted and stored.
+        let reading = ReadAhead(name: "fprint.import-read") { () throws(LegacyImport.ImportError) in
+            let batch = try lines.nextLines(32)
+            return batch.isEmpty ? nil : batch
+        }
+        defer { reading.cancel() }
         let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
             let batch: [(text: [UInt8], number: Int)]
-            do { batch = try lines.nextLines(32) } catch { throw CommandFailure("\(error)", .ioError) }
-            guard !batch.isEmpty else { return nil }
+            do {
+                guard let read = try reading.next() else { return nil }
+                batch = read
+            } catch { throw CommandFailure("\(error)", .ioError) }
             return try Self.converted(batch, passedOver: &passedOver) { line throws(LegacyImport.ImportError) in
                 try converter.document(line)
             }

@@ -41,7 +41,7 @@ extension SQLiteDocumentStore {
                             count.alreadyPresent += 1
                         }
                     }
-                    let pending = concurrentMap(fresh) { PendingRevision($0) }
+                    let pending = Self.pendingFirstRevisions(fresh)
                     _ = try Self.insertPending(db, pending)
                     for document in fresh where document.hasAttachments {
                         try Self.storeAttachments(db, id: document.id, body: document.body, data: document.attachmentData)
@@ -54,5 +54,25 @@ extension SQLiteDocumentStore {
             if let producerError { throw producerError }
             throw error
         }
+    }
+
+    /// Each document's first revision, prepared on every core a lane's
+    /// worth at a time: the texts of up to eight are hashed side by side
+    /// (`Revision.firsts`), then each is compressed.
+    static func pendingFirstRevisions(_ documents: [NewDocument]) -> [PendingRevision] {
+        let lanes = 8
+        let groups = stride(from: 0, to: documents.count, by: lanes).map { Array(documents[$0..<min($0 + lanes, documents.count)]) }
+        return concurrentMap(groups) { group in
+            let texts = group.compactMap { document -> [UInt8]? in
+                if case .canonicalText(let text, _) = document.content { return text }
+                return nil
+            }
+            var revisions = Revision.firsts(canonicalBodies: texts)[...]
+            return group.map { document in
+                guard case .canonicalText(let text, let members) = document.content else { return PendingRevision(document) }
+                return PendingRevision(id: document.id, canonicalText: text, members: members, parent: nil,
+                                       rev: revisions.removeFirst(), stored: StoredBody.compress(text))
+            }
+        }.flatMap { $0 }
     }
 }
