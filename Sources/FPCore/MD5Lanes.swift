@@ -19,9 +19,11 @@ enum MD5Lanes {
         // A block that straddles the prefix or the padding is built here, one per lane.
         let staging = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * width, alignment: 16)
         let blocks = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: width)
+        let strides = UnsafeMutablePointer<Int>.allocate(capacity: width)
         defer {
             staging.deallocate()
             blocks.deallocate()
+            strides.deallocate()
         }
         staging.initializeMemory(as: UInt8.self, repeating: 0)
         while true {
@@ -31,14 +33,18 @@ enum MD5Lanes {
                 next += 1
             }
             guard lanes.contains(where: { $0 != nil }) else { break }
-            // Most blocks lie inside their message in every lane: those are
-            // hashed in a run, the pointers moving 64 bytes a block.
-            let run = lanes.map { $0?.directBlocksAhead ?? 0 }.min()!
+            // Most blocks lie inside their message in every busy lane: those
+            // are hashed in a run, the pointers moving 64 bytes a block (an
+            // idle lane's staying on what is staged for it).
+            let run = lanes.compactMap { $0?.directBlocksAhead }.min()!
             if run > 0 {
-                for l in 0..<width { blocks[l] = lanes[l]!.directBlock }
+                for l in 0..<width {
+                    blocks[l] = lanes[l]?.directBlock ?? UnsafeRawPointer(staging.baseAddress! + 64 * l)
+                    strides[l] = lanes[l] == nil ? 0 : 64
+                }
                 for _ in 0..<run {
                     compress(&state, blocks)
-                    for l in 0..<width { blocks[l] += 64 }
+                    for l in 0..<width { blocks[l] += strides[l] }
                 }
             } else {
                 for l in 0..<width {
@@ -66,7 +72,7 @@ enum MD5Lanes {
 
     /// One message in a lane: which 64-byte block of `prefix + message +
     /// padding` comes next.
-    struct Lane: Equatable {
+    struct Lane {
         let index: Int
         let message: UnsafeRawBufferPointer
         let prefixCount: Int
@@ -80,8 +86,6 @@ enum MD5Lanes {
             self.prefixCount = prefixCount
             blocks = (prefixCount + message.count + 8) / 64 + 1
         }
-
-        static func == (x: Lane, y: Lane) -> Bool { x.index == y.index && x.block == y.block }
 
         /// How many blocks from this one lie wholly in the message (past the prefix, before the padding).
         var directBlocksAhead: Int {

@@ -49,13 +49,16 @@ public struct Revision: Sendable, Hashable, Comparable, CustomStringConvertible 
         return Revision(generation: (parent?.generation ?? 0) + 1, hash: Hex.string(md5.finalize()))
     }
 
+    /// How many bodies `firsts` hashes side by side on one core.
+    public static let hashedTogether = MD5Lanes.Word.scalarCount
+
     /// The first revision of each body, the same as `next(after: nil,
-    /// canonicalBody:)` of each: eight bodies hashed side by side on one
-    /// core (`MD5Lanes`), for a batch of documents to import.
+    /// canonicalBody:)` of each: `hashedTogether` bodies hashed side by
+    /// side on one core (`MD5Lanes`), for a batch of documents to import.
     public static func firsts(canonicalBodies bodies: [[UInt8]]) -> [Revision] {
         guard bodies.count > 1 else { return bodies.map { next(after: nil, canonicalBody: $0) } }
-        return stride(from: 0, to: bodies.count, by: MD5Lanes.Word.scalarCount).flatMap { start in
-            withBuffers(bodies[start..<min(start + MD5Lanes.Word.scalarCount, bodies.count)]) { buffers in
+        return stride(from: 0, to: bodies.count, by: hashedTogether).flatMap { start in
+            withBuffers(bodies[start..<min(start + hashedTogether, bodies.count)]) { buffers in
                 MD5Lanes.digests(buffers, prefix: [0]).map { Revision(generation: 1, hash: Hex.string($0)) }
             }
         }

@@ -56,12 +56,12 @@ extension SQLiteDocumentStore {
         }
     }
 
-    /// Each document's first revision, prepared on every core a lane's
-    /// worth at a time: the texts of up to eight are hashed side by side
-    /// (`Revision.firsts`), then each is compressed.
+    /// Each document's first revision, prepared on every core a group at a
+    /// time: the group's texts are hashed side by side (`Revision.firsts`),
+    /// then each is compressed.
     static func pendingFirstRevisions(_ documents: [NewDocument]) -> [PendingRevision] {
-        let lanes = 8
-        let groups = stride(from: 0, to: documents.count, by: lanes).map { Array(documents[$0..<min($0 + lanes, documents.count)]) }
+        let size = Revision.hashedTogether
+        let groups = stride(from: 0, to: documents.count, by: size).map { Array(documents[$0..<min($0 + size, documents.count)]) }
         return concurrentMap(groups) { group in
             let texts = group.compactMap { document -> [UInt8]? in
                 if case .canonicalText(let text, _) = document.content { return text }
