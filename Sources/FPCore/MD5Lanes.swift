@@ -98,10 +98,8 @@ enum MD5Lanes {
 
         /// Where the block's 64 bytes are: in the message itself, or built in `staging`.
         func block(prefix: [UInt8], staging: UnsafeMutableRawBufferPointer) -> UnsafeRawPointer {
+            if directBlocksAhead > 0 { return directBlock }
             let start = 64 * block, length = prefixCount + message.count
-            if start >= prefixCount && start + 64 <= length {
-                return message.baseAddress! + (start - prefixCount)
-            }
             let bits = UInt64(length) &* 8
             for j in 0..<64 {
                 let at = start + j

@@ -43,10 +43,14 @@ public struct Revision: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     static func next(after parent: Revision?, canonicalBytes: UnsafeRawBufferPointer, deleted: Bool) -> Revision {
         var md5 = Insecure.MD5()
-        md5.update(data: Data((parent?.description ?? "").utf8))
-        md5.update(data: Data([deleted ? 1 : 0]))
+        md5.update(data: hashPrefix(after: parent, deleted: deleted))
         md5.update(bufferPointer: canonicalBytes)
         return Revision(generation: (parent?.generation ?? 0) + 1, hash: Hex.string(md5.finalize()))
+    }
+
+    /// What the hash reads before the body: the parent revision and the deleted flag.
+    static func hashPrefix(after parent: Revision?, deleted: Bool) -> [UInt8] {
+        Array((parent?.description ?? "").utf8) + [deleted ? 1 : 0]
     }
 
     /// How many bodies `firsts` hashes side by side on one core.
@@ -59,7 +63,7 @@ public struct Revision: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard bodies.count > 1 else { return bodies.map { next(after: nil, canonicalBody: $0) } }
         return stride(from: 0, to: bodies.count, by: hashedTogether).flatMap { start in
             withBuffers(bodies[start..<min(start + hashedTogether, bodies.count)]) { buffers in
-                MD5Lanes.digests(buffers, prefix: [0]).map { Revision(generation: 1, hash: Hex.string($0)) }
+                MD5Lanes.digests(buffers, prefix: hashPrefix(after: nil, deleted: false)).map { Revision(generation: 1, hash: Hex.string($0)) }
             }
         }
     }
