@@ -102,15 +102,20 @@ enum DatasetImport {
         let progress = ImportProgress(total: campaigns.count, quiet: quiet)
         // The next campaign is read and converted while the store takes the last one's batch.
         let documentsMaker = documents
-        let batches = Prefetch(count: campaigns.count) { i in
-            Result { () throws(DatasetError) -> [NewDocument] in
-                let c = campaigns[i]
-                return try documentsMaker.documents(try UJILongTerm.read(c, time: time), stem: "\(c.month):\(c.name)")
+        var made = 0
+        let batches = ReadAhead(depth: 1, name: "fprint.dataset-read") { () -> Result<[NewDocument], DatasetError>? in
+            guard made < campaigns.count else { return nil }
+            let c = campaigns[made]
+            made += 1
+            return Result { () throws(DatasetError) -> [NewDocument] in
+                try documentsMaker.documents(try UJILongTerm.read(c, time: time), stem: "\(c.month):\(c.name)")
             }
         }
+        defer { batches.cancel() }
         var taken = 0
         let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
-            guard let batch = batches.take() else { return nil }
+            // `produce` never throws: a campaign's error comes as its Result.
+            guard let batch = try? batches.next() else { return nil }
             let c = campaigns[taken]
             taken += 1
             do throws(DatasetError) {
