@@ -173,24 +173,40 @@ struct Import: ReportingCommand {
 
     /// A JSON lines file, a batch of lines at a time: read, converted on
     /// every core and stored as they come, in one transaction (a bad line
-    /// anywhere stores nothing).
+    /// anywhere stores nothing). Three stages overlap: the next batch is read
+    /// while the one before is converted, and that one is converted while the
+    /// store hashes, compresses and writes the one before it (its writing is
+    /// serial: a core would otherwise wait).
     func importLines(_ lines: LegacyImport.LineStream, into store: SQLiteDocumentStore) throws -> JSONObject {
-        var passedOver = 0
         let converter = lines.converter
-        // The next batch is read while this one is converted and stored.
         let reading = ReadAhead(name: "fprint.import-read") { () throws(LegacyImport.ImportError) in
             let batch = try lines.nextLines(32)
             return batch.isEmpty ? nil : batch
         }
         defer { reading.cancel() }
-        let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
+        let converting = ReadAhead(depth: 1, name: "fprint.import-convert") { () throws -> (documents: [NewDocument], passedOver: Int)? in
             let batch: [(text: [UInt8], number: Int)]
             do {
                 guard let read = try reading.next() else { return nil }
                 batch = read
             } catch { throw CommandFailure("\(error)", .ioError) }
-            return try Self.converted(batch, passedOver: &passedOver) { line throws(LegacyImport.ImportError) in
+            var passedOver = 0
+            let documents = try Self.converted(batch, passedOver: &passedOver) { line throws(LegacyImport.ImportError) in
                 try converter.document(line)
+            }
+            return (documents, passedOver)
+        }
+        defer { converting.cancel() }
+        var passedOver = 0
+        let count = try store.insertNew { () throws(CommandFailure) -> [NewDocument]? in
+            do {
+                guard let converted = try converting.next() else { return nil }
+                passedOver += converted.passedOver
+                return converted.documents
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure("\(error)", .ioError)
             }
         }
         return reported(file: lines.source, format: .jsonl, count, passedOver: passedOver)

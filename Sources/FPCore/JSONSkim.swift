@@ -169,6 +169,14 @@ public struct JSONSkim: Sendable {
 
         /// Collects members (as nodes `levels - 1` deep) when `members` is not nil.
         mutating func object(depth: Int, levels: Int, members: inout [Member]?) -> (canonical: Bool, count: Int)? {
+            var noSiblings = SiblingMembers<SkimmedMember>(kept: false)
+            return object(depth: depth, levels: levels, members: &members, siblings: &noSiblings)
+        }
+
+        /// `object`, passing over a member that repeats the byte text of the
+        /// previous sibling's member at the same place (`SiblingMembers`).
+        mutating func object(depth: Int, levels: Int, members: inout [Member]?,
+                             siblings: inout SiblingMembers<SkimmedMember>) -> (canonical: Bool, count: Int)? {
             guard peek == UInt8(ascii: "{") else { return nil }
             i += 1
             var canonical = !skipSpace()
@@ -177,21 +185,42 @@ public struct JSONSkim: Sendable {
             var count = 0
             while true {
                 let keyStart = i
-                guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
-                let keyBytes = (keyStart + 1)..<(i - 1)
-                // Canonical keys are strictly increasing by their bytes; an escaped key is left to the parser's path.
-                if !key.canonical || key.escaped { canonical = false }
-                if canonical, let previous = previousKey, !precedes(previous, keyBytes) { canonical = false }
-                previousKey = keyBytes
-                if skipSpace() { canonical = false }
-                guard peek == UInt8(ascii: ":") else { return nil }
-                i += 1
-                if skipSpace() { canonical = false }
-                guard let child = child(depth: depth + 1, levels: levels - 1, collect: members != nil) else { return nil }
-                if !child.canonical { canonical = false }
-                if let node = child.node {
-                    members?.append(Member(key: keyName(keyStart, keyBytes, escaped: key.escaped), text: keyStart..<i,
-                                           node: node))
+                let earlier = siblings.previous
+                let repeated = count < earlier.count ? repeated(earlier, from: count) : (run: 0, sameKey: false)
+                if repeated.run > 0 {
+                    // The same bytes as valid, canonical members in canonical order: the same members.
+                    let passed = passRun(repeated.run, of: earlier, from: count, into: &siblings)
+                    if canonical, let previous = previousKey, !precedes(previous, passed.first.key) { canonical = false }
+                    previousKey = passed.last.key
+                    count += repeated.run - 1
+                } else {
+                    let keyBytes: Range<Int>
+                    var escaped = false
+                    if repeated.sameKey {
+                        // The key of the member before at this place, canonical: only the value is read.
+                        keyBytes = earlier[count].key.shifted(by: keyStart - earlier[count].text.lowerBound)
+                        i = keyBytes.upperBound + 2
+                    } else {
+                        guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
+                        keyBytes = (keyStart + 1)..<(i - 1)
+                        // An escaped key is left to the parser's path.
+                        if !key.canonical || key.escaped { canonical = false }
+                        escaped = key.escaped
+                        if skipSpace() { canonical = false }
+                        guard peek == UInt8(ascii: ":") else { return nil }
+                        i += 1
+                    }
+                    // Canonical keys are strictly increasing by their bytes.
+                    if canonical, let previous = previousKey, !precedes(previous, keyBytes) { canonical = false }
+                    previousKey = keyBytes
+                    if skipSpace() { canonical = false }
+                    guard let child = child(depth: depth + 1, levels: levels - 1, collect: members != nil) else { return nil }
+                    if !child.canonical { canonical = false }
+                    if let node = child.node {
+                        members?.append(Member(key: keyName(keyStart, keyBytes, escaped: escaped), text: keyStart..<i,
+                                               node: node))
+                    }
+                    siblings.record(SkimmedMember(text: keyStart..<i, key: keyBytes))
                 }
                 count += 1
                 guard let closed = next(closing: UInt8(ascii: "}"), canonical: &canonical) else { return nil }
@@ -206,7 +235,23 @@ public struct JSONSkim: Sendable {
             var canonical = !skipSpace()
             if peek == UInt8(ascii: "]") { i += 1; return (canonical, 0) }
             var count = 0
+            var siblings = SiblingMembers<SkimmedMember>(kept: true)
             while true {
+                if elements == nil, peek == UInt8(ascii: "{") {
+                    // List entries repeat most of their members: each is compared with the one before.
+                    guard depth + 1 < JSONSkim.maximumDepth else { return nil }
+                    var none: [Member]? = nil
+                    siblings.startObject()
+                    guard let checked = object(depth: depth + 1, levels: 0, members: &none, siblings: &siblings) else {
+                        return nil
+                    }
+                    siblings.endObject(keep: checked.canonical)
+                    if !checked.canonical { canonical = false }
+                    count += 1
+                    guard let closed = next(closing: UInt8(ascii: "]"), canonical: &canonical) else { return nil }
+                    if closed { return (canonical, count) }
+                    continue
+                }
                 guard let child = child(depth: depth + 1, levels: levels - 1, collect: elements != nil) else { return nil }
                 if !child.canonical { canonical = false }
                 if let node = child.node { elements?.append(node) }

@@ -64,36 +64,50 @@ extension LegacyImport {
     /// Whether a list (`bleScans`, …) of checked canonical text is an array
     /// of objects whose number members are numbers or null, with BLE and
     /// Wi-Fi entries carrying `address` and `mac` where they carry `uuid` or
-    /// `bssid`. One pass over the text, which holds no white space.
+    /// `bssid`. One pass over the text, which holds no white space; a member
+    /// repeating the previous entry's member byte for byte passed before.
     private static func isContractList(_ list: String, _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         guard let keys = contractListKeys[list] else { return false }
         var reader = JSONSkim.Reader(bytes: bytes, i: range.lowerBound, end: range.upperBound)
         guard reader.peek == UInt8(ascii: "[") else { return false }
         reader.i += 1
         if reader.peek == UInt8(ascii: "]") { return true }
+        var siblings = SiblingMembers<CheckedMember>(kept: true)
         while true {
             guard reader.peek == UInt8(ascii: "{") else { return false }
             reader.i += 1
-            var hasNew = false, hasOld = false
+            siblings.startObject()
+            var count = 0
+            var seen = AddressesSeen()
             while reader.peek == UInt8(ascii: "\"") {
-                let keyStart = reader.i + 1
-                guard reader.skipString() else { return false }
-                let key = UnsafeBufferPointer(rebasing: bytes[keyStart..<(reader.i - 1)])
-                let head = ShortKey.head(of: key)
-                reader.i += 1  // the colon
-                guard let first = reader.peek else { return false }
-                if keys.numbers.contains(where: { $0.matches(key, head) }) {
-                    guard first == UInt8(ascii: "-") || first == UInt8(ascii: "n")
-                        || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
-                } else if keys.new?.matches(key, head) == true {
-                    hasNew = true
-                } else if keys.old.contains(where: { $0.matches(key, head) }) {
-                    hasOld = true
+                let earlier = siblings.previous
+                let repeated = count < earlier.count ? reader.repeated(earlier, from: count) : (run: 0, sameKey: false)
+                let run = repeated.run
+                if run > 0 {
+                    _ = reader.passRun(run, of: earlier, from: count, into: &siblings)
+                    for member in earlier[count..<(count + run)] { seen.note(member.kind) }
+                } else {
+                    // A member whose key repeats the one before at this place has its kind.
+                    let start = reader.i
+                    let kind: CheckedMember.Kind
+                    if repeated.sameKey {
+                        kind = earlier[count].kind
+                        reader.i += earlier[count].keyLength
+                    } else {
+                        guard let read = readKey(&reader, keys) else { return false }
+                        kind = read
+                    }
+                    let keyLength = reader.i - start
+                    guard checkValue(&reader, of: kind) else { return false }
+                    siblings.record(CheckedMember(text: start..<reader.i, keyLength: keyLength, kind: kind))
+                    seen.note(kind)
                 }
-                guard reader.skipValue() else { return false }
+                count += max(run, 1)
                 if reader.peek == UInt8(ascii: ",") { reader.i += 1 }
             }
-            guard reader.peek == UInt8(ascii: "}"), hasNew || !hasOld else { return false }
+            // `normalize` fills the new address key from an old one when it is missing.
+            guard reader.peek == UInt8(ascii: "}"), seen.new || !seen.old else { return false }
+            siblings.endObject(keep: true)
             reader.i += 1
             switch reader.peek {
             case UInt8(ascii: ","): reader.i += 1
@@ -101,6 +115,55 @@ extension LegacyImport {
             default: return false
             }
         }
+    }
+
+    /// One member of a list entry, checked: what its key is to the contract.
+    private struct CheckedMember: RepeatableMember {
+        enum Kind { case number, newAddress, oldAddress, other }
+        var text: Range<Int>
+        var keyLength: Int
+        var kind: Kind
+
+        func shifted(by offset: Int) -> CheckedMember {
+            CheckedMember(text: text.shifted(by: offset), keyLength: keyLength, kind: kind)
+        }
+    }
+
+    /// Which address keys a list entry has.
+    private struct AddressesSeen {
+        var new = false, old = false
+
+        mutating func note(_ kind: CheckedMember.Kind) {
+            switch kind {
+            case .newAddress: new = true
+            case .oldAddress: old = true
+            case .number, .other: break
+            }
+        }
+    }
+
+    /// Reads a list entry's key and its colon; nil at broken text.
+    private static func readKey(_ reader: inout JSONSkim.Reader, _ keys: ListKeys) -> CheckedMember.Kind? {
+        let keyStart = reader.i + 1
+        guard reader.skipString() else { return nil }
+        let key = UnsafeBufferPointer(rebasing: reader.bytes[keyStart..<(reader.i - 1)])
+        let head = ShortKey.head(of: key)
+        reader.i += 1  // the colon
+        if keys.numbers.contains(where: { $0.matches(key, head) }) { return .number }
+        if keys.new?.matches(key, head) == true { return .newAddress }
+        if keys.old.contains(where: { $0.matches(key, head) }) { return .oldAddress }
+        return .other
+    }
+
+    /// Passes over a member's value; false when a number member holds
+    /// anything but a number or null.
+    private static func checkValue(_ reader: inout JSONSkim.Reader, of kind: CheckedMember.Kind) -> Bool {
+        guard let first = reader.peek else { return false }
+        if kind == .number {
+            guard first == UInt8(ascii: "-") || first == UInt8(ascii: "n")
+                || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
+        }
+        return reader.skipValue()
     }
 
     /// The keys `isContractList` looks at in each list: its number members

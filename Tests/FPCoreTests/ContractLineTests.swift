@@ -105,6 +105,9 @@ import Testing
                     var changed = base
                     changed[list] = .array([.object(changedEntry)] + entries.dropFirst())
                     variants.append(changed)
+                    // After an unchanged copy, where every other member repeats the one before.
+                    changed[list] = .array([.object(entry), .object(changedEntry)] + entries.dropFirst())
+                    variants.append(changed)
                 }
             }
         }
@@ -118,7 +121,7 @@ import Testing
             #expect(fast == slow, "\(text)")
         }
         // Both paths were exercised: many variants taken as text, many converted.
-        #expect(variants.count > 600 && taken > 150 && variants.count - taken > 150, "\(taken) of \(variants.count)")
+        #expect(variants.count > 1_000 && taken > 250 && variants.count - taken > 250, "\(taken) of \(variants.count)")
     }
 
     /// Rows of a couch-view file or CouchDB dump, and lines of a file read
