@@ -7,7 +7,8 @@
 ///
 /// Two fixed halves of one allocation, swapped when an object ends: no
 /// reference counting or copying per member. An object's members past
-/// `capacity` are not kept (they are read as usual).
+/// `capacity` are not kept (they are read as usual). Members are plain
+/// ranges and flags: they are overwritten and freed, never deinitialised.
 struct SiblingMembers<Member: RepeatableMember>: ~Copyable {
     static var capacity: Int { 32 }
 
@@ -26,11 +27,6 @@ struct SiblingMembers<Member: RepeatableMember>: ~Copyable {
     /// The previous object's members; empty when it was not kept.
     var previous: UnsafeBufferPointer<Member> {
         UnsafeBufferPointer(start: storage.map { $0 + previousBase }, count: previousCount)
-    }
-
-    /// The members recorded since `startObject`.
-    var current: UnsafeBufferPointer<Member> {
-        UnsafeBufferPointer(start: storage.map { $0 + currentBase }, count: currentCount)
     }
 
     mutating func startObject() {
