@@ -55,7 +55,11 @@ package struct ProcessRunner: CommandRunner {
         // signalling a reused pid after the wait.
         let state = TimeoutState()
         let pid = p.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(timeoutMs)) {
+        // The timer and the stderr reader each on a serial queue of its own,
+        // which gets a thread even when the global pool's are all busy: on
+        // the pool, a starved reader made `echo` time out on a loaded machine.
+        // Two queues: the reader holds its queue until the child's stderr closes.
+        DispatchQueue(label: "fprint.command-timer").asyncAfter(deadline: .now() + .milliseconds(timeoutMs)) {
             state.lock.withLock {
                 guard !state.exited else { return }
                 state.timedOut = true
@@ -66,7 +70,7 @@ package struct ProcessRunner: CommandRunner {
         let group = DispatchGroup()
         nonisolated(unsafe) var errData = Data()
         group.enter()
-        DispatchQueue.global().async {
+        DispatchQueue(label: "fprint.command-stderr").async {
             errData = err.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
