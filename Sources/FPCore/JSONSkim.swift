@@ -237,6 +237,7 @@ public struct JSONSkim: Sendable {
             var count = 0
             var siblings = SiblingMembers<SkimmedMember>(kept: true)
             while true {
+                let elementCanonical: Bool
                 if elements == nil, peek == UInt8(ascii: "{") {
                     // List entries repeat most of their members: each is compared with the one before.
                     guard depth + 1 < JSONSkim.maximumDepth else { return nil }
@@ -246,15 +247,13 @@ public struct JSONSkim: Sendable {
                         return nil
                     }
                     siblings.endObject(keep: checked.canonical)
-                    if !checked.canonical { canonical = false }
-                    count += 1
-                    guard let closed = next(closing: UInt8(ascii: "]"), canonical: &canonical) else { return nil }
-                    if closed { return (canonical, count) }
-                    continue
+                    elementCanonical = checked.canonical
+                } else {
+                    guard let child = child(depth: depth + 1, levels: levels - 1, collect: elements != nil) else { return nil }
+                    if let node = child.node { elements?.append(node) }
+                    elementCanonical = child.canonical
                 }
-                guard let child = child(depth: depth + 1, levels: levels - 1, collect: elements != nil) else { return nil }
-                if !child.canonical { canonical = false }
-                if let node = child.node { elements?.append(node) }
+                if !elementCanonical { canonical = false }
                 count += 1
                 guard let closed = next(closing: UInt8(ascii: "]"), canonical: &canonical) else { return nil }
                 if closed { return (canonical, count) }
