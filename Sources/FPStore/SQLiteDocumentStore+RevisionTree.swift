@@ -200,14 +200,18 @@ extension SQLiteDocumentStore: ReplicableStore {
 
         let hadDocument = try currentState(db, id: id) != nil
         if !hadDocument {
-            // Revisions reference the document row, so it comes first; its
-            // winner columns are set below once the tree is complete.
+            // Revisions reference the document row, so it comes first. A new
+            // document's one leaf is this revision: its row is written whole,
+            // winner and summary, and nothing below changes it.
+            let columns = "id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")), synced"
+            let values = Array(repeating: "?", count: 5 + Summary.columnNames.count).joined(separator: ", ")
+            let arguments: StatementArguments = [id, content.rev.description, content.deleted, seq] + summary.columnValues
+                + [markSynced]
             if try hasImportSequence(db) {
-                try db.cachedStatement(sql: "INSERT INTO documents (id, rev, deleted, seq, import_seq) VALUES (?, ?, ?, ?, ?)")
-                    .execute(arguments: [id, content.rev.description, content.deleted, seq, seq])
+                try db.cachedStatement(sql: "INSERT INTO documents (\(columns), import_seq) VALUES (\(values), ?)")
+                    .execute(arguments: arguments + [seq])
             } else {
-                try db.cachedStatement(sql: "INSERT INTO documents (id, rev, deleted, seq) VALUES (?, ?, ?, ?)")
-                    .execute(arguments: [id, content.rev.description, content.deleted, seq])
+                try db.cachedStatement(sql: "INSERT INTO documents (\(columns)) VALUES (\(values))").execute(arguments: arguments)
             }
         }
 
@@ -226,6 +230,8 @@ extension SQLiteDocumentStore: ReplicableStore {
                 id, rev.description, parent, rev.generation, isLeaf && content.deleted, isLeaf ? stored : nil,
             ])
         }
+        // A new document's ancestors are the stubs just written.
+        guard hadDocument else { return }
         // The parent is no longer a leaf: drop its body (leaves keep bodies).
         if history.count > 1 {
             try db.cachedStatement(sql: "UPDATE revisions SET body = NULL WHERE doc_id = ? AND rev = ?")

@@ -144,14 +144,24 @@ package enum BulkGetAnswer {
                 out.append(.ok(try related(Data(part.body), boundary: inner)))
                 continue
             }
+            // A document part is skimmed once and kept as text; only a part
+            // the skim does not take, or an error part, is parsed.
+            let skim = JSONSkim(part.body)
+            let node = skim.value(in: 0..<part.body.count, levels: 1)
+            let errorPart = type.lowercased().contains("error=\"true\"")
+            if let node, !errorPart, node["_id"] != nil || node["error"] == nil && node["missing"] == nil,
+               let content = try received(skim, node) {
+                out.append(.ok(content))
+                continue
+            }
             let value = try RemoteDatabase.parse(Data(part.body), what: "a multipart part")
-            if type.lowercased().contains("error=\"true\"") || value["error"] != nil && value["_id"] == nil {
+            if errorPart || value["error"] != nil && value["_id"] == nil {
                 out.append(.missing(id: value["id"]?.stringValue, rev: value["rev"]?.stringValue ?? value["missing"]?.stringValue,
                                     reason: value["reason"]?.stringValue ?? value["error"]?.stringValue ?? "missing"))
             } else if value["missing"] != nil && value["_id"] == nil {
                 out.append(.missing(id: nil, rev: value["missing"]?.stringValue, reason: "missing"))
             } else {
-                out.append(.ok(try document(part.body)))
+                out.append(.ok(try content(of: value)))
             }
         }
         return out

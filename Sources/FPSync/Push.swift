@@ -43,17 +43,20 @@ struct PushCursor {
     var examined = 0
     /// The checkpoint the next upload extends.
     var previous: Replicator.Checkpoint?
+    /// Batches prepared so far.
+    var prepared = 0
 }
 
 extension Replicator {
-    /// Local → remote, as a two-stage pipeline: this task reads a batch of
-    /// changes, signs what is unsigned, asks `_revs_diff` and reads the
-    /// missing revisions, while a child task uploads the previous batch,
-    /// marks it synced and writes its checkpoint (`uploadBatch`). One upload
-    /// is in flight at a time, so checkpoints are written in order and never
-    /// pass a batch the gateway has not stored. Documents the gateway
-    /// refuses stay unsynced and are recorded (`RefusalLog`); the checkpoint
-    /// moves on and every later push offers them again first.
+    /// Local → remote, as a three-stage pipeline: this task reads a batch
+    /// of changes, signs what is unsigned, asks `_revs_diff` and reads the
+    /// missing revisions, while one child task uploads the previous batch
+    /// (`sendBatch`) and another keeps the one before it: stores its signed
+    /// revisions, marks it synced and writes its checkpoint (`keepBatch`).
+    /// One batch is in each stage at a time, so checkpoints are written in
+    /// order and never pass a batch the gateway has not stored. Documents
+    /// the gateway refuses stay unsynced and are recorded (`RefusalLog`);
+    /// the checkpoint moves on and every later push offers them again first.
     package func push(_ opening: SyncOpening? = nil) async throws(SyncError) -> SyncReport {
         let pair = try await checkpoints(.push, opened: opening?.push)
         let (repID, localCheckpoint, remoteCheckpoint) = (pair.repID, pair.local, pair.remote)
@@ -75,30 +78,39 @@ extension Replicator {
         var cursor = PushCursor(session: session, since: since, retry: retry, damaged: damaged, previous: localCheckpoint)
         var tally = UploadOutcome()
         var ready: UploadJob?
+        var sent: SentBatch?
         while true {
-            // The batch prepared last round goes up while this round prepares the next.
-            let job = ready
-            let writtenBefore = tally.written
-            async let uploaded = outcome { () async throws(SyncError) -> UploadOutcome? in
+            // Three batches at once: the one sent last round is kept (the
+            // store, then its checkpoint) while the one prepared last round
+            // goes up and this round prepares the next. The gateway works
+            // while the store keeps.
+            let (job, toKeep, writtenBefore) = (ready, sent, tally.written)
+            async let kept = outcome { () async throws(SyncError) -> UploadOutcome? in
+                guard let toKeep else { return nil }
+                return try await keepBatch(toKeep, context, writtenBefore: writtenBefore)
+            }
+            async let uploaded = outcome { () async throws(SyncError) -> SentBatch? in
                 guard let job else { return nil }
-                return try await uploadBatch(job, context, writtenBefore: writtenBefore)
+                return try await sendBatch(job)
             }
             let prepared = await outcome { () async throws(SyncError) in try await prepareBatch(&cursor) }
-            // The upload is always waited for: its checkpoint is kept even when
-            // preparing failed, and its error (the earlier batch) comes first.
-            let outcome = try await uploaded.get()
-            if let outcome {
-                tally.add(outcome)
+            // Every stage is waited for: a kept batch's checkpoint stays even
+            // when a later stage failed, and the earliest batch's error comes first.
+            let keptOutcome = await kept, sendOutcome = await uploaded
+            let keptNow = try keptOutcome.get()
+            if let keptNow {
+                tally.add(keptNow)
                 // A batch of signed revisions met again (skipped) moves nothing: no line.
-                if outcome.done > 0 {
+                if keptNow.done > 0 {
                     progress(SyncProgress(direction: .push, done: tally.done, total: max(total, tally.done),
                                           transferred: tally.written, refused: Set(tally.rejectedIDs).count))
                 }
             }
+            sent = try sendOutcome.get()
             ready = try prepared.get()
-            // Signed revisions the last upload stored are at the end of the
+            // Signed revisions the last keep stored are at the end of the
             // feed: one more round reads past them, so the checkpoint does too.
-            if ready == nil && (outcome?.signed ?? 0) == 0 { break }
+            if ready == nil && sent == nil && (keptNow?.signed ?? 0) == 0 { break }
         }
         var report = SyncReport(direction: .push)
         report.signed = tally.signed
@@ -111,22 +123,46 @@ extension Replicator {
         return report
     }
 
+    /// Changes in the first batch at most: the gateway starts on them while
+    /// the second is prepared.
+    static let firstBatch = 100
+
     /// The next batch, ready to upload; nil when the feed is exhausted.
     func prepareBatch(_ cursor: inout PushCursor) async throws(SyncError) -> UploadJob? {
         let (since, retry, sentSigned, damagedBefore) = (cursor.since, cursor.retry, cursor.sentSigned, cursor.damaged)
         cursor.retry = []
-        // The feed, and signing what is unsigned in it: one trip to the store.
-        let (fromFeed, feedEnded, unsent, signed, damagedNow) = try await storeWork { [self] in
-            let fromFeed = try store.changeFeed(since: since, limit: limits.count)
-            var feed = fromFeed
-            if !retry.isEmpty {
-                let inFeed = Set(fromFeed.map(\.id))
-                feed = retry.filter { !inFeed.contains($0.id) } + fromFeed
+        // The first batch is small, so the gateway has work sooner.
+        let limit = cursor.prepared == 0 ? min(limits.count, Self.firstBatch) : limits.count
+        cursor.prepared += 1
+        // The feed and the unsigned revisions in it: one trip to the store.
+        let (fromFeed, feedEnded, skippedTo, unsent, unsigned, damagedRead) = try await storeWork { [self] in
+            var since = since
+            var skippedTo: Int64?
+            while true {
+                let fromFeed = try store.changeFeed(since: since, limit: limit)
+                var feed = fromFeed
+                if !retry.isEmpty {
+                    let inFeed = Set(fromFeed.map(\.id))
+                    feed = retry.filter { !inFeed.contains($0.id) } + fromFeed
+                }
+                let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
+                // A page of revisions signed and sent by this push (stored
+                // after their upload, so at the end of the feed) is read
+                // past in the same trip, not one batch and checkpoint each.
+                if unsent.isEmpty, let last = fromFeed.last {
+                    (since, skippedTo) = (last.seq, last.seq)
+                    continue
+                }
+                var damaged = damagedBefore
+                let unsigned = try unsignedRevisions(unsent, damaged: &damaged)
+                return (fromFeed, feed.isEmpty && skippedTo == nil, skippedTo, unsent, unsigned, damaged)
             }
-            var damaged = damagedBefore
-            let unsent = feed.filter { sentSigned[$0.id] != $0.rev }
-            let signed = try signUnsigned(unsent, damaged: &damaged)
-            return (fromFeed, feed.isEmpty, unsent, signed, damaged)
+        }
+        // Signing them away from the store, which meanwhile keeps the batch before.
+        let (signed, damagedNow) = try await BlockingWork.run("fprint.sync.sign") { [self] () throws(SyncError) in
+            var damaged = damagedRead
+            let signed = try sign(unsigned, damaged: &damaged)
+            return (signed, damaged)
         }
         guard !feedEnded else { return nil }
         // A signed document goes up as its signed revision, which replaces the unsigned leaf.
@@ -159,7 +195,7 @@ extension Replicator {
                     guard let content = try storeRead(&damaged, {
                         // A revision just signed is at hand; others are read. The target
                         // gets attachment bytes inline: it may have none of them.
-                        let stored = try signed[id].flatMap { $0.rev == rev ? $0 : nil }
+                        let stored = try signed[id].flatMap { $0.rev == rev ? $0.revision : nil }
                             ?? store.revisionText(id: id, rev: rev)
                         return try stored.map { try store.inliningAttachments($0) }
                     }) else { continue }
@@ -174,7 +210,7 @@ extension Replicator {
             cursor.holdAt = first.seq - 1
         }
         outgoing.removeAll { damagedIDs.contains($0.id) }
-        cursor.since = fromFeed.last?.seq ?? cursor.since
+        cursor.since = fromFeed.last?.seq ?? skippedTo ?? cursor.since
         let seq = JSONValue.int(cursor.holdAt ?? cursor.since)
         let job = UploadJob(changes: changes, outgoing: outgoing, signed: signed, damagedIDs: damagedIDs, seq: seq,
                             checkpointBase: cursor.previous, examined: cursor.examined)

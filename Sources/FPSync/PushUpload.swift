@@ -18,7 +18,7 @@ struct UploadJob: Sendable {
     var changes: [ChangeEntry]
     var outgoing: [RevisionText]
     /// Documents this batch signed, by id: stored once the gateway has them.
-    var signed: [String: RevisionText]
+    var signed: [String: SignedRevision]
     /// Documents of this batch skipped as damaged: never marked synced.
     var damagedIDs: Set<String>
     var seq: JSONValue
@@ -60,22 +60,37 @@ func outcome<T>(_ body: () async throws(SyncError) -> T) async -> Result<T, Sync
     }
 }
 
+/// A batch the gateway has answered for, to be kept: the job without the
+/// bodies it sent (three batches are in flight), and what was refused.
+struct SentBatch: Sendable {
+    var job: UploadJob
+    var sentIDs: Set<String>
+    var rejected: [Replicator.Rejection]
+}
+
 extension Replicator {
-    /// Sends one batch, keeps the signed revisions the gateway accepted and
+    /// Sends one batch (nothing in a dry run); what the gateway refused.
+    func sendBatch(_ job: UploadJob) async throws(SyncError) -> SentBatch {
+        let rejected = dryRun ? [] : try await upload(job.outgoing)
+        var kept = job
+        kept.outgoing = []
+        return SentBatch(job: kept, sentIDs: Set(job.outgoing.map(\.id)), rejected: rejected)
+    }
+
+    /// After its upload: keeps the signed revisions the gateway accepted,
     /// marks what it stored as synced, records its refusals and writes the
     /// batch's checkpoint on both sides.
-    func uploadBatch(_ job: UploadJob, _ context: PushContext, writtenBefore: Int) async throws(SyncError)
+    func keepBatch(_ sent: SentBatch, _ context: PushContext, writtenBefore: Int) async throws(SyncError)
         -> UploadOutcome
     {
+        let job = sent.job
         var outcome = UploadOutcome()
-        var rejectedIDs = Set<String>()
+        let rejectedIDs = Set(sent.rejected.map(\.id))
         if dryRun {
             outcome.signed = job.signed.count
         } else {
-            let rejected = try await upload(job.outgoing)
-            outcome.rejected = rejected.map { "\($0.id): \($0.reason)" }
-            outcome.rejectedIDs = rejected.map(\.id)
-            rejectedIDs = Set(rejected.map(\.id))
+            outcome.rejected = sent.rejected.map { "\($0.id): \($0.reason)" }
+            outcome.rejectedIDs = sent.rejected.map(\.id)
             // A document is synced once the gateway has its winner; a signed
             // one's signature is kept only then (refused, it stays unsigned).
             let synced = job.changes.filter { !rejectedIDs.contains($0.id) && !job.damagedIDs.contains($0.id) }.map(\.id)
@@ -84,9 +99,9 @@ extension Replicator {
             let time = ISOTime.string(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
             // A refused signed revision is not kept: the refusal names the
             // revision here, the unsigned one it would have replaced.
-            let refusals = rejected.map { refused in
+            let refusals = sent.rejected.map { refused in
                 let signed = job.signed[refused.id].flatMap { $0.rev.description == refused.rev ? $0 : nil }
-                let here = signed?.history.dropFirst().first?.description ?? refused.rev
+                let here = signed?.revision.history.dropFirst().first?.description ?? refused.rev
                 return Refusal(id: refused.id, rev: here, gateway: context.gateway, reason: refused.reason, time: time)
             }
             try await storeWork { [self] in
@@ -94,7 +109,7 @@ extension Replicator {
                 try context.book.update(refused: refusals, accepted: synced)
             }
         }
-        outcome.written = Set(job.outgoing.map(\.id)).subtracting(rejectedIDs).count
+        outcome.written = sent.sentIDs.subtracting(rejectedIDs).count
         outcome.done = job.changes.count
         var counts = SyncReport(direction: .push)
         counts.examined = job.examined
@@ -104,7 +119,7 @@ extension Replicator {
         return outcome
     }
 
-    struct Rejection {
+    struct Rejection: Sendable {
         var id: String
         var rev: String
         var reason: String

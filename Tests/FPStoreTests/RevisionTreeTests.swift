@@ -34,6 +34,32 @@ import Testing
         #expect(try store.revision(id: "m1", rev: rev(2, "b")) == nil)
     }
 
+    /// A new document's row is written whole in one insert (winner, summary,
+    /// synced): it lists as the same body written here does, and a first
+    /// revision that is a deletion lists as a deletion.
+    @Test func aNewReplicatedDocumentListsAsTheSameBodyWrittenHere() throws {
+        let body = measurementBody(level: "J2", createdAt: "2026-11-27T07:00:00.000Z", x: 12, y: 34, sessionId: "s1",
+                                   seq: 7, ble: 3, wifi: 2, cells: 1, fixes: 1)
+        try store.putReplicated([RevisionContent(id: "m1", rev: rev(2, "b"), deleted: false, body: body,
+                                                 history: [rev(2, "b"), rev(1, "a")])], markSynced: true)
+        try store.putReplicated([RevisionContent(id: "m2", rev: rev(1, "d"), deleted: true, body: body,
+                                                 history: [rev(1, "d")])], markSynced: false)
+        let here = try SQLiteDocumentStore.inMemory()
+        try here.insert([NewDocument(id: "m1", body: body), NewDocument(id: "m2", body: body)])
+
+        let listed = try store.list(ListQuery(includeDeletions: true))
+        let written = try here.list(ListQuery(includeDeletions: true))
+        #expect(listed.count == 2 && written.count == 2)
+        for (replicated, local) in zip(listed, written) {
+            var expected = local
+            expected.rev = replicated.rev
+            expected.synced = replicated.id == "m1"
+            expected.deleted = replicated.id == "m2"
+            #expect(replicated == expected)
+        }
+        #expect(try store.revision(id: "m1", rev: rev(1, "a")) == nil)
+    }
+
     @Test func siblingsBecomeConflictsAndTheWinnerIsDeterministic() throws {
         // Given a common parent and two children from two devices
         try store.putReplicated([content("m1", [rev(1, "a")])], markSynced: false)

@@ -28,6 +28,30 @@ import Testing
         #expect(try signed(Array(text.utf8)) == CanonicalJSON.bytes(value))
     }
 
+    /// The members handed to the store with a spliced signature are those a
+    /// check of the signed text finds: keys, ranges, counts. A wrong range
+    /// would store a wrong summary (`list` reads it).
+    @Test(arguments: [
+        #"{"couchbase_sync_gateway_id":"-","x":1}"#,
+        #"{"couchbase_sync_gateway_id":null,"x":[1,2,3]}"#,
+        #"{"a":1,"level":"J1NP","x":1}"#,
+        #"{"a":[{"b":1},{"b":2}],"bleScans":[],"z":{"k":"v"}}"#,
+        #"{"deviceId":"d","type":"scan","wifiScans":[1,2]}"#,
+        #"{}"#,
+        #"{"_attachments":{"r":{"stub":true}},"b":2}"#,
+        #"{"bleScans":[[1],[2]],"couchbase_sync_gateway_id":"-","createdAt":"2026-11-27T07:00:00.000Z"}"#,
+    ])
+    func aSplicedSignatureComesWithTheMembersOfTheSignedText(_ text: String) throws {
+        let body = try #require(try Replicator.signedBody(Array(text.utf8)) { () throws(SyncError) in "ana-ü" })
+        let members = try #require(body.members)
+        let checked = try #require(JSONSkim(body.text).value(in: 0..<body.text.count, levels: 1)?.members)
+        func described(_ list: [JSONSkim.Member]) -> [String] {
+            list.map { "\($0.key) \($0.text) \($0.value) \($0.isCanonical) \($0.node.count.map(String.init) ?? "-")" }
+        }
+        #expect(described(members) == described(checked))
+        #expect(body.text == (try signed(Array(text.utf8), by: "ana-ü")))
+    }
+
     @Test func aPeersTextIsSignedThroughItsValueAndComesOutCanonical() throws {
         let text = Array(#"{ "z": 1.0, "a": [2, 1] }"#.utf8)
         #expect(try signed(text) == Array(#"{"a":[2,1],"couchbase_sync_gateway_id":"ana","z":1.0}"#.utf8))
