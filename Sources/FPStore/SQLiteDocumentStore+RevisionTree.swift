@@ -203,15 +203,12 @@ extension SQLiteDocumentStore: ReplicableStore {
             // Revisions reference the document row, so it comes first. A new
             // document's one leaf is this revision: its row is written whole,
             // winner and summary, and nothing below changes it.
-            let columns = "id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")), synced"
-            let values = Array(repeating: "?", count: 5 + Summary.columnNames.count).joined(separator: ", ")
             let arguments: StatementArguments = [id, content.rev.description, content.deleted, seq] + summary.columnValues
                 + [markSynced]
             if try hasImportSequence(db) {
-                try db.cachedStatement(sql: "INSERT INTO documents (\(columns), import_seq) VALUES (\(values), ?)")
-                    .execute(arguments: arguments + [seq])
+                try db.cachedStatement(sql: Self.insertReplicatedDocumentSQL).execute(arguments: arguments + [seq])
             } else {
-                try db.cachedStatement(sql: "INSERT INTO documents (\(columns)) VALUES (\(values))").execute(arguments: arguments)
+                try db.cachedStatement(sql: Self.insertReplicatedDocumentSQLv6).execute(arguments: arguments)
             }
         }
 
@@ -257,6 +254,17 @@ extension SQLiteDocumentStore: ReplicableStore {
                 .execute(arguments: [winner.rev.description, winner.deleted, seq, id])
         }
     }
+
+    /// A new document's whole row, from its one replicated revision.
+    static let insertReplicatedDocumentSQL = """
+        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")), synced, import_seq)
+        VALUES (?, ?, ?, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")), ?, ?)
+        """
+    /// Before v7 (a test building an old database): no `import_seq`.
+    static let insertReplicatedDocumentSQLv6 = """
+        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")), synced)
+        VALUES (?, ?, ?, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")), ?)
+        """
 
     /// Leaves of a document's tree, unordered.
     static func leafRows(_ db: Database, id: String) throws -> [(rev: Revision, deleted: Bool)] {

@@ -131,16 +131,20 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
     /// a rollback, since SQLite refuses to commit a transaction in which a
     /// statement met a damaged page, even a read-only one.
     func readPastDamage<T>(_ value: (Database) throws -> T) throws -> T {
-        try guarded {
-            try writer.unsafeRead { db in
-                var result: T?
-                try db.inTransaction(.deferred) {
-                    result = try value(db)
-                    return .rollback
-                }
-                guard let result else { throw StoreError.io("a read ended without its result") }
-                return result
+        try guarded { try deferredRead(ending: .rollback, value) }
+    }
+
+    /// `value` in a deferred transaction of its own, ended by `completion`.
+    private func deferredRead<T>(ending completion: Database.TransactionCompletion,
+                                 _ value: (Database) throws -> T) throws -> T {
+        try writer.unsafeRead { db in
+            var result: T?
+            try db.inTransaction(.deferred) {
+                result = try value(db)
+                return completion
             }
+            guard let result else { throw StoreError.io("a read ended without its result") }
+            return result
         }
     }
 
@@ -157,15 +161,7 @@ package struct SQLiteDocumentStore: DocumentStore, Sendable {
     /// pool's readers are read-only connections: no pragma there.
     func snapshot<T>(_ value: (Database) throws -> T) throws -> T {
         guard writer is DatabaseQueue else { return try writer.read(value) }
-        return try writer.unsafeRead { db in
-            var result: T?
-            try db.inTransaction(.deferred) {
-                result = try value(db)
-                return .commit
-            }
-            guard let result else { throw StoreError.io("a read ended without its result") }
-            return result
-        }
+        return try deferredRead(ending: .commit, value)
     }
 
     /// Runs `work`, turning every error into a `StoreError`.
