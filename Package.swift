@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The evaluator and the dataset readers are arithmetic over whole datasets: the
+// suite checks every figure of 15 months of a public dataset (UJIReferenceTests),
+// which took 53 s of an unoptimised debug build and was the suite's last test.
+let optimizedEvenInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "fprint",
     platforms: [.macOS(.v14)],
@@ -97,10 +102,10 @@ let package = Package(
         // The measurement engine: static measurements and walks.
         .target(name: "FPSession", dependencies: ["FPCore"]),
         // Evaluation and positioning: leave-one-out kNN, trilateration, Kalman, exports, plots. Pure, deterministic.
-        .target(name: "FPAnalysis", dependencies: ["FPCore"]),
+        .target(name: "FPAnalysis", dependencies: ["FPCore"], swiftSettings: optimizedEvenInDebug),
         // Public fingerprint datasets: CSV tables through a column mapping and the UJI long-term
         // layout, read into rows (truth, time, readings, tags) and turned into measurement documents.
-        .target(name: "FPDatasets", dependencies: ["FPCore"]),
+        .target(name: "FPDatasets", dependencies: ["FPCore"], swiftSettings: optimizedEvenInDebug),
         // The command tree, as a library so tests run it in-process.
         .target(name: "FPCLI", dependencies: [
             "FPCore", "FPConfig", "FPStore", "FPProviders", "FPSession", "FPNet", "FPSync", "FPGateway",
