@@ -77,6 +77,9 @@ struct GatewayServe: ReportingCommand {
     @Option(help: "Seconds a connection may send nothing (headers, body, keep-alive) before it is closed.") var idleTimeout = 10
     @Option(help: "Most open connections (default: 1,000, or the open-file limit less 64 if lower); past it the connection idle the longest is closed.")
     var maxConnections: Int?
+    @Option(help: ArgumentHelp("Seconds open requests get to finish after SIGTERM or Ctrl-C before they are cut (a large write answers what it stored).",
+                               valueName: "seconds"))
+    var stopGrace = 1.5
     @Option(help: ArgumentHelp("A reverse proxy (address or network, e.g. 10.0.0.5 or 10.0.0.0/24) whose Forwarded / X-Forwarded-For header names the client; repeat for several. No one else's is believed.",
                                valueName: "address"))
     var trustedProxy: [String] = []
@@ -91,6 +94,7 @@ struct GatewayServe: ReportingCommand {
         if bodyLimit < 1024 { throw ValidationError("--body-limit must be at least 1024") }
         if bodyBudget < 1 { throw ValidationError("--body-budget must be at least 1 (MB)") }
         if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1 (second)") }
+        if !(0.1...600).contains(stopGrace) { throw ValidationError("--stop-grace must be 0.1…600 (seconds)") }
         if let maxConnections, maxConnections < 2 { throw ValidationError("--max-connections must be at least 2") }
         if let probePort, !(0...65535).contains(probePort) { throw ValidationError("--probe-port must be 0…65535") }
         if name.isEmpty || name.hasPrefix("_") || name.contains("/") { throw ValidationError("--name: invalid database name") }
@@ -119,7 +123,8 @@ struct GatewayServe: ReportingCommand {
             files: ServedConfigFiles.besideConfig((try? workspace.configLocation()) ?? "", registryFolder: paths.configDirectory,
                                                   pictures: ((try? loaded.get())??.appConfig.maps ?? []).compactMap(\.floorPlan?.image)),
             publicURL: publicURL,
-            idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog)
+            idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog,
+            shutdownGrace: .milliseconds(Int((stopGrace * 1000).rounded())))
         // The users file is read again whenever it changes; issued credentials live beside the secret.
         config.usersFile = users
         config.ledgerPath = CredentialLedger.path(besideSecret: files.secretPath(paths))

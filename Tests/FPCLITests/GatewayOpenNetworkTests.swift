@@ -161,8 +161,9 @@ import Testing
     /// A write waiting for SQLite's lock cannot be cancelled, so the stop
     /// cannot finish while it waits: the gateway leaves cleanly 3 s after its
     /// grace (ExitDeadline), where ServiceLifecycle's own bound crashed it.
+    /// The grace is `--stop-grace`'s 2.5 s here, not the default 1.5 s.
     @Test func sigtermEndsCleanlyWhileAWriteWaitsForTheLock() async throws {
-        let gateway = try await Gateway()
+        let gateway = try await Gateway(extra: ["--stop-grace", "2.5"])
         let body = #"{"couchbase_sync_gateway_id":"alice"}"#
         let put = "PUT /fprint/first HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(gateway.token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
@@ -189,14 +190,23 @@ import Testing
         try await locker.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
         print("gateway with a write waiting for the lock stopped \(String(format: "%.2f", took)) s after SIGTERM")
         #expect(status == 0, "\(gateway.log.text.suffix(800))")
-        // Not before its 1.5 s grace + 3 s, and by ExitDeadline's cut: the lock
+        // Not before its 2.5 s grace + 3 s, and by ExitDeadline's cut: the lock
         // was still held (it is let go only after the exit), so nothing else ended it.
-        #expect(took > 4)
+        #expect(took > 5.4)
         #expect(gateway.log.text.contains("still stopping"), "\(gateway.log.text.suffix(800))")
         #expect(!gateway.log.text.contains("Fatal error"))
         // What was stored before stays stored; the cut write left nothing.
         let ids = try await locker.read { try String.fetchAll($0, sql: "SELECT id FROM documents ORDER BY id") }
         #expect(ids == ["first"])
+    }
+
+    @Test func aStopGraceOutsideItsRangeIsRefused() async throws {
+        let runner = try FprintRunner()
+        for value in ["0", "601", "x"] {
+            let r = try await runner.run(["gateway", "--port", "0", "--stop-grace", value])
+            #expect(r.status == 64, "\(r.stderr)")
+            #expect(r.stderr.contains("--stop-grace"), "\(r.stderr)")
+        }
     }
 
     @Test func aBusyPortIsNamedWithItsOwnExitCode() async throws {
