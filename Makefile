@@ -8,11 +8,8 @@ BIN = $(shell $(SWIFT) build --show-bin-path)/fprint
 # executable that exports nothing (no 160,000 relocations to apply, no symbol
 # table for every library's lookups to consult): `fprint` starts in ~9 ms of
 # CPU instead of ~16, which was most of a no-op sync. Every release build
-# takes the same flags, so they share one build folder: RELEASE_SCRATCH (CI
-# sets .build-release, to build it beside the debug tree's tests, which hold
-# the lock on .build).
-RELEASE_SCRATCH ?= .build
-RELEASE = $(SWIFT) build --scratch-path $(RELEASE_SCRATCH) -c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
+# takes the same flags, so they share one build folder.
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
 RELEASE_BIN = $(shell $(RELEASE) --show-bin-path)
 
 .PHONY: build release test test-serial demo bench install clean test-vm fuzz bench-ble test-browser screenshots
@@ -69,12 +66,12 @@ bench-abuse:
 	$(RELEASE) --product fprint
 	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
 
-# The binary, the shipped Config/ and Scenarios/ (found by the binary in
-# PREFIX/share/fprint) and shell completions where bash, zsh and fish look.
 # The binary `make install` installs.
 release:
 	$(RELEASE) --product fprint
 
+# The binary, the shipped Config/ and Scenarios/ (found by the binary in
+# PREFIX/share/fprint) and shell completions where bash, zsh and fish look.
 install: release
 	install -d $(PREFIX)/bin $(PREFIX)/share/fprint $(PREFIX)/share/bash-completion/completions \
 		$(PREFIX)/share/zsh/site-functions $(PREFIX)/share/fish/vendor_completions.d

@@ -47,8 +47,10 @@ package enum ConfigLocator {
         return result.filter { seen.insert($0).inserted }
     }
 
-    /// The executable of this process, for `defaultAppConfigPath`.
+    /// The executable of this process, for `defaultAppConfigPath`: what
+    /// /proc/self/exe names, as Foundation's `Bundle.main` reads it too, whose
+    /// setup cost every command's start about a millisecond.
     package static var currentExecutablePath: String? {
-        Bundle.main.executablePath ?? CommandLine.arguments.first
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
     }
 }

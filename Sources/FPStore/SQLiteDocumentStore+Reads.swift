@@ -117,13 +117,16 @@ extension SQLiteDocumentStore {
     }
 
     /// Live documents, and documents not yet synced (deletions included):
-    /// `status`'s two counts in one pass over the smallest index that holds
-    /// both flags, without building a summary (at 100,000 documents
-    /// `status` built them all to count the pending ones).
+    /// `status`'s two counts, without building a summary (at 100,000
+    /// documents `status` once built them all to count the pending ones).
     package func liveAndPendingCounts() throws(StoreError) -> (live: Int, pending: Int) {
         try read { db in
+            // Each count reads only what it counts: the whole table's count
+            // walks the smallest index's pages, deletions are a range of
+            // `documents_by_import` and pending documents `documents_pending`.
             let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT count(*) FILTER (WHERE deleted = 0), count(*) FILTER (WHERE synced = 0) FROM documents
+                SELECT (SELECT count(*) FROM documents) - (SELECT count(*) FROM documents WHERE deleted = 1),
+                       (SELECT count(*) FROM documents WHERE synced = 0)
                 """))
             return (row?[0] ?? 0, row?[1] ?? 0)
         }

@@ -9,7 +9,7 @@ import GRDB
 /// later rename in code cannot change what an old migration does.
 enum Schema {
     /// `PRAGMA user_version` of the newest format this fprint reads and writes.
-    static let formatVersion = 7
+    static let formatVersion = 8
     /// Page size of new databases; `fprint maintenance` moves smaller ones to it.
     static let newPageSize = 8192
 
@@ -188,7 +188,15 @@ enum Schema {
                     deleted, import_seq, id, rev, created_at_ms, level, mode, session_id, synced)
                 """)
         }
-        // Later migrations go here ("v8", …), each raising `formatVersion`.
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: "PRAGMA user_version = 8")
+            // The documents not yet synced, and only they: `fprint status`
+            // counts them through this index in time proportional to what is
+            // pending. Before, it scanned a covering index of every document
+            // (~10 ms of a 30 ms goal at 100,000 documents).
+            try db.execute(sql: "CREATE INDEX documents_pending ON documents (synced) WHERE synced = 0")
+        }
+        // Later migrations go here ("v9", …), each raising `formatVersion`.
         return migrator
     }
 }

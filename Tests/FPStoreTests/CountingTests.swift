@@ -1,7 +1,8 @@
 import FPCore
-import FPStore
 import Foundation
 import Testing
+
+@testable import FPStore
 
 /// `liveAndPendingCounts` (status's counts) and `documentsWithSeveralLeaves(among:)`
 /// (list --json's page) answer in SQL what `list` and the whole-tree scan
@@ -42,6 +43,21 @@ import Testing
         let after = try store.liveAndPendingCounts()
         #expect(after.live == 3 && after.pending == 1)
         #expect(after.pending == (try store.list(ListQuery(unsyncedOnly: true, includeDeletions: true)).count))
+    }
+
+    @Test func pendingDocumentsAreCountedThroughAnIndexOfThemAlone() throws {
+        // The partial index follows a document into and out of "pending"
+        try store.insert([NewDocument(id: "a", body: measurementBody()), NewDocument(id: "b", body: measurementBody())])
+        try store.markSynced(ids: ["a"])
+        let indexed = "SELECT count(*) FROM documents INDEXED BY documents_pending WHERE synced = 0"
+        #expect(try store.rawSQL(indexed) == [["1"]])
+        let synced = try #require(try store.document(id: "a", includeDeleted: false))
+        _ = try store.edit(id: "a", body: measurementBody(note: "again"), parent: synced.rev, deleted: false)
+        #expect(try store.rawSQL(indexed) == [["2"]])
+        #expect(try store.liveAndPendingCounts().pending == 2)
+        // and status's count reads it, not every document
+        let plan = try store.rawSQL("EXPLAIN QUERY PLAN SELECT count(*) FROM documents WHERE synced = 0")
+        #expect(plan.flatMap { $0 }.compactMap { $0 }.joined(separator: " ").contains("documents_pending"), "\(plan)")
     }
 
     @Test func severalLeavesOfAPageAreThoseOfTheWholeTree() throws {
