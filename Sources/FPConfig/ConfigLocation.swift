@@ -7,8 +7,6 @@ package enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
     case file(String)
     case remote(URL)
 
-    /// Reads a location as the user wrote it: an http(s) URL, a `file://` URL,
-    /// or a path (relative paths are taken from `currentDirectory`, `~/` from HOME).
     /// Spaces and tabs off both ends, without Foundation's `CharacterSet`
     /// (its first use cost every command's start about a millisecond).
     static func trimmingBlanks(_ text: String) -> String {
@@ -18,6 +16,8 @@ package enum ConfigLocation: Sendable, Equatable, CustomStringConvertible {
         return String(kept)
     }
 
+    /// Reads a location as the user wrote it: an http(s) URL, a `file://` URL,
+    /// or a path (relative paths are taken from `currentDirectory`, `~/` from HOME).
     package static func parse(_ text: String, currentDirectory: String) throws(ConfigError) -> ConfigLocation {
         let trimmed = trimmingBlanks(text)
         guard !trimmed.isEmpty else { throw ConfigError("the config location is empty") }
