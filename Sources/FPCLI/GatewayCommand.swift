@@ -124,7 +124,7 @@ struct GatewayServe: ReportingCommand {
                                                   pictures: ((try? loaded.get())??.appConfig.maps ?? []).compactMap(\.floorPlan?.image)),
             publicURL: publicURL,
             idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog,
-            shutdownGrace: .milliseconds(Int((stopGrace * 1000).rounded())))
+            shutdownGrace: .seconds(stopGrace))
         // The users file is read again whenever it changes; issued credentials live beside the secret.
         config.usersFile = users
         config.ledgerPath = CredentialLedger.path(besideSecret: files.secretPath(paths))

@@ -28,6 +28,9 @@ extension Summary {
 
     /// `name = ?` for each column, for an UPDATE.
     static let columnAssignments = columnNames.map { "\($0) = ?" }.joined(separator: ", ")
+    /// The columns, and a `?` for each, for an INSERT.
+    static let columnList = columnNames.joined(separator: ", ")
+    static let columnPlaceholders = columnNames.map { _ in "?" }.joined(separator: ", ")
 
     var columnValues: StatementArguments {
         [createdAtMs, createdAt, level, mode, x, y, sessionId, walkSeq, bleCount, wifiCount, cellCount, geoCount]

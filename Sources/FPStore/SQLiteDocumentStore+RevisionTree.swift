@@ -257,13 +257,13 @@ extension SQLiteDocumentStore: ReplicableStore {
 
     /// A new document's whole row, from its one replicated revision.
     static let insertReplicatedDocumentSQL = """
-        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")), synced, import_seq)
-        VALUES (?, ?, ?, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")), ?, ?)
+        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnList), synced, import_seq)
+        VALUES (?, ?, ?, ?, \(Summary.columnPlaceholders), ?, ?)
         """
     /// Before v7 (a test building an old database): no `import_seq`.
     static let insertReplicatedDocumentSQLv6 = """
-        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")), synced)
-        VALUES (?, ?, ?, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")), ?)
+        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnList), synced)
+        VALUES (?, ?, ?, ?, \(Summary.columnPlaceholders), ?)
         """
 
     /// Leaves of a document's tree, unordered.

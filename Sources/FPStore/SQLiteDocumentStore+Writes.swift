@@ -94,13 +94,13 @@ extension SQLiteDocumentStore {
     }
 
     static let insertDocumentSQL = """
-        INSERT INTO documents (id, rev, deleted, seq, import_seq, \(Summary.columnNames.joined(separator: ", ")))
-        VALUES (?, ?, 0, ?, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")))
+        INSERT INTO documents (id, rev, deleted, seq, import_seq, \(Summary.columnList))
+        VALUES (?, ?, 0, ?, ?, \(Summary.columnPlaceholders))
         """
     /// Before v7 (a test building an old database): no `import_seq`.
     static let insertDocumentSQLv6 = """
-        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnNames.joined(separator: ", ")))
-        VALUES (?, ?, 0, ?, \(Summary.columnNames.map { _ in "?" }.joined(separator: ", ")))
+        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnList))
+        VALUES (?, ?, 0, ?, \(Summary.columnPlaceholders))
         """
 
     /// Whether `documents` has v7's `import_seq` (GRDB caches the schema per connection).
