@@ -1,6 +1,7 @@
 import FPCore
 import FPHex
 import Foundation
+import GRDB
 import Testing
 
 @testable import FPStore
@@ -10,10 +11,20 @@ func damageBody(of id: String, in path: String) throws {
     let store = try SQLiteDocumentStore(path: path)
     let hex = try #require(try store.rawSQL("SELECT hex(body) FROM revisions WHERE doc_id = '\(id)' AND body IS NOT NULL").first?[0] ?? nil)
     try store.close()
+    // Bytes of this body found nowhere else in the file: walk documents share
+    // long runs, so a 48-byte probe from the middle was once also in a
+    // neighbour's frame, found first, and the 512 bytes went there. VACUUM
+    // first: a body replaced since (a sync signs first revisions) may still
+    // lie on a free page.
+    try DatabaseQueue(path: path).vacuum()
     let frame = try #require(Hex.bytes(hex))
     let file = try Data(contentsOf: URL(fileURLWithPath: path))
-    let probe = Data(frame[frame.count / 2..<min(frame.count, frame.count / 2 + 48)])
-    let at = try #require(file.range(of: probe)).lowerBound
+    let starts = stride(from: frame.count / 2, to: max(frame.count / 2 + 1, frame.count - 512), by: 64)
+    let at = try #require(starts.lazy.compactMap { start -> Int? in
+        let probe = Data(frame[start..<min(frame.count, start + 48)])
+        guard let first = file.range(of: probe), file.range(of: probe, in: first.upperBound..<file.count) == nil else { return nil }
+        return first.lowerBound
+    }.first, "no bytes of \(id)'s frame are unique in the file")
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     try handle.seek(toOffset: UInt64(at))
     try handle.write(contentsOf: Data(repeating: 0x5A, count: 512))
