@@ -134,6 +134,22 @@ let package = Package(
 
         // Shared by the test targets: fixture folders and temporary folders.
         .target(name: "FPTestSupport", path: "Tests/TestSupport"),
+        // Drives the gateway's and dashboard's Hummingbird applications from tests: in
+        // process (`.router`) or over loopback TCP (`.live`). Not HummingbirdTesting:
+        // its client brings AsyncHTTPClient and swift-nio-ssl's BoringSSL (~4 build minutes).
+        .target(name: "FPHTTPTestSupport", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], path: "Tests/HTTPTestSupport"),
         .testTarget(name: "FPCoreTests", dependencies: ["FPTestSupport", "FPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPStoreTests", dependencies: ["FPTestSupport", "FPCore", "FPHex", "FPStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FPConfigTests", dependencies: ["FPTestSupport", "FPConfig", "FPNet", "FPCore"], resources: [.copy("Fixtures")]),
@@ -148,13 +164,13 @@ let package = Package(
             "FPGateway", "FPCore", "FPStore", "FPTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            "FPHTTPTestSupport",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPDashboardTests", dependencies: [
             "FPDashboard", "FPGateway", "FPCore", "FPStore", "FPTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            "FPHTTPTestSupport",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "FPSyncTests", dependencies: ["FPTestSupport", "FPSync", "FPGateway", "FPCore", "FPStore", "FPNet"],

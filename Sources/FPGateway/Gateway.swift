@@ -123,7 +123,7 @@ package func buildGateway(
                            shutdownGrace: config.shutdownGrace)
 }
 
-/// The Hummingbird application alone (tests drive it with HummingbirdTesting).
+/// The Hummingbird application alone (tests drive it through FPHTTPTestSupport).
 package func buildGatewayApplication(store: any ReplicableStore, config: GatewayConfig, port: Int = 0,
                                     logger: Logger? = nil) throws -> some ApplicationProtocol {
     try makeApplication(store: store, config: config, host: "127.0.0.1", port: port,

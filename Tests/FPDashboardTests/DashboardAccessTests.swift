@@ -5,7 +5,7 @@ import FPGateway
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// Routing beside CouchDB, logins, cookies, CSRF and roles.

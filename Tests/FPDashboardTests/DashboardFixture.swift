@@ -5,7 +5,7 @@ import FPStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 
 /// A gateway over an in-memory store seeded with a small survey, and the
 /// browser's side of the dashboard: cookies, forms with an Origin, HTML.

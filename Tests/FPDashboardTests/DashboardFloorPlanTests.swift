@@ -6,7 +6,7 @@ import FPStore
 import FPTestSupport
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
+import FPHTTPTestSupport
 import NIOCore
 import Testing
 

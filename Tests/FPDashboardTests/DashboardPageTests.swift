@@ -5,7 +5,7 @@ import FPStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// What the pages show of a seeded survey, and the live event stream.

@@ -4,7 +4,7 @@ import FPGateway
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// The admin page's token form: an admin issues a token the gateway then

@@ -2,7 +2,7 @@
 import FPTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// A viewer going from map page to map page: each left page's live view frees

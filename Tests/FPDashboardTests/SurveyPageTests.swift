@@ -4,7 +4,7 @@ import FPGateway
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// The Survey page's HTTP side: only `fprint dashboard` has it, its actions

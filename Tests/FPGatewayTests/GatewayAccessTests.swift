@@ -4,7 +4,7 @@ import FPStore
 import Foundation
 import Hummingbird
 import HTTPTypes
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// Who may do what: strict token decoding, viewers, per-user `_local`

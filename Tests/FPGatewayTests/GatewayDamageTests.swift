@@ -3,7 +3,7 @@ import FPCore
 @testable import FPStore
 import Foundation
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// One damaged stored body costs that document alone: every answer that

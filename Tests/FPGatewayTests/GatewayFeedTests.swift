@@ -3,7 +3,7 @@ import FPCore
 import FPStore
 import Foundation
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// `_changes` feeds the way CouchDB writes them (couchdb-3.5-answers.txt),
@@ -149,16 +149,16 @@ import Testing
 /// A PUT on a connection of its own (the test client's is busy with a feed).
 func putOnANewConnection(port: Int, _ uri: String, token: String, _ body: JSONValue) async throws -> HTTPResponse.Status {
     try await onANewConnection(port: port) { other in
-        try await other.put(uri, headers: [.authorization: "Bearer \(token)"], body: ByteBuffer(bytes: CanonicalJSON.data(body))).status
+        try await other.execute(uri: uri, method: .put, headers: [.authorization: "Bearer \(token)"],
+                                body: ByteBuffer(bytes: CanonicalJSON.data(body))).status
     }
 }
 
 /// A client on a connection of its own that waits up to 10 minutes for an
-/// answer (the test client's default, 15 s, is shorter than a write may wait
-/// for the lock, or a feed for its change, when the whole suite runs on two
-/// busy cores): a bound only against hanging.
-func onANewConnection<T: Sendable>(port: Int, _ body: @escaping @Sendable (TestClient) async throws -> T) async throws -> T {
-    try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(600)), operation: body)
+/// answer (a write may wait that long for the lock, or a feed for its
+/// change, when the whole suite runs on two busy cores): a bound only against hanging.
+func onANewConnection<T: Sendable>(port: Int, _ body: @escaping @Sendable (HTTPConnection) async throws -> T) async throws -> T {
+    try await HTTPConnection.withConnection(port: port, timeout: .seconds(600), body)
 }
 
 /// A clock the test moves by hand.
@@ -185,11 +185,11 @@ extension Sequence {
     }
 }
 
-extension TestClient {
-    /// A GET as `call` makes it (status and parsed JSON), on this client's connection.
+extension HTTPConnection {
+    /// A GET as `call` makes it (status and parsed JSON), on this connection.
     func answer(_ method: HTTPRequest.Method, _ uri: String, token: String) async throws -> Answer {
-        let response = try await execute(.init(uri, method: method, headers: [.authorization: "Bearer \(token)"]))
-        let data = response.body.map { Data($0.readableBytesView) } ?? Data()
+        let response = try await execute(uri: uri, method: method, headers: [.authorization: "Bearer \(token)"])
+        let data = Data(response.body.readableBytesView)
         let json = data.isEmpty ? JSONValue.null : (try? CanonicalJSON.parse(data)) ?? .string(String(decoding: data, as: UTF8.self))
         return Answer(status: response.status, json: json, headers: response.headers)
     }

@@ -4,7 +4,7 @@ import FPStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// What a peer sends comes back as it was sent: number text, tombstone

@@ -5,7 +5,7 @@ import FPTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import NIOCore
 import Testing
 
@@ -167,8 +167,9 @@ import Testing
                         }
                         group.addTask {
                             _ = try await onANewConnection(port: port) { other in
-                                try await other.post("/fprint/_bulk_docs", headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
-                                                     body: ByteBuffer(bytes: CanonicalJSON.data(["docs": .array(docs), "new_edits": false])))
+                                try await other.execute(uri: "/fprint/_bulk_docs", method: .post,
+                                                        headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                                                        body: ByteBuffer(bytes: CanonicalJSON.data(["docs": .array(docs), "new_edits": false])))
                             }
                         }
                     }

@@ -4,7 +4,7 @@ import FPStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// `/_positions`: live positions from `fprint track --publish`, in memory only.

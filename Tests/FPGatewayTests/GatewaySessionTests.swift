@@ -5,7 +5,7 @@ import FPTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// Sessions and tokens end when they should: at logout, when their user is

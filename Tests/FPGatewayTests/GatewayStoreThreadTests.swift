@@ -5,7 +5,7 @@ import FPTestSupport
 import Foundation
 import GRDB
 import Hummingbird
-import HummingbirdTesting
+import FPHTTPTestSupport
 import NIOCore
 import Testing
 
@@ -79,6 +79,6 @@ import Testing
 /// A GET on a connection of its own.
 func getOnANewConnection(port: Int, _ uri: String, token: String) async throws -> HTTPResponse.Status {
     try await onANewConnection(port: port) { other in
-        try await other.get(uri, headers: [.authorization: "Bearer \(token)"]).status
+        try await other.execute(uri: uri, method: .get, headers: [.authorization: "Bearer \(token)"]).status
     }
 }

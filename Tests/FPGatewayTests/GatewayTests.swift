@@ -4,7 +4,7 @@ import FPStore
 import Foundation
 import Hummingbird
 import HTTPTypes
-import HummingbirdTesting
+import FPHTTPTestSupport
 import Testing
 
 /// A gateway over a fresh in-memory store, with tokens for alice, bob and an admin.
