@@ -72,7 +72,8 @@ extension LegacyImport {
                                                  timeZone: timeZone, stamp: stamp)
             case .lines(let lines):
                 let line = lines[i]
-                if let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
+                let mayBeContract = data.withUnsafeBytes { LegacyImport.namesSchemaVersion(UnsafeRawBufferPointer(rebasing: $0[line.range])) }
+                if mayBeContract, let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
                     return unchanged
                 }
                 // Every line was skimmed already, and what the skim accepts the parser does.
@@ -90,6 +91,7 @@ extension LegacyImport {
         private func contractRow(_ row: Range<Int>) -> NewDocument? {
             let bodyKey = format == .couchAllDocs ? "doc" : "value"
             return data.withUnsafeBytes { raw -> NewDocument? in
+                guard LegacyImport.namesSchemaVersion(UnsafeRawBufferPointer(rebasing: raw[row])) else { return nil }
                 let bytes = raw.bindMemory(to: UInt8.self)
                 // The row's other members are checked as the parser would
                 // read them; the body is checked by `contractDocument`.

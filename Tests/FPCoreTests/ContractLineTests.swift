@@ -80,6 +80,26 @@ import Testing
         #expect(LegacyImport.contractDocument(Array(text.utf8)) == nil)
     }
 
+    /// The early refusal finds the key wherever it is, and only the whole key.
+    @Test func textWithoutTheSchemaVersionKeyIsRefusedBeforeItIsChecked() {
+        let key = #""schemaVersion":"#
+        func names(_ text: String) -> Bool { Array(text.utf8).withUnsafeBytes(LegacyImport.namesSchemaVersion) }
+        #expect(names(key))
+        #expect(names("{" + key + "1}"))
+        #expect(names(#"{"a":"VVV","# + key + "1}"))  // after other V's
+        #expect(names(String(repeating: "x", count: 1000) + key))  // at the very end
+        #expect(names(Self.walkLine))
+        #expect(!names(""))
+        #expect(!names(#""schemaVersion""#))  // no colon
+        #expect(!names(#""schemaversion":"#))  // another key
+        #expect(!names(#"{"schemaVersion ":1,"V":"schemaVersion"}"#))
+        #expect(!names(String(key.dropFirst())))  // cut at the start
+        #expect(!names(String(key.dropLast())))  // or at the end
+        // A row without it is not taken, before its body is copied and skimmed.
+        let row = Self.walkLine.replacingOccurrences(of: key, with: #""schemaVersiom":"#)
+        #expect(LegacyImport.contractDocument(Array(row.utf8)) == nil)
+    }
+
     /// Every one-member change of the walk line (a value replaced by
     /// another kind, a member taken out), at the top and inside each list's
     /// first entry: the shortcut never answers differently from the converting path.

@@ -60,6 +60,29 @@ import Testing
         #expect(documents == expected)
     }
 
+    /// Lines longer than several chunks: each read goes on searching for
+    /// the newline where the last search stopped, also after the lines
+    /// handed out are dropped from the buffer.
+    @Test func linesOfSeveralChunksAreFoundWhole() throws {
+        let lines = (0..<4).map { i in
+            #"{"_id":"long\#(i)","x":\#(i),"y":2,"note":"\#(String(repeating: "n", count: (5 << 19) + i * 7919))"}"#
+        }
+        let text = lines.joined(separator: "\n") + "\n"
+        let (path, folder) = try file(text)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let whole = try LegacyImport.Source(Data(text.utf8), source: path, timeZone: prague, importedAt: at)
+        var expected: [NewDocument] = []
+        for i in 0..<whole.count { if let d = try whole.document(at: i) { expected.append(d) } }
+        let stream = try #require(try LegacyImport.LineStream.open(path: path, source: path, timeZone: prague, importedAt: at))
+        let (documents, _) = try streamed(stream)
+        #expect(documents.map(\.id) == ["long0", "long1", "long2", "long3"])
+        #expect(documents == expected)
+        // One such line alone is a document, not JSON lines.
+        let (single, singleFolder) = try file(lines[0] + "\n")
+        defer { try? FileManager.default.removeItem(at: singleFolder) }
+        #expect(try LegacyImport.LineStream.open(path: single, source: single) == nil)
+    }
+
     @Test func otherShapesAreLeftToTheWholeReading() throws {
         for text in ["{\n  \"x\": 1,\n  \"y\": 2\n}\n",  // one document over several lines
                      #"{"x":1,"y":2}"# + "\n\n",  // one line only
