@@ -19,7 +19,8 @@ extension LegacyImport {
     /// `rowID` is a dump row's `id`, the id when the text has no `_id` (as
     /// `document` takes it).
     static func contractDocument(_ text: [UInt8], rowID: String? = nil) -> NewDocument? {
-        guard text.withUnsafeBytes(namesSchemaVersion), let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
+        guard text.withUnsafeBytes(namesSchemaVersion),
+              let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
               let members = judged.members else { return nil }
         return text.withUnsafeBufferPointer { bytes -> NewDocument? in
             var id: String?
@@ -64,8 +65,8 @@ extension LegacyImport {
     /// Whether `bytes` hold the key `"schemaVersion":` anywhere: canonical
     /// text of a contract document does (as a top-level member), so text
     /// without it is refused before it is copied and checked whole. An
-    /// evaluator's row or an Android export has none; checking such a row
-    /// for the shortcut took a sixth of their import's CPU.
+    /// evaluator's row or an Android export has none, and each was copied
+    /// and skimmed whole only to be refused.
     static func namesSchemaVersion(_ bytes: UnsafeRawBufferPointer) -> Bool {
         // Found by its `V`, rare in measurement text (addresses and ids are
         // hex or lower case): memchr skips to each, then the whole key is compared.

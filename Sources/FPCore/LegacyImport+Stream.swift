@@ -72,8 +72,11 @@ extension LegacyImport {
                                                  timeZone: timeZone, stamp: stamp)
             case .lines(let lines):
                 let line = lines[i]
-                let mayBeContract = data.withUnsafeBytes { LegacyImport.namesSchemaVersion(UnsafeRawBufferPointer(rebasing: $0[line.range])) }
-                if mayBeContract, let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
+                let mayBeContract = data.withUnsafeBytes { raw in
+                    LegacyImport.namesSchemaVersion(UnsafeRawBufferPointer(rebasing: raw[line.range]))
+                }
+                if mayBeContract,
+                   let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
                     return unchanged
                 }
                 // Every line was skimmed already, and what the skim accepts the parser does.
