@@ -72,11 +72,7 @@ extension LegacyImport {
                                                  timeZone: timeZone, stamp: stamp)
             case .lines(let lines):
                 let line = lines[i]
-                let mayBeContract = data.withUnsafeBytes { raw in
-                    LegacyImport.namesSchemaVersion(UnsafeRawBufferPointer(rebasing: raw[line.range]))
-                }
-                if mayBeContract,
-                   let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
+                if let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
                     return unchanged
                 }
                 // Every line was skimmed already, and what the skim accepts the parser does.
@@ -94,6 +90,7 @@ extension LegacyImport {
         private func contractRow(_ row: Range<Int>) -> NewDocument? {
             let bodyKey = format == .couchAllDocs ? "doc" : "value"
             return data.withUnsafeBytes { raw -> NewDocument? in
+                // Refused before the row's members are skimmed (`contractDocument` checks the body again).
                 guard LegacyImport.namesSchemaVersion(UnsafeRawBufferPointer(rebasing: raw[row])) else { return nil }
                 let bytes = raw.bindMemory(to: UInt8.self)
                 // The row's other members are checked as the parser would
