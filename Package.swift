@@ -157,7 +157,8 @@ let package = Package(
         .testTarget(name: "FPSessionTests", dependencies: ["FPSession", "FPCore"]),
         .testTarget(name: "FPHCITests", dependencies: ["FPTestSupport", "FPHCI", "FPHCIFuzz", "FPHex"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPBLETests", dependencies: [
-            "FPBLE", "FPTransport", "FPHCI", "FPHex", "FPCore", "FPSession", .product(name: "SystemPackage", package: "swift-system"),
+            "FPBLE", "FPTransport", "FPHCI", "FPHex", "FPCore", "FPSession", "FPTestSupport",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FPLinuxRadiosTests", dependencies: ["FPTestSupport", "FPLinuxRadios", "FPCore", "FPHex"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FPGatewayTests", dependencies: [

@@ -34,6 +34,8 @@ for shell in "share/bash-completion/completions/fprint" "share/zsh/site-function
     [ -s "$prefix/$shell" ] || fail "no completion script $shell"
 done
 "$fprint" --version >/dev/null || fail "--version"
+# libstdc++ is linked in (Support/static-libstdc++): loading it cost every command ~1.2 ms.
+! has libstdc++ "$(ldd "$fprint")" || fail "the release binary loads the shared libstdc++: $(ldd "$fprint" | grep libstdc++)"
 has J1NP "$("$fprint" maps)" || fail "maps does not list J1NP from $prefix/share/fprint"
 
 step "measure, walk, list, show, export (simulated radios)"

@@ -68,10 +68,13 @@ struct List: ReportingCommand {
         let refused = Dictionary(try RefusalLog(store: store).all().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         if json {
             let severalLeaves = try store.documentsWithSeveralLeaves(among: items.map(\.id))
+            var out: [UInt8] = []
             for var item in items {
                 if severalLeaves.contains(item.id) { item.conflicts = try store.conflicts(id: item.id).count }
-                Terminal.out(try ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id]).jsonLine())
+                ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id]).appendLine(to: &out)
+                if out.count >= 1 << 16 { Terminal.out(bytes: &out) }
             }
+            Terminal.out(bytes: &out)
         } else {
             for line in Render.listLines(items, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
             let shownRefused = items.compactMap { $0.synced ? nil : refused[$0.id] }
@@ -89,23 +92,36 @@ extension MeasurementDocument.Mode: ExpressibleByArgument {}
 
 /// One `list --json` line: the summary's keys, plus `refused` {reason,
 /// gateway, time} for a document a gateway refused.
-struct ListEntry: Encodable {
+/// One line of `list --json`: the summary's members, sorted by name as all
+/// fprint JSON is, `sessionId` and `seq` only when set, and the gateway's
+/// refusal of a pending document. Written straight to bytes: JSONEncoder
+/// took a tenth of `list --json --limit 100` at 100,000 documents.
+struct ListEntry {
     var summary: DocumentSummary
     var refusal: Refusal?
 
-    enum Keys: String, CodingKey { case refused }
-
-    func encode(to encoder: any Encoder) throws {
-        try summary.encode(to: encoder)
-        guard let refusal else { return }
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(["reason": refusal.reason, "gateway": refusal.gateway, "time": refusal.time], forKey: .refused)
+    var json: JSONValue {
+        let s = summary
+        var object: JSONObject = [
+            "id": .string(s.id), "rev": .string(s.rev), "createdAtMs": .int(s.createdAtMs),
+            "createdAt": .string(s.createdAt), "level": .string(s.level), "mode": .string(s.mode),
+            "x": .double(s.x), "y": .double(s.y), "bleCount": .int(Int64(s.bleCount)),
+            "wifiCount": .int(Int64(s.wifiCount)), "cellCount": .int(Int64(s.cellCount)),
+            "geoCount": .int(Int64(s.geoCount)), "synced": .bool(s.synced),
+            "conflicts": .int(Int64(s.conflicts)), "deleted": .bool(s.deleted),
+        ]
+        if let sessionId = s.sessionId { object["sessionId"] = .string(sessionId) }
+        if let seq = s.seq { object["seq"] = .int(Int64(seq)) }
+        if let refusal {
+            object["refused"] = ["reason": .string(refusal.reason), "gateway": .string(refusal.gateway),
+                                 "time": .string(refusal.time)]
+        }
+        return .object(object)
     }
 
-    func jsonLine() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    func appendLine(to out: inout [UInt8]) {
+        CanonicalJSON.write(json, into: &out)
+        out.append(UInt8(ascii: "\n"))
     }
 }
 

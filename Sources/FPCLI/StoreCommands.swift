@@ -27,13 +27,18 @@ struct Check: ReportingCommand {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         for d in report.damaged { Terminal.out("damaged: \(d.id) \(d.rev ?? "-"): \(d.reason)") }
         for line in report.sqlite { Terminal.out("sqlite: \(line)") }
+        if let counts = report.counts { Terminal.out("counts: \(counts)") }
         let quarantined = (try? store.quarantined().count) ?? 0
         Terminal.err(String(format: "%d documents, %d bodies read back in %.2f s: %@", report.documents, report.bodies,
-                            seconds, report.isSound ? "sound" : "\(report.damaged.count) damaged, \(report.sqlite.count) SQLite findings")
+                            seconds, report.isSound ? "sound" : Self.findings(report))
                      + (quarantined > 0 ? "; \(quarantined) revision(s) in quarantine" : ""))
         if !report.isSound {
             throw CommandFailure("the database has damage; `fprint repair` re-fetches it from the gateway or quarantines it", .ioError)
         }
+    }
+
+    static func findings(_ report: StoreCheckReport) -> String {
+        "\(report.damaged.count) damaged, \(report.sqlite.count) SQLite findings" + (report.counts == nil ? "" : ", status counts wrong")
     }
 }
 
@@ -60,6 +65,10 @@ struct Repair: ReportingCommand {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try ws.openStore(.write)
         let report = try store.check()
+        if report.counts != nil {
+            try store.recount()
+            Terminal.err("recounted the documents `fprint status` shows")
+        }
         guard !report.damaged.isEmpty else {
             Terminal.err("nothing to repair: every stored body reads back" + (report.sqlite.isEmpty ? "" : " (SQLite reports \(report.sqlite.count) finding(s); see `fprint check`)"))
             return

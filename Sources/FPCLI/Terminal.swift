@@ -11,6 +11,13 @@ enum Terminal {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
+    /// Writes lines gathered in `bytes` at once, and empties it for more.
+    static func out(bytes: inout [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// A message on its own line: a progress line left open (Ctrl-C mid-run)
     /// is ended first, not written over.
     static func err(_ line: String) {

@@ -11,7 +11,9 @@ package struct StoreCheckReport: Sendable, Equatable {
     package var damaged: [DamagedDocument] = []
     /// SQLite's own integrity and foreign-key findings.
     package var sqlite: [String] = []
-    package var isSound: Bool { damaged.isEmpty && sqlite.isEmpty }
+    /// The counts `status` reads, when they disagree with the documents.
+    package var counts: String?
+    package var isSound: Bool { damaged.isEmpty && sqlite.isEmpty && counts == nil }
 }
 
 extension SQLiteDocumentStore {
@@ -29,6 +31,7 @@ extension SQLiteDocumentStore {
         try readPastDamage { db in
             report.documents = try Int.fetchOne(db, sql: "SELECT count(*) FROM documents") ?? 0
             report.damaged += try Self.treeProblems(db)
+            report.counts = try Self.countsProblem(db)
             // Keys first (the primary-key index), then each body by key: a
             // damaged page fails one lookup, not the whole walk.
             let keys = try Row.fetchAll(db, sql: "SELECT doc_id, rev FROM revisions ORDER BY doc_id, rev")

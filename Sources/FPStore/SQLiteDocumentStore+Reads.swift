@@ -116,22 +116,6 @@ extension SQLiteDocumentStore {
         }
     }
 
-    /// Live documents, and documents not yet synced (deletions included):
-    /// `status`'s two counts, without building a summary (at 100,000
-    /// documents `status` once built them all to count the pending ones).
-    package func liveAndPendingCounts() throws(StoreError) -> (live: Int, pending: Int) {
-        try read { db in
-            // Each count reads only what it counts: the whole table's count
-            // walks the smallest index's pages, deletions are a range of
-            // `documents_by_import` and pending documents `documents_pending`.
-            let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT (SELECT count(*) FROM documents) - (SELECT count(*) FROM documents WHERE deleted = 1),
-                       (SELECT count(*) FROM documents WHERE synced = 0)
-                """))
-            return (row?[0] ?? 0, row?[1] ?? 0)
-        }
-    }
-
     /// Whether a live document is on the gateway: one row read, for `fprint show`.
     package func isSynced(id: String) throws -> Bool {
         let synced = try read { db in

@@ -9,7 +9,7 @@ import GRDB
 /// later rename in code cannot change what an old migration does.
 enum Schema {
     /// `PRAGMA user_version` of the newest format this fprint reads and writes.
-    static let formatVersion = 8
+    static let formatVersion = 9
     /// Page size of new databases; `fprint maintenance` moves smaller ones to it.
     static let newPageSize = 8192
 
@@ -196,7 +196,44 @@ enum Schema {
             // (~10 ms of a 30 ms goal at 100,000 documents).
             try db.execute(sql: "CREATE INDEX documents_pending ON documents (synced) WHERE synced = 0")
         }
-        // Later migrations go here ("v9", …), each raising `formatVersion`.
+        migrator.registerMigration("v9") { db in
+            try db.execute(sql: "PRAGMA user_version = 9")
+            // `fprint status`'s counts, kept by SQLite itself: triggers on
+            // every insert, delete and change of `deleted` or `synced`, in the
+            // writing transaction, whichever code writes. Counting through
+            // the indexes took ~10 ms of a 30 ms goal at 100,000 documents.
+            // The store never uses REPLACE on `documents`, whose implied
+            // deletes would not fire the delete trigger.
+            try db.execute(sql: """
+                CREATE TABLE document_counts (
+                    only    INTEGER PRIMARY KEY CHECK (only = 0),
+                    total   INTEGER NOT NULL,
+                    deleted INTEGER NOT NULL,
+                    pending INTEGER NOT NULL
+                )
+                """)
+            try db.execute(sql: "INSERT INTO document_counts VALUES (0, 0, 0, 0)")
+            try db.execute(sql: DocumentCounts.recount)
+            try db.execute(sql: """
+                CREATE TRIGGER documents_counted_on_insert AFTER INSERT ON documents BEGIN
+                    UPDATE document_counts SET total = total + 1, deleted = deleted + NEW.deleted,
+                        pending = pending + (NEW.synced = 0);
+                END
+                """)
+            try db.execute(sql: """
+                CREATE TRIGGER documents_counted_on_delete AFTER DELETE ON documents BEGIN
+                    UPDATE document_counts SET total = total - 1, deleted = deleted - OLD.deleted,
+                        pending = pending - (OLD.synced = 0);
+                END
+                """)
+            try db.execute(sql: """
+                CREATE TRIGGER documents_counted_on_update AFTER UPDATE OF deleted, synced ON documents BEGIN
+                    UPDATE document_counts SET deleted = deleted + NEW.deleted - OLD.deleted,
+                        pending = pending + (NEW.synced = 0) - (OLD.synced = 0);
+                END
+                """)
+        }
+        // Later migrations go here ("v10", …), each raising `formatVersion`.
         return migrator
     }
 }

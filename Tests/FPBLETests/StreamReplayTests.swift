@@ -1,6 +1,7 @@
 import FPBLE
 import FPCore
 import FPHCI
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -100,8 +101,9 @@ struct StreamReplayTests {
         }
     }
 
+    /// In the test run's folder, which is removed when the run ends.
     func temporaryFile(_ bytes: [UInt8]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString).btsnoop")
+        let url = try makeTemporaryFolder("stream-replay").appendingPathComponent("capture.btsnoop")
         try Data(bytes).write(to: url)
         return url.path
     }

@@ -149,7 +149,7 @@ func damageBody(of id: String, in path: String) throws {
         for args in [["list"], ["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]] {
             let r = try await fp.run(args)
             #expect(r.status == 74)
-            #expect(r.stderr.contains("format 99") && r.stderr.contains("up to 8"), "\(r.stderr)")
+            #expect(r.stderr.contains("format 99") && r.stderr.contains("up to 9"), "\(r.stderr)")
         }
     }
 

@@ -4,9 +4,10 @@ import Testing
 
 @testable import FPStore
 
-/// `liveAndPendingCounts` (status's counts) and `documentsWithSeveralLeaves(among:)`
-/// (list --json's page) answer in SQL what `list` and the whole-tree scan
-/// answered before: the same numbers and the same documents.
+/// `liveAndPendingCounts` (status's counts, kept by triggers) and
+/// `documentsWithSeveralLeaves(among:)` (list --json's page) answer in SQL
+/// what `list` and the whole-tree scan answered before: the same numbers and
+/// the same documents.
 @Suite struct CountingTests {
     let store: SQLiteDocumentStore
 
@@ -58,6 +59,74 @@ import Testing
         // and status's count reads it, not every document
         let plan = try store.rawSQL("EXPLAIN QUERY PLAN SELECT count(*) FROM documents WHERE synced = 0")
         #expect(plan.flatMap { $0 }.compactMap { $0 }.joined(separator: " ").contains("documents_pending"), "\(plan)")
+    }
+
+    /// The counts the triggers keep, and the counts by counting.
+    func keptAndCounted() throws -> (kept: DocumentCounts?, counted: DocumentCounts) {
+        try store.read { db in (try DocumentCounts.kept(db), try DocumentCounts.counted(db)) }
+    }
+
+    @Test func keptCountsFollowEveryKindOfWrite() throws {
+        var steps: [(String, DocumentCounts?, DocumentCounts)] = []
+        func step(_ name: String) throws {
+            let (kept, counted) = try keptAndCounted()
+            steps.append((name, kept, counted))
+        }
+        try store.insert([NewDocument(id: "a", body: measurementBody()), NewDocument(id: "b", body: measurementBody()),
+                          NewDocument(id: "c", body: measurementBody())])
+        try step("insert")
+        try store.markSynced(ids: ["a", "b"])
+        try step("synced")
+        let b = try #require(try store.document(id: "b", includeDeleted: false))
+        _ = try store.edit(id: "b", body: measurementBody(note: "again"), parent: b.rev, deleted: false)
+        try step("edit of a synced document")
+        try store.delete(id: "c")
+        try step("local deletion")
+        try store.putReplicated([replicated("r", [rev(1, "a")], note: "r")], markSynced: true)
+        try store.putReplicated([replicated("a", [rev(1, "z")], note: "a conflict")], markSynced: false)
+        try step("replicated")
+        try store.putReplicated([RevisionContent(id: "r", rev: rev(2, "d"), deleted: true, body: [:],
+                                                 history: [rev(2, "d"), rev(1, "a")])], markSynced: true)
+        try step("replicated deletion")
+        for (name, kept, counted) in steps { #expect(kept == counted, "\(name)") }
+        // and what they end at: a and b live, c and r deleted
+        let last = try #require(steps.last?.1)
+        #expect(last.total == 4 && last.deleted == 2, "\(last)")
+        #expect(try store.liveAndPendingCounts().live == (try store.count()))
+    }
+
+    @Test func aFileFromBeforeTheKeptCountsIsCountedThenMigrated() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("v8.sqlite").path
+        do {
+            let old = try SQLiteDocumentStore(path: path, migratingUpTo: "v8")
+            try old.insert((0..<5).map { NewDocument(id: "d\($0)", body: measurementBody()) })
+            try old.markSynced(ids: ["d0"])
+            try old.delete(id: "d1")
+            try old.close()
+        }
+        // Read-only, the file is not migrated and is counted
+        let readOnly = try SQLiteDocumentStore(path: path, access: .readOnly)
+        #expect(try readOnly.read { try DocumentCounts.kept($0) } == nil)
+        #expect(try readOnly.liveAndPendingCounts() == (live: 4, pending: 4))
+        // Migrated, the counts start from the documents and go on with them
+        let store = try SQLiteDocumentStore(path: path)
+        #expect(try store.read { try DocumentCounts.kept($0) } == DocumentCounts(total: 5, deleted: 1, pending: 4))
+        try store.insert([NewDocument(id: "new", body: measurementBody())])
+        #expect(try store.liveAndPendingCounts() == (live: 5, pending: 5))
+    }
+
+    @Test func checkFindsWrongKeptCountsAndRecountMendsThem() throws {
+        try store.insert([NewDocument(id: "a", body: measurementBody()), NewDocument(id: "b", body: measurementBody())])
+        #expect(try store.check().isSound)
+        _ = try store.rawSQL("UPDATE document_counts SET pending = 7")
+        let report = try store.check()
+        #expect(!report.isSound)
+        #expect(report.counts?.contains("2 documents, 0 deleted, 7 pending") == true, "\(report.counts ?? "")")
+        #expect(report.damaged.isEmpty && report.sqlite.isEmpty)
+        try store.recount()
+        #expect(try store.check().isSound)
+        #expect(try store.liveAndPendingCounts() == (live: 2, pending: 2))
     }
 
     @Test func severalLeavesOfAPageAreThoseOfTheWholeTree() throws {

@@ -49,7 +49,7 @@ import Testing
         #expect(try ids(SQLiteDocumentStore(path: path, access: .readOnly)) == ["b", "c", "a"])
         // Migrated, the same order; new documents come after.
         let store = try SQLiteDocumentStore(path: path)
-        #expect(try store.schemaVersion() == "v8")
+        #expect(try store.schemaVersion() == "v9")
         try store.insert([NewDocument(id: "0", body: measurementBody(note: "new"))])
         #expect(try ids(store) == ["b", "c", "a", "0"])
     }

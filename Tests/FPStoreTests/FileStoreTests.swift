@@ -38,8 +38,8 @@ import Testing
         // When it is opened again
         let reopened = try SQLiteDocumentStore(path: path)
         // Then the schema is the latest, each migration ran once, and the data is intact
-        #expect(try reopened.schemaVersion() == "v8")
-        #expect(try reopened.rawSQL("SELECT identifier FROM grdb_migrations ORDER BY identifier") == [["v1"], ["v2"], ["v3"], ["v4"], ["v5"], ["v6"], ["v7"], ["v8"]])
+        #expect(try reopened.schemaVersion() == "v9")
+        #expect(try reopened.rawSQL("SELECT identifier FROM grdb_migrations ORDER BY identifier") == [["v1"], ["v2"], ["v3"], ["v4"], ["v5"], ["v6"], ["v7"], ["v8"], ["v9"]])
         #expect(try reopened.document(id: "a", includeDeleted: false) == stored)
         #expect(try reopened.localDocument(id: "cp") == ["seq": 1])
         #expect(try reopened.databaseUUID() == uuid)
@@ -74,7 +74,7 @@ import Testing
         // When the current fprint opens it
         let store = try SQLiteDocumentStore(path: path)
         // Then it is migrated to the latest schema with everything kept
-        #expect(try store.schemaVersion() == "v8")
+        #expect(try store.schemaVersion() == "v9")
         #expect(try store.document(id: "keep", includeDeleted: false) == stored)
         #expect(try store.document(id: "gone", includeDeleted: true)?.deleted == true)
         #expect(try store.list(ListQuery()).map(\.id) == ["keep"])

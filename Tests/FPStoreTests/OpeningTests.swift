@@ -73,7 +73,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try storeWithOneDocument(folder)
         let store = try SQLiteDocumentStore(path: path)
-        #expect(try store.rawSQL("PRAGMA user_version") == [["8"]])
+        #expect(try store.rawSQL("PRAGMA user_version") == [["9"]])
         _ = try store.rawSQL("PRAGMA user_version = 99")
         try store.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
