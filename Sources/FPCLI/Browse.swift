@@ -90,8 +90,6 @@ struct List: ReportingCommand {
 
 extension MeasurementDocument.Mode: ExpressibleByArgument {}
 
-/// One `list --json` line: the summary's keys, plus `refused` {reason,
-/// gateway, time} for a document a gateway refused.
 /// One line of `list --json`: the summary's members, sorted by name as all
 /// fprint JSON is, `sessionId` and `seq` only when set, and the gateway's
 /// refusal of a pending document. Written straight to bytes: JSONEncoder
