@@ -51,11 +51,10 @@ extension SQLiteDocumentStore {
         }
     }
 
-    /// What `fprint check` says when the kept counts differ from the
-    /// documents (a file edited by hand, or damage): nil when they agree.
-    static func countsProblem(_ db: Database) throws -> String? {
+    /// What `fprint check` says when the kept counts differ from `counted`,
+    /// the documents' own (a file edited by hand, or damage): nil when they agree.
+    static func countsProblem(_ db: Database, counted: DocumentCounts) throws -> String? {
         guard let kept = try DocumentCounts.kept(db) else { return nil }
-        let counted = try DocumentCounts.counted(db)
         guard kept != counted else { return nil }
         return "the counts kept for `fprint status` (\(kept.total) documents, \(kept.deleted) deleted, \(kept.pending) pending)"
             + " differ from the documents (\(counted.total), \(counted.deleted), \(counted.pending)); `fprint repair` recounts them"

@@ -29,9 +29,10 @@ extension SQLiteDocumentStore {
             report.sqlite = ["SQLite's integrity check stopped: \(error.description)"]
         }
         try readPastDamage { db in
-            report.documents = try Int.fetchOne(db, sql: "SELECT count(*) FROM documents") ?? 0
+            let counted = try DocumentCounts.counted(db)
+            report.documents = counted.total
             report.damaged += try Self.treeProblems(db)
-            report.counts = try Self.countsProblem(db)
+            report.counts = try Self.countsProblem(db, counted: counted)
             // Keys first (the primary-key index), then each body by key: a
             // damaged page fails one lookup, not the whole walk.
             let keys = try Row.fetchAll(db, sql: "SELECT doc_id, rev FROM revisions ORDER BY doc_id, rev")
