@@ -77,9 +77,7 @@ final class StderrCollector: @unchecked Sendable {
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
+            readToEnd(handle, name: "gateway-stderr") { chunk in
                 lock.lock()
                 data.append(chunk)
                 lock.unlock()
