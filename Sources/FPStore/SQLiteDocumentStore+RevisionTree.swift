@@ -240,29 +240,30 @@ extension SQLiteDocumentStore: ReplicableStore {
         guard let winner = leaves.first else { throw StoreError.io("document \(id) has no leaf revision") }
         if winner.rev == content.rev && !(content.deleted && hadDocument) {
             try db.cachedStatement(sql: """
-                UPDATE documents SET rev = ?, deleted = ?, seq = ?, \(Summary.columnAssignments), synced = ? WHERE id = ?
+                UPDATE OR ROLLBACK documents SET rev = ?, deleted = ?, seq = ?, \(Summary.columnAssignments), synced = ? WHERE id = ?
                 """).execute(arguments: [content.rev.description, content.deleted, seq] + summary.columnValues
                     + [markSynced, id])
         } else if winner.rev == content.rev {
             // A tombstone keeps the summary of the last live revision.
-            try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = 1, seq = ?, synced = ? WHERE id = ?")
+            try db.cachedStatement(sql: "UPDATE OR ROLLBACK documents SET rev = ?, deleted = 1, seq = ?, synced = ? WHERE id = ?")
                 .execute(arguments: [content.rev.description, seq, markSynced, id])
         } else {
             // A losing branch arrived: the winner stays, but the change is
             // still announced (style=all_docs lists the new leaf).
-            try db.cachedStatement(sql: "UPDATE documents SET rev = ?, deleted = ?, seq = ? WHERE id = ?")
+            try db.cachedStatement(sql: "UPDATE OR ROLLBACK documents SET rev = ?, deleted = ?, seq = ? WHERE id = ?")
                 .execute(arguments: [winner.rev.description, winner.deleted, seq, id])
         }
     }
 
-    /// A new document's whole row, from its one replicated revision.
+    /// A new document's whole row, from its one replicated revision
+    /// (`OR ROLLBACK`: see `insertDocumentSQL`).
     static let insertReplicatedDocumentSQL = """
-        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnList), synced, import_seq)
+        INSERT OR ROLLBACK INTO documents (id, rev, deleted, seq, \(Summary.columnList), synced, import_seq)
         VALUES (?, ?, ?, ?, \(Summary.columnPlaceholders), ?, ?)
         """
     /// Before v7 (a test building an old database): no `import_seq`.
     static let insertReplicatedDocumentSQLv6 = """
-        INSERT INTO documents (id, rev, deleted, seq, \(Summary.columnList), synced)
+        INSERT OR ROLLBACK INTO documents (id, rev, deleted, seq, \(Summary.columnList), synced)
         VALUES (?, ?, ?, ?, \(Summary.columnPlaceholders), ?)
         """
 

@@ -88,10 +88,21 @@ import Testing
         try store.putReplicated([RevisionContent(id: "r", rev: rev(2, "d"), deleted: true, body: [:],
                                                  history: [rev(2, "d"), rev(1, "a")])], markSynced: true)
         try step("replicated deletion")
+        // Refused writes roll their whole transaction back (`OR ROLLBACK`),
+        // the trigger's count with it, and the store takes the next write.
+        expectStoreError(.conflict(id: "a")) {
+            try store.insert([NewDocument(id: "new", body: measurementBody()), NewDocument(id: "a", body: measurementBody())])
+        }
+        try step("a batch refused for a conflict")
+        expectStoreError(.notFound(id: "nobody")) { try store.markSynced(ids: ["b", "nobody"]) }
+        try step("a refused markSynced")
+        try store.insert([NewDocument(id: "after", body: measurementBody())])
+        try step("an insert after the refusals")
         for (name, kept, counted) in steps { #expect(kept == counted, "\(name)") }
-        // and what they end at: a and b live, c and r deleted
+        // and what they end at: a, b and after live, c and r deleted, b not synced
         let last = try #require(steps.last?.1)
-        #expect(last.total == 4 && last.deleted == 2, "\(last)")
+        #expect(last.total == 5 && last.deleted == 2, "\(last)")
+        #expect(try store.document(id: "new", includeDeleted: true) == nil)
         #expect(try store.liveAndPendingCounts().live == (try store.count()))
     }
 
