@@ -29,13 +29,24 @@ extension SQLiteDocumentStore {
             report.sqlite = ["SQLite's integrity check stopped: \(error.description)"]
         }
         try readPastDamage { db in
-            let counted = try DocumentCounts.counted(db)
-            report.documents = counted.total
-            report.damaged += try Self.treeProblems(db)
-            report.counts = try Self.countsProblem(db, counted: counted)
+            // Counting and the tree's rules read through indexes: a damaged
+            // page there is a finding, and the bodies are still read back.
+            let counting = try Self.stoppedByDamage("counting the documents") {
+                let counted = try DocumentCounts.counted(db)
+                report.documents = counted.total
+                report.counts = try Self.countsProblem(db, counted: counted)
+            }
+            let tree = try Self.stoppedByDamage("checking the revision tree") {
+                report.damaged += try Self.treeProblems(db)
+            }
+            report.sqlite += counting + tree
             // Keys first (the primary-key index), then each body by key: a
             // damaged page fails one lookup, not the whole walk.
             let keys = try Row.fetchAll(db, sql: "SELECT doc_id, rev FROM revisions ORDER BY doc_id, rev")
+            if !counting.isEmpty {
+                // Not counted: the documents the revisions belong to.
+                report.documents = Set(keys.map { $0[0] as String }).count
+            }
             let statement = try db.cachedStatement(sql: "SELECT body FROM revisions WHERE doc_id = ? AND rev = ?")
             for (index, key) in keys.enumerated() {
                 let id: String = key[0]
@@ -58,6 +69,18 @@ extension SQLiteDocumentStore {
             progress(keys.count, keys.count)
         }
         return report
+    }
+
+    /// Runs `step`; a damaged page (SQLITE_CORRUPT) in what it reads is
+    /// answered as a finding (none when it ran through) instead of ending
+    /// the whole check.
+    static func stoppedByDamage(_ step: String, _ body: () throws -> Void) throws -> [String] {
+        do {
+            try body()
+            return []
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+            return ["\(step) stopped at a damaged page: \(error.message ?? "database disk image is malformed")"]
+        }
     }
 
     /// Rows that break the revision tree's rules: a winner that is not a

@@ -30,6 +30,27 @@ import Testing
         #expect(report.bodies == 16 && report.documents == 17)
     }
 
+    /// A damaged page of an index `check` counts through (deletions, pending
+    /// documents) is reported, and every body is still read back: `check`
+    /// stopped with an error there before.
+    @Test(arguments: ["documents_by_import", "documents_pending"])
+    func aDamagedCountingIndexIsReportedAndEveryBodyStillRead(index: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (path, _) = try Damage.database(in: folder)
+        let store = try SQLiteDocumentStore(path: path)
+        let rows = try store.rawSQL("SELECT rootpage FROM sqlite_master WHERE name = '\(index)'")
+        let root = try #require(rows.first?[0].flatMap { Int($0) })
+        try store.close()
+        // The index's one page gets a page type SQLite does not know.
+        try Damage.overwrite(path, at: (root - 1) * Schema.newPageSize, count: 8, byte: 0x5A)
+
+        let report = try SQLiteDocumentStore(path: path, access: .readOnly).check()
+        #expect(!report.isSound)
+        #expect(report.bodies == 17 && report.documents == 17 && report.damaged.isEmpty, "\(report)")
+        #expect(report.sqlite.contains { $0.hasPrefix("counting the documents stopped at a damaged page") }, "\(report.sqlite)")
+    }
+
     @Test func aBrokenOverflowChainIsAPageErrorOfOneDocument() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
