@@ -11,14 +11,17 @@ struct DocumentCounts: Equatable {
     var deleted: Int
     var pending: Int
 
-    /// Sets the kept counts from the table itself: the migration's start,
-    /// and `fprint repair` when `check` found them wrong.
-    static let recount = """
-        UPDATE document_counts SET
-            total = (SELECT count(*) FROM documents),
-            deleted = (SELECT count(*) FROM documents WHERE deleted = 1),
-            pending = (SELECT count(*) FROM documents WHERE synced = 0)
+    /// The three counts by counting, each reading only what it counts (the
+    /// whole table's walks the smallest index, deletions are a range of
+    /// `documents_by_import` and pending documents `documents_pending`).
+    private static let counting = """
+        (SELECT count(*) FROM documents), (SELECT count(*) FROM documents WHERE deleted = 1),
+        (SELECT count(*) FROM documents WHERE synced = 0)
         """
+
+    /// Sets the kept counts from the table itself (`fprint repair`, when
+    /// `check` found them wrong).
+    static let recount = "UPDATE document_counts SET (total, deleted, pending) = (\(counting))"
 
     /// The counts as kept, nil in a file from before format 9.
     static func kept(_ db: Database) throws -> DocumentCounts? {
@@ -28,14 +31,9 @@ struct DocumentCounts: Equatable {
         return DocumentCounts(total: row[0], deleted: row[1], pending: row[2])
     }
 
-    /// The counts by counting: each count reads only what it counts (the
-    /// whole table's walks the smallest index, deletions are a range of
-    /// `documents_by_import` and pending documents `documents_pending`).
+    /// The counts by counting (`counting`).
     static func counted(_ db: Database) throws -> DocumentCounts {
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM documents WHERE deleted = 1),
-                   (SELECT count(*) FROM documents WHERE synced = 0)
-            """))
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(counting)"))
         return DocumentCounts(total: row?[0] ?? 0, deleted: row?[1] ?? 0, pending: row?[2] ?? 0)
     }
 }

@@ -212,8 +212,10 @@ enum Schema {
                     pending INTEGER NOT NULL
                 )
                 """)
-            try db.execute(sql: "INSERT INTO document_counts VALUES (0, 0, 0, 0)")
-            try db.execute(sql: DocumentCounts.recount)
+            try db.execute(sql: """
+                INSERT INTO document_counts VALUES (0, (SELECT count(*) FROM documents),
+                    (SELECT count(*) FROM documents WHERE deleted = 1), (SELECT count(*) FROM documents WHERE synced = 0))
+                """)
             try db.execute(sql: """
                 CREATE TRIGGER documents_counted_on_insert AFTER INSERT ON documents BEGIN
                     UPDATE document_counts SET total = total + 1, deleted = deleted + NEW.deleted,
