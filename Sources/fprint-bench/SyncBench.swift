@@ -1,5 +1,6 @@
 import FPCore
 import FPStore
+import FPTestSupport
 import Foundation
 import SystemPackage
 
@@ -127,11 +128,7 @@ final class DataBox: @unchecked Sendable {
     func drain(_ handle: FileHandle, group: DispatchGroup? = nil) {
         group?.enter()
         Thread.detachNewThread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                lock.lock(); data.append(chunk); lock.unlock()
-            }
+            readToEnd(handle, name: "bench-drain") { chunk in lock.lock(); data.append(chunk); lock.unlock() }
             group?.leave()
         }
     }
