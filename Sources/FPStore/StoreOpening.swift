@@ -49,7 +49,10 @@ extension SQLiteDocumentStore {
             let (queue, note) = try Self.openReadOnly(path)
             try self.init(writer: queue, readOnly: true, note: note)
         case .readWrite(let createFolders), .readWriteShared(let createFolders):
-            if !exists { try Self.prepareNewFile(path, createFolders: createFolders) }
+            if !exists, try Self.prepareNewFile(path, createFolders: createFolders),
+               FileSystemInfo.withoutSharedMemory(path) == nil {
+                try Self.createSchema(path)
+            }
             let (writer, note) = try Self.openWritable(path, walOpener: walOpener)
             try self.init(writer: writer, readOnly: false, note: note)
         }
@@ -99,7 +102,10 @@ extension SQLiteDocumentStore {
     /// A missing file: its folder must exist unless we may create it; the
     /// file is made empty with mode 0600 (measurements carry device ids and
     /// locations; SQLite gives `-wal`/`-shm` the mode of the database).
-    static func prepareNewFile(_ path: String, createFolders: Bool) throws {
+    /// True when this call made the file, false when it was there already
+    /// (another process made it meanwhile).
+    @discardableResult
+    static func prepareNewFile(_ path: String, createFolders: Bool) throws -> Bool {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
@@ -119,8 +125,9 @@ extension SQLiteDocumentStore {
             let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                                              permissions: [.ownerReadWrite])
             try fd.close()
+            return true
         } catch let failure as Errno where failure == .fileExists {
-            return
+            return false
         } catch {
             throw StoreError.io("cannot create the database \(path): \(error)")
         }

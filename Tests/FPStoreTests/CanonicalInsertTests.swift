@@ -1,5 +1,5 @@
 import FPCore
-import FPStore
+@testable import FPStore
 import Foundation
 import Testing
 
@@ -82,5 +82,43 @@ import Testing
             try byText.insertNew(once(NewDocument(id: "m3", canonicalText: stub, members: stubMembers)))
         }
         #expect(try byText.count() == 1 && byValue.count() == 1)
+    }
+
+    /// An import into a file, batch by batch, with its WAL synced beside
+    /// it: every document is stored, and the connection's page cache is
+    /// SQLite's default again afterwards (the import's 8 MiB is its own).
+    @Test func anImportIntoAFileStoresEveryBatchAndGivesBackTheCache() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("import.sqlite").path
+        let store = try SQLiteDocumentStore(path: path, access: .readWrite(createFolders: false))
+        var batch = 0
+        let count = try store.insertNew { () -> [NewDocument]? in
+            defer { batch += 1 }
+            guard batch < 5 else { return nil }
+            return (0..<20).map { k in
+                NewDocument(id: "b\(batch)-\(k)", body: measurementBody(seq: Int64(batch * 20 + k), ble: 30))
+            }
+        }
+        #expect(count == SQLiteDocumentStore.NewDocumentCount(inserted: 100, alreadyPresent: 0))
+        #expect(try store.rawSQL("PRAGMA cache_size") == [["-\(SQLiteDocumentStore.defaultCacheKiB)"]])
+        try store.close()
+        let reader = try SQLiteDocumentStore(path: path, access: .readOnly)
+        #expect(try reader.count() == 100)
+    }
+
+    /// The WAL's syncs on another thread do nothing without a WAL (a
+    /// rollback journal), and end without waiting when dropped.
+    @Test func theWALSyncsNeedAWAL() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let missing = WALWriteback(databasePath: folder.appendingPathComponent("none.sqlite").path)
+        missing.start()
+        let path = folder.appendingPathComponent("x.sqlite").path
+        FileManager.default.createFile(atPath: path + "-wal", contents: Data(repeating: 7, count: 4096))
+        var writeback: WALWriteback? = WALWriteback(databasePath: path)
+        for _ in 0..<3 { writeback?.start() }
+        writeback = nil
+        #expect(SQLiteDocumentStore.fileBytes(path + "-wal") == 4096)
     }
 }
