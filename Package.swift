@@ -33,7 +33,9 @@ let package = Package(
         // Hex text of bytes and back, without Foundation: the one encoder of every module.
         .target(name: "FPHex"),
         // Value types, the data contract and the protocols every other module meets at.
-        .target(name: "FPCore", dependencies: ["FPHex", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FPCore", dependencies: ["FPHex", "CMD5x8", .product(name: "Crypto", package: "swift-crypto")]),
+        // MD5 of eight messages at once in AVX2 registers, for FPCore's MD5Lanes.
+        .target(name: "CMD5x8", path: "Sources/CMD5x8"),
         // libcurl for HTTP (remote config, sync, login), loaded with dlopen on first
         // use: its ~30 libraries cost every command's start otherwise. Its header
         // comes from Debian's libcurl4-openssl-dev.

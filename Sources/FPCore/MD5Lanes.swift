@@ -1,3 +1,5 @@
+import CMD5x8
+
 /// MD5 (RFC 1321) of eight messages at once, one in each 32-bit lane of
 /// SIMD registers. The hash is a chain of dependent steps, so one message
 /// runs at ~550 MB/s whatever the core can do beside it; eight chains side
@@ -6,11 +8,21 @@
 /// Each message is hashed as `prefix` followed by its bytes, the way a
 /// revision hashes its parent and deleted flag before the body. A lane whose
 /// message ends takes the next waiting one.
+///
+/// Where the CPU has AVX2, the blocks are compressed by `CMD5x8`: one
+/// register per word of all eight lanes, where Swift's `SIMD8` on baseline
+/// x86-64 takes two SSE registers and spills to the stack (import of 2,000
+/// walk documents: MD5 was 9 % of the CPU).
 enum MD5Lanes {
     typealias Word = SIMD8<UInt32>
 
+    /// Whether `compress` goes to the AVX2 code (false: the Swift code below).
+    static let hasAVX2 = fp_md5x8_has_avx2() != 0
+
     /// The 16-byte digests of `prefix + message` for each message, in order.
-    static func digests(_ messages: [UnsafeRawBufferPointer], prefix: [UInt8]) -> [[UInt8]] {
+    /// `portable`: the Swift code even where AVX2 is there (tests compare both).
+    static func digests(_ messages: [UnsafeRawBufferPointer], prefix: [UInt8], portable: Bool = false) -> [[UInt8]] {
+        let vector = hasAVX2 && !portable
         let width = Word.scalarCount
         var digests = [[UInt8]](repeating: [], count: messages.count)
         var lanes = [Lane?](repeating: nil, count: width)
@@ -42,17 +54,22 @@ enum MD5Lanes {
                     blocks[l] = lanes[l]?.directBlock ?? UnsafeRawPointer(staging.baseAddress! + 64 * l)
                     strides[l] = lanes[l] == nil ? 0 : 64
                 }
-                for _ in 0..<run {
-                    compress(&state, blocks)
-                    for l in 0..<width { blocks[l] += strides[l] }
+                if vector {
+                    compressAVX2(&state, blocks, strides, count: run)
+                } else {
+                    for _ in 0..<run {
+                        compress(&state, blocks)
+                        for l in 0..<width { blocks[l] += strides[l] }
+                    }
                 }
             } else {
                 for l in 0..<width {
                     let room = UnsafeMutableRawBufferPointer(rebasing: staging[(64 * l)..<(64 * l + 64)])
                     // An idle lane hashes whatever is staged for it; its result is never read.
                     blocks[l] = lanes[l]?.block(prefix: prefix, staging: room) ?? UnsafeRawPointer(room.baseAddress!)
+                    strides[l] = 0
                 }
-                compress(&state, blocks)
+                if vector { compressAVX2(&state, blocks, strides, count: 1) } else { compress(&state, blocks) }
             }
             for l in 0..<width {
                 guard var lane = lanes[l] else { continue }
@@ -116,6 +133,17 @@ enum MD5Lanes {
                 }
             }
             return UnsafeRawPointer(staging.baseAddress!)
+        }
+    }
+
+    /// `count` blocks of each lane by `CMD5x8`, the pointers moving by
+    /// `strides` after each (`blocks` itself is left as it was).
+    static func compressAVX2(_ state: inout (a: Word, b: Word, c: Word, d: Word), _ blocks: UnsafeMutablePointer<UnsafeRawPointer>,
+                             _ strides: UnsafeMutablePointer<Int>, count: Int) {
+        // The four `SIMD8<UInt32>` lie one after the other: a's eight lanes, then b's, c's and d's.
+        withUnsafeMutableBytes(of: &state) { words in
+            let lanes = UnsafeRawPointer(blocks).assumingMemoryBound(to: UnsafeRawPointer?.self)
+            fp_md5x8_compress_avx2(words.baseAddress!.assumingMemoryBound(to: UInt32.self), lanes, strides, count)
         }
     }
 

@@ -3,11 +3,19 @@ import Foundation
 import Testing
 
 /// `MD5Lanes`, eight messages hashed side by side: each digest equals
-/// RFC 1321's and the single-message hash's (`Revision.next`, BoringSSL).
+/// RFC 1321's and the single-message hash's (`Revision.next`, BoringSSL),
+/// by the AVX2 code (`CMD5x8`) where the CPU has it and by the Swift code.
 @Suite struct MD5LanesTests {
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
+    /// Both ways where both run here: the AVX2 code's digests, checked equal to the Swift code's.
     func digests(_ messages: [[UInt8]], prefix: [UInt8] = []) -> [String] {
+        let portable = digests(messages, prefix: prefix, portable: true)
+        if MD5Lanes.hasAVX2 { #expect(digests(messages, prefix: prefix, portable: false) == portable) }
+        return portable
+    }
+
+    func digests(_ messages: [[UInt8]], prefix: [UInt8], portable: Bool) -> [String] {
         var buffers: [UnsafeRawBufferPointer] = []
         // The test holds every message for the call; copies keep the pointers valid.
         let copies = messages.map { bytes -> UnsafeMutableRawBufferPointer in
@@ -17,7 +25,7 @@ import Testing
         }
         defer { copies.forEach { $0.deallocate() } }
         for (room, bytes) in zip(copies, messages) { buffers.append(UnsafeRawBufferPointer(rebasing: room[0..<bytes.count])) }
-        return MD5Lanes.digests(buffers, prefix: prefix).map(hex)
+        return MD5Lanes.digests(buffers, prefix: prefix, portable: portable).map(hex)
     }
 
     /// RFC 1321 §A.5's test suite, all in one call (seven messages: one lane idles).
@@ -60,5 +68,16 @@ import Testing
             let bodies = (0..<count).map { k in Array(#"{"k":\#(k),"pad":"\#(String(repeating: "x", count: k * 37))"}"#.utf8) }
             #expect(Revision.firsts(canonicalBodies: bodies) == bodies.map { Revision.next(after: nil, canonicalBody: $0) })
         }
+    }
+
+    /// The AVX2 code runs wherever /proc/cpuinfo names the flag (so the
+    /// comparisons above ran both ways on such a machine), and the state it
+    /// is handed is four `SIMD8<UInt32>` one after the other.
+    @Test func theAVX2CodeRunsWhereTheCPUHasIt() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ") ?? []
+        #expect(MD5Lanes.hasAVX2 == flags.contains("avx2"))
+        #expect(MemoryLayout<(MD5Lanes.Word, MD5Lanes.Word, MD5Lanes.Word, MD5Lanes.Word)>.size == 128)
+        #expect(MemoryLayout<MD5Lanes.Word>.stride == 32)
     }
 }
