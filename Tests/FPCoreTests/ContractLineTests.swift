@@ -87,6 +87,12 @@ import Testing
         #expect(names(key))
         #expect(names("{" + key + "1}"))
         #expect(names(#"{"a":"VVV","# + key + "1}"))  // after other V's
+        #expect(names("{" + key + #"1,"z":"VVV"}"#))  // before other V's
+        // Wherever the key lies against the 4 KiB the search takes at a time from the end, among V's.
+        for tail in [4070, 4079, 4080, 4081, 4082, 4090, 8166, 8167, 8168, 8169, 8170] {
+            #expect(names("VV" + key + String(repeating: "V", count: tail)), "\(tail) bytes after the key")
+            #expect(!names("VV" + String(key.dropLast()) + String(repeating: "V", count: tail)))
+        }
         #expect(names(String(repeating: "x", count: 1000) + key))  // at the very end
         #expect(names(Self.walkLine))
         #expect(!names(""))
