@@ -6,9 +6,10 @@ import SystemPackage
 extension SQLiteDocumentStore {
     /// Gives a file this process has just created empty its whole schema in
     /// one step, before it is opened like any other. Migrated the usual way,
-    /// the switch to WAL and each of the migrations synced on its own: ~20
-    /// fsyncs, ~30 ms of every first command (an import or a replay into a
-    /// new file) for an empty store. Here they run with fsync off: the file
+    /// the switch to WAL and each of the migrations synced on its own: 14
+    /// fsyncs whenever a command (an import, a replay into a new file)
+    /// creates a store, ~1 ms each on the dev VM's disk and far more on a
+    /// laptop's. Here they run with fsync off (4 remain): the file
     /// holds nothing to lose, and WAL keeps it consistent through a crash
     /// (a power cut meanwhile leaves an empty store that the next open
     /// migrates again). Then one checkpoint with fsync on writes the schema
