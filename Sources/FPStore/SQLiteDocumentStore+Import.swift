@@ -33,9 +33,10 @@ extension SQLiteDocumentStore {
                 var seen = Set<String>()
                 let exists = try db.cachedStatement(sql: "SELECT 1 FROM documents WHERE id = ?")
                 let writeback = WALWriteback(databasePath: writer.path)
+                let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? 0
                 try db.execute(sql: "PRAGMA cache_size = -\(Self.importCacheKiB)")
                 // Not after a write SQLite rolled back (GRDB then takes no statement): only a larger cache stays.
-                defer { try? db.execute(sql: "PRAGMA cache_size = -\(Self.defaultCacheKiB)") }
+                defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
                 while true {
                     let batch: [NewDocument]
                     do {
@@ -70,9 +71,9 @@ extension SQLiteDocumentStore {
         }
     }
 
-    /// The page cache of `insertNew`'s transaction, and SQLite's default it
-    /// goes back to.
-    static let importCacheKiB = 8192, defaultCacheKiB = 2000
+    /// The page cache of `insertNew`'s transaction; the connection's own
+    /// comes back after it.
+    static let importCacheKiB = 8192
 
     /// Each document's first revision, prepared on every core a group at a
     /// time: the group's texts are hashed side by side (`Revision.firsts`),

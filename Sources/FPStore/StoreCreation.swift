@@ -31,7 +31,7 @@ extension SQLiteDocumentStore {
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             }
             try queue.close()
-        } catch let error as DatabaseError where [.SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode) {
+        } catch let error as DatabaseError where walFailures.contains(error.resultCode) {
             return
         } catch {
             throw StoreError.io("cannot create the database \(path): \(translate(error))")

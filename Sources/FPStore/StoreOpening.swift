@@ -165,6 +165,10 @@ extension SQLiteDocumentStore {
 
     /// WAL (readers never wait for a walk being stored) where the filesystem
     /// gives SQLite shared memory; a rollback journal where it does not.
+    /// What SQLite answers where its WAL cannot work here (no shared memory
+    /// for its index): a rollback journal is used instead.
+    static let walFailures: [ResultCode] = [.SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY]
+
     static func openWritable(_ path: String, walOpener: (String) throws -> any DatabaseWriter) throws
         -> (any DatabaseWriter, StoreOpenNote?)
     {
@@ -174,9 +178,7 @@ extension SQLiteDocumentStore {
         } else {
             do {
                 return (try walOpener(path), nil)
-            } catch let error as DatabaseError
-                where [.SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode)
-            {
+            } catch let error as DatabaseError where walFailures.contains(error.resultCode) {
                 reason = "SQLite's write-ahead log failed here (\(error.message ?? "disk I/O error"))"
             } catch {
                 throw StoreError.io("cannot open the database \(path): \(translate(error))")
