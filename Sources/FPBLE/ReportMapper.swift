@@ -100,10 +100,13 @@ package struct EventDecoder: Sendable {
             count(error)
             return
         }
-        for r in reports {
-            let (scan, bad) = templates.scan(r, time: time, controller: controller)
-            if bad { adErrors += 1 }
-            scans.append(scan)
+        // Read in place: `for r in reports` copied each report, retaining its data.
+        reports.withUnsafeBufferPointer { reports in
+            for i in reports.indices {
+                let (scan, bad) = templates.scan(reports[i], time: time, controller: controller)
+                if bad { adErrors += 1 }
+                scans.append(scan)
+            }
         }
     }
 

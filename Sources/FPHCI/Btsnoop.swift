@@ -60,11 +60,12 @@ package struct BtsnoopFile: Sendable {
     /// array of reports before decoding. The same records `Iterator` yields
     /// as received events (H4 type byte, or the monitor opcode it maps to an
     /// event); a record cut short ends the count.
-    package func receivedEventRecords() -> Int {
-        var at = 16, n = 0  // after the file header
-        while at + 24 <= bytes.count {
+    package func receivedEventRecords(from start: Int = 16, to end: Int? = nil) -> Int {
+        let end = end ?? bytes.count
+        var at = start, n = 0  // 16: after the file header
+        while at + 24 <= end {
             let included = Int(BeaconFrame.be32(bytes, at + 4)), flags = BeaconFrame.be32(bytes, at + 8), data = at + 24
-            guard data + included <= bytes.count else { break }
+            guard data + included <= end else { break }
             switch datalink {
             case .h4: if included > 0, bytes[data] == H4Type.event.rawValue, flags & 1 != 0 { n += 1 }
             case .monitor: if flags & 0xFFFF == 3 { n += 1 }  // opcode 3: event (received)
@@ -72,6 +73,28 @@ package struct BtsnoopFile: Sendable {
             at = data + included
         }
         return n
+    }
+
+    /// The start of the first intact record at or after `offset` (from the
+    /// record headers alone), so a capture can be decoded in pieces; nil when
+    /// no intact record starts there.
+    package func recordStart(atOrAfter offset: Int) -> Int? {
+        var at = 16
+        while at + 24 <= bytes.count {
+            let data = at + 24 + Int(BeaconFrame.be32(bytes, at + 4))
+            guard data <= bytes.count else { return nil }
+            if at >= offset { return at }
+            at = data
+        }
+        return nil
+    }
+
+    /// The first record's time (microseconds since the Unix epoch), whatever
+    /// its kind: a capture's time origin. Nil when no record is intact.
+    package func firstRecordMicros() -> Int64? {
+        guard 40 <= bytes.count, 40 + Int(BeaconFrame.be32(bytes, 20)) <= bytes.count else { return nil }
+        let stamp = UInt64(BeaconFrame.be32(bytes, 32)) << 32 | UInt64(BeaconFrame.be32(bytes, 36))
+        return Int64(bitPattern: stamp) &- Self.epochOffsetMicros
     }
 
     /// Reads records one by one (no array of the whole capture needed).
@@ -155,9 +178,11 @@ package struct BtsnoopFile: Sendable {
         }
     }
 
+    /// Read in place: a slice per field retained the capture's array six times a record.
     static func be32(_ c: inout ByteCursor, _ what: String) throws(HCIParseError) -> UInt32 {
-        let s = try c.take(4, what)
-        let i = s.startIndex
-        return UInt32(s[i]) << 24 | UInt32(s[i + 1]) << 16 | UInt32(s[i + 2]) << 8 | UInt32(s[i + 3])
+        try c.need(4, what)
+        let i = c.position
+        c.position += 4
+        return UInt32(c.bytes[i]) << 24 | UInt32(c.bytes[i + 1]) << 16 | UInt32(c.bytes[i + 2]) << 8 | UInt32(c.bytes[i + 3])
     }
 }
