@@ -52,6 +52,7 @@ package struct BtsnoopCapture: Sendable {
         // Read into uninitialised room: zero-filling tens of MB first was a
         // pass over them for nothing.
         var out = try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
             while initialized < size {
                 let n = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[initialized...]))
                 if n == 0 { break }

@@ -51,7 +51,7 @@ struct CapturePiece {
         // on two cores than on one).
         let bytes = ownCopy ? ArraySlice(Array(file.bytes[records])) : file.bytes[records]
         var it = BtsnoopFile.Iterator(datalink: file.datalink, records: bytes, fileOffset: records.lowerBound)
-        scans.reserveCapacity(reserve)
+        HugePages.reserve(&scans, reserve)
         while let record = try it.next() {
             let ms = Int((record.timestampMicros &- (origin ?? it.firstRecordMicros ?? record.timestampMicros)) / 1000)
             packetCount += 1
@@ -72,7 +72,7 @@ struct CapturePiece {
     /// copied (a copy retains each report's strings, and freeing the piece
     /// releases them again).
     mutating func append(_ next: consuming CapturePiece) {
-        scans.reserveCapacity(scans.count + next.scans.count)
+        HugePages.reserve(&scans, scans.count + next.scans.count)
         next.scans.moveOut(next.scans.indices) { scans.append($0) }
         adErrorTimes.append(contentsOf: next.adErrorTimes)
         packets.append(contentsOf: next.packets)

@@ -24,6 +24,7 @@ struct SampleLists {
         // From the back, the last sample first (`popLast` moves it out); the
         // short lists are turned round after.
         ble = [BLEScan](unsafeUninitializedCapacity: bleCount) { buffer, initialized in
+            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
             var i = bleCount
             var later = Int.max
             while var batch = batches.popLast() {
