@@ -26,10 +26,17 @@ struct CapturePiece {
         var first: CapturePiece?, second: CapturePiece?
         var firstError: HCIParseError?, secondError: HCIParseError?
         _ = inParallel(
-            { do throws(HCIParseError) { first = try CapturePiece(file, 16..<middle, origin: origin, keepPackets: keepPackets, reserve: events) }
-              catch { firstError = error } },
-            { do throws(HCIParseError) { second = try CapturePiece(file, middle..<end, origin: origin, keepPackets: keepPackets, reserve: later, ownCopy: true) }
-              catch { secondError = error } })
+            {
+                do throws(HCIParseError) {
+                    first = try CapturePiece(file, 16..<middle, origin: origin, keepPackets: keepPackets, reserve: events)
+                } catch { firstError = error }
+            },
+            {
+                do throws(HCIParseError) {
+                    second = try CapturePiece(file, middle..<end, origin: origin, keepPackets: keepPackets, reserve: later,
+                                              ownCopy: true)
+                } catch { secondError = error }
+            })
         // The first piece's error is the one a single pass meets first.
         if let firstError { throw firstError }
         if let secondError { throw secondError }
