@@ -22,7 +22,6 @@ struct CapturePiece {
         guard end >= splitBytes, let origin = file.firstRecordMicros(), let middle = file.recordStart(atOrAfter: end / 2) else {
             return try CapturePiece(file, 16..<end, origin: nil, keepPackets: keepPackets, reserve: events)
         }
-        let later = file.receivedEventRecords(from: middle)
         var first: CapturePiece?, second: CapturePiece?
         var firstError: HCIParseError?, secondError: HCIParseError?
         _ = inParallel(
@@ -33,7 +32,7 @@ struct CapturePiece {
             },
             {
                 do throws(HCIParseError) {
-                    second = try CapturePiece(file, middle..<end, origin: origin, keepPackets: keepPackets, reserve: later,
+                    second = try CapturePiece(file, middle..<end, origin: origin, keepPackets: keepPackets, reserve: events,
                                               ownCopy: true)
                 } catch { secondError = error }
             })
@@ -47,7 +46,9 @@ struct CapturePiece {
     }
 
     /// `origin` nil: the piece starts the file and its first record, if intact, is the origin.
-    /// `reserve`: room for this many reports (the first of two pieces makes room for both).
+    /// `reserve`: room for this many reports; each half takes the whole
+    /// capture's count (the first joins the second into it, and room never
+    /// touched costs no memory).
     init(_ file: BtsnoopFile, _ records: Range<Int>, origin: Int64?, keepPackets: Bool, reserve: Int, ownCopy: Bool = false)
         throws(HCIParseError)
     {

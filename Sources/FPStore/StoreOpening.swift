@@ -163,12 +163,12 @@ extension SQLiteDocumentStore {
         return pool
     }
 
-    /// WAL (readers never wait for a walk being stored) where the filesystem
-    /// gives SQLite shared memory; a rollback journal where it does not.
     /// What SQLite answers where its WAL cannot work here (no shared memory
     /// for its index): a rollback journal is used instead.
     static let walFailures: [ResultCode] = [.SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY]
 
+    /// WAL (readers never wait for a walk being stored) where the filesystem
+    /// gives SQLite shared memory; a rollback journal where it does not.
     static func openWritable(_ path: String, walOpener: (String) throws -> any DatabaseWriter) throws
         -> (any DatabaseWriter, StoreOpenNote?)
     {
