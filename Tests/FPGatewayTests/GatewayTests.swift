@@ -15,7 +15,13 @@ struct GatewayFixture {
 
     /// An in-memory store, or a WAL database file at `path`.
     init(bodyLimit: Int = 1 << 20, path: String? = nil, publicURL: String? = nil) throws {
-        store = try path.map { try SQLiteDocumentStore(path: $0) } ?? SQLiteDocumentStore.inMemory()
+        try self.init(store: path.map { try SQLiteDocumentStore(path: $0) } ?? SQLiteDocumentStore.inMemory(),
+                      bodyLimit: bodyLimit, publicURL: publicURL)
+    }
+
+    /// Serves a store the test opened itself.
+    init(store: SQLiteDocumentStore, bodyLimit: Int = 1 << 20, publicURL: String? = nil) throws {
+        self.store = store
         let users = try BasicUsers(fileText: "carol:s3cret\nroot:toor:admin\n")
         config = GatewayConfig(tokens: authority, users: users, bodyLimit: bodyLimit,
                                appConfig: ["gatewayURL": "http://old/x", "maps": []], scenarios: ["scenarios": []],
