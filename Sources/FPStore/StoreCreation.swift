@@ -4,51 +4,74 @@ import GRDB
 import SystemPackage
 
 extension SQLiteDocumentStore {
-    /// Gives a file this process has just created empty its whole schema in
-    /// one step, before it is opened like any other. Migrated the usual way,
-    /// the switch to WAL and each of the migrations synced on its own: 14
-    /// fsyncs whenever a command (an import, a replay into a new file)
-    /// creates a store, ~1 ms each on the dev VM's disk and far more on a
-    /// laptop's. Here they run with fsync off (4 remain): the file
-    /// holds nothing to lose, and WAL keeps it consistent through a crash
-    /// (a power cut meanwhile leaves an empty store that the next open
-    /// migrates again). Then one checkpoint with fsync on writes the schema
-    /// into the file and syncs it, and the folder is synced for its name.
+    /// Creates the database `path` with its whole schema in one step, before
+    /// it is opened like any other; false where that cannot be done here
+    /// (the caller then makes an empty file, which the usual open migrates).
+    /// Migrated in place, the switch to WAL and each migration's commit
+    /// wrote and synced the WAL, and a checkpoint truncated it: ~8 ms of I/O
+    /// whenever a command (an import, a replay into a new file) creates a
+    /// store. Here the schema is built in a file of this process's own
+    /// (`<path>.creating-<pid>`, mode 0600 like the store) with the journal
+    /// in memory and no fsync, switched to WAL, synced once, and linked
+    /// into place under the store's name (~3 ms). So the name only ever
+    /// names a whole store: a crash leaves at most the building file, and a
+    /// process that creates the same store at the same moment finds it
+    /// complete (`link` does not replace; the first one made is kept).
     ///
-    /// Where WAL fails (a filesystem without shared memory that statfs did
-    /// not name), nothing is thrown: the usual opening falls back to a
-    /// rollback journal and migrates what is missing.
-    static func createSchema(_ path: String) throws {
+    /// False where WAL fails (a filesystem without shared memory) or the
+    /// filesystem has no hard links (FAT).
+    static func createWithSchema(_ path: String, createFolders: Bool) throws -> Bool {
+        try prepareFolder(of: path, createFolders: createFolders)
+        if FileSystemInfo.withoutSharedMemory(path) != nil { return false }
+        let building = path + ".creating-\(getpid())"
+        defer { unlink(building) }
         do {
-            let queue = try DatabaseQueue(path: path, configuration: makeConfiguration())
+            try makeOwnerOnlyFile(building)
+            let queue = try DatabaseQueue(path: building, configuration: makeConfiguration())
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = OFF")
-                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = MEMORY")
             }
             try Schema.migrator.migrate(queue)
             try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             }
             try queue.close()
+            try syncFile(building)
         } catch let error as DatabaseError where walFailures.contains(error.resultCode) {
-            return
+            return false
         } catch {
             throw StoreError.io("cannot create the database \(path): \(translate(error))")
         }
-        try syncFolder(of: path)
+        if link(building, path) != 0 {
+            switch errno {
+            case EEXIST: return true  // made by another process meanwhile: that one is kept
+            case EPERM, EOPNOTSUPP, ENOSYS: return false  // no hard links here
+            case let code: throw StoreError.io("cannot create the database \(path): \(Errno(rawValue: code))")
+            }
+        }
+        try syncFile(URL(fileURLWithPath: path).deletingLastPathComponent().path, what: "the folder of the new database \(path)")
+        return true
     }
 
-    /// fsync of the folder holding `path`, so the new file's name survives a
-    /// power cut as its content does.
-    private static func syncFolder(of path: String) throws {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    /// An empty file at `path`, mode 0600, in place of what a crashed
+    /// creation of the same process id left there. (A log left beside it
+    /// SQLite deletes unread: it never replays a WAL into an empty file.)
+    private static func makeOwnerOnlyFile(_ path: String) throws {
+        let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                         permissions: [.ownerReadWrite])
+        try fd.close()
+    }
+
+    /// fsync of a file or folder: the new file's content and name survive a
+    /// power cut.
+    private static func syncFile(_ path: String, what: String? = nil) throws {
         do {
-            let fd = try FileDescriptor.open(folder, .readOnly, options: [.closeOnExec])
+            let fd = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
             defer { try? fd.close() }
             guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
         } catch {
-            throw StoreError.io("cannot sync the folder of the new database \(path): \(error)")
+            throw StoreError.io("cannot sync \(what ?? path): \(error)")
         }
     }
 }

@@ -49,9 +49,10 @@ extension SQLiteDocumentStore {
             let (queue, note) = try Self.openReadOnly(path)
             try self.init(writer: queue, readOnly: true, note: note)
         case .readWrite(let createFolders), .readWriteShared(let createFolders):
-            if !exists, try Self.prepareNewFile(path, createFolders: createFolders),
-               FileSystemInfo.withoutSharedMemory(path) == nil {
-                try Self.createSchema(path)
+            // A new file appears whole (`createWithSchema`), or, where that
+            // cannot be done, empty and migrated by the open below.
+            if !exists, try !Self.createWithSchema(path, createFolders: createFolders) {
+                try Self.prepareNewFile(path, createFolders: createFolders)
             }
             let (writer, note) = try Self.openWritable(path, walOpener: walOpener)
             try self.init(writer: writer, readOnly: false, note: note)
@@ -106,6 +107,23 @@ extension SQLiteDocumentStore {
     /// (another process made it meanwhile).
     @discardableResult
     static func prepareNewFile(_ path: String, createFolders: Bool) throws -> Bool {
+        try prepareFolder(of: path, createFolders: createFolders)
+        do {
+            // Created 0600 here, before SQLite would create it with the umask's mode.
+            let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                             permissions: [.ownerReadWrite])
+            try fd.close()
+            return true
+        } catch let failure as Errno where failure == .fileExists {
+            return false
+        } catch {
+            throw StoreError.io("cannot create the database \(path): \(error)")
+        }
+    }
+
+    /// The folder that will hold a new database `path`: it must exist, unless
+    /// we may create it.
+    static func prepareFolder(of path: String, createFolders: Bool) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
@@ -119,17 +137,6 @@ extension SQLiteDocumentStore {
             }
         } else if !isDirectory.boolValue {
             throw StoreError.invalid("\(folder.path) is not a folder, so it cannot hold the database \(path)")
-        }
-        do {
-            // Created 0600 here, before SQLite would create it with the umask's mode.
-            let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                             permissions: [.ownerReadWrite])
-            try fd.close()
-            return true
-        } catch let failure as Errno where failure == .fileExists {
-            return false
-        } catch {
-            throw StoreError.io("cannot create the database \(path): \(error)")
         }
     }
 

@@ -135,11 +135,12 @@ import Testing
     }
 
     /// A new file gets its whole schema before the command's connection
-    /// opens it: written with fsync off, then checkpointed into the file
-    /// with fsync on, so nothing of it waits in the WAL and the file's own
-    /// header is at the current format. (Migrated the usual way, the schema
-    /// sat in the WAL, each migration synced on its own.) The gateway's pool
-    /// writes into the WAL at every open, so only its header is looked at.
+    /// opens it: built beside it with fsync off, synced once and renamed
+    /// over the empty file, so nothing of it waits in the WAL, the file's own
+    /// header is at the current format and nothing of the building is left.
+    /// (Migrated the usual way, the schema sat in the WAL, each migration
+    /// synced on its own.) The gateway's pool writes into the WAL at every
+    /// open, so only its header is looked at.
     @Test func aNewFileHoldsItsWholeSchemaInItself() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -148,11 +149,44 @@ import Testing
             let store = try SQLiteDocumentStore(path: path, access: access)
             if n == 0 { #expect(SQLiteDocumentStore.fileBytes(path + "-wal") == 0) }
             #expect(SQLiteDocumentStore.headerFormatVersion(path) == Schema.formatVersion, "\(access)")
+            #expect(try store.rawSQL("SELECT count(*) FROM grdb_migrations") == [["9"]])
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".creating") }
+            #expect(left.isEmpty, "left behind: \(left)")
             try store.insert([NewDocument(id: "a", body: measurementBody())])
             try store.close()
             let reader = try SQLiteDocumentStore(path: path, access: .readOnly)
             #expect(try reader.list(ListQuery()).map(\.id) == ["a"])
         }
+    }
+
+    /// What a creation killed midway leaves: its building file, with its
+    /// log, under a name with that process's id. A later process with the
+    /// same id builds afresh over it (the log holding another database's
+    /// document is not replayed into the new store) and leaves nothing.
+    /// An empty file, as a creation on a filesystem without hard links
+    /// leaves it, is migrated in place by the next open.
+    @Test func aCreationKilledMidwayLeavesNothingThatHarmsTheNext() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = folder.appendingPathComponent("a.sqlite").path
+        let second = folder.appendingPathComponent("b.sqlite").path
+        let other = try SQLiteDocumentStore(path: first, access: .readWrite(createFolders: false))
+        try other.insert([NewDocument(id: "a", body: measurementBody())])
+        #expect(SQLiteDocumentStore.fileBytes(first + "-wal") > 0)
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: first + suffix, toPath: second + ".creating-\(getpid())" + suffix)
+        }
+        try other.close()
+
+        let store = try SQLiteDocumentStore(path: second, access: .readWrite(createFolders: false))
+        #expect(try store.rawSQL("SELECT count(*) FROM grdb_migrations") == [["9"]])
+        #expect(try store.count() == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".creating") }
+        #expect(left.isEmpty, "left behind: \(left)")
+
+        FileManager.default.createFile(atPath: first + ".empty", contents: nil)
+        let empty = try SQLiteDocumentStore(path: first + ".empty", access: .readWrite(createFolders: false))
+        #expect(try empty.rawSQL("SELECT count(*) FROM grdb_migrations") == [["9"]])
     }
 
     @Test func theWriteCheckLeavesNothingBehind() throws {
