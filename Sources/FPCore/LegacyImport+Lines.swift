@@ -18,8 +18,7 @@ extension LegacyImport {
         let timeZone: TimeZone
         let stamp: JSONValue
         /// Bytes read and not yet handed out, from `start`.
-        var buffer: [UInt8] = []
-        var scratch = [UInt8](repeating: 0, count: LineStream.chunk)
+        let buffer = ReadBuffer(chunk: LineStream.chunk)
         var start = 0
         var atEnd = false
         /// The 1-based number of the line that begins at `start`.
@@ -45,7 +44,7 @@ extension LegacyImport {
             // document) is refused without skimming it here and again when it is read whole.
             guard let first = try stream.peekLine(after: nil),
                   try stream.peekLine(after: first.upperBound) != nil,
-                  stream.buffer.withUnsafeBufferPointer({ JSONSkim.isValue($0, in: first) }) else { return nil }
+                  JSONSkim.isValue(stream.buffer.bytes, in: first) else { return nil }
             return stream
         }
 
@@ -59,7 +58,7 @@ extension LegacyImport {
             var searched = from
             while true {
                 if let end = newline(from: searched) ?? (atEnd ? buffer.count : nil) {
-                    let line = Self.trimmed(buffer, from..<end)
+                    let line = Self.trimmed(buffer.bytes, from..<end)
                     if !line.isEmpty { return line }
                     if end == buffer.count { return nil }
                     from = end + 1
@@ -73,25 +72,14 @@ extension LegacyImport {
 
         private func readMore() throws(ImportError) {
             guard !atEnd else { return }
-            // Straight into a chunk reused from read to read: `FileHandle.read`
-            // made a fresh 1 MiB `Data` each time, page faults and all.
-            var got: Int
-            repeat {
-                got = scratch.withUnsafeMutableBytes { room in Glibc.read(handle.fileDescriptor, room.baseAddress, room.count) }
-            } while got < 0 && errno == EINTR
-            guard got >= 0 else {
-                throw ImportError("\(source): cannot read the file (\(String(cString: strerror(errno))))")
-            }
-            guard got > 0 else {
-                atEnd = true
-                return
-            }
             // Keep only what is not handed out yet.
-            if start > 0 {
-                buffer.removeFirst(start)
-                start = 0
+            buffer.drop(start)
+            start = 0
+            do {
+                atEnd = try buffer.fill(from: handle.fileDescriptor) == 0
+            } catch {
+                throw ImportError("\(source): cannot read the file (\(error.reason))")
             }
-            buffer.append(contentsOf: scratch[..<got])
         }
 
         /// Up to `count` non-empty lines, trimmed, with their 1-based numbers; [] at the end.
@@ -99,8 +87,8 @@ extension LegacyImport {
             var lines: [(text: [UInt8], number: Int)] = []
             while lines.count < count {
                 guard let end = try lineEnd() else { break }
-                let line = Self.trimmed(buffer, start..<end)
-                if !line.isEmpty { lines.append((Array(buffer[line]), lineNumber)) }
+                let line = Self.trimmed(buffer.bytes, start..<end)
+                if !line.isEmpty { lines.append((Array(UnsafeBufferPointer(rebasing: buffer.bytes[line])), lineNumber)) }
                 start = min(end + 1, buffer.count)
                 lineNumber += 1
             }
@@ -121,16 +109,15 @@ extension LegacyImport {
         /// The first newline in the buffer from `k` (memchr: lines of
         /// hundreds of KB are searched at memory speed).
         private func newline(from k: Int) -> Int? {
-            buffer.withUnsafeBufferPointer { b -> Int? in
-                guard k < b.count, let base = b.baseAddress, let found = memchr(base + k, 0x0A, b.count - k) else { return nil }
-                return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
-            }
+            let b = buffer.bytes
+            guard k < b.count, let base = b.baseAddress, let found = memchr(base + k, 0x0A, b.count - k) else { return nil }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
         }
 
         /// What converts the lines, from any thread.
         public var converter: LineConverter { LineConverter(source: source, timeZone: timeZone, stamp: stamp) }
 
-        static func trimmed(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
+        static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
             var a = range.lowerBound, b = range.upperBound
             while a < b && Source.isSpace(bytes[a]) { a += 1 }
             while b > a && Source.isSpace(bytes[b - 1]) { b -= 1 }
