@@ -119,7 +119,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "fprint", dependencies: [
-            "FPCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "FPCLI", "FPNet", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Writes documents until killed: the store's crash-atomicity test drives it.
         .executableTarget(name: "fprint-store-torture", dependencies: ["FPCore", "FPStore"]),

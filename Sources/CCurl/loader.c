@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -85,6 +86,9 @@ static void *preload_thread(void *unused) {
 }
 
 void fp_curl_preload(void) {
+    /* Once: a second call (sync's perform after fprint's main) adds nothing. */
+    static atomic_flag started = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&started)) return;
     pthread_t thread;
     if (pthread_create(&thread, NULL, preload_thread, NULL) == 0) pthread_detach(thread);
 }

@@ -65,7 +65,7 @@ struct Sync: ReportingCommand {
     }
 
     func perform() async throws {
-        // libcurl loads on another core while the store opens.
+        // Started by fprint's main already; here for callers that skip it (tests).
         CurlLibrary.preload()
         let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let given = try client.gatewayURL(workspace)

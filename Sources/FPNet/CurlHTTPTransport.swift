@@ -109,8 +109,10 @@ private final class OutcomeBox: @unchecked Sendable {
 
 /// libcurl is loaded on first use (`CCurl`). A command that will speak HTTP
 /// at once (`sync`) starts that loading on another core while it does other
-/// work; started at process start instead, it slowed the argument parsing
-/// about as much as it saved.
+/// work. A thread created during the loading waits for all of it (glibc's
+/// TLS lock): started before the first threads of the cooperative pool
+/// exist, the loading held them up as long as it saved; started from the
+/// pool's first job (`fprint`'s main), it runs beside the argument parsing.
 package enum CurlLibrary {
     package static func preload() { fp_curl_preload() }
 }

@@ -8,7 +8,7 @@
  * most commands never speak HTTP. curl.h gives the types and constants;
  * call libcurl only through the fp_ functions here (the curl_ ones are not
  * linked). `fprint sync` calls fp_curl_preload() as it starts, so the
- * loading runs on another core while its store opens.
+ * loading runs on another core while its arguments are parsed.
  */
 #include <curl/curl.h>
 
@@ -17,8 +17,11 @@
 int fp_curl_load(void);
 const char *fp_curl_load_error(void);
 
-/* Starts fp_curl_global_init on a thread of its own and returns at once:
- * OpenSSL's setup (~1 ms) then happens off the first request's path too. */
+/* Starts fp_curl_global_init on a thread of its own and returns at once
+ * (the first call only): OpenSSL's setup (~1 ms) then happens off the first
+ * request's path too. While the loading runs, glibc holds the lock every
+ * pthread_create takes (dl_load_tls_lock, for the new thread's TLS): a
+ * thread started meanwhile waits for the whole loading. */
 void fp_curl_preload(void);
 
 /* Loads libcurl if needed, then curl_global_init(CURL_GLOBAL_DEFAULT), once
