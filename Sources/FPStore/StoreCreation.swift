@@ -27,6 +27,10 @@ extension SQLiteDocumentStore {
         defer { unlink(building) }
         do {
             try makeOwnerOnlyFile(building)
+        } catch {
+            throw StoreError.io("cannot create the database \(path): \(error)")
+        }
+        do {
             let queue = try DatabaseQueue(path: building, configuration: makeConfiguration())
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = OFF")
