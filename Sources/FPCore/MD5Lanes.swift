@@ -13,17 +13,35 @@ import CMD5x8
 /// register per word of all eight lanes, where Swift's `SIMD8` on baseline
 /// x86-64 takes two SSE registers and spills to the stack (import of 2,000
 /// walk documents: MD5 went from 9.2 to 6.5 % of the CPU; each lane is
-/// still a chain of dependent steps).
+/// still a chain of dependent steps), and with AVX-512VL in fewer
+/// instructions per step.
 enum MD5Lanes {
     typealias Word = SIMD8<UInt32>
 
-    /// Whether `compress` goes to the AVX2 code (false: the Swift code below).
+    /// Who compresses the blocks: the Swift code below, or `CMD5x8`'s code
+    /// for AVX2 or for AVX-512VL (one rotate and one ternary-logic
+    /// instruction where AVX2 takes three and two to three).
+    enum Engine: CaseIterable, Sendable {
+        case portable, avx2, avx512vl
+
+        var runsHere: Bool {
+            switch self {
+            case .portable: true
+            case .avx2: MD5Lanes.hasAVX2
+            case .avx512vl: MD5Lanes.hasAVX512VL
+            }
+        }
+    }
+
     static let hasAVX2 = fp_md5x8_has_avx2() != 0
+    static let hasAVX512VL = fp_md5x8_has_avx512vl() != 0
+    /// The fastest engine this CPU runs.
+    static let best: Engine = hasAVX512VL ? .avx512vl : hasAVX2 ? .avx2 : .portable
 
     /// The 16-byte digests of `prefix + message` for each message, in order.
-    /// `portable`: the Swift code even where AVX2 is there (tests compare both).
-    static func digests(_ messages: [UnsafeRawBufferPointer], prefix: [UInt8], portable: Bool = false) -> [[UInt8]] {
-        let vector = hasAVX2 && !portable
+    /// `engine`: another than the best one (tests compare them all).
+    static func digests(_ messages: [UnsafeRawBufferPointer], prefix: [UInt8], engine: Engine = best) -> [[UInt8]] {
+        precondition(engine.runsHere, "MD5Lanes: \(engine) does not run on this CPU")
         let width = Word.scalarCount
         var digests = [[UInt8]](repeating: [], count: messages.count)
         var lanes = [Lane?](repeating: nil, count: width)
@@ -55,8 +73,8 @@ enum MD5Lanes {
                     blocks[l] = lanes[l]?.directBlock ?? UnsafeRawPointer(staging.baseAddress! + 64 * l)
                     strides[l] = lanes[l] == nil ? 0 : 64
                 }
-                if vector {
-                    compressAVX2(&state, blocks, strides, count: run)
+                if engine != .portable {
+                    compressVector(engine, &state, blocks, strides, count: run)
                 } else {
                     for _ in 0..<run {
                         compress(&state, blocks)
@@ -70,7 +88,7 @@ enum MD5Lanes {
                     blocks[l] = lanes[l]?.block(prefix: prefix, staging: room) ?? UnsafeRawPointer(room.baseAddress!)
                     strides[l] = 0
                 }
-                if vector { compressAVX2(&state, blocks, strides, count: 1) } else { compress(&state, blocks) }
+                if engine != .portable { compressVector(engine, &state, blocks, strides, count: 1) } else { compress(&state, blocks) }
             }
             for l in 0..<width {
                 guard var lane = lanes[l] else { continue }
@@ -139,12 +157,18 @@ enum MD5Lanes {
 
     /// `count` blocks of each lane by `CMD5x8`, the pointers moving by
     /// `strides` after each (`blocks` itself is left as it was).
-    static func compressAVX2(_ state: inout (a: Word, b: Word, c: Word, d: Word), _ blocks: UnsafeMutablePointer<UnsafeRawPointer>,
-                             _ strides: UnsafeMutablePointer<Int>, count: Int) {
+    static func compressVector(_ engine: Engine, _ state: inout (a: Word, b: Word, c: Word, d: Word),
+                               _ blocks: UnsafeMutablePointer<UnsafeRawPointer>, _ strides: UnsafeMutablePointer<Int>,
+                               count: Int) {
         // The four `SIMD8<UInt32>` lie one after the other: a's eight lanes, then b's, c's and d's.
         withUnsafeMutableBytes(of: &state) { words in
             let lanes = UnsafeRawPointer(blocks).assumingMemoryBound(to: UnsafeRawPointer?.self)
-            fp_md5x8_compress_avx2(words.baseAddress!.assumingMemoryBound(to: UInt32.self), lanes, strides, count)
+            let words = words.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            if engine == .avx512vl {
+                fp_md5x8_compress_avx512vl(words, lanes, strides, count)
+            } else {
+                fp_md5x8_compress_avx2(words, lanes, strides, count)
+            }
         }
     }
 

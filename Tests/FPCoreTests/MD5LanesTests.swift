@@ -8,14 +8,17 @@ import Testing
 @Suite struct MD5LanesTests {
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
-    /// Both ways where both run here: the AVX2 code's digests, checked equal to the Swift code's.
+    /// Every engine that runs here: the AVX2 and AVX-512VL code's digests,
+    /// checked equal to the Swift code's.
     func digests(_ messages: [[UInt8]], prefix: [UInt8] = []) -> [String] {
-        let portable = digests(messages, prefix: prefix, portable: true)
-        if MD5Lanes.hasAVX2 { #expect(digests(messages, prefix: prefix, portable: false) == portable) }
+        let portable = digests(messages, prefix: prefix, engine: .portable)
+        for engine in MD5Lanes.Engine.allCases where engine != .portable && engine.runsHere {
+            #expect(digests(messages, prefix: prefix, engine: engine) == portable, "\(engine)")
+        }
         return portable
     }
 
-    func digests(_ messages: [[UInt8]], prefix: [UInt8], portable: Bool) -> [String] {
+    func digests(_ messages: [[UInt8]], prefix: [UInt8], engine: MD5Lanes.Engine) -> [String] {
         var buffers: [UnsafeRawBufferPointer] = []
         // The test holds every message for the call; copies keep the pointers valid.
         let copies = messages.map { bytes -> UnsafeMutableRawBufferPointer in
@@ -25,7 +28,7 @@ import Testing
         }
         defer { copies.forEach { $0.deallocate() } }
         for (room, bytes) in zip(copies, messages) { buffers.append(UnsafeRawBufferPointer(rebasing: room[0..<bytes.count])) }
-        return MD5Lanes.digests(buffers, prefix: prefix, portable: portable).map(hex)
+        return MD5Lanes.digests(buffers, prefix: prefix, engine: engine).map(hex)
     }
 
     /// RFC 1321 §A.5's test suite, all in one call (seven messages: one lane idles).
@@ -70,13 +73,16 @@ import Testing
         }
     }
 
-    /// The AVX2 code runs wherever /proc/cpuinfo names the flag (so the
-    /// comparisons above ran both ways on such a machine), and the state it
-    /// is handed is four `SIMD8<UInt32>` one after the other.
-    @Test func theAVX2CodeRunsWhereTheCPUHasIt() throws {
+    /// The AVX2 and AVX-512VL code run wherever /proc/cpuinfo names their
+    /// flags (so the comparisons above ran every way on such a machine), the
+    /// best of them is used, and the state it is handed is four
+    /// `SIMD8<UInt32>` one after the other.
+    @Test func theVectorCodeRunsWhereTheCPUHasIt() throws {
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
         let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ") ?? []
         #expect(MD5Lanes.hasAVX2 == flags.contains("avx2"))
+        #expect(MD5Lanes.hasAVX512VL == (flags.contains("avx512f") && flags.contains("avx512vl")))
+        #expect(MD5Lanes.best == (MD5Lanes.hasAVX512VL ? .avx512vl : MD5Lanes.hasAVX2 ? .avx2 : .portable))
         #expect(MemoryLayout<(MD5Lanes.Word, MD5Lanes.Word, MD5Lanes.Word, MD5Lanes.Word)>.size == 128)
         #expect(MemoryLayout<MD5Lanes.Word>.stride == 32)
     }

@@ -17,4 +17,10 @@ int fp_md5x8_has_avx2(void);
  */
 void fp_md5x8_compress_avx2(uint32_t state[32], const void *const blocks[8], const size_t strides[8], size_t count);
 
+/* Whether this CPU has AVX-512F and AVX-512VL, which the next one needs. */
+int fp_md5x8_has_avx512vl(void);
+
+/* The same compression with AVX-512VL's rotation and ternary logic. */
+void fp_md5x8_compress_avx512vl(uint32_t state[32], const void *const blocks[8], const size_t strides[8], size_t count);
+
 #endif
