@@ -19,10 +19,9 @@ extension LegacyImport {
     /// `rowID` is a dump row's `id`, the id when the text has no `_id` (as
     /// `document` takes it).
     static func contractDocument(_ text: [UInt8], rowID: String? = nil) -> NewDocument? {
-        guard text.withUnsafeBytes(namesSchemaVersion),
-              let judged = JSONSkim(text).value(in: 0..<text.count, levels: 1), judged.isCanonical,
-              let members = judged.members else { return nil }
+        guard text.withUnsafeBytes(namesSchemaVersion) else { return nil }
         return text.withUnsafeBufferPointer { bytes -> NewDocument? in
+            guard let members = contractMembers(bytes) else { return nil }
             var id: String?
             var idMember: Int?
             var normalised = false, hasVersion = false, hasMode = false
@@ -48,8 +47,7 @@ extension LegacyImport {
                     if first == UInt8(ascii: "\"") { return nil }
                 case let key where timeKeys.contains(key):
                     guard let time = plainString(bytes, value), ISOTime.isCanonical(time) else { return nil }
-                case let key where listNumbers[key] != nil:
-                    guard isContractList(key, bytes, value) else { return nil }
+                case let key where contractListKeys[key] != nil: continue  // checked with the text
                 default: continue
                 }
             }
@@ -93,151 +91,42 @@ extension LegacyImport {
 
     private static let schemaVersionKey = Array(#""schemaVersion":"#.utf8)
 
-    /// Whether a list (`bleScans`, …) of checked canonical text is an array
-    /// of objects whose number members are numbers or null, with BLE and
-    /// Wi-Fi entries carrying `address` and `mac` where they carry `uuid` or
-    /// `bssid`. One pass over the text, which holds no white space; a member
-    /// repeating the previous entry's member byte for byte passed before.
-    private static func isContractList(_ list: String, _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard let keys = contractListKeys[list] else { return false }
-        var reader = JSONSkim.Reader(bytes: bytes, i: range.lowerBound, end: range.upperBound)
-        guard reader.peek == UInt8(ascii: "[") else { return false }
+    /// The members of a line whose text is canonical (`JSONSkim`'s
+    /// judgement, with no white space around it either), its lists checked
+    /// for the contract as they are read (`contractListCount`); nil for
+    /// anything else.
+    private static func contractMembers(_ bytes: UnsafeBufferPointer<UInt8>) -> [JSONSkim.Member]? {
+        var reader = JSONSkim.Reader(bytes: bytes, i: 0, end: bytes.count)
+        guard reader.peek == UInt8(ascii: "{") else { return nil }
         reader.i += 1
-        if reader.peek == UInt8(ascii: "]") { return true }
-        var siblings = SiblingMembers<CheckedMember>(kept: true)
+        var members: [JSONSkim.Member] = []
+        if reader.peek == UInt8(ascii: "}") { return bytes.count == 2 ? members : nil }
+        var previousKey: Range<Int>? = nil
         while true {
-            guard reader.peek == UInt8(ascii: "{") else { return false }
+            let start = reader.i
+            guard reader.peek == UInt8(ascii: "\""), let string = reader.string(), string.canonical, !string.escaped,
+                  reader.peek == UInt8(ascii: ":") else { return nil }
+            let key = (start + 1)..<(reader.i - 1)
+            if let previousKey, !reader.precedes(previousKey, key) { return nil }
+            previousKey = key
             reader.i += 1
-            siblings.startObject()
-            var count = 0
-            var seen = AddressesSeen()
-            while reader.peek == UInt8(ascii: "\"") {
-                let earlier = siblings.previous
-                let repeated = count < earlier.count ? reader.repeated(earlier, from: count) : (run: 0, sameKey: false)
-                let run = repeated.run
-                if run > 0 {
-                    _ = reader.passRun(run, of: earlier, from: count, into: &siblings)
-                    for member in earlier[count..<(count + run)] { seen.note(member.kind) }
-                } else {
-                    // A member whose key repeats the one before at this place has its kind.
-                    let start = reader.i
-                    let kind: CheckedMember.Kind
-                    if repeated.sameKey {
-                        kind = earlier[count].kind
-                        reader.i += earlier[count].keyLength
-                    } else {
-                        guard let read = readKey(&reader, keys) else { return false }
-                        kind = read
-                    }
-                    let keyLength = reader.i - start
-                    guard checkValue(&reader, of: kind) else { return false }
-                    siblings.record(CheckedMember(text: start..<reader.i, keyLength: keyLength, kind: kind))
-                    seen.note(kind)
-                }
-                count += max(run, 1)
-                if reader.peek == UInt8(ascii: ",") { reader.i += 1 }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[key]), as: UTF8.self)
+            let valueStart = reader.i
+            let count: Int
+            if let list = contractListKeys[name] {
+                guard let entries = contractListCount(list, &reader) else { return nil }
+                count = entries
+            } else {
+                guard let checked = reader.check(depth: 1), checked.canonical else { return nil }
+                count = checked.count
             }
-            // `normalize` fills the new address key from an old one when it is missing.
-            guard reader.peek == UInt8(ascii: "}"), seen.new || !seen.old else { return false }
-            siblings.endObject(keep: true)
-            reader.i += 1
+            let node = JSONSkim.Node(value: valueStart..<reader.i, isCanonical: true, count: count)
+            members.append(JSONSkim.Member(key: name, text: start..<reader.i, node: node))
             switch reader.peek {
             case UInt8(ascii: ","): reader.i += 1
-            case UInt8(ascii: "]"): return true
-            default: return false
+            case UInt8(ascii: "}"): return reader.i + 1 == bytes.count ? members : nil
+            default: return nil
             }
-        }
-    }
-
-    /// One member of a list entry, checked: what its key is to the contract.
-    private struct CheckedMember: RepeatableMember {
-        enum Kind { case number, newAddress, oldAddress, other }
-        var text: Range<Int>
-        var keyLength: Int
-        var kind: Kind
-
-        func shifted(by offset: Int) -> CheckedMember {
-            CheckedMember(text: text.shifted(by: offset), keyLength: keyLength, kind: kind)
-        }
-    }
-
-    /// Which address keys a list entry has.
-    private struct AddressesSeen {
-        var new = false, old = false
-
-        mutating func note(_ kind: CheckedMember.Kind) {
-            switch kind {
-            case .newAddress: new = true
-            case .oldAddress: old = true
-            case .number, .other: break
-            }
-        }
-    }
-
-    /// Reads a list entry's key and its colon; nil at broken text.
-    private static func readKey(_ reader: inout JSONSkim.Reader, _ keys: ListKeys) -> CheckedMember.Kind? {
-        let keyStart = reader.i + 1
-        guard reader.skipString() else { return nil }
-        let key = UnsafeBufferPointer(rebasing: reader.bytes[keyStart..<(reader.i - 1)])
-        let head = ShortKey.head(of: key)
-        reader.i += 1  // the colon
-        if keys.numbers.contains(where: { $0.matches(key, head) }) { return .number }
-        if keys.new?.matches(key, head) == true { return .newAddress }
-        if keys.old.contains(where: { $0.matches(key, head) }) { return .oldAddress }
-        return .other
-    }
-
-    /// Passes over a member's value; false when a number member holds
-    /// anything but a number or null.
-    private static func checkValue(_ reader: inout JSONSkim.Reader, of kind: CheckedMember.Kind) -> Bool {
-        guard let first = reader.peek else { return false }
-        if kind == .number {
-            guard first == UInt8(ascii: "-") || first == UInt8(ascii: "n")
-                || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
-        }
-        return reader.skipValue()
-    }
-
-    /// The keys `isContractList` looks at in each list: its number members
-    /// (`listNumbers`), and the address key `normalize` fills from the old
-    /// ones when it is missing.
-    private struct ListKeys {
-        let numbers: [ShortKey]
-        let new: ShortKey?
-        let old: [ShortKey]
-    }
-
-    private static let contractListKeys: [String: ListKeys] = Dictionary(uniqueKeysWithValues: listNumbers.map { list, numbers in
-        let addresses: (new: String?, old: [String]) = switch list {
-        case "bleScans": ("address", ["uuid", "bssid"])
-        case "wifiScans": ("mac", ["bssid"])
-        default: (nil, [])
-        }
-        return (list, ListKeys(numbers: numbers.map(ShortKey.init), new: addresses.new.map(ShortKey.init),
-                               old: addresses.old.map(ShortKey.init)))
-    })
-
-    /// A key compared by its length and first 8 bytes as one word (the
-    /// keys of list entries are short), the rest byte by byte.
-    private struct ShortKey {
-        let bytes: [UInt8]
-        let head: UInt64
-
-        init(_ key: String) {
-            bytes = Array(key.utf8)
-            head = bytes.withUnsafeBufferPointer { Self.head(of: $0) }
-        }
-
-        static func head(of key: UnsafeBufferPointer<UInt8>) -> UInt64 {
-            var word: UInt64 = 0
-            for k in 0..<min(key.count, 8) { word |= UInt64(key[k]) << (8 * UInt64(k)) }
-            return word
-        }
-
-        /// Whether `key`, whose `head(of:)` is `keyHead`, is this key.
-        func matches(_ key: UnsafeBufferPointer<UInt8>, _ keyHead: UInt64) -> Bool {
-            guard keyHead == head, key.count == bytes.count else { return false }
-            return bytes.count <= 8 || bytes[8...].elementsEqual(key[8...])
         }
     }
 

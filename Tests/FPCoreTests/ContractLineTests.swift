@@ -150,6 +150,61 @@ import Testing
         #expect(variants.count > 1_000 && taken > 250 && variants.count - taken > 250, "\(taken) of \(variants.count)")
     }
 
+    /// Text the shortcut takes is canonical to the byte, inside the lists
+    /// too, where the check reads each list once for both questions and
+    /// passes over members repeating the entry before: every one-byte
+    /// change of a line with repeating entries (a byte taken out, doubled,
+    /// swapped with the next, or replaced by a space, comma, quote or
+    /// backslash) is either refused or its text is exactly what the
+    /// writer makes of it.
+    @Test func whatTheShortcutTakesIsCanonicalToTheByte() throws {
+        var walk = try #require(try JSONParser.parse(Array(Self.walkLine.utf8)).objectValue)
+        let entry: JSONObject = ["address": "C5:D5:21:51:00:07", "rssi": -70, "time": 20, "txPower": -59, "name": "b\u{7}"]
+        var next = entry
+        next["rssi"] = -71
+        next["time"] = 21
+        walk["bleScans"] = [.object(entry), .object(next), .object(next), .object(entry)]
+        let line = Array(CanonicalJSON.string(.object(walk)).utf8)
+        #expect(LegacyImport.contractDocument(line) != nil)
+        var changes: [[UInt8]] = []
+        for at in line.indices {
+            var removed = line
+            removed.remove(at: at)
+            var doubled = line
+            doubled.insert(line[at], at: at)
+            changes += [removed, doubled]
+            if at + 1 < line.count {
+                var swapped = line
+                swapped.swapAt(at, at + 1)
+                changes.append(swapped)
+            }
+            for byte in Array(" ,\"\\".utf8) where byte != line[at] {
+                var replaced = line
+                replaced[at] = byte
+                changes.append(replaced)
+            }
+        }
+        var taken = 0
+        for text in changes {
+            guard let document = LegacyImport.contractDocument(text) else { continue }
+            taken += 1
+            guard case .canonicalText(let body, let members) = document.content else {
+                Issue.record("taken, but not as text")
+                continue
+            }
+            var parsed = try #require(try JSONParser.parse(text).objectValue, "\(String(decoding: text, as: UTF8.self))")
+            parsed["_id"] = nil
+            #expect(body == CanonicalJSON.bytes(.object(parsed)), "\(String(decoding: text, as: UTF8.self))")
+            #expect(members.map(\.key) == parsed.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+            for member in members {
+                #expect(try JSONParser.parse(Array(body[member.value])) == parsed[member.key])
+                if let entries = parsed[member.key]?.arrayValue { #expect(member.node.count == entries.count) }
+            }
+        }
+        // Changes inside values (a digit doubled, a name's letter) stay canonical and are taken.
+        #expect(taken > 100 && changes.count - taken > 1_000, "\(taken) of \(changes.count)")
+    }
+
     /// Rows of a couch-view file or CouchDB dump, and lines of a file read
     /// whole: bodies in contract form are taken as text, with the row's `id`
     /// when they have no `_id`, and every document is the one the whole
