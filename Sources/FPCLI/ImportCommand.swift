@@ -185,7 +185,7 @@ struct Import: ReportingCommand {
         }
         defer { reading.cancel() }
         let converting = ReadAhead(depth: 1, name: "fprint.import-convert") { () throws -> (documents: [NewDocument], passedOver: Int)? in
-            let batch: [(text: [UInt8], number: Int)]
+            let batch: [LegacyImport.Line]
             do {
                 guard let read = try reading.next() else { return nil }
                 batch = read

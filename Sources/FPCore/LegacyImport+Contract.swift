@@ -18,6 +18,10 @@ extension LegacyImport {
     ///
     /// `rowID` is a dump row's `id`, the id when the text has no `_id` (as
     /// `document` takes it).
+    static func contractDocument(_ line: Line) -> NewDocument? {
+        contractDocument(line.held, rowID: line.id)
+    }
+
     static func contractDocument(_ text: [UInt8], rowID: String? = nil) -> NewDocument? {
         guard text.withUnsafeBytes(namesSchemaVersion) else { return nil }
         return text.withUnsafeBufferPointer { bytes -> NewDocument? in

@@ -39,6 +39,9 @@ extension LegacyImport {
                                       _ siblings: inout SiblingMembers<CheckedMember>) -> Bool {
         var seen = AddressesSeen()
         var previousKey: Range<Int>? = nil
+        // While every member so far has the key of the earlier entry's member at its place, keys
+        // taken from the earlier entry are in order: its own were checked.
+        var aligned = true
         var count = 0
         if reader.peek == UInt8(ascii: "}") { reader.i += 1; return true }
         while true {
@@ -46,7 +49,7 @@ extension LegacyImport {
             let repeated = count < earlier.count ? reader.repeated(earlier, from: count) : (run: 0, sameKey: false)
             if repeated.run > 0 {
                 let passed = reader.passRun(repeated.run, of: earlier, from: count, into: &siblings)
-                if let previousKey, !reader.precedes(previousKey, passed.first.key) { return false }
+                if !aligned, let previousKey, !reader.precedes(previousKey, passed.first.key) { return false }
                 previousKey = passed.last.key
                 for member in earlier[count..<(count + repeated.run)] { seen.note(member.kind) }
                 count += repeated.run
@@ -65,9 +68,10 @@ extension LegacyImport {
                     key = (start + 1)..<(reader.i - 1)
                     kind = list.kind(of: UnsafeBufferPointer(rebasing: reader.bytes[key]))
                     reader.i += 1
+                    aligned = false
                 }
                 // Canonical keys are strictly increasing by their bytes.
-                if let previousKey, !reader.precedes(previousKey, key) { return false }
+                if !aligned, let previousKey, !reader.precedes(previousKey, key) { return false }
                 previousKey = key
                 guard isContractValue(&reader, of: kind) else { return false }
                 siblings.record(CheckedMember(text: start..<reader.i, key: key, kind: kind))

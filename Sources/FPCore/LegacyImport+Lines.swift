@@ -83,12 +83,12 @@ extension LegacyImport {
         }
 
         /// Up to `count` non-empty lines, trimmed, with their 1-based numbers; [] at the end.
-        public func nextLines(_ count: Int) throws(ImportError) -> [(text: [UInt8], number: Int)] {
-            var lines: [(text: [UInt8], number: Int)] = []
+        public func nextLines(_ count: Int) throws(ImportError) -> [Line] {
+            var lines: [Line] = []
             while lines.count < count {
                 guard let end = try lineEnd() else { break }
                 let line = Self.trimmed(buffer.bytes, start..<end)
-                if !line.isEmpty { lines.append((Array(UnsafeBufferPointer(rebasing: buffer.bytes[line])), lineNumber)) }
+                if !line.isEmpty { lines.append(Line(copying: UnsafeBufferPointer(rebasing: buffer.bytes[line]), number: lineNumber)) }
                 start = min(end + 1, buffer.count)
                 lineNumber += 1
             }
@@ -134,13 +134,13 @@ extension LegacyImport {
         let stamp: JSONValue
 
         /// One line in contract form; nil when passed over (a design document).
-        public func document(_ line: (text: [UInt8], number: Int)) throws(ImportError) -> NewDocument? {
-            if let unchanged = LegacyImport.contractDocument(line.text) { return unchanged }
+        public func document(_ line: Line) throws(ImportError) -> NewDocument? {
+            if let unchanged = LegacyImport.contractDocument(line) { return unchanged }
             return try converted(line)
         }
 
         /// `document` without the shortcut for lines already in contract form.
-        func converted(_ line: (text: [UInt8], number: Int)) throws(ImportError) -> NewDocument? {
+        func converted(_ line: Line) throws(ImportError) -> NewDocument? {
             let value: JSONValue
             do { value = try JSONParser.parse(line.text) } catch {
                 throw ImportError("\(source): line \(line.number), column \(error.column): not valid JSON (\(error.reason))")

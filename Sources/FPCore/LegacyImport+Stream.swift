@@ -72,7 +72,10 @@ extension LegacyImport {
                                                  timeZone: timeZone, stamp: stamp)
             case .lines(let lines):
                 let line = lines[i]
-                if let unchanged = LegacyImport.contractDocument(data.withUnsafeBytes { [UInt8]($0[line.range]) }) {
+                let copied = data.withUnsafeBytes { raw in
+                    Line(copying: UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[line.range]), number: line.number)
+                }
+                if let unchanged = LegacyImport.contractDocument(copied) {
                     return unchanged
                 }
                 // Every line was skimmed already, and what the skim accepts the parser does.

@@ -26,7 +26,7 @@ import Testing
         "geolocation": [["lat": 50.1, "long": 14.4, "accuracy": 4.5, "alt": 200, "time": 16]],
     ] as JSONValue)
 
-    func line(_ text: String) -> (text: [UInt8], number: Int) { (Array(text.utf8), 1) }
+    func line(_ text: String) -> LegacyImport.Line { LegacyImport.Line(Array(text.utf8), number: 1) }
 
     /// What a path answers for a line: its document's id (unless made up
     /// at random) and canonical body, or its error.
@@ -78,6 +78,29 @@ import Testing
     ])
     func aLineNeedingWorkIsLeftToTheConvertingPath(text: String) {
         #expect(LegacyImport.contractDocument(Array(text.utf8)) == nil)
+        #expect(LegacyImport.contractDocument(line(text)) == nil)
+    }
+
+    /// A line is held without a leading plain `_id` only where that leaves
+    /// canonical text exactly when the line was; it reads back as it was.
+    @Test func aLeadingIDIsLeftOutOnlyWhereTheRestKeepsItsOrder() throws {
+        let cut = [
+            #"{"_id":"a","mode":"walk"}"#, #"{"_id":"wälk 1","x":1}"#, Self.walkLine,
+        ]
+        let kept = [
+            #"{"_id":"a","Mode":"walk"}"#,  // sorts before `_id`: the line is not canonical
+            #"{"_id":"a","_id":"b"}"#, #"{"_id":"a","_rev":"1-x"}"#,  // another `_` member
+            #"{"_id":"a\u0041","x":1}"#, #"{"_id":"a/b\/","x":1}"#,  // escapes
+            #"{"_id":"a"}"#, #"{"_id":"a" ,"x":1}"#, #"{ "_id":"a","x":1}"#, #"{"_id":1,"x":1}"#, #"{"_id":"a"#,
+        ]
+        for text in cut + kept {
+            let held = line(text)
+            #expect(held.text == Array(text.utf8), "\(text)")
+            #expect((held.id != nil) == cut.contains(text), "\(text)")
+        }
+        let walk = line(Self.walkLine)
+        #expect(walk.id == "walk-00000001" && walk.held.first == UInt8(ascii: "{"))
+        #expect(walk.held.count == Self.walkLine.utf8.count - #""_id":"walk-00000001","#.utf8.count)
     }
 
     /// The early refusal finds the key wherever it is, and only the whole key.
@@ -186,13 +209,18 @@ import Testing
         }
         var taken = 0
         for text in changes {
-            guard let document = LegacyImport.contractDocument(text) else { continue }
+            guard let document = LegacyImport.contractDocument(LegacyImport.Line(text, number: 1)) else {
+                #expect(LegacyImport.contractDocument(text) == nil)
+                continue
+            }
+            #expect(LegacyImport.contractDocument(text) == document)
             taken += 1
             guard case .canonicalText(let body, let members) = document.content else {
                 Issue.record("taken, but not as text")
                 continue
             }
             var parsed = try #require(try JSONParser.parse(text).objectValue, "\(String(decoding: text, as: UTF8.self))")
+            #expect(parsed["_id"] == .string(document.id))
             parsed["_id"] = nil
             #expect(body == CanonicalJSON.bytes(.object(parsed)), "\(String(decoding: text, as: UTF8.self))")
             #expect(members.map(\.key) == parsed.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
