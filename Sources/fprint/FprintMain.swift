@@ -11,7 +11,7 @@ enum FprintMain {
     static func main() async {
         await startLoadingCurl()
         // Failures leave inside (ArgumentParser exits with their code).
-        await Fprint.main()
+        if await !Fprint.runSyncDirectly(Array(CommandLine.arguments.dropFirst())) { await Fprint.main() }
         // Success: everything is written and closed by now. Leaving with
         // _exit skips the destructors of the ~30 libraries libcurl brings
         // (about 1 ms of every `sync`) and OpenSSL's exit-time cleanup.
@@ -21,10 +21,12 @@ enum FprintMain {
 
     /// `sync` speaks HTTP at once: libcurl's ~30 libraries (~7 ms) load on
     /// another core while the arguments are parsed. Called on the
-    /// cooperative pool (nonisolated async), whose threads and libdispatch's
-    /// exist by then: a thread created while the loading runs would wait for
-    /// all of it (`CurlLibrary`). No-op sync 25.0 -> 20.5 ms median.
-    nonisolated static func startLoadingCurl() async {
+    /// cooperative pool (`@concurrent`: never on the caller's thread, even
+    /// where nonisolated async functions run on the caller's actor by
+    /// default), whose threads and libdispatch's exist by then: a thread
+    /// created while the loading runs would wait for all of it
+    /// (`CurlLibrary`). No-op sync 25.0 -> 20.5 ms median.
+    @concurrent nonisolated static func startLoadingCurl() async {
         if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "sync" { CurlLibrary.preload() }
     }
 }

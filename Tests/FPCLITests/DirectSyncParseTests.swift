@@ -1,0 +1,44 @@
+import ArgumentParser
+@testable import FPCLI
+import Testing
+
+/// `fprint sync` is parsed with `sync` as its own root (`Fprint.directSync`),
+/// which skips building every other command's arguments. It must read the
+/// arguments exactly as the whole tree does, and leave everything else
+/// (help, mistakes, completion scripts, other commands) to the tree, whose
+/// messages name `fprint sync`.
+@Suite struct DirectSyncParseTests {
+    /// The parsed command's every property, wrappers included.
+    func described(_ sync: Sync) -> String { String(describing: sync) }
+
+    @Test(arguments: [
+        ["sync"],
+        ["sync", "--quiet"],
+        ["sync", "--push-only", "--dry-run", "--token", "t0k", "--batch-size", "7", "--gateway", "http://h:5984/db",
+         "--insecure", "--db", "/tmp/a.sqlite", "--config", "c.json"],
+        ["sync", "--pull-only", "--batch-size=20", "--db=/tmp/b.sqlite"],
+        ["sync", "--gateway", "https://u:p@couch.example.org/fprint", "--quiet", "--dry-run"],
+    ])
+    func argumentsAreReadAsTheWholeTreeReadsThem(arguments: [String]) throws {
+        let direct = try #require(Fprint.directSync(arguments))
+        let whole = try #require(try Fprint.parseAsRoot(arguments) as? Sync)
+        #expect(described(direct) == described(whole))
+    }
+
+    /// The description tells parsed commands apart (the comparison above could fail).
+    @Test func differentArgumentsDescribeDifferently() throws {
+        let quiet = try #require(Fprint.directSync(["sync", "--quiet"]))
+        let loud = try #require(Fprint.directSync(["sync"]))
+        let batch = try #require(Fprint.directSync(["sync", "--batch-size", "8"]))
+        #expect(Set([described(quiet), described(loud), described(batch)]).count == 3)
+    }
+
+    @Test(arguments: [
+        [], ["list"], ["syncx"], ["sync", "--help"], ["sync", "-h"], ["sync", "help"], ["sync", "--version"],
+        ["sync", "--bogus"], ["sync", "--push-only", "--pull-only"], ["sync", "--batch-size", "many"],
+        ["sync", "--generate-completion-script", "bash"], ["sync", "--experimental-dump-help"], ["sync", "extra"],
+    ])
+    func everythingElseIsLeftToTheWholeTree(arguments: [String]) {
+        #expect(Fprint.directSync(arguments) == nil)
+    }
+}
