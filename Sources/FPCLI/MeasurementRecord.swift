@@ -29,9 +29,9 @@ enum MeasurementRecord {
         if setup.rawHCI == nil && !keepStored {
             // Written in one pass as canonical text and stored as it is: a
             // replayed capture's 100,000s of entries never become a value tree.
-            let text = try doc.canonicalBytes(adding: probes)
+            let (text, members) = try doc.canonicalText(adding: probes)
             doc.bleScans = []
-            try Rescue.insert(id: id, canonicalBody: text, into: store, ws)
+            try Rescue.insert(id: id, ownText: text, members: members, into: store, ws)
             return Point(id: id, summary: summary, stored: [], notes: [])
         }
         var body = try JSONValueEncoder().encode(doc)

@@ -27,10 +27,12 @@ enum Rescue {
         }
     }
 
-    /// The same for one document given as canonical text (`SQLiteDocumentStore.insert(id:canonicalBody:)`).
-    static func insert(id: String, canonicalBody text: [UInt8], into store: SQLiteDocumentStore, _ ws: Workspace) throws {
+    /// The same for one document given as the canonical text this process
+    /// wrote and its members (`SQLiteDocumentStore.insert(id:ownText:members:)`).
+    static func insert(id: String, ownText text: [UInt8], members: [JSONSkim.Member], into store: SQLiteDocumentStore,
+                       _ ws: Workspace) throws {
         do {
-            _ = try store.insert(id: id, canonicalBody: text)
+            _ = try store.insert(id: id, ownText: text, members: members)
         } catch {
             // `_id` first, then the body's members: a line `fprint import` reads.
             var line = Array(#"{"_id":"#.utf8)

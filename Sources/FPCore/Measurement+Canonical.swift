@@ -8,23 +8,39 @@ extension MeasurementDocument {
     /// `extra`: members added at the top level (a measurement's network
     /// probes); one named like an encoded member replaces it.
     public func canonicalBytes(adding extra: [JSONObject.Member] = []) throws -> [UInt8] {
+        try canonicalText(adding: extra).text
+    }
+
+    /// `canonicalBytes`, with the top-level members as `JSONSkim` would
+    /// find them, recorded while writing (a store takes them instead of
+    /// reading the text again: `SQLiteDocumentStore.insert(id:ownText:members:)`).
+    public func canonicalText(adding extra: [JSONObject.Member] = []) throws -> (text: [UInt8], members: [JSONSkim.Member]) {
         var rest = self
         rest.bleScans = []
-        guard case .object(var object) = try JSONValueEncoder().encode(rest) else { return CanonicalJSON.bytes(.null) }
+        guard case .object(var object) = try JSONValueEncoder().encode(rest) else { return (CanonicalJSON.bytes(.null), []) }
         for (key, value) in extra { object[key] = value }
         var out: [UInt8] = []
         HugePages.reserve(&out, 4096 + bleScans.count * 320)  // untouched pages cost no memory; a regrowth copies it all
         out.append(UInt8(ascii: "{"))
         var first = true
         var scansWritten = false
-        func separate() {
+        var members: [JSONSkim.Member] = []
+        /// Writes the separator and the key; returns where the member starts.
+        func startMember(_ key: String) -> Int {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
+            let start = out.count
+            CanonicalJSON.writeString(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            return start
+        }
+        func endMember(_ key: String, from start: Int, valueFrom valueStart: Int, count: Int) {
+            let node = JSONSkim.Node(value: valueStart..<out.count, isCanonical: true, count: count)
+            members.append(JSONSkim.Member(key: key, text: start..<out.count, node: node))
         }
         func writeScans() {
-            separate()
-            CanonicalJSON.writeString("bleScans", into: &out)
-            out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
+            let start = startMember("bleScans"), valueStart = out.count
+            out.append(UInt8(ascii: "["))
             let scans = bleScans
             if scans.count >= 32_768 {
                 // A replay's 100,000s of entries: the second half is written
@@ -39,6 +55,7 @@ extension MeasurementDocument {
                 Self.writeEntries(scans[...], into: &out)
             }
             out.append(UInt8(ascii: "]"))
+            endMember("bleScans", from: start, valueFrom: valueStart, count: bleScans.count)
             scansWritten = true
         }
         for (key, value) in object.members {
@@ -47,14 +64,18 @@ extension MeasurementDocument {
                 continue
             }
             if !scansWritten && !bleScans.isEmpty && JSONObject.precedes("bleScans", key) { writeScans() }
-            separate()
-            CanonicalJSON.writeString(key, into: &out)
-            out.append(UInt8(ascii: ":"))
+            let start = startMember(key), valueStart = out.count
             CanonicalJSON.write(value, into: &out)
+            let count = switch value {
+            case .array(let elements): elements.count
+            case .object(let object): object.members.count
+            default: 0
+            }
+            endMember(key, from: start, valueFrom: valueStart, count: count)
         }
         if !scansWritten && !bleScans.isEmpty { writeScans() }
         out.append(UInt8(ascii: "}"))
-        return out
+        return (out, members)
     }
 }
 

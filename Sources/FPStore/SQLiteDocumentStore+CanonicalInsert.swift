@@ -1,4 +1,5 @@
 import FPCore
+import Foundation
 import GRDB
 
 extension SQLiteDocumentStore {
@@ -20,6 +21,26 @@ extension SQLiteDocumentStore {
         guard let judged = node, judged.isCanonical, judged.value == 0..<text.count, let members = judged.members else {
             throw StoreError.invalid("the body of document \(id) is not canonical JSON text")
         }
+        return try insertFirst(id: id, text: text, members: members, rev: rev, stored: stored)
+    }
+
+    /// A new document given as canonical text this process wrote with
+    /// FPCore's writer, and the top-level members it recorded writing it
+    /// (`MeasurementDocument.canonicalText`): stored without the text being
+    /// read again, the hash and the compression side by side. For a
+    /// replayed capture's document the check was the longest of three
+    /// passes and kept the hash and the compression on one core. The
+    /// writer's text is pinned to `CanonicalJSON.bytes` of the value by
+    /// tests; reserved keys and attachments are still refused.
+    package func insert(id: String, ownText text: [UInt8], members: [JSONSkim.Member]) throws(StoreError) -> Revision {
+        try Self.validate(id: id)
+        let (rev, stored) = inParallel({ Revision.next(after: nil, canonicalBody: text) }, { StoredBody.compress(text) })
+        return try insertFirst(id: id, text: text, members: members, rev: rev, stored: stored)
+    }
+
+    private func insertFirst(id: String, text: [UInt8], members: [JSONSkim.Member], rev: Revision, stored: Data)
+        throws(StoreError) -> Revision
+    {
         if members.contains(where: { $0.key == "_attachments" }) {
             throw StoreError.invalid("the body of document \(id) has attachments: store it as a value with their bytes")
         }

@@ -34,7 +34,19 @@ import Testing
             let doc = Self.document(scans: scans)
             let expected = CanonicalJSON.bytes(try JSONValueEncoder().encode(doc))
             #expect(try doc.canonicalBytes() == expected)
+            try Self.expectMembersAsTheSkimFindsThem(try doc.canonicalText())
         }
+    }
+
+    /// The members recorded while writing are those `JSONSkim` finds in the
+    /// text (a store takes them without reading the text again).
+    static func expectMembersAsTheSkimFindsThem(_ written: (text: [UInt8], members: [JSONSkim.Member])) throws {
+        let skimmed = try #require(JSONSkim(written.text).value(in: 0..<written.text.count, levels: 1)?.members)
+        #expect(written.members.map(\.key) == skimmed.map(\.key))
+        #expect(written.members.map(\.text) == skimmed.map(\.text))
+        #expect(written.members.map(\.value) == skimmed.map(\.value))
+        #expect(written.members.map(\.node.count) == skimmed.map(\.node.count))
+        #expect(written.members.allSatisfy(\.isCanonical) && skimmed.allSatisfy(\.isCanonical))
     }
 
     @Test func addedMembersTakeTheirPlaceInKeyOrder() throws {
@@ -45,6 +57,7 @@ import Testing
         value["aaFirst"] = true  // before bleScans
         let bytes = try doc.canonicalBytes(adding: [("networkProbes", probes), ("aaFirst", true)])
         #expect(bytes == CanonicalJSON.bytes(value))
+        try Self.expectMembersAsTheSkimFindsThem(try doc.canonicalText(adding: [("networkProbes", probes), ("aaFirst", true)]))
         #expect(try CanonicalJSON.parse(Data(bytes)) == value)
     }
 }
@@ -65,5 +78,6 @@ import Testing
         let doc = CanonicalDocumentTests.document(scans: scans)
         let bytes = try doc.canonicalBytes()
         #expect(bytes == CanonicalJSON.bytes(try JSONValueEncoder().encode(doc)))
+        try CanonicalDocumentTests.expectMembersAsTheSkimFindsThem(try doc.canonicalText())
     }
 }

@@ -17,6 +17,26 @@ import Testing
         #expect(try byText.list(ListQuery()) == byValue.list(ListQuery()))
     }
 
+    /// Text this process wrote, with the members it recorded, is stored as
+    /// checked text is: the same revision, summary and body.
+    @Test func ownTextGivesTheSameDocumentAsCheckedText() throws {
+        let body = measurementBody(level: "J2NP", mode: "walk", sessionId: "S1", seq: 3, ble: 40, note: "ünïcode")
+        let text = CanonicalJSON.bytes(body)
+        let members = try #require(JSONSkim(text).members(of: 0..<text.count))
+        let checked = try SQLiteDocumentStore.inMemory(), own = try SQLiteDocumentStore.inMemory()
+        let rev = try checked.insert(id: "m1", canonicalBody: text)
+        #expect(try own.insert(id: "m1", ownText: text, members: members) == rev)
+        #expect(try own.document(id: "m1", includeDeleted: false)?.body == body)
+        #expect(try own.list(ListQuery()) == checked.list(ListQuery()))
+        // Reserved keys and attachments are refused all the same, and nothing is stored.
+        for refused in [#"{"_rev":"1-x","a":1}"#, #"{"_attachments":{},"a":1}"#] {
+            let bytes = Array(refused.utf8)
+            let members = try #require(JSONSkim(bytes).members(of: 0..<bytes.count))
+            #expect(throws: StoreError.self) { try own.insert(id: "m2", ownText: bytes, members: members) }
+        }
+        #expect(try own.count() == 1)
+    }
+
     @Test func textThatIsNotACanonicalBodyStoresNothing() throws {
         let store = try SQLiteDocumentStore.inMemory()
         let refused: [[UInt8]] = [
