@@ -105,19 +105,11 @@ extension JSONSkim.Reader {
         return (earlier[first].shifted(by: shift), last)
     }
 
-    /// How many bytes from `a` equal those from `b`, up to `limit`: 32
-    /// compared at a time while they agree (a list entry repeats ~190 bytes
-    /// of the one before), then eight.
+    /// How many bytes from `a` equal those from `b`, up to `limit`; eight
+    /// compared at a time.
     func commonPrefix(_ a: Int, _ b: Int, limit: Int) -> Int {
         let base = UnsafeRawPointer(bytes.baseAddress!)
-        func word(_ p: Int) -> UInt64 { (base + p).loadUnaligned(as: UInt64.self) }
         var n = 0
-        while n + 32 <= limit {
-            let differ = (word(a + n) ^ word(b + n)) | (word(a + n + 8) ^ word(b + n + 8))
-                | (word(a + n + 16) ^ word(b + n + 16)) | (word(a + n + 24) ^ word(b + n + 24))
-            if differ != 0 { break }
-            n += 32
-        }
         while n + 8 <= limit {
             let x = UInt64(littleEndian: (base + a + n).loadUnaligned(as: UInt64.self))
             let y = UInt64(littleEndian: (base + b + n).loadUnaligned(as: UInt64.self))
