@@ -18,6 +18,15 @@ extension JSONSkim.Reader {
         return a.count < b.count
     }
 
+    /// A string from its opening quote with no escapes and canonical as
+    /// written: the range of its bytes between the quotes; nil for anything
+    /// else (the contract shortcut's keys and ids).
+    mutating func plainCanonicalString() -> Range<Int>? {
+        let start = i
+        guard peek == UInt8(ascii: "\""), let read = string(), read.canonical, !read.escaped else { return nil }
+        return (start + 1)..<(i - 1)
+    }
+
     /// A string from its opening quote. Canonical escapes are the writer's
     /// own: `\"`, `\\`, `\b \f \n \r \t`, and `\u00xx` (lowercase) for the
     /// other control characters. nil for what the parser refuses.

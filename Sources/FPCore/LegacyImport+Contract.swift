@@ -51,8 +51,7 @@ extension LegacyImport {
                     if first == UInt8(ascii: "\"") { return nil }
                 case let key where timeKeys.contains(key):
                     guard let time = plainString(bytes, value), ISOTime.isCanonical(time) else { return nil }
-                case let key where contractListKeys[key] != nil: continue  // checked with the text
-                default: continue
+                default: continue  // the lists were checked with the text (`contractMembers`)
                 }
             }
             if idMember == nil { id = rowID }
@@ -108,9 +107,7 @@ extension LegacyImport {
         var previousKey: Range<Int>? = nil
         while true {
             let start = reader.i
-            guard reader.peek == UInt8(ascii: "\""), let string = reader.string(), string.canonical, !string.escaped,
-                  reader.peek == UInt8(ascii: ":") else { return nil }
-            let key = (start + 1)..<(reader.i - 1)
+            guard let key = reader.plainCanonicalString(), reader.peek == UInt8(ascii: ":") else { return nil }
             if let previousKey, !reader.precedes(previousKey, key) { return nil }
             previousKey = key
             reader.i += 1

@@ -63,9 +63,8 @@ extension LegacyImport {
                     kind = earlier[count].kind
                     reader.i = key.upperBound + 2
                 } else {
-                    guard reader.peek == UInt8(ascii: "\""), let string = reader.string(), string.canonical, !string.escaped,
-                          reader.peek == UInt8(ascii: ":") else { return false }
-                    key = (start + 1)..<(reader.i - 1)
+                    guard let read = reader.plainCanonicalString(), reader.peek == UInt8(ascii: ":") else { return false }
+                    key = read
                     kind = list.kind(of: UnsafeBufferPointer(rebasing: reader.bytes[key]))
                     reader.i += 1
                     aligned = false

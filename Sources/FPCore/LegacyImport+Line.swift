@@ -48,11 +48,10 @@ extension LegacyImport {
             let opening = #"{"_id":""#.utf8
             guard bytes.count > opening.count + 4, bytes.starts(with: opening) else { return nil }
             var reader = JSONSkim.Reader(bytes: bytes, i: opening.count - 1, end: bytes.count)
-            guard let string = reader.string(), string.canonical, !string.escaped else { return nil }
-            let idEnd = reader.i - 1
+            guard let id = reader.plainCanonicalString() else { return nil }
             guard reader.i + 2 < bytes.count, bytes[reader.i] == UInt8(ascii: ","), bytes[reader.i + 1] == UInt8(ascii: "\""),
                   bytes[reader.i + 2] > UInt8(ascii: "_") else { return nil }
-            return (1..<(reader.i + 1), opening.count..<idEnd)
+            return (1..<(reader.i + 1), id)
         }
     }
 }
