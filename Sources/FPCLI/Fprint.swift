@@ -52,7 +52,12 @@ extension Fprint {
     /// `arguments` (without the program name) as a parsed `sync`, when they
     /// name it and parse with it as the root; nil otherwise.
     static func directSync(_ arguments: [String]) -> Sync? {
-        guard arguments.first == "sync" else { return nil }
+        guard namesSync(arguments) else { return nil }
         return (try? Sync.parseAsRoot(Array(arguments.dropFirst()))) as? Sync
     }
+
+    /// Whether `arguments` (without the program name) run `fprint sync`:
+    /// decided here for both the early start of libcurl's loading
+    /// (`FprintMain`) and the direct parse.
+    package static func namesSync(_ arguments: some Collection<String>) -> Bool { arguments.first == "sync" }
 }

@@ -27,6 +27,6 @@ enum FprintMain {
     /// created while the loading runs would wait for all of it
     /// (`CurlLibrary`). No-op sync 25.0 -> 20.5 ms median.
     @concurrent nonisolated static func startLoadingCurl() async {
-        if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "sync" { CurlLibrary.preload() }
+        if Fprint.namesSync(CommandLine.arguments.dropFirst()) { CurlLibrary.preload() }
     }
 }

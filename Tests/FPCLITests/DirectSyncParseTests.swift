@@ -41,4 +41,14 @@ import Testing
     func everythingElseIsLeftToTheWholeTree(arguments: [String]) {
         #expect(Fprint.directSync(arguments) == nil)
     }
+
+    /// The one test of "this is `fprint sync`" that libcurl's early loading and the direct parse share.
+    @Test func onlyAFirstArgumentOfSyncNamesSync() {
+        #expect(Fprint.namesSync(["sync"]))
+        #expect(Fprint.namesSync(["fprint", "sync", "--quiet"].dropFirst()))
+        #expect(!Fprint.namesSync([String]()))
+        #expect(!Fprint.namesSync(["syncx"]))
+        #expect(!Fprint.namesSync(["list", "sync"]))
+        #expect(!Fprint.namesSync(["fprint"].dropFirst()))
+    }
 }
