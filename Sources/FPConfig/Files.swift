@@ -25,27 +25,27 @@ package enum Files {
         let directory = target.deletingLastPathComponent().path
         let temp = "\(directory)/.\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
         do {
-            try writeNew(data, to: temp, permissions: permissions, durable: durable)
-        } catch Errno.noSuchFileOrDirectory {
-            // The directory is made only when missing: asking FileManager
-            // every time cost a no-op `sync` ~0.15 ms.
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw ConfigError(source: path, "cannot create directory \(directory)")
-            }
             do {
                 try writeNew(data, to: temp, permissions: permissions, durable: durable)
-            } catch {
-                throw ConfigError(source: path, "cannot write: \(error)")
+            } catch Errno.noSuchFileOrDirectory {
+                // The directory is made only when missing: asking FileManager
+                // every time cost a no-op `sync` ~0.15 ms.
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                } catch {
+                    throw ConfigError(source: path, "cannot create directory \(directory)")
+                }
+                try writeNew(data, to: temp, permissions: permissions, durable: durable)
             }
+            guard rename(temp, path) == 0 else {
+                let failure = Errno(rawValue: errno)
+                unlink(temp)
+                throw failure
+            }
+        } catch let error as ConfigError {
+            throw error
         } catch {
             throw ConfigError(source: path, "cannot write: \(error)")
-        }
-        guard rename(temp, path) == 0 else {
-            let failure = Errno(rawValue: errno)
-            unlink(temp)
-            throw ConfigError(source: path, "cannot write: \(failure)")
         }
     }
 
