@@ -81,7 +81,9 @@ struct List: ReportingCommand {
             if !shownRefused.isEmpty {
                 Terminal.out("")
                 Terminal.out("refused by the gateway (offered again at each sync):")
-                for r in shownRefused { Terminal.out("  \(r.id.prefix(8))  \(r.reason)  (\(r.gateway))") }
+                for r in shownRefused {
+                    Terminal.out(ControlText.escaped("  \(r.id.prefix(8))  \(r.reason)  (\(r.gateway))"))
+                }
             }
             if more && limit == nil { Terminal.err("(newest \(items.count) shown; --all lists every one)") }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FPConfig
 import FPCore
+import FPDashboard
 import FPGateway
 import FPProbe
 import FPStore
@@ -135,8 +136,7 @@ struct GatewayServe: ReportingCommand {
             // Sync does not need the config: the gateway serves all the same.
             Terminal.err("warning: dashboard: \(error); maps are drawn without the app config")
         }
-        var logger = Logger(label: "fprint.gateway")
-        logger.logLevel = .warning
+        let logger = ServerLogHandler.logger(label: "fprint.gateway")
         let name = self.name, host = self.host
         let tokenCheck: TokenCheck
         do { tokenCheck = try TokenCheck(config: config) } catch let error as GatewaySetupError {

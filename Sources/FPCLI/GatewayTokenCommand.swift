@@ -9,10 +9,13 @@ struct GatewayToken: ReportingCommand {
         commandName: "token",
         abstract: "Issue a bearer token signed with this gateway's secret (printed on stdout); list or revoke tokens and sessions.",
         discussion: """
+            A token of a user in the gateway's users file ends when their line is removed (and is capped by their role there). A user without a line gets a token only with --token-only: it then lives until it expires or is revoked. Which users are in the file is known from --users, else from what the gateway last read (kept in its ledger); where the gateway has no users file, every token is token-only.
+
             Hand a token to its user through a private channel; they pass it to `fprint sync` with --token, FPRINT_TOKEN or `fprint login --token`. The gateway records each token's id, user, role and expiry (never the token) in its credential ledger beside the secret file (`<secret>.credentials.json`, 0600), with every login session; --list shows them, --revoke ends one at once, wherever it was copied (a running gateway sees it on the next request).
 
             Examples:
               fprint gateway token --user alice --ttl 30d
+              fprint gateway token --user dashboard --role viewer --token-only
               fprint gateway token --list
               fprint gateway token --revoke 3kq0Xw9aVb2_example
               fprint gateway token --revoke-user alice
@@ -24,6 +27,9 @@ struct GatewayToken: ReportingCommand {
     @Flag(help: "List the tokens and sessions that have not expired.") var list = false
     @Option(help: ArgumentHelp("Revoke the token or session with this id (from --list).", valueName: "id")) var revoke: String?
     @Option(help: ArgumentHelp("Revoke every token and session of this user.", valueName: "user")) var revokeUser: String?
+    @Flag(help: "Issue for a user who has no line in the users file (the token lives without one).") var tokenOnly = false
+    @Option(help: ArgumentHelp("The gateway's users file, to tell whether --user is in it (default: as the gateway last read it).",
+                               valueName: "path")) var users: String?
     @Flag(help: "With --list: one JSON object per line.") var json = false
     @OptionGroup var files: GatewayFiles
 
@@ -56,13 +62,16 @@ struct GatewayToken: ReportingCommand {
         let ledger = CredentialLedger(path: CredentialLedger.path(besideSecret: files.secretPath(paths)))
         if let problem = ledger.unreadable() { throw CommandFailure("\(problem)", .dataError) }
         if let user {
-            let (token, claims) = TokenAuthority(secret: secret).issueWithClaims(
-                user: user, role: GatewayRole(rawValue: role) ?? .user, ttlSeconds: Self.seconds(ttl)!)
+            let authority = TokenAuthority(secret: secret)
+            let tokenOnly = try decideTokenOnly(user, ledger: ledger)
+            let (token, claims) = authority.issueWithClaims(
+                user: user, role: GatewayRole(rawValue: role) ?? .user, ttlSeconds: Self.seconds(ttl)!, tokenOnly: tokenOnly,
+                standing: ledger.record(of: user))
             do { try ledger.record(CredentialLedger.Entry(claims, note: "fprint gateway token")) } catch {
                 throw CommandFailure("\(error): no token was issued (one that is not recorded could not be revoked)", .ioError)
             }
             Terminal.out(token)
-            Terminal.err("issued token \(claims.id ?? "") for \(user) (\(role)), until \(ISOTime.string(Date(timeIntervalSince1970: Double(claims.expiresAt))))")
+            Terminal.err("issued \(tokenOnly ? "a token-only" : "a") token \(claims.id ?? "") for \(user) (\(role)), until \(ISOTime.string(Date(timeIntervalSince1970: Double(claims.expiresAt))))")
         } else if list {
             let entries = ledger.entries()
             if json {
@@ -71,7 +80,8 @@ struct GatewayToken: ReportingCommand {
                 Terminal.err("no tokens or sessions that have not expired")
             } else {
                 let rows = entries.map { e in
-                    [e.id, e.user, e.role.rawValue, e.note, Self.day(e.issuedAt), Self.day(e.expiresAt), e.revokedAt == nil ? "" : "revoked"]
+                    [e.id, e.user, e.role.rawValue, e.note, Self.day(e.issuedAt), Self.day(e.expiresAt),
+                     e.revokedAt == nil ? "" : e.ended == nil ? "revoked" : "ended: newer logins"]
                 }
                 for line in Terminal.table(["ID", "USER", "ROLE", "WHAT", "ISSUED", "EXPIRES", ""], rows) { Terminal.out(line) }
             }
@@ -93,11 +103,32 @@ struct GatewayToken: ReportingCommand {
         }
     }
 
+    /// Whether the token is token-only (`TokenOnlyRule`), by --users or what the gateway last read.
+    func decideTokenOnly(_ user: String, ledger: CredentialLedger) throws -> Bool {
+        let listed: Bool, known: Bool
+        if let users {
+            guard let data = FileManager.default.contents(atPath: users) else {
+                throw CommandFailure("\(users): cannot read the users file", .dataError)
+            }
+            let parsed: BasicUsers
+            do { parsed = try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch {
+                throw CommandFailure("\(users): \(error)", .dataError)
+            }
+            (listed, known) = (parsed.contains(user), !parsed.isEmpty)
+        } else {
+            (listed, known) = (ledger.record(of: user).tag != nil, ledger.knowsUsersFile())
+        }
+        do { return try TokenOnlyRule.decide(user: user, asked: tokenOnly, listed: listed, usersFileKnown: known) } catch {
+            throw CommandFailure("\(error.description): no token was issued" + (tokenOnly ? "" : " (--token-only)"), .usage)
+        }
+    }
+
     static func json(_ e: CredentialLedger.Entry) -> JSONValue {
         var o: JSONObject = ["id": .string(e.id), "user": .string(e.user), "role": .string(e.role.rawValue), "what": .string(e.note),
                              "issuedAt": .string(ISOTime.string(Date(timeIntervalSince1970: Double(e.issuedAt)))),
                              "expiresAt": .string(ISOTime.string(Date(timeIntervalSince1970: Double(e.expiresAt))))]
         o["revokedAt"] = e.revokedAt.map { .string(ISOTime.string(Date(timeIntervalSince1970: Double($0)))) } ?? .null
+        if let ended = e.ended { o["ended"] = .string(ended) }
         return .object(o)
     }
 

@@ -20,7 +20,7 @@ enum Render {
         var chunk: [DocumentSummary] = []
         func flush() {
             guard !chunk.isEmpty else { return }
-            lines.append("\(day) (\(chunk.count) measurement\(chunk.count == 1 ? "" : "s"))")
+            lines.append("\(ControlText.escaped(day)) (\(chunk.count) measurement\(chunk.count == 1 ? "" : "s"))")
             lines.append(contentsOf: Terminal.table(header, chunk.map(row), rightAligned: right).map { "  " + $0 })
             lines.append("")
             chunk = []
@@ -45,7 +45,7 @@ enum Render {
         }
         func field(_ name: String, _ value: String?) {
             guard let value, !value.isEmpty else { return }
-            lines.append("  " + name.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+            lines.append("  " + name.padding(toLength: 16, withPad: " ", startingAt: 0) + ControlText.escaped(value))
         }
         func status(_ key: String) -> String {
             guard let s = doc.providers[key] else { return "not recorded" }

@@ -1,3 +1,4 @@
+import FPCore
 import Foundation
 import Synchronization
 
@@ -59,7 +60,9 @@ enum Terminal {
     }
 
     /// Left-aligned columns, widths from the content.
+    /// Cells come from documents and gateways: their control characters are escaped.
     static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+        let rows = rows.map { $0.map(ControlText.escaped) }
         var widths = header.map(\.count)
         for row in rows { for (i, c) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
         func line(_ cells: [String]) -> String {

@@ -35,10 +35,27 @@ public struct TokenClaims: Sendable, Equatable {
     /// A dashboard session opened with a pasted token: that token's id, so
     /// revoking the token ends the session too.
     public var parent: String?
+    /// Issued for a user who has no users-file line, and said so at issue
+    /// time: it lives without one. Any other credential of a gateway with a
+    /// users file ends when its user's line is removed.
+    public var tokenOnly: Bool
+    /// Times the user had been removed from the users file when it was
+    /// issued (the ledger counts them): a removal ends everything issued before.
+    public var removals: Int64
+    /// With a password login: times the user's password had changed. A
+    /// change ends the login, and setting the old password back does not revive it.
+    public var passwordChanges: Int64
     public var isAdmin: Bool { role == .admin }
+    /// A login's session (password, or a dashboard login with a pasted
+    /// token), not a token an admin issued: logging out ends it.
+    public var isSession: Bool { origin == .password || parent != nil }
 
     public init(subject: String, role: GatewayRole, issuedAt: Int64, expiresAt: Int64, id: String? = nil,
-                origin: CredentialOrigin = .issued, passwordTag: String? = nil, parent: String? = nil) {
+                origin: CredentialOrigin = .issued, passwordTag: String? = nil, parent: String? = nil,
+                tokenOnly: Bool = false, removals: Int64 = 0, passwordChanges: Int64 = 0) {
+        self.tokenOnly = tokenOnly
+        self.removals = removals
+        self.passwordChanges = passwordChanges
         self.subject = subject
         self.role = role
         self.issuedAt = issuedAt
@@ -75,7 +92,9 @@ public struct TokenClaims: Sendable, Equatable {
         }
         self.init(subject: sub, role: role, issuedAt: payload["iat"]?.intValue ?? 0,
                   expiresAt: payload["exp"]?.intValue ?? 0, id: payload["jti"]?.stringValue, origin: origin,
-                  passwordTag: payload["pwt"]?.stringValue, parent: payload["via"]?.stringValue)
+                  passwordTag: payload["pwt"]?.stringValue, parent: payload["via"]?.stringValue,
+                  tokenOnly: payload["tko"]?.boolValue ?? false, removals: payload["rmv"]?.intValue ?? 0,
+                  passwordChanges: payload["pwc"]?.intValue ?? 0)
     }
 
     /// The JWT payload of these claims.
@@ -86,6 +105,9 @@ public struct TokenClaims: Sendable, Equatable {
         if origin != .issued { object["src"] = .string(origin.rawValue) }
         if let passwordTag { object["pwt"] = .string(passwordTag) }
         if let parent { object["via"] = .string(parent) }
+        if tokenOnly { object["tko"] = true }
+        if removals != 0 { object["rmv"] = .int(removals) }
+        if passwordChanges != 0 { object["pwc"] = .int(passwordChanges) }
         return .object(object)
     }
 }

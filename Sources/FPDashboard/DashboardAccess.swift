@@ -43,11 +43,20 @@ package struct IssuedCredential: Sendable, Equatable {
     package var issuedAt: Int64
     package var expiresAt: Int64
     package var revoked: Bool
+    /// A session ended because its user logged in more often since (each keeps their newest few).
+    package var superseded: Bool
 
-    package init(id: String, user: String, role: GatewayRole, note: String, issuedAt: Int64, expiresAt: Int64, revoked: Bool) {
+    package init(id: String, user: String, role: GatewayRole, note: String, issuedAt: Int64, expiresAt: Int64, revoked: Bool,
+                 superseded: Bool = false) {
         (self.id, self.user, self.role, self.note) = (id, user, role, note)
-        (self.issuedAt, self.expiresAt, self.revoked) = (issuedAt, expiresAt, revoked)
+        (self.issuedAt, self.expiresAt, self.revoked, self.superseded) = (issuedAt, expiresAt, revoked, superseded)
     }
+}
+
+/// Why no token was issued; the text is safe to show.
+package struct IssueRefusal: Error, Equatable {
+    package let text: String
+    package init(_ text: String) { self.text = text }
 }
 
 /// How the dashboard checks people, supplied by the gateway (its users file,
@@ -64,9 +73,10 @@ package protocol DashboardAccess: Sendable {
     /// The users file's names and roles, for the admin page.
     func accounts() -> [DashboardUser]
     /// A token for `user` signed with the gateway's secret, issued by an
-    /// admin on the admin page (as `fprint gateway token` does on its host);
-    /// nil when it could not be recorded (then it could not be revoked).
-    func issueToken(for user: DashboardUser, ttlSeconds: Int64, by admin: DashboardUser) -> String?
+    /// admin on the admin page (as `fprint gateway token` does on its host),
+    /// token-only when asked (a user without a users-file line); or why none
+    /// was (not recorded, so it could not be revoked; the wrong kind for the users file).
+    func issueToken(for user: DashboardUser, ttlSeconds: Int64, tokenOnly: Bool, by admin: DashboardUser) -> Result<String, IssueRefusal>
     /// Tokens and sessions the gateway issued that have not expired.
     func credentials() -> [IssuedCredential]
     /// Revokes one; false when there is no such live credential.

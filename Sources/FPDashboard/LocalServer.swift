@@ -36,8 +36,7 @@ package enum LocalDashboard {
     /// `stop` must be the dashboard's own (`make`).
     package static func run(_ dashboard: Dashboard, stop: StopNotice, port: Int,
                             onRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        var logger = Logger(label: "fprint.dashboard")
-        logger.logLevel = .warning
+        let logger = ServerLogHandler.logger(label: "fprint.dashboard")
         let app = Application(
             responder: LocalResponder(dashboard: dashboard),
             server: .http1(configuration: .init(additionalChannelHandlers: [ClientGoneWatcher()])),

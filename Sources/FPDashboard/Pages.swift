@@ -140,12 +140,13 @@ struct Pages {
         let accounts = (dashboard.access?.accounts() ?? []).sorted { $0.name < $1.name }
         let byOwner = Dictionary(grouping: try await dashboard.index.snapshot(), by: \.owner)
         var context: [String: Any] = [
-            "canIssue": dashboard.access != nil, "maxDays": Dashboard.maxTokenDays,
+            "canIssue": dashboard.access != nil, "maxDays": Dashboard.maxTokenDays, "sessionsPerUser": Dashboard.sessionsPerUser,
             "accounts": accounts.map { ["name": $0.name, "role": $0.role.rawValue] },
             "accountsNote": dashboard.access == nil ? "Local mode: no logins." : "The gateway has no users file (tokens only).",
             "credentials": (dashboard.access?.credentials() ?? []).map { c in
                 ["id": c.id, "user": c.user, "role": c.role.rawValue, "note": c.note, "issued": Self.time(c.issuedAt * 1000),
-                 "expires": Self.time(c.expiresAt * 1000), "revoked": c.revoked] as [String: Any]
+                 "expires": Self.time(c.expiresAt * 1000), "revoked": c.revoked && !c.superseded,
+                 "superseded": c.superseded] as [String: Any]
             },
             "signers": byOwner.sorted { $0.key < $1.key }.map { owner, list in
                 ["name": owner == MeasurementDocument.unsignedOwner ? "(unsigned)" : owner, "count": list.count,

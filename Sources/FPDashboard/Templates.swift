@@ -113,25 +113,28 @@ enum Templates {
         {{#accounts}}<tr><td>{{name}}</td><td>{{role}}</td></tr>{{/accounts}}</tbody></table>
         {{^accounts}}<p>{{accountsNote}}</p>{{/accounts}}
         <h2>Tokens and sessions</h2>
-        <p>Every token and login session the gateway issued that has not expired. Revoking one ends it at once, wherever it was copied.</p>
+        <p>Every token and login session the gateway issued that has not expired. Revoking one ends it at once, wherever it was copied.
+        Each user keeps their {{sessionsPerUser}} newest login sessions: a newer login ends the oldest ("ended: newer logins").</p>
         {{#revokedID}}<p class="issued" id="revoked">Revoked.</p>{{/revokedID}}
         {{#revokeError}}<p class="error" id="revoke-error">{{revokeError}}</p>{{/revokeError}}
         <table id="credentials"><thead><tr><th>User</th><th>Role</th><th>What</th><th>Issued</th><th>Expires</th><th></th></tr></thead><tbody>
         {{#credentials}}<tr><td>{{user}}</td><td>{{role}}</td><td>{{note}}</td><td>{{issued}}</td><td>{{expires}}</td>
-        <td>{{#revoked}}revoked{{/revoked}}{{^revoked}}<form method="post" action="/_dashboard/admin/revoke" class="inline">
-        <input type="hidden" name="id" value="{{id}}"><button type="submit">Revoke</button></form>{{/revoked}}</td></tr>{{/credentials}}
+        <td>{{#superseded}}ended: newer logins{{/superseded}}{{#revoked}}revoked{{/revoked}}{{^revoked}}{{^superseded}}<form method="post" action="/_dashboard/admin/revoke" class="inline">
+        <input type="hidden" name="id" value="{{id}}"><button type="submit">Revoke</button></form>{{/superseded}}{{/revoked}}</td></tr>{{/credentials}}
         </tbody></table>
         <h2>Signers seen in the data</h2>
         <table id="signers"><thead><tr><th>Signer</th><th>Documents</th><th>Latest</th></tr></thead><tbody>
         {{#signers}}<tr><td>{{name}}</td><td class="num">{{count}}</td><td>{{latest}}</td></tr>{{/signers}}</tbody></table>
         <h2>Issue a token</h2>
-        {{#issued}}<p class="issued">A {{role}} token for <strong>{{name}}</strong>, valid {{days}} days. Copy it now and hand it over
+        {{#issued}}<p class="issued">A {{#tokenOnly}}token-only {{/tokenOnly}}{{role}} token for <strong>{{name}}</strong>, valid {{days}} days. Copy it now and hand it over
         privately: it is shown only this once (the gateway keeps its id and expiry, not the token).</p><pre id="issued-token">{{token}}</pre>{{/issued}}
         {{#issueError}}<p class="error" id="issue-error">{{issueError}}</p>{{/issueError}}
         {{#canIssue}}<form method="post" action="/_dashboard/admin/tokens" class="login" autocomplete="off">
         <label>User <input name="name" required maxlength="128"></label>
         <label>Role <select name="role"><option>viewer</option><option selected>user</option><option>admin</option></select></label>
         <label>Days valid <input name="days" type="number" min="1" max="{{maxDays}}" value="30"></label>
+        <label><input name="tokenOnly" type="checkbox"> Token-only: for a user without a users-file line (it lives until it
+        expires or is revoked; any other token ends when its user's line is removed)</label>
         <button type="submit">Issue</button></form>{{/canIssue}}
         {{^canIssue}}<p>Local mode has no token secret: issue tokens with <code>fprint gateway token --user NAME --role viewer|user|admin</code>
         on the gateway's host.</p>{{/canIssue}}

@@ -9,6 +9,8 @@ import Hummingbird
 /// ledger), never the token itself.
 extension Dashboard {
     static let maxTokenDays = 3650
+    /// Login sessions a user keeps (the gateway's credential ledger holds them to it).
+    package static let sessionsPerUser = 20
 
     /// The form's user, role and lifetime, or what is wrong with them.
     static func tokenRequest(_ form: [String: String]) -> Result<(user: DashboardUser, days: Int), TokenFormError> {
@@ -35,12 +37,15 @@ extension Dashboard {
         case .failure(let error):
             return try await pages.admin(status: .badRequest, ["issueError": error.text])
         case .success(let (user, days)):
-            guard let token = access.issueToken(for: user, ttlSeconds: Int64(days) * 86400, by: admin) else {
-                return try await pages.admin(status: .internalServerError,
-                                             ["issueError": "The gateway could not record the token, so none was issued."])
+            let tokenOnly = form["tokenOnly"] == "on"
+            switch access.issueToken(for: user, ttlSeconds: Int64(days) * 86400, tokenOnly: tokenOnly, by: admin) {
+            case .failure(let refusal):
+                return try await pages.admin(status: .badRequest, ["issueError": refusal.text])
+            case .success(let token):
+                let issued: [String: Any] = ["token": token, "name": user.name, "role": user.role.rawValue, "days": days,
+                                             "tokenOnly": tokenOnly]
+                return try await pages.admin(["issued": issued])
             }
-            let issued: [String: Any] = ["token": token, "name": user.name, "role": user.role.rawValue, "days": days]
-            return try await pages.admin(["issued": issued])
         }
     }
 }

@@ -1,5 +1,6 @@
 import FPCore
 import Foundation
+import Logging
 
 /// One JSON line per request: time, client, user, method, path, status,
 /// bytes, ms. The path is logged without its query, and nothing from the
@@ -14,21 +15,54 @@ final class AccessLog: @unchecked Sendable {
         var bytes = 0
     }
 
-    private let handle: FileHandle
+    private var handle: FileHandle
+    /// The file it appends to (nil: stderr), opened again on SIGHUP.
+    let path: String?
     private let lock = NSLock()
 
-    init(handle: FileHandle) { self.handle = handle }
+    init(handle: FileHandle) {
+        self.handle = handle
+        path = nil
+    }
 
     /// Appends to `path`, created 0600 if missing. O_APPEND: every line
     /// lands at the end as it is then, so a log cut by `logrotate`'s
     /// copytruncate starts again at its beginning (not after a hole of
     /// NULs), and two gateways sharing a log never write over each other.
-    convenience init(path: String) throws {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    init(path: String) throws {
+        handle = try Self.open(path)
+        self.path = path
+    }
+
+    private static func open(_ path: String) throws -> FileHandle {
+        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw GatewaySetupError("\(path): cannot open the access log for writing: \(String(cString: strerror(errno)))")
         }
-        self.init(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// Opens the file at `path` again (logrotate moved the old one away and
+    /// sent SIGHUP): lines go to the new file from the next request on. If
+    /// it cannot be opened, lines keep going to the old one, and that is said.
+    func reopen() throws {
+        guard let path else { return }
+        let fresh = try Self.open(path)
+        lock.withLock { handle = fresh }
+    }
+
+    /// Reopens the log at every SIGHUP while the returned source lives (the
+    /// signal no longer ends the process then).
+    func reopenOnHangup(logger: Logger) -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { [self] in
+            do { try reopen() } catch {
+                logger.error("SIGHUP: the access log stays where it was", metadata: ["problem": .string("\(error)")])
+            }
+        }
+        source.resume()
+        return source
     }
 
     func write(_ entry: Entry, started: ContinuousClock.Instant) {
@@ -42,8 +76,6 @@ final class AccessLog: @unchecked Sendable {
         line["user"] = entry.user.map(JSONValue.string) ?? .null
         var bytes = CanonicalJSON.bytes(line)
         bytes.append(0x0A)
-        lock.lock()
-        handle.write(Data(bytes))
-        lock.unlock()
+        lock.withLock { handle.write(Data(bytes)) }
     }
 }

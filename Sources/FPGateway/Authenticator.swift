@@ -1,7 +1,9 @@
 import FPCore
+import FPDashboard
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Establishes who a request acts for from its headers alone, before any
 /// body is read: a bearer token, an `AuthSession` cookie (CouchDB's session
@@ -17,6 +19,10 @@ struct Authenticator: Sendable {
     let users: UsersSource
     let ledger: CredentialLedger
     let throttle: GuessThrottle
+    /// Successful logins per user, so that one who knows a password cannot flood the ledger.
+    let logins = LoginRate()
+    /// The users file's reading the ledger was last told about.
+    let observed = SharedCounter()
     let logger: Logger
     /// Failed and throttled logins, logged a few per interval and then counted.
     let failureLog: RateLimitedLog
@@ -71,31 +77,75 @@ struct Authenticator: Sendable {
             logger.error("credential ledger unreadable: every credential is refused", metadata: ["problem": .string(problem)])
             throw CouchError(status: .unauthorized, error: "unauthorized", reason: "the gateway cannot read its credential ledger")
         }
+        if claims.isSession { try requireLive(session: claims) }
         if [claims.id, claims.parent].compactMap({ $0 }).contains(where: ledger.isRevoked) {
-            throw CouchError(status: .unauthorized, error: "unauthorized", reason: "this session or token was ended (logged out or revoked)")
+            throw Self.ended("this session or token was ended (logged out or revoked)")
         }
         let entry = try currentUsers().entries[claims.subject]
+        let record = ledger.record(of: claims.subject)
         switch claims.origin {
         case .password:
-            guard let entry, claims.passwordTag == tokens.passwordTag(digest: entry.digest) else {
-                throw CouchError(status: .unauthorized, error: "unauthorized",
-                                 reason: "this login ended: the user was removed or their password changed; log in again")
+            guard let entry, claims.passwordTag == tokens.passwordTag(digest: entry.digest),
+                  claims.passwordChanges == record.passwordChanges, claims.removals == record.removals else {
+                throw Self.ended("this login ended: the user was removed or their password changed; log in again")
             }
             return (GatewayUser(name: claims.subject, role: entry.role), claims)
         case .issued:
+            // A user who had a users-file line when this was issued needs it
+            // still, and not a new one since a removal; only a token issued
+            // as token-only lives without one (its role capped by one, if any).
+            if !claims.tokenOnly {
+                guard entry != nil || !users.hasUsers, claims.removals == record.removals else {
+                    throw Self.ended("this token ended: its user was removed from the users file")
+                }
+            }
             let role = entry.map { min(claims.role, $0.role) } ?? claims.role
             return (GatewayUser(name: claims.subject, role: role), claims)
         }
     }
 
+    /// A session holds only while the ledger keeps it live: logged out,
+    /// superseded by its user's newer ones, or forgotten, it is refused.
+    private func requireLive(session claims: TokenClaims) throws {
+        guard let id = claims.id, let entry = ledger.entry(id) else {
+            throw Self.ended("this session is no longer known to the gateway (it ended); log in again")
+        }
+        guard entry.revokedAt == nil else {
+            if entry.ended == CredentialLedger.superseded {
+                throw Self.ended("this session ended: \(CredentialLedger.sessionsPerUser) newer logins of its user came after it "
+                                 + "(each user keeps that many); log in again")
+            }
+            throw Self.ended("this session or token was ended (logged out or revoked)")
+        }
+    }
+
+    static func ended(_ reason: String) -> CouchError {
+        CouchError(status: .unauthorized, error: "unauthorized", reason: reason)
+    }
+
     /// The users file now; a file that cannot be read refuses password logins.
+    /// A new reading is compared with what the ledger saw (`observe`).
     func currentUsers() throws -> BasicUsers {
-        switch users.current() {
-        case .success(let users): return users
+        switch users.currentReading() {
+        case .success(let reading):
+            if observed.exchange(reading.version) != reading.version {
+                observe(reading.users, version: reading.version)
+            }
+            return reading.users
         case .failure(let problem):
             failureLog.error("users file unreadable: password logins refused", ["problem": .string(problem.description)])
             throw CouchError(status: .serviceUnavailable, error: "service_unavailable",
                              reason: "the gateway cannot read its users file; ask its admin")
+        }
+    }
+
+    /// Tells the ledger who is in the users file now, with which password.
+    private func observe(_ users: BasicUsers, version: Int) {
+        let tags = users.entries.mapValues { tokens.passwordTag(digest: $0.digest) }
+        do { try ledger.observe(users: tags) } catch {
+            // Tried again at the next check; a removed user is refused meanwhile by the file itself.
+            observed.store(0)
+            logger.error("could not record the users file in the credential ledger", metadata: ["problem": .string("\(error)")])
         }
     }
 
@@ -131,11 +181,19 @@ struct Authenticator: Sendable {
 
     /// A login's session token (the `AuthSession` cookie and `/_session`'s
     /// `token`): valid while the users file keeps this user with this
-    /// password, until it expires or is ended; recorded in the ledger.
+    /// password, until it expires, is ended, or is one of more than
+    /// `sessionsPerUser` of its user; recorded in the ledger. Logins of one
+    /// user are limited (`LoginRate`): 429 past it.
     func openSession(for user: GatewayUser, ttlSeconds: Int64, note: String) throws -> (token: String, claims: TokenClaims) {
         guard let entry = try currentUsers().entries[user.name] else { throw CouchError.badCredentials }
+        if let wait = logins.take(user.name) {
+            failureLog.warning("logins limited", ["user": .string(user.name)])
+            throw CouchError(status: .tooManyRequests, error: "too_many_requests",
+                             reason: "too many logins of \(user.name); try again in \(wait) s", retryAfter: wait)
+        }
         let issued = tokens.issueWithClaims(user: user.name, role: user.role, ttlSeconds: ttlSeconds, origin: .password,
-                                            passwordTag: tokens.passwordTag(digest: entry.digest))
+                                            passwordTag: tokens.passwordTag(digest: entry.digest),
+                                            standing: ledger.record(of: user.name))
         try record(issued.claims, note: note)
         return issued
     }
@@ -146,14 +204,22 @@ struct Authenticator: Sendable {
         let (user, parent) = try verify(token)
         let left = max(0, min(ttlSeconds, parent.expiresAt - Int64(Date().timeIntervalSince1970)))
         let issued = tokens.issueWithClaims(user: user.name, role: user.role, ttlSeconds: left, origin: .issued,
-                                            parent: parent.id)
+                                            parent: parent.id, tokenOnly: parent.tokenOnly,
+                                            standing: .init(removals: parent.removals))
         try record(issued.claims, note: note)
         return issued
     }
 
-    /// A token issued by an admin (the dashboard's admin page, `fprint gateway token`).
-    func issueToken(user: String, role: GatewayRole, ttlSeconds: Int64, note: String) throws -> String {
-        let issued = tokens.issueWithClaims(user: user, role: role, ttlSeconds: ttlSeconds)
+    /// A token issued by an admin (the dashboard's admin page). Whether it
+    /// is token-only follows the users file (`TokenOnlyRule`).
+    func issueToken(user: String, role: GatewayRole, ttlSeconds: Int64, tokenOnly asked: Bool, note: String) throws -> String {
+        let listed = try currentUsers().entries[user] != nil
+        let tokenOnly: Bool
+        do { tokenOnly = try TokenOnlyRule.decide(user: user, asked: asked, listed: listed, usersFileKnown: users.hasUsers) } catch {
+            throw CouchError(status: .badRequest, error: "bad_request", reason: error.description)
+        }
+        let issued = tokens.issueWithClaims(user: user, role: role, ttlSeconds: ttlSeconds, tokenOnly: tokenOnly,
+                                            standing: ledger.record(of: user))
         try record(issued.claims, note: note)
         return issued.token
     }
@@ -167,7 +233,12 @@ struct Authenticator: Sendable {
     }
 
     private func record(_ claims: TokenClaims, note: String) throws {
-        do { try ledger.record(CredentialLedger.Entry(claims, note: note)) } catch {
+        do {
+            let superseded = try ledger.record(CredentialLedger.Entry(claims, note: note))
+            if !superseded.isEmpty {
+                logger.notice("\(claims.subject): \(superseded.count) older session(s) ended (a user keeps \(CredentialLedger.sessionsPerUser))")
+            }
+        } catch {
             // A credential that could not be recorded could not be listed or revoked: none is handed out.
             logger.error("could not record a credential", metadata: ["problem": .string("\(error)")])
             throw CouchError(status: .internalServerError, error: "internal_server_error",
@@ -206,7 +277,7 @@ package struct TokenCheck: Sendable {
     package init(config: GatewayConfig) throws {
         let users = try config.usersFile.map { try UsersSource(path: $0) } ?? UsersSource(fixed: config.users)
         authenticator = Authenticator(tokens: config.tokens, users: users, ledger: CredentialLedger(path: config.ledgerPath),
-                                      throttle: GuessThrottle(), logger: Logger(label: "fprint.gateway.tokens"))
+                                      throttle: GuessThrottle(), logger: ServerLogHandler.logger(label: "fprint.gateway.tokens"))
     }
 
     /// The user a token is valid for now; throws with a reason to show.

@@ -65,15 +65,29 @@ struct CouchHandler: Sendable {
         }
     }
 
-    /// Requests whose body is parsed as JSON, refused (415) with another
-    /// Content-Type as CouchDB refuses them.
-    func takesJSONBody(_ request: CouchRequest) -> Bool {
-        guard request.method == .post else { return false }
+    /// Why a request's body is refused for its Content-Type (415), or nil.
+    /// A body parsed as JSON must say so, as CouchDB requires of POSTs: a
+    /// form or `text/plain` (which a page of any site may send without
+    /// asking) never reaches a handler. A document or `_local` PUT is held
+    /// to the same rule when it names a type (a document may also come as
+    /// multipart/related); CouchDB takes any type there.
+    func bodyTypeRefusal(_ request: CouchRequest) -> CouchError? {
+        guard request.hasBody else { return nil }
         let segments = request.segments
-        if segments == ["_positions"] { return true }
-        guard segments.first == config.databaseName else { return false }
-        if segments.count == 1 { return true }
-        return segments.count == 2 && ["_bulk_docs", "_bulk_get", "_all_docs", "_revs_diff", "_changes"].contains(segments[1])
+        switch request.method {
+        case .post:
+            let takesJSON = segments == ["_positions"] || (segments.first == config.databaseName && (segments.count == 1
+                || (segments.count == 2 && ["_bulk_docs", "_bulk_get", "_all_docs", "_revs_diff", "_changes"].contains(segments[1]))))
+            return takesJSON && !JSONContentType.isJSON(request.headers) ? JSONContentType.refusal : nil
+        case .put:
+            guard segments.first == config.databaseName, request.headers[.contentType] != nil,
+                  !JSONContentType.isJSON(request.headers) else { return nil }
+            if segments.count == 3, segments[1] == "_local" { return JSONContentType.refusal }
+            guard segments.count == 2, !segments[1].hasPrefix("_") else { return nil }
+            return JSONContentType.isMultipartRelated(request.headers) ? nil : JSONContentType.documentRefusal
+        default:
+            return nil
+        }
     }
 
     /// A request asks about at most `maxIDsPerRequest` ids.

@@ -98,6 +98,8 @@ package struct GatewayAssembly {
     let stop: StopNotice
     let logger: Logger
     let shutdownGrace: Duration
+    /// The access log written to a file, which SIGHUP opens again (log rotation).
+    let accessLog: AccessLog?
 
     /// Runs until the given signals (or task cancellation) stop it; open
     /// requests get `shutdownGrace` to finish, then they are cancelled.
@@ -115,25 +117,25 @@ package func buildGateway(
     store: any ReplicableStore, config: GatewayConfig, host: String = "127.0.0.1", port: Int = 5984,
     logger: Logger? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> GatewayAssembly {
-    let logger = logger ?? Logger(label: "fprint.gateway")
+    let logger = logger ?? ServerLogHandler.logger(label: "fprint.gateway", level: .info)
     let stop = StopNotice()
-    let (app, notifier) = try makeApplication(store: store, config: config, host: host, port: port, logger: logger, stop: stop,
-                                              onServerRunning: onServerRunning)
+    let (app, notifier, accessLog) = try makeApplication(store: store, config: config, host: host, port: port, logger: logger,
+                                                         stop: stop, onServerRunning: onServerRunning)
     return GatewayAssembly(app: app, notifierService: ChangeNotifierService(notifier: notifier), stop: stop, logger: logger,
-                           shutdownGrace: config.shutdownGrace)
+                           shutdownGrace: config.shutdownGrace, accessLog: accessLog)
 }
 
 /// The Hummingbird application alone (tests drive it through FPHTTPTestSupport).
 package func buildGatewayApplication(store: any ReplicableStore, config: GatewayConfig, port: Int = 0,
                                     logger: Logger? = nil) throws -> some ApplicationProtocol {
     try makeApplication(store: store, config: config, host: "127.0.0.1", port: port,
-                        logger: logger ?? Logger(label: "fprint.gateway"), stop: StopNotice(), onServerRunning: { _ in }).0
+                        logger: logger ?? ServerLogHandler.logger(label: "fprint.gateway", level: .info), stop: StopNotice(), onServerRunning: { _ in }).0
 }
 
 private func makeApplication(
     store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger, stop: StopNotice,
     onServerRunning: @escaping @Sendable (Int) async -> Void
-) throws -> (Application<GatewayResponder>, ChangeNotifier) {
+) throws -> (Application<GatewayResponder>, ChangeNotifier, AccessLog?) {
     let openFiles = ProcessLimits.raiseOpenFiles()
     ProcessLimits.returnLargeBuffersToTheKernel()
     // Leave descriptors for the database, the listener and accept() itself.
@@ -142,6 +144,8 @@ private func makeApplication(
     let users = try config.usersFile.map { try UsersSource(path: $0) } ?? UsersSource(fixed: config.users)
     let authenticator = Authenticator(tokens: config.tokens, users: users, ledger: CredentialLedger(path: config.ledgerPath),
                                       throttle: GuessThrottle(), logger: logger)
+    // The ledger learns who is in the users file now, before any token is issued against it.
+    _ = try? authenticator.currentUsers()
     let livePositions = LivePositions()
     let handler = CouchHandler(store: store, config: config, notifier: notifier, authenticator: authenticator,
                                livePositions: livePositions, stop: stop)
@@ -174,7 +178,7 @@ private func makeApplication(
         configuration: .init(address: .hostname(host, port: port), serverName: "fprint-gateway"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger)
-    return (app, notifier)
+    return (app, notifier, accessLog)
 }
 
 /// Why `fprint gateway` could not start serving.
@@ -195,6 +199,9 @@ package func runGateway(store: any ReplicableStore, config: GatewayConfig, host:
     } catch let error as GatewaySetupError {
         throw GatewayStartError.setup(error.description)
     }
+    // logrotate moves the access log away and sends SIGHUP: lines go to a new file.
+    let hangup = gateway.accessLog.flatMap { $0.path == nil ? nil : $0.reopenOnHangup(logger: logger) }
+    defer { hangup?.cancel() }
     do {
         // The open requests' grace, then 3 s for the cancelled ones to end.
         try await gateway.run(signals: [.sigterm, .sigint], exitDeadline: config.shutdownGrace + .seconds(3))
@@ -219,8 +226,7 @@ package struct RunningGateway: Sendable {
 package func startGateway(store: any ReplicableStore, config: GatewayConfig, host: String = "127.0.0.1",
                          port: Int = 0) async throws -> RunningGateway {
     let (ports, continuation) = AsyncStream<Int>.makeStream()
-    var logger = Logger(label: "fprint.gateway")
-    logger.logLevel = .warning
+    let logger = ServerLogHandler.logger(label: "fprint.gateway")
     let gateway = try buildGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
         continuation.yield(bound)
         continuation.finish()

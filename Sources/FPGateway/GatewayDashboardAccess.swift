@@ -53,17 +53,24 @@ struct GatewayDashboardAccess: DashboardAccess {
         ((try? authenticator.currentUsers())?.entries ?? [:]).map { DashboardUser(name: $0.key, role: $0.value.role) }
     }
 
-    func issueToken(for user: DashboardUser, ttlSeconds: Int64, by admin: DashboardUser) -> String? {
-        // Who issued what, never the token: the log must not hold a credential.
-        authenticator.logger.notice("dashboard: \(admin.name) issued a \(user.role.rawValue) token for \(user.name), \(ttlSeconds / 86400) days")
-        return try? authenticator.issueToken(user: user.name, role: user.role, ttlSeconds: ttlSeconds,
-                                             note: "admin page, by \(admin.name)")
+    func issueToken(for user: DashboardUser, ttlSeconds: Int64, tokenOnly: Bool, by admin: DashboardUser) -> Result<String, IssueRefusal> {
+        do {
+            let token = try authenticator.issueToken(user: user.name, role: user.role, ttlSeconds: ttlSeconds, tokenOnly: tokenOnly,
+                                                     note: "admin page, by \(admin.name)")
+            // Who issued what, never the token: the log must not hold a credential.
+            authenticator.logger.notice("dashboard: \(admin.name) issued a \(user.role.rawValue) token for \(user.name), \(ttlSeconds / 86400) days")
+            return .success(token)
+        } catch let error as CouchError where error.status == .badRequest {
+            return .failure(IssueRefusal(error.reason))
+        } catch {
+            return .failure(IssueRefusal("The gateway could not record the token, so none was issued."))
+        }
     }
 
     func credentials() -> [IssuedCredential] {
         authenticator.ledger.entries().map {
             IssuedCredential(id: $0.id, user: $0.user, role: $0.role, note: $0.note, issuedAt: $0.issuedAt, expiresAt: $0.expiresAt,
-                             revoked: $0.revokedAt != nil)
+                             revoked: $0.revokedAt != nil, superseded: $0.ended == CredentialLedger.superseded)
         }
     }
 

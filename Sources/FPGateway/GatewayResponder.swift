@@ -82,9 +82,7 @@ struct GatewayResponder: HTTPResponder {
             throw CouchError.forbidden("a change sent from another site's page with this gateway's session cookie is refused")
         }
         if user.role == .viewer, handler.isDataWrite(request) { throw CouchError.readOnly }
-        if handler.takesJSONBody(request), request.hasBody, !JSONContentType.isJSON(request.headers) {
-            throw JSONContentType.refusal
-        }
+        if let refusal = handler.bodyTypeRefusal(request) { throw refusal }
         // The reservation lasts until the handler is done with the body: a
         // parsed body costs several times its text while it is stored.
         let reservation = BodyReservation(budget: budget, weight: Self.workingSetFactor)
@@ -135,6 +133,7 @@ struct GatewayResponder: HTTPResponder {
             guard let decoded = String(segment).removingPercentEncoding else {
                 throw CouchError.badRequest("the path segment \(segment.prefix(80)) is not valid percent-encoded UTF-8")
             }
+            try DocumentIDs.check(decoded, "the path segment \(segment.prefix(80))")
             return decoded
         }
     }

@@ -49,10 +49,12 @@ package struct TokenAuthority: Sendable {
     /// `issue`, with the claims it signed (for the ledger).
     package func issueWithClaims(user: String, role: GatewayRole, ttlSeconds: Int64, now: Date = Date(),
                                  origin: CredentialOrigin = .issued, passwordTag: String? = nil,
-                                 parent: String? = nil) -> (token: String, claims: TokenClaims) {
+                                 parent: String? = nil, tokenOnly: Bool = false,
+                                 standing: CredentialLedger.UserRecord = .init()) -> (token: String, claims: TokenClaims) {
         let iat = Int64(now.timeIntervalSince1970)
         let claims = TokenClaims(subject: user, role: role, issuedAt: iat, expiresAt: iat + ttlSeconds, id: Self.newID(),
-                                 origin: origin, passwordTag: passwordTag, parent: parent)
+                                 origin: origin, passwordTag: passwordTag, parent: parent, tokenOnly: tokenOnly,
+                                 removals: standing.removals, passwordChanges: origin == .password ? standing.passwordChanges : 0)
         return (sign(claims.payload), claims)
     }
 

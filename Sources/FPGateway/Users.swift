@@ -36,6 +36,8 @@ package struct BasicUsers: Sendable {
 
     package var isEmpty: Bool { entries.isEmpty }
 
+    package func contains(_ name: String) -> Bool { entries[name] != nil }
+
     package func authenticate(name: String, password: String) -> GatewayUser? {
         // An unknown name costs the same digest as a known one.
         let entry = entries[name]

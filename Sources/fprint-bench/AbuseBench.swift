@@ -13,6 +13,7 @@ import Foundation
 // 3. Guessing: one address guessing a password for 15 s: checks per second
 //    (goal ≤ 2), and the real user's logins from another address meanwhile
 //    (goal: every one succeeds).
+// 4. Login flood: one user's correct password 10,000 times (LoginFloodBench).
 
 func runAbuseBench(fprint: String, dir: String) throws {
     let gateway = try AbuseGateway(fprint: fprint, dir: dir)
@@ -21,6 +22,7 @@ func runAbuseBench(fprint: String, dir: String) throws {
     headerFlood(gateway)
     authenticatedFlood(gateway)
     guessing(gateway)
+    loginFlood(gateway, ledger: dir + "/secret.credentials.json")
 }
 
 /// A release `fprint gateway` with a users file and a token for alice.
@@ -34,8 +36,9 @@ final class AbuseGateway: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let env = benchEnvironment(dir)
         let secret = dir + "/secret", users = dir + "/users"
-        FileManager.default.createFile(atPath: users, contents: Data("alice:correct-horse\n".utf8), attributes: [.posixPermissions: 0o600])
-        token = try runMeasured(fprint, ["gateway", "token", "--user", "alice", "--secret-file", secret], environment: env)
+        FileManager.default.createFile(atPath: users, contents: Data("alice:correct-horse\nbob:battery-staple\n".utf8),
+                                       attributes: [.posixPermissions: 0o600])
+        token = try runMeasured(fprint, ["gateway", "token", "--user", "alice", "--users", users, "--secret-file", secret], environment: env)
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         process.executableURL = URL(fileURLWithPath: fprint)
         process.arguments = ["gateway", "--port", "0", "--db", dir + "/gateway.sqlite", "--secret-file", secret, "--users", users]
@@ -69,10 +72,13 @@ final class AbuseGateway: @unchecked Sendable {
         return RawConnection.status(c.readAllBlocking(timeout: timeout, stopAfterHeaders: true))
     }
 
-    func login(_ password: String, from source: String) -> Int? {
-        let body = Array(#"{"name":"alice","password":"\#(password)"}"#.utf8)
+    func login(name: String = "alice", _ password: String, from source: String) -> Int? {
+        let body = Array(#"{"name":"\#(name)","password":"\#(password)"}"#.utf8)
         return status("POST /_session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n", body: body, from: source)
     }
+
+    /// `GET /fprint` with alice's token.
+    var authorizedGet: String { "GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n" }
 
     var rssMB: Double { procField("VmRSS:") / 1024 }
     var peakMB: Double { procField("VmHWM:") / 1024 }

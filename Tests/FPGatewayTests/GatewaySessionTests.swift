@@ -104,7 +104,8 @@ import Testing
     @Test func anIssuedTokenIsRevokedAndCappedByTheUsersFile() async throws {
         let f = try Fixture(users: "carol:s3cret:viewer\n")
         let ledger = CredentialLedger(path: f.ledgerPath)
-        let (alice, aliceClaims) = f.authority.issueWithClaims(user: "alice", role: .user, ttlSeconds: 3600)
+        // alice has no users-file line: her token was issued as token-only.
+        let (alice, aliceClaims) = f.authority.issueWithClaims(user: "alice", role: .user, ttlSeconds: 3600, tokenOnly: true)
         try ledger.record(.init(aliceClaims, note: "fprint gateway token"))
         let (carol, _) = f.authority.issueWithClaims(user: "carol", role: .admin, ttlSeconds: 3600)
         try await f.app.test(.router) { client in

@@ -41,11 +41,14 @@ import Testing
 
     @Test func theRealUsersCorrectPasswordIsNeverHeldBehindAnAttacker() async {
         let throttle = self.throttle
+        // The real user has logged in from their address before.
+        let victim = GuessThrottle.Attempt(client: "127.0.0.1", user: "alice")
+        #expect(await throttle.admit(victim) == .wait(.zero))
+        await throttle.succeeded(victim)
         // One attacker address, far into its penalties, and 200 more with three failures each.
         _ = await guess(throttle, .init(client: "127.0.0.2", user: "alice"), times: 40)
         for n in 0..<200 { _ = await guess(throttle, .init(client: "10.1.\(n / 250).\(n % 250)", user: "alice"), times: 3) }
-        // The real user, from an address that has not been failing: checked at once.
-        let victim = GuessThrottle.Attempt(client: "127.0.0.1", user: "alice")
+        // The real user, from that address: checked at once.
         #expect(await throttle.admit(victim) == .wait(.zero))
         await throttle.succeeded(victim)
         // Two typos of their own change nothing.
@@ -67,6 +70,30 @@ import Testing
         // Queued one after another behind the user's turn.
         #expect(waits.sorted() == waits, "\(waits)")
         #expect((waits.last ?? .zero) >= .seconds(9), "\(waits)")
+    }
+
+    /// Each of 200 addresses tries the name once, all at the same instant:
+    /// their checks are spaced 200 ms apart (5 a second), the queue past
+    /// 10 s is refused, and an address the user logged in from is not in it.
+    @Test func oneNameIsCheckedAtMostFiveTimesASecondFromNewAddresses() async {
+        let throttle = self.throttle
+        let home = GuessThrottle.Attempt(client: "10.3.9.9", user: "alice")
+        _ = await throttle.admit(home)
+        await throttle.succeeded(home)
+        var waits: [Duration] = []
+        var refused = 0
+        for n in 0..<200 {
+            switch await throttle.admit(.init(client: "10.3.\(n / 250).\(n % 250)", user: "alice")) {
+            case .wait(let wait): waits.append(wait)
+            case .refuse: refused += 1
+            }
+        }
+        // The home address's own first login (before it was known) took the first turn: 0.2 s … 10 s.
+        #expect(waits.count == 50 && refused == 150, "\(waits.count) admitted, \(refused) refused")
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $1 - $0 == GuessThrottle.userSpacing }, "\(waits.prefix(5))")
+        #expect(await throttle.admit(home) == .wait(.zero))
+        // Another name is not held by alice's pace.
+        #expect(await throttle.admit(.init(client: "10.4.0.1", user: "bob")) == .wait(.zero))
     }
 
     @Test func aSuccessClearsTheAddressAndThePair() async {

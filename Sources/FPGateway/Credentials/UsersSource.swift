@@ -13,6 +13,8 @@ package final class UsersSource: Sendable {
         var users: BasicUsers
         var identity: FileIdentity?
         var problem: String?
+        /// Counts the readings: a new one may hold a removal or a new password.
+        var version = 1
     }
     private let state: Mutex<State>
 
@@ -28,31 +30,45 @@ package final class UsersSource: Sendable {
         state = Mutex(State(users: users, identity: FileIdentity(path: path)))
     }
 
+    /// Whether anyone is in the users file (as last read): a credential not
+    /// issued as token-only then needs its user's line. Users given for
+    /// good (no file) can never be removed, so no credential needs one.
+    package var hasUsers: Bool {
+        path != nil && state.withLock { !$0.users.isEmpty }
+    }
+
     /// The users now, or why there are none to check against.
     package func current() -> Result<BasicUsers, GatewaySetupError> {
+        currentReading().map(\.users)
+    }
+
+    /// `current()`, with the number of the reading it comes from.
+    package func currentReading() -> Result<(users: BasicUsers, version: Int), GatewaySetupError> {
         if let path {
             let identity = FileIdentity(path: path)
             let changed = state.withLock { $0.identity != identity || identity == nil }
             if changed {
                 do {
                     let users = try Self.load(path)
-                    state.withLock { $0 = State(users: users, identity: identity) }
+                    state.withLock { $0 = State(users: users, identity: identity, version: $0.version + 1) }
                 } catch let error as GatewaySetupError {
                     state.withLock { s in
                         s.users = BasicUsers()
                         s.identity = identity
                         s.problem = error.description
+                        s.version += 1
                     }
                 } catch {
                     state.withLock { s in
                         s.users = BasicUsers()
                         s.identity = identity
                         s.problem = "\(path): \(error)"
+                        s.version += 1
                     }
                 }
             }
         }
-        return state.withLock { s in s.problem.map { .failure(GatewaySetupError($0)) } ?? .success(s.users) }
+        return state.withLock { s in s.problem.map { .failure(GatewaySetupError($0)) } ?? .success((s.users, s.version)) }
     }
 
     static func load(_ path: String) throws -> BasicUsers {

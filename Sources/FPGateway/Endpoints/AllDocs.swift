@@ -24,7 +24,10 @@ extension CouchHandler {
             guard let array = try request.json()["keys"]?.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
             keys = array.compactMap(\.stringValue)
         }
-        if let keys { try Self.checkIDCount(keys.count, "_all_docs keys") }
+        if let keys {
+            try Self.checkIDCount(keys.count, "_all_docs keys")
+            try DocumentIDs.check(keys, "an _all_docs key")
+        }
         var limit: Int?
         if let text = request.query["limit"] {
             guard let value = Int(text), value >= 0 else { throw CouchError.badRequest("limit must be a non-negative integer") }

@@ -11,6 +11,7 @@ extension CouchHandler {
         try Self.checkIDCount(object.count, "_revs_diff")
         var asked: [String: [Revision]] = [:]
         for (id, list) in object {
+            try DocumentIDs.check(id, "a _revs_diff id")
             guard let array = list.arrayValue else { throw CouchError.badRequest("revisions of \(id) must be an array") }
             asked[id] = try array.map { value in
                 guard let text = value.stringValue, let rev = Revision(text) else {

@@ -34,6 +34,10 @@ enum BulkDocsBody {
         let newEdits = (try root["new_edits"].map { try skim.parse($0.value) })?.boolValue ?? true
         guard let docs = root["docs"]?.elements else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         return (try docs.map { node in
+            // An id the store cannot keep exactly is refused in its own entry.
+            if let id = node["_id"].flatMap({ try? skim.parse($0.value) })?.stringValue, id.utf8.contains(0) {
+                return .refused(id: id, .badRequest("document id holds a NUL character (U+0000), which no id may hold"))
+            }
             if !newEdits {
                 do {
                     if let (content, owner) = try RevisionContent.received(skim, document: node, reading: CouchHandler.ownerKey) {
@@ -50,6 +54,11 @@ enum BulkDocsBody {
 
     static func parsed(_ body: JSONValue) throws -> (docs: [Document], newEdits: Bool) {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
-        return (docs.map { .parsed($0) }, body["new_edits"]?.boolValue ?? true)
+        return (docs.map { doc in
+            if let id = doc["_id"]?.stringValue, id.utf8.contains(0) {
+                return .refused(id: id, .badRequest("document id holds a NUL character (U+0000), which no id may hold"))
+            }
+            return .parsed(doc)
+        }, body["new_edits"]?.boolValue ?? true)
     }
 }

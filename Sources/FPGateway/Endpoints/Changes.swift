@@ -178,6 +178,7 @@ extension CouchHandler {
             }
             guard let docIDs else { throw CouchError.badRequest("filter=_doc_ids needs doc_ids") }
             try Self.checkIDCount(docIDs.count, "_changes doc_ids")
+            try DocumentIDs.check(docIDs, "a _changes doc_id")
             options.filter = .docIDs(Set(docIDs))
         case "_selector":
             guard let selector else { throw CouchError.badRequest("filter=_selector needs a POST body with a selector") }

@@ -19,15 +19,31 @@ extension CouchHandler {
                                                  "token": .string(token)]))
     }
 
-    /// `DELETE /_session`: the session ends on the server (its cookie, and
-    /// the same token wherever it was copied), and the cookie is cleared.
+    /// `DELETE /_session`: the cookie is cleared and the session behind it
+    /// (or behind a bearer token that `/_session` issued) ends on the server,
+    /// wherever it was copied. A token issued by an admin is not a session:
+    /// it lives until it expires or is revoked, and the answer says so.
     func endSession(_ request: CouchRequest) -> Reply {
-        if let token = Authenticator.sessionCookie(request.headers), let (_, claims) = try? authenticator.verify(token) {
-            authenticator.end(claims)
-        }
         var headers = HTTPFields()
         headers[.setCookie] = sessionCookie("", maxAge: 0)
-        return .withHeaders(headers, .json(.ok, ["ok": true]))
+        var answer: JSONObject = ["ok": true]
+        let bearer = request.headers[.authorization].flatMap { header in
+            header.hasPrefix("Bearer ") ? String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        }
+        if let token = bearer ?? Authenticator.sessionCookie(request.headers), let (_, claims) = try? authenticator.verify(token) {
+            if claims.isSession {
+                authenticator.end(claims)
+                answer["ended"] = true
+            } else {
+                answer["ended"] = false
+                answer["reason"] = .string("a token issued by an admin does not end at logout: it lives until it expires "
+                                           + "or is revoked (fprint gateway token --revoke \(claims.id ?? ""))")
+            }
+        } else {
+            answer["ended"] = false
+            answer["reason"] = "no live session was sent: there is nothing to end"
+        }
+        return .withHeaders(headers, .json(.ok, .object(answer)))
     }
 
     func sessionInfo(_ request: CouchRequest, _ user: GatewayUser) throws -> Reply {

@@ -33,9 +33,12 @@ enum CrossSite {
 
     /// Whether a login form comes from another site: a page elsewhere must
     /// not log a browser in as the attacker's account (login CSRF).
+    /// Without `Origin` or `Sec-Fetch-Site`, a `Referer` of another site
+    /// says so too, as the dashboard's login form is judged.
     static func isForeign(_ headers: HTTPFields, own: Set<String>) -> Bool {
         if let origin = headers[.origin] { return !own.contains(origin.lowercased()) }
         if let site = headers[HTTPField.Name("Sec-Fetch-Site")!] { return site == "cross-site" || site == "same-site" }
+        if let referer = headers[.referer] { return !(origin(of: referer).map(own.contains) ?? false) }
         return false
     }
 
@@ -54,11 +57,17 @@ enum CrossSite {
 /// 415, so a form or `text/plain` post (which a page of any site may send
 /// without asking) never reaches a handler.
 enum JSONContentType {
-    static func isJSON(_ headers: HTTPFields) -> Bool {
-        guard let type = headers[.contentType] else { return false }
-        return type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    static func isJSON(_ headers: HTTPFields) -> Bool { mediaType(headers) == "application/json" }
+
+    static func isMultipartRelated(_ headers: HTTPFields) -> Bool { mediaType(headers) == "multipart/related" }
+
+    /// The type without its parameters, lowercased.
+    static func mediaType(_ headers: HTTPFields) -> String? {
+        headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     static let refusal = CouchError(status: .unsupportedMediaType, error: "bad_content_type",
                                     reason: "Content-Type must be application/json")
+    static let documentRefusal = CouchError(status: .unsupportedMediaType, error: "bad_content_type",
+                                            reason: "Content-Type must be application/json (or multipart/related with attachments)")
 }

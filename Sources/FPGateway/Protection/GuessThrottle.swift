@@ -9,11 +9,14 @@ import Foundation
 /// opens, and a turn more than `maxWait` away is refused (429) instead of
 /// queued, which bounds the sleeping requests.
 ///
-/// A third key, the user name alone, brakes guesses spread over many
-/// addresses: it holds only addresses that have failed `typos` times or
-/// more. Any other address is checked at once, so a correct password from
-/// the real user's address (a typo or two included) is never refused or
-/// held behind an attacker's queue.
+/// Two more keys hold guesses spread over many addresses. The user's brake
+/// (the name alone) holds addresses that have failed `typos` times or more,
+/// with the same penalties. The user's pace spaces every check of the name
+/// from an address that has never logged in as it `userSpacing` apart, so
+/// one name is checked at most 5 times a second however many addresses
+/// guess at it. An address the user has logged in from before is under
+/// neither (unless it fails itself): the real user's correct password from
+/// there is checked at once, never held behind an attacker's queue.
 actor GuessThrottle {
     struct Record {
         var failures: Int
@@ -30,8 +33,12 @@ actor GuessThrottle {
     /// Failures older than this are forgiven.
     static let memory: Duration = .seconds(15 * 60)
     static let maxRecords = 10_000
+    /// Least time between two checks of one name from addresses it has not logged in from.
+    static let userSpacing: Duration = .milliseconds(200)
 
     private var records: [String: Record] = [:]
+    /// (address, user) pairs that logged in successfully, and when last.
+    private var trusted: [String: ContinuousClock.Instant] = [:]
     private let now: @Sendable () -> ContinuousClock.Instant
 
     init(now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
@@ -61,6 +68,7 @@ actor GuessThrottle {
         var clientKey: String { "client:" + client }
         var pairKey: String? { user.map { "pair:\(client)|\($0)" } }
         var userKey: String? { user.map { "user:" + $0 } }
+        var paceKey: String? { user.map { "pace:" + $0 } }
         /// The keys a failure counts against.
         var keys: [String] { [clientKey] + [pairKey, userKey].compactMap { $0 } }
     }
@@ -71,14 +79,17 @@ actor GuessThrottle {
         let t = now()
         forgetOld(at: t)
         let failing = (fresh(attempt.clientKey, at: t)?.failures ?? 0) >= Self.typos
-        // The user's brake holds only addresses that have failed before.
-        let gating = [attempt.clientKey, attempt.pairKey].compactMap { $0 } + (failing ? [attempt.userKey].compactMap { $0 } : [])
+        // The user's brake holds only addresses that have failed before; its
+        // pace, only addresses the user has not logged in from.
+        var gating = [attempt.clientKey, attempt.pairKey].compactMap { $0 } + (failing ? [attempt.userKey].compactMap { $0 } : [])
+        let paced = attempt.pairKey.map { trusted[$0] == nil } ?? false
+        if paced, let pace = attempt.paceKey { gating.append(pace) }
         var start = t
         for key in gating { if let r = fresh(key, at: t), r.nextTurn > start { start = r.nextTurn } }
         if start - t > Self.maxWait { return .refuse(retryAfter: start - t) }
         for key in gating {
             var r = fresh(key, at: t) ?? Record(failures: 0, nextTurn: t, lastFailure: t)
-            r.nextTurn = start + Self.penalty(afterFailures: r.failures)
+            r.nextTurn = start + (key == attempt.paceKey ? Self.userSpacing : Self.penalty(afterFailures: r.failures))
             records[key] = r
         }
         return .wait(start - t)
@@ -105,7 +116,15 @@ actor GuessThrottle {
     /// the user's: a correct password elsewhere says nothing of the guessers).
     func succeeded(_ attempt: Attempt) {
         records[attempt.clientKey] = nil
-        if let pair = attempt.pairKey { records[pair] = nil }
+        guard let pair = attempt.pairKey else { return }
+        records[pair] = nil
+        let t = now()
+        trusted[pair] = t
+        // A flood of successes (one user, many addresses): keep the most recent.
+        if trusted.count > Self.maxRecords {
+            let kept = trusted.sorted { $0.value > $1.value }.prefix(Self.maxRecords / 2)
+            trusted = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        }
     }
 
     /// A record whose failures are not yet forgiven.
