@@ -29,7 +29,8 @@
 # - a real `fprint gateway` runs beside the tour (users alice and bob, its own
 #   database): gw.example:5984 and $FPRINT_GATEWAY are it, `fprint login`
 #   gets alice's password on stdin, FPRINT_TOKEN=… a token of alice (its
-#   admin);
+#   admin); `fprint probe --trust-server` trusts its probe key (with a
+#   token of its own: gateway.md's examples revoke alice's);
 # - `fprint dashboard …` (a server) is started on a free port, its Survey page
 #   fetched, then stopped with SIGINT, which must end it with exit 0
 #   (make test-browser clicks the page itself);
@@ -116,6 +117,7 @@ skip_reason() {
         "fprint gateway"|"fprint gateway --"*) echo "a server: runs until stopped" ;;
         "fprint track --map J3NP") echo "needs radios; runs until Ctrl-C" ;;
         *" --publish"*) echo "needs a gateway on the network (make test-browser publishes to one)" ;;
+        "fprint probe --trust-server"*) ;;  # the tour's gateway serves its key
         "fprint probe"*|*" --probe"*) echo "needs a gateway's probe port on the network (Tests/probe/netns.sh runs it)" ;;
         "curl "*) echo "needs a CouchDB server (the CouchDB*Tests run these steps against CouchDB 3.5.0)" ;;
         "sudo "*) echo "needs root" ;;
@@ -162,6 +164,9 @@ adapt() {
         "$FPRINT" show "$(newest 'd.get("mode") == "static" and d.get("level") == "J3NP"' id)" --json > new-measurement.json
     fi
     line=${line//http:\/\/gw.example:5984\/fprint/$GATEWAY}
+    # gateway.md revoked alice's token and login before: a surveyor's token of its own.
+    [[ $line == "fprint probe --trust-server"* ]] \
+        && line="FPRINT_TOKEN=$("$FPRINT" gateway token --user surveyor --ttl 1h 2>/dev/null) $line"
     line=${line/#FPRINT_TOKEN=…/FPRINT_TOKEN=$TOKEN}
     echo "$line"
 }

@@ -11,8 +11,8 @@ import Logging
 struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
-        abstract: "Run fprint's CouchDB-protocol gateway, or issue its tokens.",
-        subcommands: [GatewayServe.self, GatewayToken.self],
+        abstract: "Run fprint's CouchDB-protocol gateway, issue its tokens, or print its probe key.",
+        subcommands: [GatewayServe.self, GatewayToken.self, GatewayProbeKey.self],
         defaultSubcommand: GatewayServe.self)
 }
 
@@ -24,10 +24,11 @@ struct GatewayFiles: ParsableArguments {
 
     func secretPath(_ paths: FPPaths) -> String { secretFile ?? paths.configDirectory + "/gateway-secret" }
 
-    /// Reads the secret, creating a random one (0600) on first use.
-    func loadSecret(_ paths: FPPaths) throws -> Data {
+    /// Reads the secret, creating a random one (0600) on first use unless not `create`.
+    func loadSecret(_ paths: FPPaths, create: Bool = true) throws -> Data {
         let path = secretPath(paths)
         if !FileManager.default.fileExists(atPath: path) {
+            guard create else { throw CommandFailure("\(path): no gateway secret (the gateway makes one when it first starts)", .notFound) }
             // URL, not NSString: Foundation's deletingLastPathComponent traps on one-character names.
             try FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -51,7 +52,7 @@ struct GatewayServe: ReportingCommand {
         commandName: "serve",
         abstract: "Serve the measurement database over the CouchDB replication protocol.",
         discussion: """
-            Every request needs a bearer token (`fprint gateway token`), the AuthSession cookie of a `POST /_session`, or Basic credentials of a --users entry. Viewers read; users also write documents signed with their own id (couchbase_sync_gateway_id); admins write any. It also serves the app config, scenarios and simulated radio environments at /config/app-config.json, /config/scenarios.json and /config/environments/<MAP>.json, pointing at --public-url.
+            Every request needs a bearer token (`fprint gateway token`), the AuthSession cookie of a `POST /_session`, or Basic credentials of a --users entry. Viewers read; users also write documents signed with their own id (couchbase_sync_gateway_id); admins write any. It also serves the app config, scenarios and simulated radio environments at /config/app-config.json, /config/scenarios.json and /config/environments/<MAP>.json, pointing at --public-url, and the public key probe results are signed with at /config/probe-key.json (`fprint probe --trust-server`).
 
             Credentials are checked on the headers before any body is read. Bodies share one memory budget (--body-budget; over it: 503 with Retry-After), connections that send nothing for --idle-timeout are closed, and past --max-connections the connection idle the longest is closed. Failed logins slow down per user and per client address.
 
@@ -126,6 +127,9 @@ struct GatewayServe: ReportingCommand {
             publicURL: publicURL,
             idleTimeout: .seconds(idleTimeout), maxConnections: maxConnections, accessLogPath: accessLog,
             shutdownGrace: .seconds(stopGrace))
+        // The key probe results are signed with, for `fprint probe --trust-server` (public: from the secret, never it).
+        let signer = ProbeSigner(gatewaySecret: secret)
+        config.files["probe-key.json"] = CanonicalJSON.data(signer.publicKey.json)
         // The users file is read again whenever it changes; issued credentials live beside the secret.
         config.usersFile = users
         config.ledgerPath = CredentialLedger.path(besideSecret: files.secretPath(paths))
@@ -142,7 +146,7 @@ struct GatewayServe: ReportingCommand {
         do { tokenCheck = try TokenCheck(config: config) } catch let error as GatewaySetupError {
             throw CommandFailure(error.description, .usage)
         }
-        let probes = try probePort.map { try ProbeService.start(host: host, port: $0, secret: secret, tokens: tokenCheck) }
+        let probes = try probePort.map { try ProbeService.start(host: host, port: $0, signer: signer, tokens: tokenCheck) }
         defer { probes?.stop() }
         do {
             try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in

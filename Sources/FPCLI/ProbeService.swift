@@ -3,11 +3,11 @@ import FPGateway
 import FPProbe
 import Foundation
 
-/// Starts the gateway's probe endpoints (`--probe-port`), with the gateway's
-/// secret and its check of tokens (ledger and users file included).
+/// Starts the gateway's probe endpoints (`--probe-port`), with the signer of
+/// the gateway's secret and its check of tokens (ledger and users file included).
 enum ProbeService {
-    static func start(host: String, port: Int, secret: Data, tokens: TokenCheck) throws -> ProbeServer {
-        let server = ProbeServer(ProbeServer.Config(host: host, port: UInt16(port), signer: ProbeSigner(gatewaySecret: secret)) { token in
+    static func start(host: String, port: Int, signer: ProbeSigner, tokens: TokenCheck) throws -> ProbeServer {
+        let server = ProbeServer(ProbeServer.Config(host: host, port: UInt16(port), signer: signer) { token in
             try tokens.user(token)
         })
         do {

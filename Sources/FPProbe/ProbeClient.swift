@@ -5,7 +5,7 @@ import SystemPackage
 import Glibc
 #endif
 
-/// Why a phase (or a verification) failed: its status, and a sentence that names the server.
+/// Why a phase failed: its status, and a sentence that names the server.
 public struct ProbeFailure: Error, CustomStringConvertible, Sendable {
     public let status: ProbeStatus
     public let reason: String
@@ -217,14 +217,5 @@ struct FrameReader {
             left -= take
         }
         return size
-    }
-}
-
-extension ProbeClient {
-    /// Asks the server whether a signed result (`{"result", "signature"}`) is as it signed it.
-    public func verify(_ signed: JSONValue) throws -> Bool {
-        let (channel, answer) = try open(["op": "verify", "signed": signed])
-        cancellation.close(channel.fd)
-        return answer["valid"]?.boolValue == true
     }
 }

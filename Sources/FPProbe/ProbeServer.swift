@@ -136,8 +136,7 @@ public final class ProbeServer: @unchecked Sendable {
             case "udp":
                 guard let udp else { throw ProbeSocketError(message: "no UDP socket") }
                 try context.udpTrain(udp)
-            case "verify": try context.verify()
-            default: try channel.write(ProbeWire.refusal(.protocolError, "unknown op; expected down, up, udp or verify"))
+            default: try channel.write(ProbeWire.refusal(.protocolError, "unknown op; expected down, up or udp"))
             }
         } catch {
             // The client went away or broke the protocol: nothing to sign.

@@ -30,7 +30,7 @@ struct ProbeOpContext {
     }
 
     func sendSigned(_ result: JSONValue) throws {
-        let signed = server.config.signer.sign(result)
+        let signed = try server.config.signer.sign(result)
         slot.release()
         try channel.write(["ok": true, "signed": signed])
     }
@@ -195,17 +195,6 @@ struct ProbeOpContext {
             result["rttMs"] = rtt.json
         }
         try sendSigned(result)
-    }
-
-    /// Checks a signed result: the gateway's verification of what a client hands in.
-    func verify() throws {
-        guard let signed = request["signed"] else {
-            try channel.write(ProbeWire.refusal(.protocolError, "verify needs {\"signed\": {\"result\", \"signature\"}}"))
-            return
-        }
-        let valid = server.config.signer.verify(signed)
-        slot.release()
-        try channel.write(["ok": true, "valid": .bool(valid)])
     }
 }
 

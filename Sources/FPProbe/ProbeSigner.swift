@@ -2,37 +2,34 @@ import Crypto
 import FPCore
 import Foundation
 
-/// Signs and verifies probe results with an HMAC-SHA256 key of the server's.
-/// The key is derived from the gateway's secret under a label of its own, so a
-/// probe signature is never a valid token signature or the other way round.
+/// Signs probe results with the server's Ed25519 key. The private key is
+/// derived from the gateway's secret (HKDF-SHA256 under a label of its own),
+/// so every start signs with the same key and nothing new is stored; a new
+/// secret is a new key; and a probe signature is never a token signature.
+/// Anyone holding the public key (`ProbeKey`) checks a result offline.
 public struct ProbeSigner: Sendable {
-    let key: SymmetricKey
+    /// The derivation's label, and the prefix of every signed message.
+    static let label = "fprint probe result ed25519 v1"
+    let privateKey: Curve25519.Signing.PrivateKey
+    public let publicKey: ProbeKey
 
     public init(gatewaySecret: Data) {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("fprint probe result v1".utf8), using: SymmetricKey(data: gatewaySecret))
-        key = SymmetricKey(data: Data(mac))
+        let seed = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: gatewaySecret), info: Data(Self.label.utf8),
+                                          outputByteCount: 32)
+        // A 32-byte seed is always a valid key.
+        privateKey = try! Curve25519.Signing.PrivateKey(rawRepresentation: seed.withUnsafeBytes { Data($0) })
+        publicKey = ProbeKey(raw: privateKey.publicKey.rawRepresentation)!
     }
 
-    /// The signature of a result: HMAC over its canonical JSON text, base64url.
-    public func signature(of result: JSONValue) -> String {
-        Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: CanonicalJSON.data(result), using: key)))
+    /// The bytes a signature covers: the label, a zero byte, the result's canonical JSON.
+    static func message(_ result: JSONValue) -> Data {
+        Data(label.utf8) + [0] + CanonicalJSON.data(result)
     }
 
-    /// `{"result": …, "signature": …}`.
-    public func sign(_ result: JSONValue) -> JSONValue {
-        ["result": result, "signature": .string(signature(of: result))]
-    }
-
-    /// Whether a signed result (`{"result", "signature"}`) is as the server wrote it.
-    public func verify(_ signed: JSONValue) -> Bool {
-        guard let result = signed["result"], result.objectValue != nil,
-              let text = signed["signature"]?.stringValue, let mac = Base64URL.decode(Substring(text)) else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: CanonicalJSON.data(result), using: key)
-    }
-
-    /// Verifies the signed result in a JSON text: false for text that does not parse.
-    public func verify(text: Data) -> Bool {
-        guard let value = try? CanonicalJSON.parse(text) else { return false }
-        return verify(value)
+    /// `{"alg": "ed25519", "key": …, "result": …, "signature": …}`: the key names the signer.
+    public func sign(_ result: JSONValue) throws -> JSONValue {
+        let signature = try privateKey.signature(for: Self.message(result))
+        return ["alg": .string(ProbeKey.algorithm), "key": .string(publicKey.base64url), "result": result,
+                "signature": .string(Base64URL.encode(signature))]
     }
 }

@@ -12,8 +12,9 @@ import FPCore
 /// - `udp`: the server opens a UDP session (id in the answer); the client
 ///   sends datagrams to the same port, the server echoes each with its
 ///   receive time; the client then reports what came back (a JSON line).
-/// - `verify`: `{"signed": {"result", "signature"}}` → `{"ok", "valid"}`.
-/// Every result line is `{"ok": true, "signed": {"result": …, "signature": …}}`.
+/// Every result line is `{"ok": true, "signed": {"alg", "key", "result", "signature"}}`
+/// (`ProbeSigner`); nobody asks the server about a result again: its public
+/// key checks it offline.
 public enum ProbeWire {
     public static let defaultPort: UInt16 = 5985
     /// The longest request or report line (a 5,000-datagram report fits).

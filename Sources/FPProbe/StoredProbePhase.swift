@@ -8,7 +8,7 @@ import FPCore
 public struct StoredProbePhase: Sendable {
     public enum Standing: Sendable, Equatable {
         /// Figures from the server's signed result, the copy beside it the same
-        /// (whether the signature is the server's only the server can say: `--verify`).
+        /// (whether a trusted key made the signature is for `--verify` to say: `ProbeSignatureCheck`).
         case signed
         /// Figures that cannot be trusted, and why.
         case unverified(String)

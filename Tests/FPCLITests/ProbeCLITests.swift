@@ -2,8 +2,8 @@ import FPTestSupport
 import Foundation
 import Testing
 
-/// `fprint probe`, `--verify`, and how `show` and `export probes-csv` present
-/// a stored probe, against a real gateway's probe port on loopback.
+/// `fprint probe`, `--trust-server` and `--verify`, and how `show` and `export
+/// probes-csv` present a stored probe, against a real gateway's probe port on loopback.
 @Suite struct ProbeCLITests {
     /// A gateway with `--probe-port 0`, a token for alice and a probe's JSON measured against it.
     final class ProbeGateway: @unchecked Sendable {
@@ -39,6 +39,14 @@ import Testing
             return try runner.json(r.stdout)
         }
 
+        /// `fprint probe --trust-server` of this gateway, with alice's token: what a user does once.
+        @discardableResult
+        func trust() async throws -> FprintRunner.Result {
+            let r = try await runner.run(["probe", "--trust-server", gateway.url, "--token", token])
+            #expect(r.status == 0, "\(r.stderr)")
+            return r
+        }
+
         func write(_ object: Any, _ name: String) throws -> String {
             let path = runner.home.appendingPathComponent(name).path
             try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
@@ -55,25 +63,13 @@ import Testing
         return probe
     }
 
-    /// docs/network-quality.md's `fprint probe --verify probe.json`: no --server, the server
-    /// recorded in the file is asked (before: "no probe server", exit 64).
-    @Test func verifyAsksTheServerRecordedInTheFile() async throws {
-        let g = try await ProbeGateway()
-        let path = try g.write(try await g.probe(), "probe.json")
-        let r = try await g.runner.run(["probe", "--verify", path, "--token", g.token])
-        #expect(r.status == 0, "\(r.stderr)")
-        for name in ["down", "up", "udp"] {
-            #expect(r.lines.contains { $0.hasPrefix("\(name): valid") }, "\(r.stdout)")
-        }
-        #expect(r.stdout.contains("for alice from 127.0.0.1"), "\(r.stdout)")
-    }
-
     /// The defect: a figure edited beside the signed result (what `show`
     /// printed) still verified, exit 0.
     @Test func aFigureEditedBesideTheSignedResultDoesNotVerify() async throws {
         let g = try await ProbeGateway()
         let forged = Self.editing(try await g.probe(), phase: "udp") { $0["lossDownPercent"] = 42.5 }
-        let r = try await g.runner.run(["probe", "--verify", try g.write(forged, "forged.json"), "--server", g.server, "--token", g.token])
+        try await g.trust()
+        let r = try await g.runner.run(["probe", "--verify", try g.write(forged, "forged.json")])
         #expect(r.status == 65, "\(r.stdout)\(r.stderr)")
         let udp = try #require(r.lines.first { $0.hasPrefix("udp:") })
         #expect(udp.contains("UNVERIFIED") && udp.contains("lossDownPercent"), "\(udp)")
@@ -88,7 +84,8 @@ import Testing
             $0["signed"] = nil
             $0["bitsPerSecond"] = 987_654_321
         }
-        let r = try await g.runner.run(["probe", "--verify", try g.write(forged, "forged.json"), "--server", g.server, "--token", g.token])
+        try await g.trust()
+        let r = try await g.runner.run(["probe", "--verify", try g.write(forged, "forged.json")])
         #expect(r.status == 65, "\(r.stdout)\(r.stderr)")
         let up = try #require(r.lines.first { $0.hasPrefix("up:") })
         #expect(up.contains("UNVERIFIED") && up.contains("no signature"), "\(up)")
@@ -99,21 +96,11 @@ import Testing
         let g = try await ProbeGateway()
         let probe = try await g.probe()
         let path = try g.write(["networkProbes": [probe, probe]], "twice.json")
-        let r = try await g.runner.run(["probe", "--verify", path, "--token", g.token])
+        try await g.trust()
+        let r = try await g.runner.run(["probe", "--verify", path])
         #expect(r.status == 65, "\(r.stdout)\(r.stderr)")
         #expect(r.lines.contains("probe 2 udp: UNVERIFIED (the same signed result as probe 1 udp)"), "\(r.stdout)")
         #expect(r.lines.contains { $0.hasPrefix("probe 1 udp: valid") }, "\(r.stdout)")
-    }
-
-    /// A server that cannot be reached: one readable line, exit 75 (before:
-    /// `PhaseFailure(status: FPProbe.ProbeStatus.unreachable, reason: …)`).
-    @Test func aVerifyThatCannotReachTheServerSaysSoInOneLine() async throws {
-        let g = try await ProbeGateway()
-        let path = try g.write(try await g.probe(), "probe.json")
-        await g.gateway.kill9AndWait()
-        let r = try await g.runner.run(["probe", "--verify", path, "--server", g.server, "--token", g.token])
-        #expect(r.status == 75, "\(r.stderr)")
-        #expect(r.stderr == "error: cannot verify: cannot connect to \(g.server): Connection refused\n", "\(r.stderr)")
     }
 
     /// The defect: a forged document imported and displayed its fake figures.

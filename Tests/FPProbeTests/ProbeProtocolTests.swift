@@ -47,6 +47,20 @@ import Testing
         #expect(anonymous["status"]?.stringValue == "unauthorized")
     }
 
+    /// The server no longer answers whether a result is valid: results are
+    /// checked offline with its public key, and an older client's `verify`
+    /// (which sent the token wherever a file said) gets a refusal, not a verdict.
+    @Test func theVerifyOpIsGone() async throws {
+        let (server, port) = try server()
+        defer { server.stop() }
+        let token = TokenAuthority(secret: Self.secret).issue(user: "alice", ttlSeconds: 3600)
+        let signed = CanonicalJSON.string(try ProbeSigner(gatewaySecret: Self.secret).sign(["phase": "down", "user": "alice"]))
+        let answer = try await exchange(port, Array("{\"op\":\"verify\",\"signed\":\(signed),\"token\":\"\(token)\"}\n".utf8))
+        #expect(answer["ok"]?.boolValue == false)
+        #expect(answer["valid"] == nil)
+        #expect(answer["reason"]?.stringValue == "unknown op; expected down, up or udp")
+    }
+
     /// The datagram layout round-trips; foreign and short datagrams are not ours.
     @Test func datagramsParseOnlyWhenWhole() throws {
         let d = ProbeWire.Datagram(kind: .hop, session: 0x0102_0304_0506_0708, seq: 513, clientSentMicros: 1_700_000_000_123_456,

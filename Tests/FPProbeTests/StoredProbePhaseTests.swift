@@ -14,7 +14,7 @@ import Testing
         let figures = JSONObject(members: (result.objectValue ?? JSONObject()).members.filter {
             ["sent", "lossUpPercent", "lossDownPercent", "rttMs"].contains($0.key)
         })
-        var json = ProbePhase(name: name, status: .ok, signed: signer.sign(result), figures: figures).json
+        var json = ProbePhase(name: name, status: .ok, signed: try signer.sign(result), figures: figures).json
         edit(&json)
         return StoredProbePhase(try CanonicalJSON.parse(CanonicalJSON.data(json)))
     }
@@ -66,8 +66,8 @@ import Testing
         #expect(phase.standing == .unverified("its signed block is not {result, signature}"))
     }
 
-    @Test func aBareSignedResultHasItsFigures() {
-        let phase = StoredProbePhase(signedResult: signer.sign(udpResult))
+    @Test func aBareSignedResultHasItsFigures() throws {
+        let phase = StoredProbePhase(signedResult: try signer.sign(udpResult))
         #expect(phase.name == "udp" && phase.standing == .signed)
         #expect(phase.figures["sent"]?.intValue == 200)
     }
