@@ -88,24 +88,29 @@ import Testing
         let gateway = try await Gateway(users: "vera:v-pw:viewer\ncarol:c-pw\n")
         var tokens: [String] = []
         var statuses: [Int?] = []
-        for _ in 0..<40 {
+        let started = Date()
+        for _ in 0..<80 {
             let (status, token) = await Self.login(gateway, "vera", "v-pw")
             statuses.append(status)
             if let token { tokens.append(token) }
         }
-        // A burst of 30, then 429: a correct password no longer buys a ledger entry a time.
-        #expect(statuses.filter { $0 == 200 }.count == 30 && statuses.filter { $0 == 429 }.count == 10, "\(statuses)")
+        let elapsed = Date().timeIntervalSince(started)
+        // A burst of 30, then one a second (however slow this machine is), the rest 429:
+        // a correct password no longer buys a ledger entry a time.
+        let letThrough = tokens.count
+        #expect(letThrough >= 30 && Double(letThrough) <= 31 + elapsed, "\(letThrough) in \(elapsed) s: \(statuses)")
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 } && statuses.contains(429), "\(statuses)")
         // Another user is not held by vera's limit.
         #expect(await Self.login(gateway, "carol", "c-pw").0 == 200)
-        // vera keeps her 20 newest sessions: the 10 oldest ended, and say why.
-        let oldest = await gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\n" + Self.bearer(tokens[0]))
+        // vera keeps her 20 newest sessions: the older ones ended, and say why.
+        let oldest = await gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\n" + Self.bearer(tokens[letThrough - 21]))
         #expect(RawConnection.status(oldest) == 401 && oldest.contains("newer logins"), "\(oldest.suffix(300))")
-        let kept = await gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\n" + Self.bearer(tokens[10]))
+        let kept = await gateway.request("GET /fprint HTTP/1.1\r\nHost: 127.0.0.1\r\n" + Self.bearer(tokens[letThrough - 20]))
         #expect(RawConnection.status(kept) == 200, "\(kept.suffix(300))")
-        // The ledger holds her 20 live sessions and the 10 ended ones, and lists them so.
+        // The ledger holds her 20 live sessions and at most 20 ended ones, and lists them so.
         let list = try await Self.token(gateway, ["--list", "--json"])
         let vera = try list.lines.map { try gateway.runner.json($0) }.filter { $0["user"] as? String == "vera" }
-        #expect(vera.count == 30, "\(vera.count) entries for vera")
-        #expect(vera.filter { $0["ended"] as? String == "superseded" }.count == 10)
+        let ended = vera.filter { $0["ended"] as? String == "superseded" }.count
+        #expect(vera.count - ended == 20 && ended == min(letThrough - 20, 20), "\(vera.count) entries for vera, \(ended) ended")
     }
 }
