@@ -1,21 +1,43 @@
 import Foundation
 
 // Byte values as constants: a debug build calls `UInt8(ascii:)` at every use, and the UJI files have 39 million cells.
-private let quote: UInt8 = 0x22, comma: UInt8 = 0x2C, newline: UInt8 = 0x0A, cr: UInt8 = 0x0D, space: UInt8 = 0x20
+private let quote: UInt8 = 0x22, newline: UInt8 = 0x0A, cr: UInt8 = 0x0D, space: UInt8 = 0x20
 private let minus: UInt8 = 0x2D, plus: UInt8 = 0x2B, zero: UInt8 = 0x30, nine: UInt8 = 0x39
 
 /// A CSV file's bytes, read record by record without copying fields
-/// (RFC 4180: commas, optional double quotes with `""` inside, LF or CRLF;
-/// a UTF-8 byte-order mark is skipped). Blank lines are passed over but
-/// counted, so every line number is the file's own.
+/// (RFC 4180: a delimiter — comma unless told —, optional double quotes with
+/// `""` inside, LF, CRLF or CR; a UTF-8 byte-order mark is skipped). The one
+/// CSV reader of fprint: dataset tables and deployed-beacon sheets alike.
+///
+/// Where readers differ, this one: passes blank lines over but counts them,
+/// so every line number is the file's own (a row of empty fields, `,,,`, is
+/// a record); takes spaces before an opening quote and after a closing one
+/// as padding (`a, "b" ,c` is `a`, `b`, `c`, as spreadsheets write it); and
+/// refuses a quote inside an unquoted field (`ab"c`), which is a field that
+/// lost its opening quote far more often than a quote meant as text.
 package struct CSVFile: Sendable {
     /// The name errors use (a path as the user gave it, or relative to a dataset folder).
     package let name: String
     package let bytes: [UInt8]
+    /// Comma, semicolon or tab.
+    package let delimiter: UInt8
 
-    package init(name: String, bytes: [UInt8]) {
+    package init(name: String, bytes: [UInt8], delimiter: UInt8 = comma) {
         self.name = name
         self.bytes = bytes
+        self.delimiter = delimiter
+    }
+
+    package static let comma: UInt8 = 0x2C, semicolon: UInt8 = 0x3B, tab: UInt8 = 0x09
+
+    /// The delimiter a spreadsheet export used: the header line's most
+    /// frequent of comma, semicolon and tab (comma if none), as locales with
+    /// a decimal comma export with semicolons.
+    package static func delimiter(ofHeader bytes: [UInt8]) -> UInt8 {
+        let header = bytes.prefix { $0 != newline && $0 != cr }
+        let counts = [comma, semicolon, tab].map { d in (d, header.reduce(0) { $0 + ($1 == d ? 1 : 0) }) }
+        let best = counts.max { $0.1 < $1.1 }!
+        return best.1 > 0 ? best.0 : comma
     }
 
     /// Reads a whole file; a missing or unreadable one is a `DatasetError` naming it.
@@ -39,10 +61,15 @@ package struct CSVFile: Sendable {
             fields.reserveCapacity(64)
             var i = buf.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             var line = 1
+            let delimiter = self.delimiter
             while i < count {
                 let recordLine = line
                 fields.removeAll(keepingCapacity: true)
                 while true {
+                    // Spaces before an opening quote are padding.
+                    var k = i
+                    while k < count && buf[k] == space { k += 1 }
+                    if k < count && buf[k] == quote { i = k }
                     if i < count && buf[i] == quote {
                         // Quoted: up to the quote not doubled; newlines inside belong to the field.
                         let start = i + 1
@@ -67,21 +94,25 @@ package struct CSVFile: Sendable {
                         }
                         fields.append(CSVRecord.Field(range: start..<j, quoted: true, escaped: escaped))
                         i = j + 1
-                        if i < count, ![comma, newline, cr].contains(buf[i]) {
+                        while i < count && buf[i] == space { i += 1 }
+                        if i < count, buf[i] != delimiter, buf[i] != newline, buf[i] != cr {
                             failure = DatasetError(file: name, line: line, column: fields.count,
                                                    "text after the closing quote of a field")
                             return
                         }
                     } else {
                         let start = i
-                        while i < count, buf[i] != comma, buf[i] != newline,
-                            buf[i] != cr
-                        {
+                        while i < count, buf[i] != delimiter, buf[i] != newline, buf[i] != cr {
+                            if buf[i] == quote {
+                                failure = DatasetError(file: name, line: line, column: fields.count + 1,
+                                                       "a quote inside an unquoted field (quote the whole field)")
+                                return
+                            }
                             i += 1
                         }
                         fields.append(CSVRecord.Field(range: start..<i, quoted: false, escaped: false))
                     }
-                    if i < count && buf[i] == comma {
+                    if i < count && buf[i] == delimiter {
                         i += 1
                         continue
                     }

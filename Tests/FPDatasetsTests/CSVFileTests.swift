@@ -41,6 +41,28 @@ import Testing
         #expect(error == DatasetError(file: "t.csv", line: 2, column: 1, "bad"))
     }
 
+    /// Where the two readers fprint had (datasets', beacon sheets') differed, the one reader decides.
+    @Test func paddingAroundQuotesIsTakenAQuoteInsideAnUnquotedFieldIsNot() throws {
+        let padded = try records(csv("a, \"b\" ,c\n"))
+        #expect(padded.map(\.fields) == [["a", "b", "c"]])
+        let stray = datasetError { try csv("a,b\n1,ab\"c\n").forEachRecord { _ in true } }
+        #expect(stray?.description == "t.csv: line 2, column 2: a quote inside an unquoted field (quote the whole field)")
+        // A row of empty fields is a record (a spacer row the caller may skip); a blank line is not.
+        let blanks = try records(csv("a,b\n,\n\n1,2\n"))
+        #expect(blanks.map(\.line) == [1, 2, 4] && blanks[1].fields == ["", ""])
+    }
+
+    @Test func semicolonsAndTabsAreDelimitersWhenTold() throws {
+        let semicolons = Array("name;x;y\n\"a;b\";1,5;2\n".utf8)
+        #expect(CSVFile.delimiter(ofHeader: semicolons) == CSVFile.semicolon)
+        let rows = try records(CSVFile(name: "t.csv", bytes: semicolons, delimiter: CSVFile.semicolon))
+        #expect(rows.map(\.fields) == [["name", "x", "y"], ["a;b", "1,5", "2"]])
+        let tabs = Array("name\tx\na,b\t1\n".utf8)
+        #expect(CSVFile.delimiter(ofHeader: tabs) == CSVFile.tab)
+        #expect(try records(CSVFile(name: "t.csv", bytes: tabs, delimiter: CSVFile.tab)).last?.fields == ["a,b", "1"])
+        #expect(CSVFile.delimiter(ofHeader: Array("one column\n1\n".utf8)) == CSVFile.comma)
+    }
+
     @Test func headerAndEmptyFile() throws {
         #expect(try csv("x,y\n1,2\n").header() == ["x", "y"])
         #expect(datasetError { _ = try csv("").header() }?.description == "t.csv: the file is empty")

@@ -1,5 +1,6 @@
 import FPConfig
 import FPCore
+import FPDatasets
 import Foundation
 
 /// A deployed-beacon spreadsheet (CSV with a header row) read into a map's
@@ -72,9 +73,18 @@ struct BeaconSheet {
     /// `map`'s extent and metres turned into its units. Throws the problems,
     /// one line each, in file order.
     init(text: String, file: String, map: MapInfo, metres: Bool) throws(Problems) {
-        let csv: CSVRecords
-        do { csv = try CSVRecords(text) } catch { throw Problems(["\(file):\(error.line): \(error.message)"]) }
-        guard let header = csv.records.first, !header.isBlank else {
+        let bytes = Array(text.utf8)
+        let csv = CSVFile(name: file, bytes: bytes, delimiter: CSVFile.delimiter(ofHeader: bytes))
+        var records: [Record] = []
+        do {
+            try csv.forEachRecord { record in
+                records.append(Record(line: record.line, fields: (0..<record.count).map { record.text($0) }))
+                return true
+            }
+        } catch {
+            throw Problems(["\(file):\(error.line ?? 1): \(error.message)"])
+        }
+        guard let header = records.first, !header.isBlank else {
             throw Problems(["\(file):1: no header row (name the columns: address, x, y, tx power, name, …)"])
         }
         var index: [Column: Int] = [:]
@@ -105,7 +115,7 @@ struct BeaconSheet {
         guard problems.isEmpty else { throw Problems(problems) }
 
         var firstLine: [String: Int] = [:]  // an id of any kind → the line that gave it first
-        for record in csv.records.dropFirst() {
+        for record in records.dropFirst() {
             if record.isBlank { blankRows += 1; continue }
             rowCount += 1
             let at = "\(file):\(record.line)"
@@ -113,7 +123,7 @@ struct BeaconSheet {
                 problems.append("\(at): \(record.fields.count) fields, the header names \(header.fields.count)")
                 continue
             }
-            let cells = RowCells(record: record, index: index, delimiter: csv.delimiter)
+            let cells = RowCells(record: record, index: index, decimalComma: csv.delimiter != CSVFile.comma)
             do throws(RowProblem) {
                 let row = try Self.row(cells, line: record.line, map: map, metres: metres)
                 for id in row.identities {
@@ -129,14 +139,23 @@ struct BeaconSheet {
         guard problems.isEmpty else { throw Problems(problems) }
     }
 
+    /// One row of the sheet as text, with the line it starts on.
+    struct Record {
+        var line: Int
+        var fields: [String]
+        /// Every field empty: a spacer row, not a beacon.
+        var isBlank: Bool { fields.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
+    }
+
     struct Problems: Error { var lines: [String]; init(_ lines: [String]) { self.lines = lines } }
     struct RowProblem: Error { var message: String; init(_ message: String) { self.message = message } }
 
     /// A row's cells by column, trimmed; "" for a column the sheet lacks or a row cut short.
     struct RowCells {
-        var record: CSVRecords.Record
+        var record: Record
         var index: [Column: Int]
-        var delimiter: Character
+        /// The sheet is not comma-separated, so "1,5" may be a number.
+        var decimalComma: Bool
 
         subscript(_ column: Column) -> String {
             guard let i = index[column], i < record.fields.count else { return "" }
@@ -149,7 +168,7 @@ struct BeaconSheet {
         func number(_ column: Column, _ what: String) throws(RowProblem) -> Double? {
             var text = self[column]
             if text.isEmpty { return nil }
-            if delimiter != ",", !text.contains("."), text.filter({ $0 == "," }).count == 1 {
+            if decimalComma, !text.contains("."), text.filter({ $0 == "," }).count == 1 {
                 text = text.replacingOccurrences(of: ",", with: ".")
             }
             guard let v = Double(text), v.isFinite else { throw RowProblem("\(what) \"\(self[column])\" is not a number") }
