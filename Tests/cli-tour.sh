@@ -166,7 +166,7 @@ adapt() {
     line=${line//http:\/\/gw.example:5984\/fprint/$GATEWAY}
     # gateway.md revoked alice's token and login before: a surveyor's token of its own.
     [[ $line == "fprint probe --trust-server"* ]] \
-        && line="FPRINT_TOKEN=$("$FPRINT" gateway token --user surveyor --ttl 1h 2>/dev/null) $line"
+        && line="FPRINT_TOKEN=$("$FPRINT" gateway token --user surveyor --token-only --ttl 1h 2>/dev/null) $line"
     line=${line/#FPRINT_TOKEN=…/FPRINT_TOKEN=$TOKEN}
     echo "$line"
 }
