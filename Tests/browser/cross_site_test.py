@@ -93,7 +93,8 @@ def main():
     gateway, port = start_gateway()
     base = f"http://127.0.0.1:{port}"
     site, site_port = attacker_site(port)
-    admin_token = subprocess.run([BIN, "gateway", "token", "--user", "auditor", "--role", "admin", "--secret-file", SECRET],
+    admin_token = subprocess.run([BIN, "gateway", "token", "--user", "auditor", "--role", "admin", "--token-only",
+                                  "--secret-file", SECRET],
                                  env=ENV, capture_output=True, text=True, check=True).stdout.strip()
     driver = headless_chromium("1200,900")
     try:

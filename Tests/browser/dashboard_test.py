@@ -105,7 +105,7 @@ def main():
     base = f"http://127.0.0.1:{port}"
     driver = None
     try:
-        token = fprint("gateway", "token", "--user", "sam", "--secret-file", SECRET).strip()
+        token = fprint("gateway", "token", "--user", "sam", "--token-only", "--secret-file", SECRET).strip()
         sync(base, token)
         info = json.load(urllib.request.urlopen(urllib.request.Request(
             f"{base}/fprint", headers={"Authorization": f"Bearer {token}"}), timeout=10))
