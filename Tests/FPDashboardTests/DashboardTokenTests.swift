@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import FPHTTPTestSupport
+import FPTestSupport
 import Testing
 
 /// The admin page's token form: an admin issues a token the gateway then
@@ -28,6 +29,32 @@ import Testing
             let dora = "AuthSession=" + token
             #expect(try await client.page(.get, "/_dashboard/", cookie: dora).text.contains("dora (viewer)"))
             #expect(try await client.page(.get, "/_dashboard/admin", cookie: dora).status == .forbidden)
+        }
+    }
+
+    /// With a users file, a token for a name without a line is issued only
+    /// when the admin ticks "token-only", and never for a name with one.
+    @Test func aTokenForSomeoneWithoutALineIsIssuedOnlyAsTokenOnly() async throws {
+        var fixture = try DashboardFixture()
+        let usersFile = try makeTemporaryFolder("dashboard-token-only").appendingPathComponent("users").path
+        FileManager.default.createFile(atPath: usersFile, contents: Data("carol:s3cret\nroot:toor:admin\n".utf8),
+                                       attributes: [.posixPermissions: 0o600])
+        fixture.config.usersFile = usersFile
+        let f = fixture
+        try await f.app.test(.router) { client in
+            let root = f.cookie("root", role: .admin)
+            let refused = try await client.page(.post, "/_dashboard/admin/tokens", cookie: root, form: "name=dora&role=viewer&days=7")
+            #expect(refused.status == .badRequest && refused.text.contains("dora is not in the users file"), "\(refused.text)")
+            #expect(!refused.text.contains("issued-token"))
+            let ticked = try await client.page(.post, "/_dashboard/admin/tokens", cookie: root,
+                                               form: "name=dora&role=viewer&days=7&tokenOnly=on")
+            #expect(ticked.status == .ok && ticked.text.contains("A token-only viewer token for"), "\(ticked.text)")
+            let token = try #require(ticked.text.firstMatch(of: /<pre id="issued-token">([A-Za-z0-9_.-]+)<\/pre>/)).1
+            #expect(try f.authority.verify(String(token)).tokenOnly)
+            #expect(try await client.page(.get, "/_dashboard/", cookie: "AuthSession=" + token).text.contains("dora (viewer)"))
+            let listed = try await client.page(.post, "/_dashboard/admin/tokens", cookie: root,
+                                               form: "name=carol&role=user&days=7&tokenOnly=on")
+            #expect(listed.status == .badRequest && listed.text.contains("carol is in the users file"), "\(listed.text)")
         }
     }
 
