@@ -7,6 +7,8 @@ indirect enum Reply: Sendable {
     case json(HTTPResponse.Status, JSONValue)
     /// JSON already written as text (revisions spliced from stored text).
     case jsonText(HTTPResponse.Status, [UInt8])
+    /// Bytes someone chose (an attachment, a file beside the app config),
+    /// served as data: `UntrustedBytes`.
     case file(Data, contentType: String)
     /// An answer written piece by piece while it is produced: big
     /// `include_docs` answers cost one chunk of memory, not the whole answer.
