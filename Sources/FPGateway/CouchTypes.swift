@@ -25,6 +25,9 @@ struct JSONChunkWriter {
     var buffer: [UInt8] = []
     /// Bytes handed to the connection so far (for the access log).
     private(set) var written = 0
+    /// Whether the answer ends with a newline, as JSON answers do; a
+    /// multipart answer ends with its closing boundary, as CouchDB's.
+    var endsWithNewline = true
 
     init(_ writer: any ResponseBodyWriter) {
         self.writer = writer
@@ -34,6 +37,20 @@ struct JSONChunkWriter {
     mutating func append(_ bytes: some Sequence<UInt8>) async throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.chunkSize { try await flush() }
+    }
+
+    /// A piece of a chunk or more (a revision) goes to the connection as
+    /// it is, after what is buffered: not copied into the buffer, which
+    /// would keep its size for the rest of the answer.
+    mutating func append(_ bytes: [UInt8]) async throws {
+        guard bytes.count >= Self.chunkSize else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.chunkSize { try await flush() }
+            return
+        }
+        try await flush()
+        try await writer.write(ByteBuffer(bytes: bytes))
+        written += bytes.count
     }
 
     mutating func append(_ text: String) async throws { try await append(text.utf8) }

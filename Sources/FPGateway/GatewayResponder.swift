@@ -168,7 +168,7 @@ struct GatewayResponder: HTTPResponder {
                 logged.status = status.code
                 defer { log?.write(logged, started: started) }
                 try await produce(&out)
-                try await out.append("\n")
+                if out.endsWithNewline { try await out.append("\n") }
                 try await out.flush()
                 logged.bytes = out.written
                 try await writer.finish(nil)
