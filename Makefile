@@ -61,8 +61,9 @@ bench: bench-ble
 	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
 
 # The gateway as an attacker meets it: peak memory under a flood of unfinished
-# heads and of the largest authenticated requests, guesses a second, and the
-# real user's logins meanwhile (also part of `make bench`).
+# heads, of the largest authenticated requests and of one revision asked for
+# 200 times a request, guesses a second, and the real user's logins
+# meanwhile (also part of `make bench`).
 .PHONY: bench-abuse
 bench-abuse:
 	$(RELEASE) --product fprint-bench

@@ -13,6 +13,9 @@ import Foundation
 // 3. Guessing: one address guessing a password for 15 s: checks per second
 //    (goal ≤ 2), and the real user's logins from another address meanwhile
 //    (goal: every one succeeds).
+// 4. Duplicate flood (AbuseDuplicateFlood.swift): one 1 MB revision named
+//    200 times in each `open_revs` and `_bulk_get`, several clients at
+//    once: peak RSS (goal < 300 MB).
 
 func runAbuseBench(fprint: String, dir: String) throws {
     let gateway = try AbuseGateway(fprint: fprint, dir: dir)
@@ -21,6 +24,7 @@ func runAbuseBench(fprint: String, dir: String) throws {
     headerFlood(gateway)
     authenticatedFlood(gateway)
     guessing(gateway)
+    duplicateFlood(gateway)
 }
 
 /// A release `fprint gateway` with a users file and a token for alice.
