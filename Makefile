@@ -61,8 +61,9 @@ bench: bench-ble
 	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
 
 # The gateway as an attacker meets it: peak memory under a flood of unfinished
-# heads and of the largest authenticated requests, guesses a second, and the
-# real user's logins meanwhile (also part of `make bench`).
+# heads, of the largest authenticated requests and of one revision asked for
+# 200 times a request, guesses a second, and the real user's logins
+# meanwhile (also part of `make bench`).
 .PHONY: bench-abuse
 bench-abuse:
 	$(RELEASE) --product fprint-bench
@@ -141,12 +142,15 @@ test-vm-probe: build
 # against a logged-in admin (cross_site_test.py). Screenshots go to
 # $(ARTIFACTS)/browser/. Then the Survey page of `fprint dashboard` (survey_test.py): clicks
 # measure, a refused click, typed coordinates, a walk, CSRF, a second tab.
+# Then bytes users chose (user_bytes_test.py): an SVG floor plan naming an
+# uploaded script, and script attachments, opened by an admin run nothing.
 # Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
 ARTIFACTS ?= $(CURDIR)/.build/artifacts
 test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/cross_site_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/user_bytes_test.py $(BIN)
 
 # The docs' pictures: the dashboard's map page, and every kind of plot as PNG (Tests/screenshots-plots.sh).
 screenshots: build

@@ -25,7 +25,9 @@ struct Pages {
             return Responses.message(.notFound, heading: "Not found", text: "Map \(id) has no floor-plan picture.",
                                      user: user, canLogout: canLogout, head: head)
         }
+        // Another user's bytes (an SVG may hold script): data, never a page of the dashboard.
         var headers = Responses.securityHeaders()
+        UntrustedBytes.mark(&headers)
         headers[.contentType] = plan.header.mediaType
         // The same for every page of the map, and only for this browser.
         headers[.cacheControl] = "private, max-age=300"

@@ -16,6 +16,8 @@ struct CouchHandler: Sendable {
     let livePositions: LivePositions
     /// Set when the gateway begins to stop: a long `_bulk_docs` ends between documents.
     let stop: StopNotice
+    /// The memory every request's body and every streamed answer's large batches share.
+    let budget: BodyBudget
     /// Who may write a document and the write itself are one step: two
     /// users racing on one new id cannot both pass the owner check.
     let writes = WriteSerializer()
@@ -134,9 +136,12 @@ struct CouchHandler: Sendable {
             return try await written(request) { .json(.created, try self.bulkDocs(request, user: user)) }
         case "_bulk_get":
             guard method == .post else { throw CouchError.methodNotAllowed }
-            return try bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"),
-                               attachments: request.flag("attachments"),
-                               multipart: request.headers[.accept]?.contains("multipart/mixed") == true)
+            // Its entries are resolved to revisions before the answer starts: store work.
+            return try await onStoreThread {
+                try self.bulkGet(request.json(), revs: request.flag("revs"), latest: request.flag("latest"),
+                                 attachments: request.flag("attachments"),
+                                 multipart: request.headers[.accept]?.contains("multipart/mixed") == true)
+            }
         case "_all_docs":
             guard method == .get || method == .post else { throw CouchError.methodNotAllowed }
             return try await onStoreThread { try self.allDocs(request) }

@@ -7,6 +7,8 @@ indirect enum Reply: Sendable {
     case json(HTTPResponse.Status, JSONValue)
     /// JSON already written as text (revisions spliced from stored text).
     case jsonText(HTTPResponse.Status, [UInt8])
+    /// Bytes someone chose (an attachment, a file beside the app config),
+    /// served as data: `UntrustedBytes`.
     case file(Data, contentType: String)
     /// An answer written piece by piece while it is produced: big
     /// `include_docs` answers cost one chunk of memory, not the whole answer.
@@ -23,6 +25,9 @@ struct JSONChunkWriter {
     var buffer: [UInt8] = []
     /// Bytes handed to the connection so far (for the access log).
     private(set) var written = 0
+    /// Whether the answer ends with a newline, as JSON answers do; a
+    /// multipart answer ends with its closing boundary, as CouchDB's.
+    var endsWithNewline = true
 
     init(_ writer: any ResponseBodyWriter) {
         self.writer = writer
@@ -32,6 +37,20 @@ struct JSONChunkWriter {
     mutating func append(_ bytes: some Sequence<UInt8>) async throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.chunkSize { try await flush() }
+    }
+
+    /// A piece of a chunk or more (a revision) goes to the connection as
+    /// it is, after what is buffered: not copied into the buffer, which
+    /// would keep its size for the rest of the answer.
+    mutating func append(_ bytes: [UInt8]) async throws {
+        guard bytes.count >= Self.chunkSize else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.chunkSize { try await flush() }
+            return
+        }
+        try await flush()
+        try await writer.write(ByteBuffer(bytes: bytes))
+        written += bytes.count
     }
 
     mutating func append(_ text: String) async throws { try await append(text.utf8) }

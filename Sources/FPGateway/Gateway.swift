@@ -147,8 +147,9 @@ private func makeApplication(
     // The ledger learns who is in the users file now, before any token is issued against it.
     _ = try? authenticator.currentUsers()
     let livePositions = LivePositions()
+    let budget = BodyBudget(capacity: config.bodyBudget)
     let handler = CouchHandler(store: store, config: config, notifier: notifier, authenticator: authenticator,
-                               livePositions: livePositions, stop: stop)
+                               livePositions: livePositions, stop: stop, budget: budget)
     let accessLog: AccessLog? = try config.accessLogPath.map { path in
         path == "-" ? AccessLog(handle: .standardError) : try AccessLog(path: path)
     }
@@ -162,7 +163,7 @@ private func makeApplication(
             await notifier.waitForChange(after: since, timeout: timeout)
             return await !notifier.isShuttingDown
         })
-    let responder = GatewayResponder(handler: handler, budget: BodyBudget(capacity: config.bodyBudget), accessLog: accessLog,
+    let responder = GatewayResponder(handler: handler, budget: budget, accessLog: accessLog,
                                      dashboard: dashboard, proxies: try TrustedProxies(config.trustedProxies))
     let idle = config.idleTimeout.components
     // Heads are bounded before anyone is known: with the connection cap,

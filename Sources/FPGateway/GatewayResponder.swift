@@ -153,9 +153,8 @@ struct GatewayResponder: HTTPResponder {
             var headers = HTTPFields()
             headers[.contentType] = contentType
             headers[.contentLength] = String(data.count)
-            // A served picture (an SVG can hold script) is data, never a page of this origin.
-            headers[.xContentTypeOptions] = "nosniff"
-            headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
+            // An attachment or a served file (an SVG can hold script) is data, never a page of this origin.
+            UntrustedBytes.mark(&headers)
             return Response(status: .ok, headers: headers, body: head ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
         case .stream(let status, let contentType, let produce):
             var headers = HTTPFields()
@@ -168,7 +167,7 @@ struct GatewayResponder: HTTPResponder {
                 logged.status = status.code
                 defer { log?.write(logged, started: started) }
                 try await produce(&out)
-                try await out.append("\n")
+                if out.endsWithNewline { try await out.append("\n") }
                 try await out.flush()
                 logged.bytes = out.written
                 try await writer.finish(nil)

@@ -17,49 +17,90 @@ func onStoreThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asyn
     try await BlockingWork.run("fprint.gateway.store", work)
 }
 
-/// Rows of a streamed answer (`_bulk_get`, `_changes`, `_all_docs`) made off
-/// the cooperative pool, a batch per hop: at most `maxRows` rows, or fewer
-/// once a batch holds `maxBytes` (documents can be megabytes), so memory
-/// stays bounded while the connection drains.
+/// Rows of a streamed answer (`_bulk_get`, `open_revs`, `_changes`,
+/// `_all_docs`) made off the cooperative pool, a batch per hop: at most
+/// `maxRows` pieces, or fewer once a batch holds `maxBytes` (documents can
+/// be megabytes), so memory stays bounded while the connection drains.
 enum RowBatch {
     static let maxRows = 100
     static let maxBytes = 1 << 20
+    /// A batch this large is held within the shared body budget.
+    static let budgetFloor = JSONChunkWriter.chunkSize
+    /// Budget bytes per byte held: the batch, and its copy on its way out.
+    static let weight = 2
 
-    /// The rows of `items` from `start` on, and the index after the last one made.
-    private static func make<Item: Sendable>(_ items: [Item], from start: Int,
-                                     _ makeRow: @escaping @Sendable (Item) throws -> [UInt8]) async throws
-        -> (rows: [[UInt8]], next: Int) {
-        try await BlockingWork.run("fprint.gateway.rows") { () throws -> ([[UInt8]], Int) in
-            var rows: [[UInt8]] = []
-            var bytes = 0
-            var index = start
-            while index < items.count, rows.count < maxRows, bytes < maxBytes {
-                let row = try makeRow(items[index])
-                bytes += row.count
-                rows.append(row)
-                index += 1
+    /// The pieces `step` makes from `cursor` on, handed to `emit` in order,
+    /// until `step` returns nil. A step makes at most one revision: a batch
+    /// stops past `maxBytes`, so an answer holds about one large document at
+    /// a time. With a budget, a large batch is held within it until the
+    /// connection has taken it; one that does not fit is let go and made
+    /// again once there is room, so an answer that waits holds nothing.
+    static func run<Cursor: Sendable>(from start: Cursor, budget: BodyBudget?,
+                                      _ step: @escaping @Sendable (inout Cursor) throws -> [UInt8]?,
+                                      emit: ([UInt8]) async throws -> Void) async throws {
+        let held = budget.map { BodyReservation(budget: $0, weight: weight) }
+        defer { held?.release() }
+        var cursor = start
+        while true {
+            var batch = try await make(from: cursor, step)
+            if let held, batch.bytes >= budgetFloor, (try? held.grow(to: batch.bytes)) == nil {
+                let bytes = batch.bytes
+                batch = Batch(next: cursor)
+                try await held.growWaiting(to: bytes)
+                batch = try await make(from: cursor, step)
             }
-            return (rows, index)
+            for piece in batch.pieces { try await emit(piece) }
+            held?.giveBack()
+            guard !batch.ended else { return }
+            cursor = batch.next
+        }
+    }
+
+    private struct Batch<Cursor: Sendable>: Sendable {
+        var pieces: [[UInt8]] = []
+        var bytes = 0
+        var next: Cursor
+        var ended = false
+    }
+
+    private static func make<Cursor: Sendable>(from cursor: Cursor,
+                                               _ step: @escaping @Sendable (inout Cursor) throws -> [UInt8]?) async throws
+        -> Batch<Cursor> {
+        try await BlockingWork.run("fprint.gateway.rows") { () throws -> Batch<Cursor> in
+            var batch = Batch(next: cursor)
+            while batch.pieces.count < maxRows, batch.bytes < maxBytes {
+                guard let piece = try step(&batch.next) else {
+                    batch.ended = true
+                    break
+                }
+                batch.bytes += piece.count
+                batch.pieces.append(piece)
+            }
+            return batch
         }
     }
 
     /// Every item's row, made batch by batch, handed to `emit` in order with the item's index.
-    static func forEach<Item: Sendable>(_ items: [Item], _ makeRow: @escaping @Sendable (Item) throws -> [UInt8],
+    static func forEach<Item: Sendable>(_ items: [Item], budget: BodyBudget? = nil,
+                                        _ makeRow: @escaping @Sendable (Item) throws -> [UInt8],
                                         emit: (Int, [UInt8]) async throws -> Void) async throws {
-        var next = 0
-        while next < items.count {
-            let batch = try await make(items, from: next, makeRow)
-            for (offset, row) in batch.rows.enumerated() { try await emit(next + offset, row) }
-            next = batch.next
+        var index = 0
+        try await run(from: 0, budget: budget, { next in
+            guard next < items.count else { return nil }
+            defer { next += 1 }
+            return try makeRow(items[next])
+        }) { row in
+            try await emit(index, row)
+            index += 1
         }
     }
 }
 
 extension JSONChunkWriter {
     /// `items` as rows joined by commas, made in `RowBatch`es.
-    mutating func appendRows<Item: Sendable>(_ items: [Item],
+    mutating func appendRows<Item: Sendable>(_ items: [Item], budget: BodyBudget? = nil,
                                              _ makeRow: @escaping @Sendable (Item) throws -> [UInt8]) async throws {
-        try await RowBatch.forEach(items, makeRow) { index, row in
+        try await RowBatch.forEach(items, budget: budget, makeRow) { index, row in
             if index > 0 { try await append(",") }
             try await append(row)
         }

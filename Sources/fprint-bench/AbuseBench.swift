@@ -13,7 +13,12 @@ import Foundation
 // 3. Guessing: one address guessing a password for 15 s: checks per second
 //    (goal ≤ 2), and the real user's logins from another address meanwhile
 //    (goal: every one succeeds).
-// 4. Login flood: one user's correct password 10,000 times (LoginFloodBench).
+// 4. Duplicate flood (AbuseDuplicateFlood.swift): one 1 MB revision named
+//    200 times in each `open_revs` and `_bulk_get`, several clients at
+//    once: peak RSS (goal < 300 MB).
+// 5. Login flood (LoginFloodBench.swift): one user's correct password
+//    10,000 times: peak RSS (goal < 300 MB), another user's login and a GET
+//    before and after (goal: within 2×).
 
 func runAbuseBench(fprint: String, dir: String) throws {
     let gateway = try AbuseGateway(fprint: fprint, dir: dir)
@@ -22,6 +27,7 @@ func runAbuseBench(fprint: String, dir: String) throws {
     headerFlood(gateway)
     authenticatedFlood(gateway)
     guessing(gateway)
+    duplicateFlood(gateway)
     loginFlood(gateway, ledger: dir + "/secret.credentials.json")
 }
 

@@ -62,7 +62,8 @@ import Testing
         let bulk = await gateway.request("POST /fprint/_bulk_docs HTTP/1.1\r\nHost: 127.0.0.1\r\n" + json + alice,
                                          body: #"{"docs":[{"_id":"bobdoc\u0000x","couchbase_sync_gateway_id":"alice"}]}"#)
         #expect(RawConnection.status(bulk) == 201 && Self.body(bulk).contains(#""error":"bad_request""#), "\(bulk.suffix(300))")
-        for (path, body) in [("_all_docs", #"{"keys":["bobdoc\u0000x"]}"#), ("_revs_diff", #"{"bobdoc\u0000x":["1-a"]}"#)] {
+        for (path, body) in [("_all_docs", #"{"keys":["bobdoc\u0000x"]}"#), ("_revs_diff", #"{"bobdoc\u0000x":["1-a"]}"#),
+                             ("_bulk_get", #"{"docs":[{"id":"bobdoc\u0000x"}]}"#)] {
             let answer = await gateway.request("POST /fprint/\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + json + alice, body: body)
             #expect(RawConnection.status(answer) == 400, "\(path): \(answer.prefix(300))")
         }

@@ -239,19 +239,6 @@ extension ReplicableStore {
     public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws(StoreError) -> Revision {
         try edit(id: id, body: body, parent: parent, deleted: deleted, attachmentData: [:])
     }
-
-    /// The leaf revisions of `id` that descend from `rev` (or `rev` itself if
-    /// it is a leaf): what `latest=true` asks for.
-    public func latestLeaves(id: String, from rev: Revision) throws -> [Revision] {
-        var result: [Revision] = []
-        for leaf in try leaves(id: id) {
-            if leaf.rev == rev { return [rev] }
-            if let content = try revision(id: id, rev: leaf.rev), content.history.contains(rev) {
-                result.append(leaf.rev)
-            }
-        }
-        return result
-    }
 }
 
 /// CouchDB's winner rule: a live leaf beats a deleted one, then the higher

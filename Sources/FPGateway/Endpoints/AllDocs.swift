@@ -46,11 +46,11 @@ extension CouchHandler {
             let end = try jsonString("endkey") ?? jsonString("end_key")
             rows = try store.allDocs(startKey: start, endKey: end, limit: limit).map { ($0.id, $0) }
         }
-        let store = self.store
+        let (store, budget) = (self.store, self.budget)
         let found = rows
         return .stream(.ok) { out in
             try await out.append(#"{"total_rows":\#(total),"offset":0,"rows":["#)
-            try await out.appendRows(found) { item in
+            try await out.appendRows(found, budget: budget) { item in
                 guard let row = item.row else {
                     return CanonicalJSON.bytes(["key": .string(item.key), "error": "not_found"])
                 }

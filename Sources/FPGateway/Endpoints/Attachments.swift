@@ -142,9 +142,10 @@ extension CouchHandler {
 /// `attachments=true` asks for all of them; `atts_since=[revs]` for those
 /// newer than the newest of those revisions in the document's own history
 /// (CouchDB's `find_ancestor_rev_pos`; none found: all). The rest stay stubs.
-struct AttachmentsAnswer {
+struct AttachmentsAnswer: Sendable {
     var all: Bool
-    var since: [Revision]?
+    /// A set: each revision of an answer looks its whole history up in it.
+    var since: Set<Revision>?
 
     init(_ request: CouchRequest) throws {
         all = request.flag("attachments")
@@ -152,7 +153,7 @@ struct AttachmentsAnswer {
             guard let list = (try? CanonicalJSON.parse(text))?.arrayValue else {
                 throw CouchError.badRequest("atts_since must be a JSON array of revisions")
             }
-            since = list.compactMap { $0.stringValue.flatMap(Revision.init) }
+            since = Set(list.compactMap { $0.stringValue.flatMap(Revision.init) })
         }
     }
 

@@ -34,10 +34,10 @@ extension CouchHandler {
             let lastSeq = entries.last?.seq ?? options.since
             let store = self.store
             let pending = options.limit == Int.max ? 0 : try await onStoreThread { try store.changeCount(since: lastSeq) }
-            let found = entries
+            let (found, budget) = (entries, self.budget)
             return .stream(.ok) { out in
                 try await out.append(#"{"results":["#)
-                try await out.appendRows(found) { try Self.changeRow($0, options, store) }
+                try await out.appendRows(found, budget: budget) { try Self.changeRow($0, options, store) }
                 try await out.append(#"],"last_seq":"\#(lastSeq)","pending":\#(pending)}"#)
             }
         case .continuous, .eventsource:
@@ -58,7 +58,7 @@ extension CouchHandler {
         let store = self.store
         while true {
             let entries = Array(try await changeEntries(since: since, options).prefix(options.limit - sent))
-            try await RowBatch.forEach(entries, { try Self.changeRow($0, options, store) }) { index, row in
+            try await RowBatch.forEach(entries, budget: budget, { try Self.changeRow($0, options, store) }) { index, row in
                 if options.feed == .eventsource {
                     try await out.append("data: ")
                     try await out.append(row)

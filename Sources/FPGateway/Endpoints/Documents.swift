@@ -116,7 +116,7 @@ extension CouchHandler {
         }
         let stored: RevisionText?
         if let rev = try request.revisionQuery() {
-            let target = latest ? (try store.latestLeaves(id: id, from: rev).first ?? rev) : rev
+            let target = latest ? (try LatestLeaves(store, id: id, asked: [rev]).leaves.first?.rev ?? rev) : rev
             stored = try store.revisionText(id: id, rev: target)
         } else {
             guard let winner = try store.leaves(id: id).first else { throw CouchError.notFound() }

@@ -61,10 +61,34 @@ final class BodyReservation: @unchecked Sendable {
         held = wanted
     }
 
-    func release() {
+    /// `grow(to:)` for an answer under way, whose status has gone out (a
+    /// 503 is too late): waits for other requests to give budget back,
+    /// looking every 20 ms, and past `patience` ends the answer (its client
+    /// sees it cut and asks again).
+    func growWaiting(to bytes: Int, patience: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                return try grow(to: bytes)
+            } catch {
+                guard ContinuousClock.now < deadline else { throw error }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Gives what is held back, without trimming the heap: between the
+    /// batches of one answer, whose next batch takes its share again.
+    func giveBack() {
         guard held > 0 else { return }
         budget.release(held)
-        if held >= Self.trimThreshold { ProcessLimits.trimHeap() }
         held = 0
+    }
+
+    func release() {
+        guard held > 0 else { return }
+        let large = held >= Self.trimThreshold
+        giveBack()
+        if large { ProcessLimits.trimHeap() }
     }
 }
