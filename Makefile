@@ -141,7 +141,8 @@ test-vm-probe: build
 # console errors, no admin page for a viewer; then another site's pages
 # against a logged-in admin (cross_site_test.py). Screenshots go to
 # $(ARTIFACTS)/browser/. Then the Survey page of `fprint dashboard` (survey_test.py): clicks
-# measure, a refused click, typed coordinates, a walk, CSRF, a second tab.
+# measure, a refused click, typed coordinates, a walk, CSRF, a second tab; and on a
+# two-floor plan (survey_floors_test.py), each map's page draws its own points only.
 # Then bytes users chose (user_bytes_test.py): an SVG floor plan naming an
 # uploaded script, and script attachments, opened by an admin run nothing.
 # Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
@@ -150,6 +151,7 @@ test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/cross_site_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_floors_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/user_bytes_test.py $(BIN)
 
 # The docs' pictures: the dashboard's map page, and every kind of plot as PNG (Tests/screenshots-plots.sh).

@@ -44,6 +44,10 @@ extension SVGPlot {
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit, heightM: mapHeight * metersPerUnit)
         let side = cell * scale
+        // Cells are whole squares: cut to the outline, none shades outdoors.
+        let clip = outlineClip(outline, id: "coverage-floor", left: left, top: top, scale: scale)
+        if let clip { body.append(clip) }
+        body.append("<g class=\"cells\"" + (clip == nil ? "" : " clip-path=\"url(#coverage-floor)\"") + ">")
         for c in cells {
             let x = left + Double(c.column) * side, y = top + Double(c.row) * side
             let tip = "<title>\(c.beacons) beacon\(c.beacons == 1 ? "" : "s") at the weakest of \(c.points) point\(c.points == 1 ? "" : "s")</title>"
@@ -52,6 +56,7 @@ extension SVGPlot {
                 body.append("<rect class=\"gap\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(side))\" height=\"\(f(side))\" fill=\"url(#gap)\" stroke=\"#d62728\" stroke-width=\"1.5\">\(tip)</rect>")
             }
         }
+        body.append("</g>")
         for p in points {
             body.append("<circle cx=\"\(f(left + p.x * scale))\" cy=\"\(f(top + p.y * scale))\" r=\"1.5\" fill=\"#222\"/>")
         }

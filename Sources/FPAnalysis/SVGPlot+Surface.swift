@@ -52,8 +52,9 @@ extension SVGPlot {
         }
 
         /// SVG rectangles, one per cell with a value, at `scale` pixels per unit from (left, top).
-        func svg(left: Double, top: Double, scale: Double) -> [String] {
-            var lines = ["<g class=\"surface\">"]
+        /// `clipID`: a clipPath (`outlineClip`) the cells are cut to, as a cell whose centre is indoors still reaches past the wall.
+        func svg(left: Double, top: Double, scale: Double, clipID: String? = nil) -> [String] {
+            var lines = ["<g class=\"surface\"" + (clipID.map { " clip-path=\"url(#\($0))\"" } ?? "") + ">"]
             let side = cell * scale
             for r in 0..<rows {
                 for c in 0..<columns {
@@ -76,6 +77,14 @@ extension SVGPlot {
             j = i
         }
         return inside
+    }
+
+    /// A clipPath of the outline polygon, so shading drawn in whole cells
+    /// stops at the wall; nil without an outline (the plot's rectangle bounds it).
+    package static func outlineClip(_ outline: [(x: Double, y: Double)]?, id: String, left: Double, top: Double, scale: Double) -> String? {
+        guard let outline, outline.count >= 3 else { return nil }
+        let points = outline.map { "\(f(left + $0.x * scale)),\(f(top + $0.y * scale))" }.joined(separator: " ")
+        return "<clipPath id=\"\(id)\"><polygon points=\"\(points)\"/></clipPath>"
     }
 
     /// The floor outline: the given polygon, else the plot's rectangle.

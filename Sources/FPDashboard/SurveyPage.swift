@@ -39,7 +39,8 @@ extension Pages {
         let unsurveyed = Self.unsurveyedCells(map: map, frame: frame, points: shown)
         let floor = FloorPlot.svg(map: map, points: shown, beacons: registry?.entries ?? []) { frame in
             Self.cellLayer(frame, unsurveyed: unsurveyed, side: Self.unsurveyedCell / map.metersPerUnit,
-                           weak: plots.weakCells, weakSide: MapPlots.coverageCell / map.metersPerUnit)
+                           weak: plots.weakCells, weakSide: MapPlots.coverageCell / map.metersPerUnit,
+                           outline: map.outline?.map { (x: $0.x, y: $0.y) })
         }
         let routes = desk.routes(map: id).map { route in
             ["id": route.id, "name": route.name, "points": route.points.map { String(format: "%g,%g", $0.x, $0.y) }.joined(separator: " "),
@@ -77,15 +78,19 @@ extension Pages {
     }
 
     /// Unsurveyed cells hatched lightly, measured cells with too few beacons in red.
-    /// `side`, `weakSide`: the cells' sides in map units.
+    /// `side`, `weakSide`: the cells' sides in map units. Both are cut to the
+    /// outline: a cell partly indoors is drawn, but only its indoor part.
     static func cellLayer(_ frame: FloorPlot.Frame, unsurveyed: [(column: Int, row: Int)], side: Double,
-                          weak: [SVGPlot.CoverageCell], weakSide: Double) -> [String] {
-        var out = ["<g class=\"unsurveyed\" fill=\"#ffb74d\" fill-opacity=\"0.22\" stroke=\"none\">"]
+                          weak: [SVGPlot.CoverageCell], weakSide: Double, outline: [(x: Double, y: Double)]? = nil) -> [String] {
+        let clip = SVGPlot.outlineClip(outline, id: "survey-floor", left: frame.left, top: frame.top, scale: frame.scale)
+        let clipped = clip == nil ? "" : " clip-path=\"url(#survey-floor)\""
+        var out = clip.map { [$0] } ?? []
+        out.append("<g class=\"unsurveyed\" fill=\"#ffb74d\" fill-opacity=\"0.22\" stroke=\"none\"\(clipped)>")
         let w = String(format: "%.1f", side * frame.scale)
         for c in unsurveyed {
             out.append("<rect x=\"\(frame.x(Double(c.column) * side))\" y=\"\(frame.y(Double(c.row) * side))\" width=\"\(w)\" height=\"\(w)\"/>")
         }
-        out.append("</g><g class=\"weak\" fill=\"#d62728\" fill-opacity=\"0.35\" stroke=\"none\">")
+        out.append("</g><g class=\"weak\" fill=\"#d62728\" fill-opacity=\"0.35\" stroke=\"none\"\(clipped)>")
         let v = String(format: "%.1f", weakSide * frame.scale)
         for c in weak {
             out.append("<rect x=\"\(frame.x(Double(c.column) * weakSide))\" y=\"\(frame.y(Double(c.row) * weakSide))\" width=\"\(v)\" height=\"\(v)\"><title>\(c.beacons) beacons</title></rect>")

@@ -113,7 +113,9 @@ final class ElementCounter: NSObject, XMLParserDelegate {
         #expect(surface.values[2 * 10 + 7] != nil && surface.values[7 * 10 + 2] != nil)
         let svg = SVGPlot.heatmap(title: "t", points: points, mapWidth: 10, mapHeight: 10, metersPerUnit: 1, outline: outline)
         #expect(svg.contains("<polygon class=\"outline\""))
-        #expect(ElementCounter.parse(svg)?["polygon"] == 1)
+        // The outline drawn, and again as the clipPath that cuts the surface's cells at the wall.
+        #expect(ElementCounter.parse(svg)?["polygon"] == 2)
+        #expect(svg.contains("<g class=\"surface\" clip-path=\"url(#heatmap-floor)\">"))
     }
 
     @Test func coverageCellsKeepTheirWeakestPointAndMarkGaps() throws {

@@ -113,4 +113,17 @@ import Testing
         let cells = Pages.unsurveyedCells(map: map, frame: frame, points: [point]).map { "\($0.column),\($0.row)" }
         #expect(Set(cells) == ["1,0", "2,0", "0,1", "1,1", "2,1"], "\(cells)")
     }
+    @Test func unsurveyedCellsAreDrawnOnlyIndoors() {
+        // 12 × 6 m at 1 cm a unit, the outline a triangle: cells across its slope are cut to it, those beyond it not counted.
+        let outline = [MapPoint(x: 0, y: 0), MapPoint(x: 1200, y: 0), MapPoint(x: 0, y: 600)]
+        let map = DashboardMap(id: "T", metersPerUnit: 0.01, width: 1200, height: 600, outline: outline)
+        let frame = FloorPlot.Frame(map: map, points: [], size: 800)
+        let cells = Pages.unsurveyedCells(map: map, frame: frame, points: [])
+        #expect(Set(cells.map { "\($0.column),\($0.row)" }) == ["0,0", "1,0", "2,0", "3,0", "0,1", "1,1"], "\(cells)")
+        let layer = Pages.cellLayer(frame, unsurveyed: cells, side: 300, weak: [], weakSide: 200,
+                                    outline: outline.map { (x: $0.x, y: $0.y) }).joined()
+        #expect(layer.contains("<clipPath id=\"survey-floor\"><polygon points=\""), "\(layer)")
+        #expect(layer.contains("<g class=\"unsurveyed\" fill=\"#ffb74d\" fill-opacity=\"0.22\" stroke=\"none\" clip-path=\"url(#survey-floor)\">"))
+        #expect(layer.contains("<g class=\"weak\" fill=\"#d62728\" fill-opacity=\"0.35\" stroke=\"none\" clip-path=\"url(#survey-floor)\">"))
+    }
 }

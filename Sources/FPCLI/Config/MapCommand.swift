@@ -93,7 +93,7 @@ struct MapPlanOptions: ParsableArguments {
                 changes.append("no outline")
             } else {
                 let corners = try PlanGeometryText.points(outline, option: "--outline")
-                guard corners.count >= 3 else { throw CommandFailure("--outline: an outline needs at least 3 corners, got \(corners.count)", .usage) }
+                if let why = Outline.problem(corners.map { (x: $0.x, y: $0.y) }) { throw CommandFailure("--outline: \(why)", .usage) }
                 if let extent {
                     for (i, p) in corners.enumerated() where !extent.contains(p) {
                         throw CommandFailure(String(format: "--outline: corner %d (%g,%g) lies outside the map (0–%g, 0–%g)", i + 1, p.x, p.y, extent.width, extent.height), .usage)
@@ -198,8 +198,25 @@ struct MapEdit: ReportingCommand {
         }
         let (picture, changes) = try plan.apply(to: &maps[index], id: id, folder: own.folder)
         root["maps"] = .array(maps.map { .object($0) })
+        try Self.checkRoutes(on: id, root: root, in: own)
         try store(root, picture: picture, in: own)
         Terminal.out("changed map \(id)" + (changes.isEmpty ? "" : ": \(changes.joined(separator: "; "))"))
+    }
+}
+
+extension MapEdit {
+    /// A changed outline or picture must keep every route on the map indoors:
+    /// a walk along a route that leaves it would store documents outdoors.
+    static func checkRoutes(on id: String, root: JSONObject, in own: OwnConfig) throws {
+        guard let map = (try? AppConfig(json: .object(root), source: own.folder.appConfigPath))?.map(id: id) else { return }
+        let scenarios = (try? ScenarioSet(json: .object(own.scenarios()), source: own.folder.scenariosPath))?.scenarios ?? []
+        for scenario in scenarios {
+            for leg in scenario.legs where leg.mapID == id {
+                if let why = map.offRoute(leg.route.waypoints) {
+                    throw CommandFailure("route \(scenario.scenarioID) would leave map \(id): \(why); change or remove the route first (`fprint scenario remove \(scenario.scenarioID)`)", .usage)
+                }
+            }
+        }
     }
 }
 

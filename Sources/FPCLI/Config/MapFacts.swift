@@ -106,4 +106,20 @@ extension MapInfo {
         }
         return nil
     }
+
+    /// Why a route on this map leaves the floor, nil when it does not: each
+    /// waypoint, then each leg between two, since in a concave outline both
+    /// ends of a leg can be indoors while the leg cuts across outdoors.
+    func offRoute(_ points: [MapPoint]) -> String? {
+        for (n, p) in points.enumerated() {
+            if let why = offMap(p) { return "waypoint \(n + 1): \(why)" }
+        }
+        guard let outline else { return nil }
+        let polygon = outline.map { (x: $0.x, y: $0.y) }
+        for n in points.indices.dropFirst() where !Outline.contains(polygon, from: (points[n - 1].x, points[n - 1].y), to: (points[n].x, points[n].y)) {
+            let (a, b) = (points[n - 1], points[n])
+            return String(format: "the leg from waypoint %d (%g, %g) to %d (%g, %g) leaves map %@'s outline", n, a.x, a.y, n + 1, b.x, b.y, id)
+        }
+        return nil
+    }
 }

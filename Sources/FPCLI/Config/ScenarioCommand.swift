@@ -72,9 +72,7 @@ struct ScenarioAdd: ReportingCommand {
         for (i, leg) in legs.enumerated() {
             let option = i == 0 ? (pointsFile ?? "--points") : "--then \(i)"
             guard leg.points.count >= 2 else { throw CommandFailure("\(option): a route needs at least 2 waypoints, got \(leg.points.count)", .usage) }
-            for (n, p) in leg.points.enumerated() {
-                if let why = leg.map.offMap(p) { throw CommandFailure("\(option): waypoint \(n + 1): \(why)", .usage) }
-            }
+            if let why = leg.map.offRoute(leg.points) { throw CommandFailure("\(option): \(why)", .usage) }
         }
         var root = try own.scenarios()
         var list = root["scenarios"]?.arrayValue ?? []

@@ -37,7 +37,7 @@ struct Measure: ReportingCommand {
         valueName: "seconds|all"))
     var duration: MeasureLength?
     @Flag(help: "Print the stored document as JSON.") var json = false
-    @Flag(help: "Measure at a point outside the map's extent (app config maps[].extent) all the same.") var force = false
+    @Flag(help: "Measure at a point outside the map (its extent or outline) all the same.") var force = false
     @Option(help: ArgumentHelp("Measure periodically, one run every interval (e.g. 30s, 15m, 1h).", valueName: "interval"))
     var every: String?
     @Option(help: "With --every: stop after this many runs.") var count: Int?
@@ -81,7 +81,7 @@ struct Measure: ReportingCommand {
         let settings = try ws.settings()
         let loaded = try ws.loadConfig()
         let mapInfo = try ws.map(map, in: loaded)
-        if !force, let outside = mapInfo.outside(MapPoint(x: x, y: y)) {
+        if !force, let outside = mapInfo.offMap(MapPoint(x: x, y: y)) {
             throw CommandFailure(outside + "; --force measures there all the same", .usage)
         }
         let radios = try capture.radios(enabled: settings.radios)

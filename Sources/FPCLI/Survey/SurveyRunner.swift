@@ -60,9 +60,7 @@ final class SurveyRunner: SurveyDesk {
             guard let scenario = (try? Workspace.scenarios(of: setup.loaded))?.scenario(id: id), let map = setup.loaded.appConfig.map(id: scenario.mapID) else {
                 throw SurveyRefusal(.unknown, "There is no route \(id) (or its map) in the app config.")
             }
-            if let (i, why) = scenario.points.enumerated().lazy.compactMap({ i, p in map.offMap(p).map { (i, $0) } }).first {
-                throw SurveyRefusal(.offMap, "Route \(id), waypoint \(i + 1): \(why).")
-            }
+            if let why = map.offRoute(scenario.points) { throw SurveyRefusal(.offMap, "Route \(id), \(why).") }
             let walk = Walk(level: map.id, scenarioId: scenario.scenarioID, route: scenario.route,
                             pace: WalkPace(correction: setup.speedCorrection), scale: map.scale, sessionId: Workspace.newDocumentID())
             let job = try slot.begin(order, map: map.id, durationS: Double(walk.durationMs) / 1000)

@@ -29,7 +29,7 @@ struct WalkCommand: ReportingCommand {
     @Flag(help: "Print the stored documents as JSON lines.") var json = false
     @Option(help: "Seconds of \"get ready\" countdown before the target starts moving (default: 5 on a terminal; 0 when stderr is piped or with --fast).")
     var ready: Int?
-    @Flag(help: "Walk a route with waypoints outside the map's extent (app config maps[].extent) all the same.") var force = false
+    @Flag(help: "Walk a route that leaves the map (its extent or outline) all the same.") var force = false
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var probing: ProbeCaptureOptions
     @Option(help: "With --probe: probe at every N-th window (N × 2 s).") var probeEvery = 5
@@ -55,8 +55,8 @@ struct WalkCommand: ReportingCommand {
         guard let route = Route(waypoints: scenario.points) else {
             throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
         }
-        if !force, let (i, outside) = scenario.points.enumerated().lazy.compactMap({ i, p in mapInfo.outside(p).map { (i, $0) } }).first {
-            throw CommandFailure("scenario \(scenario.scenarioID), waypoint \(i + 1): \(outside); --force walks it all the same", .dataError)
+        if !force, let why = mapInfo.offRoute(scenario.points) {
+            throw CommandFailure("scenario \(scenario.scenarioID), \(why); --force walks it all the same", .dataError)
         }
         let radios = try capture.radios(enabled: settings.radios)
         let probeOptions = try probing.options(ws)  // a missing token fails before the walk

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""make test-browser: each map's Survey page draws that map's points only.
+
+A two-floor plan made here (ANNEX0 and ANNEX1 from docs/examples/lab-plan.svg, a
+route on ANNEX0), simulated radios, `fprint dashboard --fast`. The dashboard's last
+job is shown by every Survey page it serves (the status box); its stored points are
+drawn only on its own map's page:
+- a point measured on ANNEX1, then one on ANNEX0: ANNEX1's page still draws one point
+  and counts 1, as the server does;
+- a walk on ANNEX0: ANNEX1's page draws none of its points; ANNEX0's page draws them.
+Screenshot: ${ARTIFACTS:-.build/artifacts}/browser/survey-floors.png (ANNEX1 after the walk).
+"""
+import json, os, re, signal, subprocess, sys, tempfile, time
+
+from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
+ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
+PLAN = os.path.join(REPO, "docs/examples/lab-plan.svg")
+
+begin("survey floors test")
+if not os.access(BIN, os.X_OK):
+    fail(f"{BIN}: no fprint binary (run swift build first)")
+
+TMP = tempfile.mkdtemp(prefix="fprint-floors-")
+ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
+           XDG_STATE_HOME=f"{TMP}/state")
+for name in ["FPRINT_CONFIG", "FPRINT_TOKEN"]:
+    ENV.pop(name, None)
+DB = f"{TMP}/floors.sqlite"
+
+
+def fprint(*args):
+    done = subprocess.run([BIN, *args], env=ENV, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def stored(map_id):
+    return [json.loads(line) for line in fprint("export", "jsonl", "--db", DB, "--map", map_id).splitlines() if line.strip()]
+
+
+for floor in [0, 1]:
+    fprint("map", "add", f"ANNEX{floor}", "--image", PLAN, "--floor", str(floor), "--calibrate", "100,100 1100,100 25m",
+           "--outline", "40,40 1160,40 1160,660 40,660")
+    fprint("beacons", "import", os.path.join(REPO, "docs/examples/lab-beacons.csv"), "--map", f"ANNEX{floor}")
+fprint("scenario", "add", "annex-hall", "--map", "ANNEX0", "--points", "150,360 1050,360 1050,550")
+
+log = f"{TMP}/dashboard.err"
+dashboard = subprocess.Popen([BIN, "dashboard", "--db", DB, "--port", "0", "--simulate", "--duration", "5", "--fast"],
+                             env=ENV, stderr=open(log, "w"))
+port = None
+for _ in range(600):
+    found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", open(log).read())
+    if found:
+        port = int(found.group(1))
+        break
+    if dashboard.poll() is not None:
+        fail(f"fprint dashboard exited: {open(log).read().strip()}")
+    time.sleep(0.1)
+if port is None:
+    dashboard.terminate()
+    fail("fprint dashboard did not start within 60 s")
+base = f"http://127.0.0.1:{port}"
+
+
+def open_page(driver, map_id):
+    driver.get(f"{base}/_dashboard/survey/maps/{map_id}")
+    WebDriverWait(driver, 30, poll_frequency=0.1).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#survey-wrap svg g.points"))
+
+
+def status(driver):
+    return driver.execute_script("var s = document.getElementById('survey-status'); return [s.dataset.job, s.dataset.state, s.textContent];")
+
+
+def until_shown(driver, job):
+    """The page has shown job `job` stored (its first status poll answered)."""
+    try:
+        WebDriverWait(driver, 120, poll_frequency=0.1).until(lambda d: status(d)[:2] in ([str(job), "stored"], [str(job), "failed"]))
+    except Exception:
+        fail(f"job {job} not shown stored: {status(driver)}")
+    if status(driver)[1] != "stored":
+        fail(f"job {job} failed: {status(driver)[2]}")
+
+
+def measure(driver, x, y, job):
+    for element, value in [(driver.find_element(By.ID, "x"), x), (driver.find_element(By.ID, "y"), y)]:
+        element.clear()
+        element.send_keys(value)
+    driver.find_element(By.ID, "measure").click()
+    until_shown(driver, job)
+
+
+def drawn(driver):
+    """Points drawn and the page's count."""
+    return (len(driver.find_elements(By.CSS_SELECTOR, "#survey-wrap g.points circle.point")),
+            driver.find_element(By.ID, "point-count").text)
+
+
+driver = headless_chromium("1400,1000", browser_log=True)
+try:
+    open_page(driver, "ANNEX1")
+    measure(driver, "300", "300", 1)
+    open_page(driver, "ANNEX0")
+    measure(driver, "600", "120", 2)
+
+    # The last job is ANNEX0's: ANNEX1's page shows it in its status, draws none of it.
+    open_page(driver, "ANNEX1")
+    until_shown(driver, 2)
+    if drawn(driver) != (1, "1") or len(stored("ANNEX1")) != 1:
+        fail(f"ANNEX1's page draws {drawn(driver)} (points, count) after a measurement on ANNEX0; "
+             f"the server holds {len(stored('ANNEX1'))} on ANNEX1")
+
+    open_page(driver, "ANNEX0")
+    driver.find_element(By.ID, "walk").click()
+    until_shown(driver, 3)
+    walked = [d for d in stored("ANNEX0") if d.get("scenarioId") == "annex-hall"]
+    if len(walked) < 5:
+        fail(f"the walk stored {len(walked)} documents")
+    if drawn(driver)[0] != 1 + len(walked):
+        fail(f"ANNEX0's page draws {drawn(driver)[0]} points after its walk; the server holds {1 + len(walked)}")
+
+    open_page(driver, "ANNEX1")
+    until_shown(driver, 3)
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    driver.save_screenshot(os.path.join(ARTIFACTS, "survey-floors.png"))
+    if drawn(driver) != (1, "1"):
+        fail(f"ANNEX1's page draws {drawn(driver)} (points, count) after a walk of {len(walked)} documents on ANNEX0")
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail(f"console errors: {errors}")
+finally:
+    driver.quit()
+    dashboard.send_signal(signal.SIGINT)
+    dashboard.wait(timeout=60)
+print(f"survey floors test: ok (ANNEX1 draws its 1 point after a point and a walk of {len(walked)} documents on ANNEX0)")
