@@ -34,6 +34,16 @@ package struct ImageHeader: Sendable, Equatable {
         return ImageHeader(width: width, height: height, mediaType: "image/png")
     }
 
+    /// Whether a JPEG ends: its last end-of-image marker (FF D9) comes after
+    /// its last start-of-scan (FF DA). Scan data stuffs every FF with 00, so a
+    /// picture cut short in its scan has none there; one in an EXIF thumbnail
+    /// comes before the main scan and does not count.
+    package static func jpegEnds(_ b: [UInt8]) -> Bool {
+        func last(_ marker: UInt8) -> Int? { b.indices.dropLast().last { b[$0] == 0xFF && b[$0 + 1] == marker } }
+        guard let end = last(0xD9) else { return false }
+        return end > (last(0xDA) ?? -1)
+    }
+
     /// Walks the marker segments from SOI to the first start-of-frame (SOF0–SOF15
     /// but DHT, JPG and DAC), whose payload holds height then width.
     private static func jpeg(_ b: [UInt8]) -> ImageHeader? {

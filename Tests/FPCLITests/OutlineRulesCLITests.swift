@@ -19,6 +19,17 @@ import Testing
         return fp
     }
 
+    /// A whole 1200 × 700 JPEG as far as its markers go: SOI, a frame header, a scan, EOI.
+    static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x11, 8, 0x02, 0xBC, 0x04, 0xB0, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1,
+                                0xFF, 0xDA, 0x00, 0x0C, 3, 1, 0, 2, 0x11, 3, 0x11, 0, 0x3F, 0, 0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD9]
+
+    @Test func aWholeJPEGIsTaken() async throws {
+        let fp = try await building()
+        try Data(Self.jpeg).write(to: fp.home.appendingPathComponent("whole.jpg"))
+        let r = try await fp.run(["map", "add", "LAB2", "--image", "whole.jpg", "--width-m", "30"])
+        #expect(r.status == 0 && r.stdout.contains("1200 × 700 px"), "\(r.stderr)")
+    }
+
     func files(_ fp: FprintRunner) throws -> [Data] {
         let home = fp.home.appendingPathComponent("config/fprint")
         return try ["app-config.json", "scenarios.json"].map { try Data(contentsOf: home.appendingPathComponent($0)) }
@@ -35,13 +46,19 @@ import Testing
         // Both ends indoors, the leg across the missing quarter.
         (["scenario", "add", "short-cut", "--map", "LAB1", "--points", "100,300 1100,600"],
          "the leg from waypoint 1 (100, 300) to 2 (1100, 600) leaves map LAB1's outline"),
+        // Issue 56's small ones: ids differing only in case, route ids as map ids, a JPEG cut short.
+        (["map", "add", "lab1", "--image", "plan.svg", "--width-m", "30"], "map lab1 differs from map LAB1 only in case"),
+        (["scenario", "add", "my route", "--map", "LAB1", "--points", "100,200 1100,200"], "\"my route\" cannot be a route id"),
+        (["scenario", "add", "wég", "--map", "LAB1", "--points", "100,200 1100,200"], "\"wég\" cannot be a route id"),
+        (["map", "add", "LAB2", "--image", "cut.jpg", "--width-m", "30"], "cut.jpg: a JPEG cut short"),
     ] as [([String], String)])
     func refusedAndNothingChanged(args: [String], message: String) async throws {
         let fp = try await building()
         try Data(OwnBuildingCLITests.planSVG.utf8).write(to: fp.home.appendingPathComponent("plan.svg"))
+        try Data(Self.jpeg.dropLast(2)).write(to: fp.home.appendingPathComponent("cut.jpg"))
         let before = try files(fp)
         let r = try await fp.run(args)
-        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.status == (message.contains("JPEG") ? 65 : 64), "\(r.stderr)")
         #expect(r.stderr.contains(message), "\(r.stderr)")
         #expect(r.stderr.lowercased().split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(r.stderr)")
         #expect(try files(fp) == before)

@@ -56,6 +56,9 @@ struct MapPlanOptions: ParsableArguments {
             guard let read = ImageHeader(Array(bytes.prefix(1 << 20))) else {
                 throw CommandFailure("\(image): not a PNG, JPEG or SVG picture (or its size in pixels cannot be read from it)", .dataError)
             }
+            if read.kind == "jpg", !ImageHeader.jpegEnds(Array(bytes)) {
+                throw CommandFailure("\(image): a JPEG cut short (no end-of-image marker after its last scan): not a whole picture", .dataError)
+            }
             picture = (image, "\(folder.plansDirectory)/\(id).\(read.kind)")
             map["extent"] = .object(JSONObject(["width": .int(Int64(read.width)), "height": .int(Int64(read.height))]))
             map["floorPlan"] = .object(JSONObject(["image": .string("plans/\(id).\(read.kind)")]))
@@ -155,6 +158,10 @@ struct MapAdd: ReportingCommand {
         var maps = OwnConfig.maps(root)
         if maps.contains(where: { $0["id"]?.stringValue == id }) {
             throw CommandFailure("map \(id) is already in \(own.folder.appConfigPath): change it with `fprint map edit \(id)`", .usage)
+        }
+        // ids differing only in case name one floor twice, and clash as plan file names on a case-insensitive disk.
+        if let other = maps.compactMap({ $0["id"]?.stringValue }).first(where: { $0.lowercased() == id.lowercased() }) {
+            throw CommandFailure("map \(id) differs from map \(other) only in case: choose another id, or change \(other) with `fprint map edit \(other)`", .usage)
         }
         var map = JSONObject(["id": .string(id), "location": .string(""), "description": .string(id), "mapURL": .string("")])
         let (picture, changes) = try plan.apply(to: &map, id: id, folder: own.folder)

@@ -53,7 +53,7 @@ struct MapFacts {
         guard let floorPlan = map.floorPlan else { return "none" }
         switch plan {
         case .success(let p?):
-            return "\(floorPlan.image) (\(p.header.width) × \(p.header.height) px, \(Self.g(floorPlan.unitsPerPixel)) units a pixel, "
+            return "\(floorPlan.image) (\(p.header.width) × \(p.header.height) px, \(Self.g(floorPlan.unitsPerPixel)) unit\(floorPlan.unitsPerPixel == 1 ? "" : "s") a pixel, "
                 + "top left at \(Self.g(floorPlan.origin.x)), \(Self.g(floorPlan.origin.y)))"
         case .success(nil): return "none"
         case .failure(let f): return "\(floorPlan.image): not readable (\(f.description))"

@@ -50,10 +50,10 @@ struct OwnConfig {
     }
 
     /// A map id becomes file names (beacons/ID.json, plans/ID.png): letters, digits, `.`, `_`, `-`.
-    static func checkID(_ id: String) throws {
+    static func checkID(_ id: String, what: String = "map id") throws {
         let allowed = id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
         guard !id.isEmpty, id.count <= 64, allowed, !id.hasPrefix("."), !id.hasPrefix("-") else {
-            throw CommandFailure("\"\(id)\" cannot be a map id: use up to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-'", .usage)
+            throw CommandFailure("\"\(id)\" cannot be a \(what): use up to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-'", .usage)
         }
     }
 }

@@ -32,7 +32,7 @@ struct ScenarioAdd: ReportingCommand {
               fprint scenario add lab-up --map LAB1 --points "100,100 500,100" --then "LAB2:500,120 900,120" --via stairs
             """)
 
-    @Argument(help: "The scenario's id.") var id: String
+    @Argument(help: "The scenario's id (letters, digits, '.', '_', '-').") var id: String
     @Option(help: "The map of the first leg.") var map: String
     @Option(help: ArgumentHelp("Waypoints in map units: \"x,y x,y …\".", valueName: "points")) var points: String?
     @Option(name: .customLong("points-file"), help: "A file of waypoints, one x,y per line.", completion: .file())
@@ -52,6 +52,7 @@ struct ScenarioAdd: ReportingCommand {
     }
 
     func perform() async throws {
+        try OwnConfig.checkID(id, what: "route id")  // as a map id: it names files and URLs too
         let ws = Workspace(configOptions: configOptions)
         let own = try OwnConfig.open(ws)
         let config: AppConfig
