@@ -40,8 +40,9 @@ enum AnalysisInput {
 
     /// The documents matching the filters as fingerprints, in file order,
     /// each read as it comes out of the store (the texts are not kept). A
-    /// document eval cannot read is a data error naming it; damaged ones
-    /// are named on stderr and left out.
+    /// document that is not a measurement (legacy, another app's, malformed)
+    /// is skipped and counted on stderr, never failing the command; damaged
+    /// ones are named on stderr and left out.
     static func fingerprints(_ store: SQLiteDocumentStore, _ filters: FilterOptions) throws -> [Fingerprint] {
         // Texts are read in file order a few MB at a time, and each batch is read as fingerprints
         // on every core while the store reads the next (an imported dataset is 60,000 documents:
@@ -62,19 +63,31 @@ enum AnalysisInput {
         }
         flush()
         DamageLog.shared.record(read.damaged)
-        return try parsed.results().map { (result) throws(CommandFailure) in
-            do { return try result.get() } catch { throw CommandFailure("\(error)", .dataError) }
-        }
+        return kept(parsed.results())
     }
 
-    /// Texts read already as fingerprints; a document eval cannot read is a data error naming it.
+    /// Texts read already as fingerprints; documents that are not measurements are skipped and counted.
     static func fingerprints(_ texts: [DocumentText]) throws -> [Fingerprint] {
         let names = TransmitterNames()
-        return try texts.map { (t) throws(CommandFailure) in
-            do { return try Fingerprint(id: t.id, text: t.body, names: names) } catch {
-                throw CommandFailure("\(error)", .dataError)
+        return kept(texts.map { ParsedBatches.read($0, names: names) })
+    }
+
+    /// The fingerprints read; the documents that are not measurements counted on stderr by map.
+    static func kept(_ results: [Result<Fingerprint, Unread>]) -> [Fingerprint] {
+        var skipped = SkippedDocuments()
+        var out: [Fingerprint] = []
+        out.reserveCapacity(results.count)
+        for result in results {
+            switch result {
+            case .success(let fp): out.append(fp)
+            case .failure(let unread):
+                // A document that claims to be a measurement is named: it is rare, and someone should look.
+                if let named = unread.named { Terminal.err("warning: skipped \(named)") }
+                skipped.add(level: unread.level)
             }
         }
+        skipped.report()
+        return out
     }
 
     /// One stored document as a fingerprint (an id prefix is resolved).
@@ -126,7 +139,7 @@ final class ParsedBatches: @unchecked Sendable {
     private let group = DispatchGroup()
     private let slots = DispatchSemaphore(value: 2)
     private let lock = NSLock()
-    private var batches: [[Result<Fingerprint, FingerprintError>]] = []  // guarded by `lock`
+    private var batches: [[Result<Fingerprint, Unread>]] = []  // guarded by `lock`
 
     /// Queues a batch; waits while two are queued already.
     func parse(_ texts: [DocumentText]) {
@@ -139,9 +152,7 @@ final class ParsedBatches: @unchecked Sendable {
             let halves = [0..<texts.count / 2, texts.count / 2..<texts.count]
             let parts = concurrentMap(halves) { range in
                 let names = TransmitterNames()
-                return texts[range].map { t in
-                    Result { () throws(FingerprintError) in try Fingerprint(id: t.id, text: t.body, names: names) }
-                }
+                return texts[range].map { Self.read($0, names: names) }
             }
             lock.withLock { batches[index] = parts[0] + parts[1] }
             slots.signal()
@@ -149,8 +160,25 @@ final class ParsedBatches: @unchecked Sendable {
     }
 
     /// Every batch's fingerprints in order, once all are read.
-    func results() -> [Result<Fingerprint, FingerprintError>] {
+    func results() -> [Result<Fingerprint, Unread>] {
         group.wait()
         return lock.withLock { batches.flatMap { $0 } }
     }
+
+    /// One text as a fingerprint, or the map of a document that is not a measurement.
+    static func read(_ t: DocumentText, names: TransmitterNames) -> Result<Fingerprint, Unread> {
+        do { return .success(try Fingerprint(id: t.id, text: t.body, names: names)) } catch {
+            // Only the few that fail are parsed again, for the map the count names.
+            let body = try? CanonicalJSON.parse(t.body)
+            let claims = body?["mode"]?.stringValue.map(NotMeasurement.measurementModes.contains) ?? false
+            return .failure(Unread(level: body?["level"]?.stringValue, named: claims ? "\(error)" : nil))
+        }
+    }
+}
+
+/// A stored document not read as a measurement, with its map if it names
+/// one, and the reason when it claims to be one (its mode is static or walk).
+struct Unread: Error {
+    var level: String?
+    var named: String?
 }

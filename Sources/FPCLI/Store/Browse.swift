@@ -15,6 +15,8 @@ struct List: ReportingCommand {
               fprint list
               fprint list --map J1NP --since 2026-11-01
               fprint list --unsynced --json
+              fprint list --owner alice --device pixel-7 --os android
+              fprint list --foreign
             """)
 
     @Option(help: "Only this map.") var map: String?
@@ -23,10 +25,15 @@ struct List: ReportingCommand {
     @Flag(help: "Only documents not yet synced to a gateway, deletions included.") var unsynced = false
     @Option(help: "Only static or walk documents.") var mode: MeasurementDocument.Mode?
     @Option(help: "Only the documents of one walk session.") var session: String?
+    @Flag(help: "Only documents that are not measurements (legacy, other apps', design documents).") var foreign = false
+    @Option(help: "Only documents signed by this owner (couchbase_sync_gateway_id).") var owner: String?
+    @Option(help: "Only documents of this device id (deviceId).") var device: String?
+    @Option(help: "Only documents whose OS (osName osId) contains this text, any case.") var os: String?
     @Option(help: "At most this many documents.") var limit: Int?
     @Flag(help: "Every matching document (the table shows the newest 100 otherwise).") var all = false
     @Flag(help: "One JSON object per line.") var json = false
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
         if let since, Self.parseSince(since, now: Date()) == nil {
@@ -53,17 +60,24 @@ struct List: ReportingCommand {
     }
 
     func perform() async throws {
-        let store = try Workspace(storeOptions: storeOptions).openStore(.read)
+        let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+        let store = try ws.openStore(.read)
         // A table stops at the newest 100 unless asked: a surveyor wants today's work, fast.
         let shown = limit ?? (json || all ? nil : Self.defaultTableRows)
-        let query = ListQuery(
+        var query = ListQuery(
             level: map, sinceMs: since.flatMap { Self.parseSince($0, now: Date()) }, unsyncedOnly: unsynced,
             mode: mode?.rawValue, sessionId: session, limit: shown.map { $0 + 1 },
             // Pending deletions are pending too: listed (`deleted`) with what was deleted.
             includeDeletions: unsynced)
+        // --foreign, owner, device and OS are not summary filters: the limit applies after them.
+        let bodyFilter = ListedBodies.Filter(owner: owner, deviceId: device, os: os)
+        if foreign || !bodyFilter.isEmpty { query.limit = nil }
         var items = try store.list(query)
+        if foreign { items.removeAll { NotMeasurement.measurementModes.contains($0.mode) } }
+        if !bodyFilter.isEmpty { items = ListedBodies.matching(items, bodyFilter, store: store) }
         let more = shown.map { items.count > $0 } ?? false
         if let shown, more { items.removeLast(items.count - shown) }
+        let notMeasurements = ListedBodies.notMeasurements(items, store: store)
         // Refusals matter where pending documents are shown.
         let refused = Dictionary(try RefusalLog(store: store).all().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         if json {
@@ -71,12 +85,25 @@ struct List: ReportingCommand {
             var out: [UInt8] = []
             for var item in items {
                 if severalLeaves.contains(item.id) { item.conflicts = try store.conflicts(id: item.id).count }
-                ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id]).appendLine(to: &out)
+                ListEntry(summary: item, refusal: item.synced ? nil : refused[item.id],
+                          notMeasurement: notMeasurements[item.id]).appendLine(to: &out)
                 if out.count >= 1 << 16 { Terminal.out(bytes: &out) }
             }
             Terminal.out(bytes: &out)
         } else {
-            for line in Render.listLines(items, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
+            // MODE says what a document that is not a measurement is (legacy, foreign, design).
+            let marked = items.map { item in
+                var item = item
+                if let kind = notMeasurements[item.id]?.kind { item.mode = kind }
+                return item
+            }
+            for line in Render.listLines(marked, groupByDay: Terminal.stdoutIsTTY) { Terminal.out(line) }
+            // Where each map is, under the table (a column would pass 80): a named config must load.
+            if !items.isEmpty {
+                let config = configOptions.config == nil ? try? ws.configIfAny() : try ws.configIfAny()
+                let locations = ListedBodies.locationLines(levels: items.map(\.level), config: config)
+                if !locations.isEmpty { Terminal.out(""); for line in locations { Terminal.out(line) } }
+            }
             let shownRefused = items.compactMap { $0.synced ? nil : refused[$0.id] }
             if !shownRefused.isEmpty {
                 Terminal.out("")
@@ -99,6 +126,7 @@ extension MeasurementDocument.Mode: ExpressibleByArgument {}
 struct ListEntry {
     var summary: DocumentSummary
     var refusal: Refusal?
+    var notMeasurement: NotMeasurement?
 
     var json: JSONValue {
         let s = summary
@@ -110,6 +138,10 @@ struct ListEntry {
             "geoCount": .int(Int64(s.geoCount)), "synced": .bool(s.synced),
             "conflicts": .int(Int64(s.conflicts)), "deleted": .bool(s.deleted),
         ]
+        if let notMeasurement {
+            object["mode"] = .string(notMeasurement.kind)
+            object["notMeasurement"] = .string(notMeasurement.why)
+        }
         if let sessionId = s.sessionId { object["sessionId"] = .string(sessionId) }
         if let seq = s.seq { object["seq"] = .int(Int64(seq)) }
         if let refusal {
@@ -153,11 +185,20 @@ struct Show: ReportingCommand {
             Terminal.out(Workspace.documentJSON(stored))
             return
         }
-        let doc: MeasurementDocument
-        do {
-            doc = try CanonicalJSON.decode(MeasurementDocument.self, from: Self.wholeDecibels(stored.body))
-        } catch {
-            throw CommandFailure("document \(fullID) does not follow the measurement contract: \(error); see --json", .dataError)
+        // A document sync brought that is not a measurement is shown as it is stored, with why.
+        var notMeasurement = NotMeasurement.classify(id: fullID, body: stored.body)
+        var doc: MeasurementDocument?
+        if notMeasurement == nil {
+            do {
+                doc = try CanonicalJSON.decode(MeasurementDocument.self, from: Self.wholeDecibels(stored.body))
+            } catch {
+                notMeasurement = .malformed(error)
+            }
+        }
+        guard let doc else {
+            Terminal.out(Workspace.documentJSON(stored))
+            Terminal.err("\(fullID) is not read as a measurement: \(notMeasurement?.why ?? "unknown")")
+            return
         }
         let synced = try store.isSynced(id: fullID)
         let attachments = (stored.body["_attachments"]?.objectValue ?? [:]).map { member in

@@ -56,6 +56,16 @@ struct ExportCommand: ReportingCommand {
             }
             docs.append(Export.Document(id: t.id, body: body))
         }
+        if ![.couchView, .jsonl, .attachments].contains(format) {
+            // Backups and attachment files carry every document; the other formats describe measurements only.
+            var skipped = SkippedDocuments()
+            docs = docs.filter { d in
+                guard NotMeasurement.classify(id: d.id, body: d.body) != nil else { return true }
+                skipped.add(level: d.body["level"]?.stringValue)
+                return false
+            }
+            skipped.report()
+        }
         if format == .couchView || format == .jsonl {
             // Formats `fprint import` reads back carry attachment bytes inline, so nothing stays behind.
             do {

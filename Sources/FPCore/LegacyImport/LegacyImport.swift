@@ -115,6 +115,7 @@ public enum LegacyImport {
         let normalised = (doc["schemaVersion"]?.intValue ?? 0) >= 1 || doc["imported"] != nil
         let legacyBefore = doc["legacy"]?.objectValue ?? [:]
         try normalize(&doc, legacy: &legacy, timeZone: timeZone, path: path)
+        if !normalised { addTimes(&doc) }
         try checkUsable(doc, path: path)
         if !legacy.isEmpty { doc["legacy"] = .object(legacy) }
         if !(normalised && legacy == legacyBefore) { doc["imported"] = stamp }
