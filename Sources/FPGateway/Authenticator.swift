@@ -48,8 +48,8 @@ struct Authenticator: Sendable {
 
     func identify(_ headers: HTTPFields, client: String) async throws -> Identity {
         if let header = headers[.authorization] {
-            if header.hasPrefix("Bearer ") {
-                let (user, claims) = try verify(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+            if let token = Self.bearerToken(headers) {
+                let (user, claims) = try verify(token)
                 return Identity(user: user, method: "bearer", claims: claims)
             }
             if header.hasPrefix("Basic ") {
@@ -73,16 +73,18 @@ struct Authenticator: Sendable {
             // The reason (expired, forged) helps the user; the token is never echoed.
             throw CouchError(status: .unauthorized, error: "unauthorized", reason: error.description)
         }
-        if let problem = ledger.unreadable() {
+        let ledger = self.ledger.snapshot()
+        if let problem = ledger.problem {
             logger.error("credential ledger unreadable: every credential is refused", metadata: ["problem": .string(problem)])
             throw CouchError(status: .unauthorized, error: "unauthorized", reason: "the gateway cannot read its credential ledger")
         }
-        if claims.isSession { try requireLive(session: claims) }
+        if claims.isSession { try Self.requireLive(session: claims, in: ledger) }
         if [claims.id, claims.parent].compactMap({ $0 }).contains(where: ledger.isRevoked) {
             throw Self.ended("this session or token was ended (logged out or revoked)")
         }
         let entry = try currentUsers().entries[claims.subject]
-        let record = ledger.record(of: claims.subject)
+        // Read again: a new reading of the users file may just have changed the user's counts.
+        let record = self.ledger.record(of: claims.subject)
         switch claims.origin {
         case .password:
             guard let entry, claims.passwordTag == tokens.passwordTag(digest: entry.digest),
@@ -106,16 +108,16 @@ struct Authenticator: Sendable {
 
     /// A session holds only while the ledger keeps it live: logged out,
     /// superseded by its user's newer ones, or forgotten, it is refused.
-    private func requireLive(session claims: TokenClaims) throws {
+    private static func requireLive(session claims: TokenClaims, in ledger: CredentialLedger.Snapshot) throws {
         guard let id = claims.id, let entry = ledger.entry(id) else {
-            throw Self.ended("this session is no longer known to the gateway (it ended); log in again")
+            throw ended("this session is no longer known to the gateway (it ended); log in again")
         }
         guard entry.revokedAt == nil else {
             if entry.ended == CredentialLedger.superseded {
-                throw Self.ended("this session ended: \(CredentialLedger.sessionsPerUser) newer logins of its user came after it "
+                throw ended("this session ended: \(CredentialLedger.sessionsPerUser) newer logins of its user came after it "
                                  + "(each user keeps that many); log in again")
             }
-            throw Self.ended("this session or token was ended (logged out or revoked)")
+            throw ended("this session or token was ended (logged out or revoked)")
         }
     }
 
@@ -247,6 +249,12 @@ struct Authenticator: Sendable {
     }
 
     // MARK: - Headers
+
+    /// The token of an `Authorization: Bearer` header.
+    static func bearerToken(_ headers: HTTPFields) -> String? {
+        guard let header = headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
 
     static func basicCredentials(_ header: String) -> (String, String)? {
         guard let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),

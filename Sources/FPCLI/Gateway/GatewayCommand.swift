@@ -169,11 +169,16 @@ struct GatewayServe: ReportingCommand {
         if stat(users, &info) == 0, info.st_mode & 0o077 != 0 {
             throw CommandFailure("\(users): the users file must be readable by its owner only (chmod 600)", .usage)
         }
-        guard let data = FileManager.default.contents(atPath: users) else {
-            throw CommandFailure("\(users): cannot read the users file", .dataError)
+        return try Self.readUsers(users)
+    }
+
+    /// The users of a users file; what is wrong with it as one line (65).
+    static func readUsers(_ path: String) throws -> BasicUsers {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("\(path): cannot read the users file", .dataError)
         }
         do { return try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch {
-            throw CommandFailure("\(users): \(error)", .dataError)
+            throw CommandFailure("\(path): \(error)", .dataError)
         }
     }
 

@@ -107,16 +107,11 @@ struct GatewayToken: ReportingCommand {
     func decideTokenOnly(_ user: String, ledger: CredentialLedger) throws -> Bool {
         let listed: Bool, known: Bool
         if let users {
-            guard let data = FileManager.default.contents(atPath: users) else {
-                throw CommandFailure("\(users): cannot read the users file", .dataError)
-            }
-            let parsed: BasicUsers
-            do { parsed = try BasicUsers(fileText: String(decoding: data, as: UTF8.self)) } catch {
-                throw CommandFailure("\(users): \(error)", .dataError)
-            }
+            let parsed = try GatewayServe.readUsers(users)
             (listed, known) = (parsed.contains(user), !parsed.isEmpty)
         } else {
-            (listed, known) = (ledger.record(of: user).tag != nil, ledger.knowsUsersFile())
+            let seen = ledger.snapshot()
+            (listed, known) = (seen.record(of: user).tag != nil, seen.knowsUsersFile)
         }
         do { return try TokenOnlyRule.decide(user: user, asked: tokenOnly, listed: listed, usersFileKnown: known) } catch {
             throw CommandFailure("\(error.description): no token was issued" + (tokenOnly ? "" : " (--token-only)"), .usage)

@@ -91,35 +91,35 @@ package final class CredentialLedger: Sendable {
     /// The ledger beside a secret file.
     package static func path(besideSecret secretPath: String) -> String { secretPath + ".credentials.json" }
 
+    /// The ledger as its file holds it now: one look at the file (read again
+    /// only if it changed) answers all of a check's questions.
+    package struct Snapshot: Sendable {
+        /// Why no credential is taken now (the file cannot be read), else nil.
+        package let problem: String?
+        let contents: LedgerFile.Contents
+
+        /// Whether `id` was revoked (or the ledger cannot be read: refused too).
+        package func isRevoked(_ id: String) -> Bool { problem != nil || contents.entries[id]?.revokedAt != nil }
+
+        package func entry(_ id: String) -> Entry? { contents.entries[id] }
+
+        /// What the gateway last saw of `user` in the users file (zeros: nothing yet).
+        package func record(of user: String) -> UserRecord { contents.users[user] ?? UserRecord() }
+
+        /// Whether the gateway has seen a users file with anyone in it.
+        package var knowsUsersFile: Bool { contents.users.values.contains { $0.tag != nil } }
+    }
+
+    package func snapshot() -> Snapshot {
+        refresh()
+        return state.withLock { Snapshot(problem: $0.problem, contents: $0.contents) }
+    }
+
     /// Why no credential is taken now (the file cannot be read), else nil.
-    package func unreadable() -> String? {
-        refresh()
-        return state.withLock { $0.problem }
-    }
-
-    /// Whether `id` was revoked (or the ledger cannot be read: refused too).
-    package func isRevoked(_ id: String) -> Bool {
-        refresh()
-        return state.withLock { $0.problem != nil || $0.contents.entries[id]?.revokedAt != nil }
-    }
-
-    /// The entry of `id`, as the file holds it now.
-    package func entry(_ id: String) -> Entry? {
-        refresh()
-        return state.withLock { $0.contents.entries[id] }
-    }
+    package func unreadable() -> String? { snapshot().problem }
 
     /// What the gateway last saw of `user` in the users file (zeros: nothing yet).
-    package func record(of user: String) -> UserRecord {
-        refresh()
-        return state.withLock { $0.contents.users[user] } ?? UserRecord()
-    }
-
-    /// Whether the gateway has seen a users file with anyone in it.
-    package func knowsUsersFile() -> Bool {
-        refresh()
-        return state.withLock { $0.contents.users.values.contains { $0.tag != nil } }
-    }
+    package func record(of user: String) -> UserRecord { snapshot().record(of: user) }
 
     /// Every entry, newest first, expired ones left out.
     package func entries(now: Date = Date()) -> [Entry] {

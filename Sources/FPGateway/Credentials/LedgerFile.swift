@@ -5,7 +5,7 @@ import Foundation
 /// line, written whole to a new file renamed over the old (0600). A ledger
 /// written before `users` existed reads as one with no users seen yet.
 enum LedgerFile {
-    struct Contents: Equatable {
+    struct Contents: Equatable, Sendable {
         var entries: [String: CredentialLedger.Entry] = [:]
         var users: [String: CredentialLedger.UserRecord] = [:]
 

@@ -25,12 +25,10 @@ final class LoginRate: Sendable {
     /// Takes one login of `user`; nil if allowed, else whole seconds to wait.
     func take(_ user: String) -> Int? {
         let t = now()
-        let perSecond = 1 / (Double(Self.interval.components.seconds) + Double(Self.interval.components.attoseconds) / 1e18)
+        let perSecond = 1 / (Self.interval / .seconds(1))
         return buckets.withLock { buckets in
             var bucket = buckets[user] ?? Bucket(tokens: Double(Self.burst), updated: t)
-            let elapsed = t - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(Double(Self.burst), bucket.tokens + seconds * perSecond)
+            bucket.tokens = min(Double(Self.burst), bucket.tokens + (t - bucket.updated) / .seconds(1) * perSecond)
             bucket.updated = t
             guard bucket.tokens >= 1 else {
                 buckets[user] = bucket
@@ -43,38 +41,5 @@ final class LoginRate: Sendable {
             }
             return nil
         }
-    }
-}
-
-/// A number several requests read and set at once (which users-file reading the ledger has seen).
-final class SharedCounter: Sendable {
-    private let value = Atomic<Int>(0)
-
-    /// Sets it; the number it held.
-    func exchange(_ new: Int) -> Int { value.exchange(new, ordering: .acquiringAndReleasing) }
-    func store(_ new: Int) { value.store(new, ordering: .releasing) }
-}
-
-/// Whether a token issued for a user is token-only: the issuer says so for
-/// a user without a users-file line, never for one with one. Where there
-/// is no users file at all, every token is (nobody can be removed from one).
-package enum TokenOnlyRule {
-    package struct Refusal: Error, CustomStringConvertible {
-        package let description: String
-    }
-
-    package static func decide(user: String, asked: Bool, listed: Bool, usersFileKnown: Bool) throws(Refusal) -> Bool {
-        if listed {
-            guard !asked else {
-                throw Refusal(description: "\(user) is in the users file: a token of theirs ends when their line is removed, "
-                              + "so it cannot be token-only")
-            }
-            return false
-        }
-        guard asked || !usersFileKnown else {
-            throw Refusal(description: "\(user) is not in the users file: add them there, or issue a token-only token "
-                          + "(it lives without a users-file line until it expires or is revoked)")
-        }
-        return true
     }
 }

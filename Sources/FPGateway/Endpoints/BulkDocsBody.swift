@@ -35,8 +35,9 @@ enum BulkDocsBody {
         guard let docs = root["docs"]?.elements else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         return (try docs.map { node in
             // An id the store cannot keep exactly is refused in its own entry.
-            if let id = node["_id"].flatMap({ try? skim.parse($0.value) })?.stringValue, id.utf8.contains(0) {
-                return .refused(id: id, .badRequest("document id holds a NUL character (U+0000), which no id may hold"))
+            if let id = node["_id"].flatMap({ try? skim.parse($0.value) })?.stringValue,
+               let refusal = DocumentIDs.refusal(id, "document id") {
+                return .refused(id: id, refusal)
             }
             if !newEdits {
                 do {
@@ -55,8 +56,8 @@ enum BulkDocsBody {
     static func parsed(_ body: JSONValue) throws -> (docs: [Document], newEdits: Bool) {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         return (docs.map { doc in
-            if let id = doc["_id"]?.stringValue, id.utf8.contains(0) {
-                return .refused(id: id, .badRequest("document id holds a NUL character (U+0000), which no id may hold"))
+            if let id = doc["_id"]?.stringValue, let refusal = DocumentIDs.refusal(id, "document id") {
+                return .refused(id: id, refusal)
             }
             return .parsed(doc)
         }, body["new_edits"]?.boolValue ?? true)

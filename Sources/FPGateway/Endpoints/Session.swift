@@ -27,10 +27,7 @@ extension CouchHandler {
         var headers = HTTPFields()
         headers[.setCookie] = sessionCookie("", maxAge: 0)
         var answer: JSONObject = ["ok": true]
-        let bearer = request.headers[.authorization].flatMap { header in
-            header.hasPrefix("Bearer ") ? String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
-        }
-        if let token = bearer ?? Authenticator.sessionCookie(request.headers), let (_, claims) = try? authenticator.verify(token) {
+        if let token = Authenticator.bearerToken(request.headers) ?? Authenticator.sessionCookie(request.headers), let (_, claims) = try? authenticator.verify(token) {
             if claims.isSession {
                 authenticator.end(claims)
                 answer["ended"] = true

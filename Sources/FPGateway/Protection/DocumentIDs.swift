@@ -5,8 +5,13 @@
 enum DocumentIDs {
     /// Refuses `text` if it holds NUL; `what` names it in the reason.
     static func check(_ text: String, _ what: @autoclosure () -> String) throws {
-        guard text.utf8.contains(0) else { return }
-        throw CouchError.badRequest("\(what()) holds a NUL character (U+0000), which no id or name may hold")
+        if let refusal = refusal(text, what()) { throw refusal }
+    }
+
+    /// Why `text` cannot be an id (it holds NUL), or nil.
+    static func refusal(_ text: String, _ what: @autoclosure () -> String) -> CouchError? {
+        guard text.utf8.contains(0) else { return nil }
+        return CouchError.badRequest("\(what()) holds a NUL character (U+0000), which no id or name may hold")
     }
 
     /// `check` for each of a list of ids.
