@@ -1,6 +1,7 @@
-"""What both browser tests of `make test-browser` share: how they fail and skip,
-selenium, and a headless Chromium driven through chromedriver."""
-import os, shutil, sys
+"""What the browser tests of `make test-browser` share: how they fail and skip, a
+sandbox for fprint, starting its servers, selenium, and a headless Chromium driven
+through chromedriver."""
+import os, re, shutil, subprocess, sys, tempfile, time
 
 try:
     from selenium import webdriver
@@ -37,6 +38,46 @@ def begin(name):
         missing("python selenium is not installed")
     if not CHROMIUM or not DRIVER:
         missing("chromium or chromedriver is not on PATH")
+
+
+GATEWAY_LISTENING = r"listening on http://127\.0\.0\.1:(\d+)/"
+DASHBOARD_SERVING = r"serving http://127\.0\.0\.1:(\d+)/"
+
+
+def sandbox(prefix, **settings):
+    """A new temporary folder and an environment whose XDG folders are in it, so no
+    setting, token, database or config of the user's reaches fprint; `settings` are added."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    env = dict(os.environ, XDG_CONFIG_HOME=f"{tmp}/config", XDG_DATA_HOME=f"{tmp}/data", XDG_CACHE_HOME=f"{tmp}/cache",
+               XDG_STATE_HOME=f"{tmp}/state")
+    for key in ["FPRINT_CONFIG", "FPRINT_TOKEN", "FPRINT_DB"]:
+        env.pop(key, None)
+    env.update(settings)
+    return tmp, env
+
+
+def run_fprint(binary, env, *args, timeout=120):
+    """fprint's standard output; the test fails on a non-zero exit, with the end of its stderr."""
+    done = subprocess.run([binary, *args], env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def start_server(argv, env, log, address, name, seconds=60):
+    """Starts a server (`fprint gateway`, `fprint dashboard`) with its stderr in `log`; once
+    that names its address (`address`, a pattern with the port as its group), (process, port)."""
+    process = subprocess.Popen(argv, env=env, stderr=open(log, "w"))
+    for _ in range(seconds * 10):
+        text = open(log).read()
+        found = re.search(address, text)
+        if found:
+            return process, int(found.group(1))
+        if process.poll() is not None:
+            fail(f"{name} exited: {text.strip()}")
+        time.sleep(0.1)
+    process.terminate()
+    fail(f"{name} did not start within {seconds} s")
 
 
 def headless_chromium(window_size, browser_log=False):

@@ -13,9 +13,9 @@ Also: logging out ends the session on the server (a copied cookie is refused aft
 
 Skips loudly without chromium, chromedriver or selenium, fails under FPRINT_REQUIRE_REAL=1.
 """
-import http.server, json, os, re, shutil, socketserver, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
+import http.server, json, os, shutil, socketserver, subprocess, sys, threading, time, urllib.error, urllib.request
 
-from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+from browser_support import GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium, sandbox, start_server
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
@@ -24,9 +24,7 @@ ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/
 
 begin("cross-site test")
 
-TMP = tempfile.mkdtemp(prefix="fprint-cross-site-")
-ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
-           XDG_STATE_HOME=f"{TMP}/state", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
+TMP, ENV = sandbox("fprint-cross-site-", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
 SECRET = f"{TMP}/secret"
 
 
@@ -34,17 +32,8 @@ def start_gateway():
     users = f"{TMP}/users"
     with open(os.open(users, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
         f.write("root:admin-pass:admin\nmallory:attacker-pass:viewer\n")
-    err = open(f"{TMP}/gateway.err", "w")
-    gateway = subprocess.Popen([BIN, "gateway", "--port", "0", "--db", f"{TMP}/gateway.sqlite", "--users", users,
-                                "--secret-file", SECRET], env=ENV, stderr=err)
-    for _ in range(600):
-        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", open(f"{TMP}/gateway.err").read())
-        if found:
-            return gateway, int(found.group(1))
-        if gateway.poll() is not None:
-            fail("the gateway exited: " + open(f"{TMP}/gateway.err").read())
-        time.sleep(0.1)
-    fail("the gateway did not start")
+    return start_server([BIN, "gateway", "--port", "0", "--db", f"{TMP}/gateway.sqlite", "--users", users,
+                         "--secret-file", SECRET], ENV, f"{TMP}/gateway.err", GATEWAY_LISTENING, "the gateway")
 
 
 def attacker_site(gateway):

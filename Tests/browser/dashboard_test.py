@@ -12,9 +12,10 @@ DIR/dashboard.png, DIR/heatmap.png and DIR/dashboard-{walks,index,activity,error
 Without chromium, chromedriver or selenium it skips loudly, or fails under
 FPRINT_REQUIRE_REAL=1 (CI sets it).
 """
-import http.client, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import http.client, json, os, shutil, subprocess, sys, time, urllib.error, urllib.request
 
-from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+from browser_support import (DASHBOARD_SERVING, GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium,
+                             run_fprint, sandbox, start_server)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
@@ -27,37 +28,20 @@ begin("browser test")
 if not os.access(BIN, os.X_OK):
     fail(f"{BIN}: no fprint binary (run swift build first)")
 
-TMP = tempfile.mkdtemp(prefix="fprint-browser-")
-ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
-           XDG_STATE_HOME=f"{TMP}/state", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
-ENV.pop("FPRINT_TOKEN", None)
+TMP, ENV = sandbox("fprint-browser-", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
 LOCAL, SECRET = f"{TMP}/survey.sqlite", f"{TMP}/gateway-secret"
 
 
 def fprint(*args, env=None):
-    done = subprocess.run([BIN, *args], env=env or ENV, capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
-    return done.stdout
+    return run_fprint(BIN, env or ENV, *args)
 
 
 def start_gateway():
     users = f"{TMP}/users"
     with open(os.open(users, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
         f.write("vera:look-only:viewer\n")
-    err = open(f"{TMP}/gateway.err", "w")
-    gateway = subprocess.Popen([BIN, "gateway", "serve", "--port", "0", "--db", f"{TMP}/gateway.sqlite", "--users", users,
-                                "--secret-file", SECRET], env=ENV, stderr=err)
-    for _ in range(300):
-        text = open(f"{TMP}/gateway.err").read()
-        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", text)
-        if found:
-            return gateway, int(found.group(1))
-        if gateway.poll() is not None:
-            fail(f"the gateway exited: {text.strip()}")
-        time.sleep(0.1)
-    gateway.terminate()
-    fail("the gateway did not start within 30 s")
+    return start_server([BIN, "gateway", "serve", "--port", "0", "--db", f"{TMP}/gateway.sqlite", "--users", users,
+                         "--secret-file", SECRET], ENV, f"{TMP}/gateway.err", GATEWAY_LISTENING, "the gateway", seconds=30)
 
 
 def sync(base, token):
@@ -67,20 +51,9 @@ def sync(base, token):
 
 def check_local_dashboard(points):
     """`fprint dashboard` serves the same survey from the local file, on loopback, without a login."""
-    err = open(f"{TMP}/dashboard.err", "w")
-    local = subprocess.Popen([BIN, "dashboard", "--db", LOCAL, "--port", "0"], env=ENV, stderr=err)
+    local, port = start_server([BIN, "dashboard", "--db", LOCAL, "--port", "0"], ENV, f"{TMP}/dashboard.err",
+                               DASHBOARD_SERVING, "fprint dashboard", seconds=30)
     try:
-        port = None
-        for _ in range(300):
-            found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", open(f"{TMP}/dashboard.err").read())
-            if found:
-                port = int(found.group(1))
-                break
-            if local.poll() is not None:
-                fail(f"fprint dashboard exited: {open(f'{TMP}/dashboard.err').read().strip()}")
-            time.sleep(0.1)
-        if port is None:
-            fail("fprint dashboard did not start within 30 s")
         page = urllib.request.urlopen(f"http://127.0.0.1:{port}/_dashboard/maps/{MAP}", timeout=30).read().decode()
         shown = page.count('<circle class="point"')
         if shown != points:

@@ -10,9 +10,10 @@ drawn only on its own map's page:
 - a walk on ANNEX0: ANNEX1's page draws none of its points; ANNEX0's page draws them.
 Screenshot: ${ARTIFACTS:-.build/artifacts}/browser/survey-floors.png (ANNEX1 after the walk).
 """
-import json, os, re, signal, subprocess, sys, tempfile, time
+import json, os, signal, sys
 
-from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+from browser_support import (DASHBOARD_SERVING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
+                             start_server)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
@@ -23,19 +24,12 @@ begin("survey floors test")
 if not os.access(BIN, os.X_OK):
     fail(f"{BIN}: no fprint binary (run swift build first)")
 
-TMP = tempfile.mkdtemp(prefix="fprint-floors-")
-ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
-           XDG_STATE_HOME=f"{TMP}/state")
-for name in ["FPRINT_CONFIG", "FPRINT_TOKEN"]:
-    ENV.pop(name, None)
+TMP, ENV = sandbox("fprint-floors-")
 DB = f"{TMP}/floors.sqlite"
 
 
 def fprint(*args):
-    done = subprocess.run([BIN, *args], env=ENV, capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
-    return done.stdout
+    return run_fprint(BIN, ENV, *args, timeout=300)
 
 
 def stored(map_id):
@@ -49,20 +43,8 @@ for floor in [0, 1]:
 fprint("scenario", "add", "annex-hall", "--map", "ANNEX0", "--points", "150,360 1050,360 1050,550")
 
 log = f"{TMP}/dashboard.err"
-dashboard = subprocess.Popen([BIN, "dashboard", "--db", DB, "--port", "0", "--simulate", "--duration", "5", "--fast"],
-                             env=ENV, stderr=open(log, "w"))
-port = None
-for _ in range(600):
-    found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", open(log).read())
-    if found:
-        port = int(found.group(1))
-        break
-    if dashboard.poll() is not None:
-        fail(f"fprint dashboard exited: {open(log).read().strip()}")
-    time.sleep(0.1)
-if port is None:
-    dashboard.terminate()
-    fail("fprint dashboard did not start within 60 s")
+dashboard, port = start_server([BIN, "dashboard", "--db", DB, "--port", "0", "--simulate", "--duration", "5", "--fast"],
+                               ENV, log, DASHBOARD_SERVING, "fprint dashboard")
 base = f"http://127.0.0.1:{port}"
 
 

@@ -18,9 +18,10 @@ Screenshots go to ${ARTIFACTS:-.build/artifacts}/browser/; with SCREENSHOTS=DIR 
 DIR/survey.png, DIR/survey-index.png, DIR/dashboard-admin.png and DIR/dashboard-mine.png
 (`make screenshots`).
 """
-import json, os, re, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import json, os, re, signal, sys, urllib.error, urllib.request
 
-from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+from browser_support import (DASHBOARD_SERVING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
+                             start_server)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
@@ -32,20 +33,13 @@ begin("survey test")
 if not os.access(BIN, os.X_OK):
     fail(f"{BIN}: no fprint binary (run swift build first)")
 
-TMP = tempfile.mkdtemp(prefix="fprint-survey-")
 # Your own app config (made by `fprint map add`) is in force: no FPRINT_CONFIG.
-ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
-           XDG_STATE_HOME=f"{TMP}/state")
-for name in ["FPRINT_CONFIG", "FPRINT_TOKEN"]:
-    ENV.pop(name, None)
+TMP, ENV = sandbox("fprint-survey-")
 DB = f"{TMP}/survey.sqlite"
 
 
 def fprint(*args):
-    done = subprocess.run([BIN, *args], env=ENV, capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
-    return done.stdout
+    return run_fprint(BIN, ENV, *args, timeout=300)
 
 
 def documents():
@@ -54,17 +48,9 @@ def documents():
 
 def start_dashboard(*options):
     log = f"{TMP}/dashboard-{len(os.listdir(TMP))}.err"
-    proc = subprocess.Popen([BIN, "dashboard", "--db", DB, "--port", "0", "--simulate", "--duration", "5", *options],
-                            env=ENV, stderr=open(log, "w"))
-    for _ in range(600):
-        found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", open(log).read())
-        if found:
-            return proc, int(found.group(1)), log
-        if proc.poll() is not None:
-            fail(f"fprint dashboard exited: {open(log).read().strip()}")
-        time.sleep(0.1)
-    proc.terminate()
-    fail("fprint dashboard did not start within 60 s")
+    proc, port = start_server([BIN, "dashboard", "--db", DB, "--port", "0", "--simulate", "--duration", "5", *options], ENV,
+                              log, DASHBOARD_SERVING, "fprint dashboard")
+    return proc, port, log
 
 
 def wait_for(driver, what, condition, seconds=120):

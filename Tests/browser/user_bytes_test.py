@@ -12,9 +12,10 @@ user's script as the admin.
 
 Skips loudly without chromium, chromedriver or selenium, fails under FPRINT_REQUIRE_REAL=1.
 """
-import base64, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.request
+import base64, json, os, shutil, sys, time, urllib.request
 
-from browser_support import By, WebDriverWait, begin, fail, headless_chromium
+from browser_support import (GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
+                             start_server)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
@@ -24,11 +25,7 @@ begin("user bytes test")
 if not os.access(BIN, os.X_OK):
     fail(f"{BIN}: no fprint binary (run swift build first)")
 
-TMP = tempfile.mkdtemp(prefix="fprint-user-bytes-")
-ENV = dict(os.environ, XDG_CONFIG_HOME=f"{TMP}/config", XDG_DATA_HOME=f"{TMP}/data", XDG_CACHE_HOME=f"{TMP}/cache",
-           XDG_STATE_HOME=f"{TMP}/state")
-for key in ["FPRINT_CONFIG", "FPRINT_TOKEN", "FPRINT_DB"]:
-    ENV.pop(key, None)
+TMP, ENV = sandbox("fprint-user-bytes-")
 ACCESS_LOG = f"{TMP}/access.jsonl"
 
 
@@ -57,27 +54,16 @@ PLAN = f"""<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="700" vie
 
 
 def fprint(*args):
-    done = subprocess.run([BIN, *args], env=ENV, capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        fail(f"fprint {' '.join(args[:2])} exited {done.returncode}: {done.stderr.strip()[-400:]}")
-    return done.stdout
+    return run_fprint(BIN, ENV, *args)
 
 
 def start_gateway():
     users = f"{TMP}/users"
     with open(os.open(users, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
         f.write("root:admin-pass:admin\nalice:alice-pass\n")
-    err = open(f"{TMP}/gateway.err", "w")
-    gateway = subprocess.Popen([BIN, "gateway", "--port", "0", "--db", f"{TMP}/gateway.sqlite", "--users", users,
-                                "--secret-file", f"{TMP}/secret", "--access-log", ACCESS_LOG], env=ENV, stderr=err)
-    for _ in range(600):
-        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", open(f"{TMP}/gateway.err").read())
-        if found:
-            return gateway, int(found.group(1))
-        if gateway.poll() is not None:
-            fail("the gateway exited: " + open(f"{TMP}/gateway.err").read())
-        time.sleep(0.1)
-    fail("the gateway did not start")
+    return start_server([BIN, "gateway", "--port", "0", "--db", f"{TMP}/gateway.sqlite", "--users", users,
+                         "--secret-file", f"{TMP}/secret", "--access-log", ACCESS_LOG], ENV, f"{TMP}/gateway.err",
+                        GATEWAY_LISTENING, "the gateway")
 
 
 def as_alice(base, method, path, body, content_type):
