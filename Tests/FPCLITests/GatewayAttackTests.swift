@@ -214,11 +214,12 @@ import Testing
         #expect(entry["user"] as? String == "bob" && entry["what"] as? String == "fprint gateway token" && entry["revokedAt"] is NSNull)
         let id = try #require(entry["id"] as? String)
         #expect(!list.stdout.contains(token))
-        let revoked = try await gateway.runner.run(["gateway", "token", "--revoke", id] + secret)
+        // `--revoke=ID`: a random id may start with "-" (1 in 64), which `--revoke ID` takes for an option.
+        let revoked = try await gateway.runner.run(["gateway", "token", "--revoke=\(id)"] + secret)
         #expect(revoked.status == 0 && revoked.stderr.contains("revoked \(id): bob"), "\(revoked.stderr)")
         // The running gateway sees it on the next request.
         #expect(RawConnection.status(await gateway.request(get)) == 401)
-        let again = try await gateway.runner.run(["gateway", "token", "--revoke", id] + secret)
+        let again = try await gateway.runner.run(["gateway", "token", "--revoke=\(id)"] + secret)
         #expect(again.status == 66, "\(again.stderr)")
         let bad = try await gateway.runner.run(["gateway", "token", "--list", "--user", "x"] + secret)
         #expect(bad.status == 64)
