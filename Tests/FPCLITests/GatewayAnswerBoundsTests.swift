@@ -51,15 +51,9 @@ import Testing
         #expect(highest < 150, "\(peaks)")
     }
 
-    /// An answer read whole from a connection of its own (a chunked body
-    /// dechunked), off the cooperative pool.
+    /// An answer read whole from a connection of its own (a chunked body dechunked).
     static func ask(_ gateway: GatewayOpenNetworkTests.Gateway, _ method: String, _ path: String, _ headers: [String],
                     body: String = "") async throws -> RawAnswer {
-        let connection = try RawConnection(port: gateway.port)
-        defer { connection.close() }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        for header in headers { head += header + "\r\n" }
-        connection.send(head + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
-        return RawAnswer(Array(await connection.readAll(timeout: 600).utf8))
+        try await RawAnswer.ask(port: gateway.port, method, path, headers, body: body, timeout: 600)
     }
 }

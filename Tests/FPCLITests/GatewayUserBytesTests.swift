@@ -30,12 +30,8 @@ import Testing
         let gateway = try await s.gateway()
         defer { gateway.kill9() }
         func ask(_ method: String, _ path: String, _ headers: [String], body: String = "") async throws -> RawAnswer {
-            let connection = try RawConnection(port: gateway.port)
-            defer { connection.close() }
-            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(gateway.port)\r\nConnection: close\r\n"
-            for header in headers { head += header + "\r\n" }
-            connection.send(head + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
-            return RawAnswer(Array(await connection.readAll(timeout: 120).utf8))
+            try await RawAnswer.ask(port: gateway.port, method, path, headers, body: body, host: "127.0.0.1:\(gateway.port)",
+                                    timeout: 120)
         }
         func expectUntrusted(_ answer: RawAnswer, _ what: String, type: String) {
             #expect(answer.status == 200, "\(what): \(answer.text.prefix(200))")

@@ -46,3 +46,16 @@ struct RawAnswer {
         return out
     }
 }
+
+extension RawAnswer {
+    /// One request on a connection of its own, its answer read whole.
+    static func ask(port: Int, _ method: String, _ path: String, _ headers: [String], body: String = "",
+                    host: String = "127.0.0.1", timeout: TimeInterval) async throws -> RawAnswer {
+        let connection = try RawConnection(port: port)
+        defer { connection.close() }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
+        for header in headers { head += header + "\r\n" }
+        connection.send(head + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+        return RawAnswer(Array(await connection.readAll(timeout: timeout).utf8))
+    }
+}
