@@ -1,4 +1,5 @@
 import FPCore
+import Foundation
 
 /// The summary columns of a document, read from its body once, at write time,
 /// so `list` never parses bodies. Every field has a fallback: documents from
@@ -33,7 +34,7 @@ struct Summary: Equatable {
         var values: [String: JSONValue] = [:], counts: [String: Int] = [:]
         for member in members {
             switch member.key {
-            case "createdAt", "level", "mode", "position", "x", "y", "sessionId", "seq":
+            case "createdAt", "level", "mode", "position", "x", "y", "sessionId", "seq", "startTime":
                 values[member.key] = try? skim.parse(member.value)
             case "bleScans", "wifiScans", "cellScans", "geolocation":
                 // Arrays only, as `arrayValue?.count`; the count from the check if it was taken.
@@ -60,5 +61,16 @@ struct Summary: Equatable {
         wifiCount = arrayCount("wifiScans") ?? 0
         cellCount = arrayCount("cellScans") ?? 0
         geoCount = arrayCount("geolocation") ?? 0
+        if mode.isEmpty, !level.isEmpty, createdAt.isEmpty, let startTime = member("startTime") {
+            // A legacy Radio F-Prints document (`LegacyImport.isLegacyBody`): position as
+            // strings, a local start time read in this machine's zone, as `fprint import` reads it.
+            let facts = LegacyImport.summaryFacts(x: member("x"), y: member("y"), startTime: startTime, timeZone: .current)
+            x = facts.x ?? x
+            y = facts.y ?? y
+            if let start = facts.startMs {
+                createdAtMs = start
+                createdAt = ISOTime.string(millisecondsSince1970: start)
+            }
+        }
     }
 }

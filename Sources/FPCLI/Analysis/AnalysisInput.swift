@@ -73,19 +73,24 @@ enum AnalysisInput {
     }
 
     /// The fingerprints read; the documents that are not measurements counted on stderr by map.
-    static func kept(_ results: [Result<Fingerprint, Unread>]) -> [Fingerprint] {
+    static func kept(_ results: [DocumentReading]) -> [Fingerprint] {
         var skipped = SkippedDocuments()
+        var legacy = LegacyReads()
         var out: [Fingerprint] = []
         out.reserveCapacity(results.count)
         for result in results {
             switch result {
-            case .success(let fp): out.append(fp)
-            case .failure(let unread):
+            case .measurement(let fp): out.append(fp)
+            case .legacy(let fp):
+                out.append(fp)
+                legacy.add(level: fp.level)
+            case .unread(let unread):
                 // A document that claims to be a measurement is named: it is rare, and someone should look.
                 if let named = unread.named { Terminal.err("warning: skipped \(named)") }
                 skipped.add(level: unread.level)
             }
         }
+        legacy.report()
         skipped.report()
         return out
     }
@@ -94,7 +99,11 @@ enum AnalysisInput {
     static func fingerprint(_ store: SQLiteDocumentStore, idPrefix: String) throws -> Fingerprint {
         let full = try store.resolve(idPrefix: idPrefix)
         guard let stored = try store.document(id: full, includeDeleted: false) else { throw StoreError.notFound(id: idPrefix) }
-        do { return try Fingerprint(id: full, body: stored.body) } catch { throw CommandFailure(error.description, .dataError) }
+        var body = stored.body
+        if let legacy = LegacyReading.measurementBody(id: full, body: body) {
+            do { body = try legacy.get() } catch { throw CommandFailure(error.description, .dataError) }
+        }
+        do { return try Fingerprint(id: full, body: body) } catch { throw CommandFailure(error.description, .dataError) }
     }
 
     /// Metres per map unit by map id from the app config; maps it does not
@@ -139,7 +148,7 @@ final class ParsedBatches: @unchecked Sendable {
     private let group = DispatchGroup()
     private let slots = DispatchSemaphore(value: 2)
     private let lock = NSLock()
-    private var batches: [[Result<Fingerprint, Unread>]] = []  // guarded by `lock`
+    private var batches: [[DocumentReading]] = []  // guarded by `lock`
 
     /// Queues a batch; waits while two are queued already.
     func parse(_ texts: [DocumentText]) {
@@ -160,20 +169,34 @@ final class ParsedBatches: @unchecked Sendable {
     }
 
     /// Every batch's fingerprints in order, once all are read.
-    func results() -> [Result<Fingerprint, Unread>] {
+    func results() -> [DocumentReading] {
         group.wait()
         return lock.withLock { batches.flatMap { $0 } }
     }
 
-    /// One text as a fingerprint, or the map of a document that is not a measurement.
-    static func read(_ t: DocumentText, names: TransmitterNames) -> Result<Fingerprint, Unread> {
-        do { return .success(try Fingerprint(id: t.id, text: t.body, names: names)) } catch {
+    /// One text as a fingerprint (a legacy one through the converter), or
+    /// the map of a document that is not a measurement.
+    static func read(_ t: DocumentText, names: TransmitterNames) -> DocumentReading {
+        do { return .measurement(try Fingerprint(id: t.id, text: t.body, names: names)) } catch {
             // Only the few that fail are parsed again, for the map the count names.
             let body = try? CanonicalJSON.parse(t.body)
+            if let body, case .success(let converted)? = LegacyReading.measurementBody(id: t.id, body: body),
+                let fp = try? Fingerprint(id: t.id, body: converted)
+            {
+                return .legacy(fp)
+            }
             let claims = body?["mode"]?.stringValue.map(NotMeasurement.measurementModes.contains) ?? false
-            return .failure(Unread(level: body?["level"]?.stringValue, named: claims ? "\(error)" : nil))
+            return .unread(Unread(level: body?["level"]?.stringValue, named: claims ? "\(error)" : nil))
         }
     }
+}
+
+/// What one stored document is to a reading command.
+enum DocumentReading {
+    case measurement(Fingerprint)
+    /// A legacy Radio F-Prints document read through the converter.
+    case legacy(Fingerprint)
+    case unread(Unread)
 }
 
 /// A stored document not read as a measurement, with its map if it names

@@ -188,9 +188,15 @@ struct Show: ReportingCommand {
         // A document sync brought that is not a measurement is shown as it is stored, with why.
         var notMeasurement = NotMeasurement.classify(id: fullID, body: stored.body)
         var doc: MeasurementDocument?
-        if notMeasurement == nil {
+        var body = stored.body
+        if notMeasurement?.readsAsMeasurement == true, case .success(let converted)? =
+            LegacyReading.measurementBody(id: fullID, body: body)
+        {
+            body = converted
+        }
+        if notMeasurement == nil || notMeasurement?.readsAsMeasurement == true {
             do {
-                doc = try CanonicalJSON.decode(MeasurementDocument.self, from: Self.wholeDecibels(stored.body))
+                doc = try CanonicalJSON.decode(MeasurementDocument.self, from: Self.wholeDecibels(body))
             } catch {
                 notMeasurement = .malformed(error)
             }
@@ -200,6 +206,7 @@ struct Show: ReportingCommand {
             Terminal.err("\(fullID) is not read as a measurement: \(notMeasurement?.why ?? "unknown")")
             return
         }
+        if let notMeasurement, notMeasurement.readsAsMeasurement { Terminal.err("\(fullID): \(notMeasurement.why)") }
         let synced = try store.isSynced(id: fullID)
         let attachments = (stored.body["_attachments"]?.objectValue ?? [:]).map { member in
             "\(member.key) (\(member.value["content_type"]?.stringValue ?? "?"), "
@@ -208,7 +215,7 @@ struct Show: ReportingCommand {
         for line in Render.showLines(id: fullID, rev: stored.rev.description, doc: doc, synced: synced,
                                      conflicts: try store.conflicts(id: fullID).map(\.description),
                                      attachments: attachments, samples: samples,
-                                     networkProbes: stored.body["networkProbes"]?.arrayValue ?? [])
+                                     networkProbes: body["networkProbes"]?.arrayValue ?? [])
         {
             Terminal.out(line)
         }

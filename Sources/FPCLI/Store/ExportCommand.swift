@@ -58,12 +58,19 @@ struct ExportCommand: ReportingCommand {
         }
         if ![.couchView, .jsonl, .attachments].contains(format) {
             // Backups and attachment files carry every document; the other formats describe measurements only.
+            // Legacy documents go out as the converter reads them.
             var skipped = SkippedDocuments()
-            docs = docs.filter { d in
-                guard NotMeasurement.classify(id: d.id, body: d.body) != nil else { return true }
+            var legacy = LegacyReads()
+            docs = docs.compactMap { d in
+                guard NotMeasurement.classify(id: d.id, body: d.body) != nil else { return d }
+                if case .success(let converted)? = LegacyReading.measurementBody(id: d.id, body: d.body) {
+                    legacy.add(level: converted["level"]?.stringValue ?? "")
+                    return Export.Document(id: d.id, body: converted)
+                }
                 skipped.add(level: d.body["level"]?.stringValue)
-                return false
+                return nil
             }
+            legacy.report()
             skipped.report()
         }
         if format == .couchView || format == .jsonl {

@@ -9,6 +9,9 @@ struct NotMeasurement: Sendable, Equatable {
     /// `legacy`, `design` or `foreign`: list's MODE column.
     var kind: String
     var why: String
+    /// A legacy document the converter reads: shown and evaluated as a
+    /// measurement (`LegacyReading`), listed as legacy.
+    var readsAsMeasurement = false
 
     /// Modes of the measurement contract; any other mode (or none) is not one.
     static let measurementModes: Set<String> = ["static", "walk"]
@@ -22,9 +25,10 @@ struct NotMeasurement: Sendable, Equatable {
         }
         if let mode = body["mode"]?.stringValue, measurementModes.contains(mode) { return nil }
         // The iOS app's documents: position as strings, "yyyy-MM-dd HH:mm:ss" times, no mode.
-        if body["mode"] == nil, body["startTime"] != nil, body["level"] != nil {
-            return NotMeasurement(kind: "legacy",
-                                  why: "a legacy Radio F-Prints document (`fprint import` converts that format)")
+        if case .failure(let error)? = LegacyReading.measurementBody(id: id, body: body) {
+            return NotMeasurement(kind: "legacy", why: "a legacy Radio F-Prints document the converter cannot read: \(error)")
+        } else if LegacyImport.isLegacyBody(body) {
+            return NotMeasurement(kind: "legacy", why: LegacyReading.note, readsAsMeasurement: true)
         }
         if let mode = body["mode"]?.stringValue {
             return NotMeasurement(kind: "foreign", why: "mode '\(mode)' is neither static nor walk")
