@@ -58,11 +58,14 @@ package struct SurveyJob: Sendable, Equatable, Encodable {
         package var id: String
         package var x: Double
         package var y: Double
+        /// The map it was stored on: a walk over stairs stores on each floor's map.
+        package var map: String?
 
-        package init(id: String, x: Double, y: Double) {
+        package init(id: String, x: Double, y: Double, map: String? = nil) {
             self.id = id
             self.x = x
             self.y = y
+            self.map = map
         }
     }
 

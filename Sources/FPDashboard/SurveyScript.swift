@@ -114,7 +114,7 @@ enum SurveyScript {
               say('Not stored: ' + job.message, true);
             } else if (job.state === 'stored') {
               // The last job may be another map's (the job is the dashboard's, not this page's): its points are not drawn here.
-              if (job.job !== lastShown) { lastShown = job.job; if (job.map === wrap.dataset.map) job.stored.forEach(addPoint); }
+              if (job.job !== lastShown) { lastShown = job.job; job.stored.forEach(function (s) { if ((s.map || job.map) === wrap.dataset.map) addPoint(s); }); }
               say(job.kind === 'point' ? 'Stored ' + job.stored[0].id + ' at (' + job.x + ', ' + job.y + ').'
                 : 'Stored ' + job.stored.length + ' documents of walk ' + job.scenario + '.' + (job.message ? ' ' + job.message : ''));
             }

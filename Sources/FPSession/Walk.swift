@@ -18,8 +18,13 @@ package struct Walk: Sendable {
     package var pace: WalkPace
     package var scale: MapScale
     package var sessionId: String
+    /// The first document's `seq`: a walk over several floors numbers its
+    /// documents on through every floor's part.
+    package var firstSeq: Int
 
-    package init(level: String, scenarioId: String, route: Route, pace: WalkPace, scale: MapScale, sessionId: String) {
+    package init(level: String, scenarioId: String, route: Route, pace: WalkPace, scale: MapScale, sessionId: String,
+                 firstSeq: Int = 1) {
+        self.firstSeq = firstSeq
         self.level = level
         self.scenarioId = scenarioId
         self.route = route
@@ -82,7 +87,7 @@ package struct Walk: Sendable {
                 startMs: window.lowerBound, endMs: window.upperBound, samples: samples.window(window.lowerBound..<end),
                 statuses: result.statuses, motion: result.motion(atMs: window.upperBound))
             doc.sessionId = sessionId
-            doc.seq = index + 1
+            doc.seq = firstSeq + index
             doc.scenarioId = scenarioId
             doc.window = .init(
                 startMs: window.lowerBound, endMs: window.upperBound,

@@ -54,14 +54,14 @@ struct Scenarios: ReportingCommand {
         commandName: "scenarios",
         abstract: "List the walk scenarios the config offers.",
         discussion: """
-            Shows each route's length in metres and how long it takes at the current walking pace. A route that goes on to other floors (`then` legs) shows its maps in order and its whole length; `walk` records the first map's part, `track --simulate` follows it all.
+            Shows each route's length in metres and how long it takes at the current walking pace. A route that goes on to other floors (`then` legs) shows its maps in order and its whole length, and is listed under each map it visits (--map); `walk` records every floor's part on its own map, `track --simulate` follows it all.
 
             Examples:
               fprint scenarios
               fprint scenarios --map J1NP --json
             """)
 
-    @Option(help: "Only scenarios of this map.") var map: String?
+    @Option(help: "Only scenarios that walk on this map (on any of their floors).") var map: String?
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var configOptions: ConfigOptions
 
@@ -70,7 +70,7 @@ struct Scenarios: ReportingCommand {
         let loaded = try ws.loadConfig()
         let pace = WalkPace(correction: try ws.settings().speedCorrection)
         if let map { _ = try ws.map(map, in: loaded) }
-        let list = try Workspace.scenarios(of: loaded).scenarios.filter { map == nil || $0.mapID == map }
+        let list = try Workspace.scenarios(of: loaded).scenarios.filter { s in map == nil || s.legs.contains { $0.mapID == map } }
         var out: [JSONValue] = []
         var rows: [[String]] = []
         func meters(_ route: Route?, on map: String) -> Double {

@@ -12,6 +12,8 @@ struct MapFacts {
     var registry: BeaconRegistry?
     var registryPath: String?
     var routes: [(scenario: Scenario, route: Route)]
+    /// Each route's whole length in metres, over every floor it visits.
+    var wholeMeters: [String: Double] = [:]
 
     var metersPerUnit: Double { map.scale.metersPerUnit }
 
@@ -43,8 +45,13 @@ struct MapFacts {
             "\(Terminal.counted($0.documents, "measurement")) at \(Terminal.counted($0.points.count, "point")) in \(database)"
         } ?? "no database at \(database)"])
         rows.append(["beacons", registry.map { "\($0.entries.count) placed, from \(registryPath ?? "?")" } ?? "no registry (beacons/\(map.id).json)"])
-        rows.append(["routes", routes.isEmpty ? "none" : routes.map {
-            "\($0.scenario.scenarioID) (\(Self.g($0.route.length * metersPerUnit)) m)"
+        rows.append(["routes", routes.isEmpty ? "none" : routes.map { r in
+            let here = r.route.length * metersPerUnit
+            let maps = r.scenario.legs.map(\.mapID)
+            guard maps.count > 1, let whole = wholeMeters[r.scenario.scenarioID] else {
+                return "\(r.scenario.scenarioID) (\(Self.g(here)) m)"
+            }
+            return "\(r.scenario.scenarioID) (\(Self.g(here)) m here, \(Self.g(whole)) m in all: \(maps.joined(separator: " → ")))"
         }.joined(separator: ", ")])
         return Terminal.table(["", ""], rows).dropFirst().map { $0 }
     }
@@ -75,6 +82,8 @@ struct MapFacts {
             "routes": .array(routes.map {
                 ["scenarioID": .string($0.scenario.scenarioID), "name": .string($0.scenario.name),
                  "lengthMeters": .double(Self.round($0.route.length * metersPerUnit)),
+                 "wholeLengthMeters": .double(Self.round(wholeMeters[$0.scenario.scenarioID] ?? $0.route.length * metersPerUnit)),
+                 "maps": .array($0.scenario.legs.map { .string($0.mapID) }),
                  "points": .int(Int64($0.route.waypoints.count))]
             }),
         ]

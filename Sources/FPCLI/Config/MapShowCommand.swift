@@ -48,6 +48,12 @@ struct MapShowArguments: ParsableArguments {
         let routes = scenarios.flatMap { s in
             s.legs.filter { $0.mapID == id }.map { (scenario: s, route: $0.route) }
         }
+        // A route over several floors: its whole length beside this floor's part.
+        let wholeMeters = Dictionary(routes.map { r in
+            (r.scenario.scenarioID, r.scenario.legs.reduce(0.0) { sum, leg in
+                sum + leg.route.length * (loaded.appConfig.map(id: leg.mapID)?.scale ?? map.scale).metersPerUnit
+            })
+        }, uniquingKeysWith: { a, _ in a })
         let registryPath = BeaconRegistryFile.registryPath(map: id, config: loaded, paths: ws.paths)
         let registry = try BeaconRegistryFile.load(map: id, explicit: nil, config: loaded, paths: ws.paths)
         let measured = try Self.measuredPoints(ws, map: id)
@@ -62,7 +68,7 @@ struct MapShowArguments: ParsableArguments {
             plan = .failure(f)
         }
         let facts = MapFacts(map: map, plan: plan, measured: measured, database: ws.databasePath,
-                             registry: registry, registryPath: registryPath, routes: routes)
+                             registry: registry, registryPath: registryPath, routes: routes, wholeMeters: wholeMeters)
         if json { Terminal.out(CanonicalJSON.string(.object(facts.json))) } else { for line in facts.text { Terminal.out(line) } }
     }
 

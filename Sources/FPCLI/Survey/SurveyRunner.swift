@@ -40,8 +40,11 @@ final class SurveyRunner: SurveyDesk {
 
     func routes(map: String) -> [SurveyRoute] {
         let scenarios = (try? Workspace.scenarios(of: setup.loaded).scenarios) ?? []
-        return scenarios.filter { $0.mapID == map }.map {
-            SurveyRoute(id: $0.scenarioID, name: $0.name, points: $0.points, laterMaps: $0.then.map(\.mapID))
+        // A route over several floors is offered on each floor it visits, drawn with that floor's part.
+        return scenarios.compactMap { s in
+            guard let leg = s.legs.first(where: { $0.mapID == map }) else { return nil }
+            return SurveyRoute(id: s.scenarioID, name: s.name, points: leg.route.waypoints,
+                               laterMaps: s.legs.map(\.mapID).filter { $0 != map })
         }
     }
 
@@ -57,14 +60,22 @@ final class SurveyRunner: SurveyDesk {
             launch { await self.measure(job.job, map: id, at: point) }
             return job
         case .walk(let id):
-            guard let scenario = (try? Workspace.scenarios(of: setup.loaded))?.scenario(id: id), let map = setup.loaded.appConfig.map(id: scenario.mapID) else {
+            let loaded = setup.loaded
+            guard let scenario = (try? Workspace.scenarios(of: loaded))?.scenario(id: id),
+                scenario.legs.allSatisfy({ loaded.appConfig.map(id: $0.mapID) != nil })
+            else {
                 throw SurveyRefusal(.unknown, "There is no route \(id) (or its map) in the app config.")
             }
-            if let why = map.offRoute(scenario.points) { throw SurveyRefusal(.offMap, "Route \(id), \(why).") }
-            let walk = Walk(level: map.id, scenarioId: scenario.scenarioID, route: scenario.route,
-                            pace: WalkPace(correction: setup.speedCorrection), scale: map.scale, sessionId: Workspace.newDocumentID())
-            let job = try slot.begin(order, map: map.id, durationS: Double(walk.durationMs) / 1000)
-            launch { await self.walk(job.job, walk) }
+            let floorWalk: FloorWalk
+            do {
+                floorWalk = try FloorWalk(scenario, maps: { loaded.appConfig.map(id: $0)! },
+                                          pace: WalkPace(correction: setup.speedCorrection),
+                                          sessionId: Workspace.newDocumentID(), force: false)
+            } catch {
+                throw SurveyRefusal(.offMap, "Route \(id): \(error).")
+            }
+            let job = try slot.begin(order, map: floorWalk.maps[0], durationS: durationS(of: floorWalk))
+            launch { await self.walk(job.job, floorWalk) }
             return job
         }
     }
@@ -101,33 +112,77 @@ final class SurveyRunner: SurveyDesk {
         }
     }
 
-    private func walk(_ job: Int, _ walk: Walk) async {
+    /// Seconds the page counts: walking, and the stairs or lift between floors unless time is virtual.
+    private func durationS(of floorWalk: FloorWalk) -> Double {
+        let passages = setup.capture.fast ? 0 : floorWalk.parts.reduce(0) { $0 + $1.passageSeconds }
+        return Double(floorWalk.walkingMs) / 1000 + Double(passages)
+    }
+
+    /// Walks every floor's part in turn (the page follows the part's map),
+    /// waiting on the stairs or in the lift between them; stores all the
+    /// documents at once at the end, each on its own map.
+    private func walk(_ job: Int, _ floorWalk: FloorWalk) async {
         await run(job) {
-            let capture = try setup.ws.captureSetup(map: walk.level, loaded: setup.loaded, capture: setup.capture,
-                                                    radios: setup.radios, spanMs: walk.durationMs, realistic: true)
-            let prober = setup.probe.map { WalkProber(options: $0, every: 5, windows: walk.windows, clock: capture.clock) }
-            let probing = Task { await prober?.run() }
-            defer { probing.cancel() }
-            let route = walk.route, scale = walk.scale
-            let docs = try await walk.run(capture) { [slot] progress in
-                slot.update(job) { job in
-                    job.elapsedS = Double(progress.elapsedMs) / 1000
-                    job.target = progress.target
-                    if let target = progress.target, let next = progress.nextWaypoint {
-                        job.guidance = WalkGuidance.toward(next, of: route, from: target, scale: scale)
+            var news: [NewDocument] = []
+            var stored: [SurveyJob.Stored] = []
+            var notes: [String] = []
+            var doneS = 0.0
+            for (index, part) in floorWalk.parts.enumerated() {
+                if index > 0, !setup.capture.fast {
+                    let start = part.walk.route.waypoints[0]
+                    for left in stride(from: part.passageSeconds, to: 0, by: -1) {
+                        slot.update(job) {
+                            $0.map = part.map.id
+                            $0.target = start
+                            $0.elapsedS = doneS + Double(part.passageSeconds - left)
+                            $0.guidance = String(format: "take the %@ to %@ and stand at (%.0f, %.0f): on in %d s",
+                                                 part.via?.rawValue ?? "stairs", part.map.id, start.x, start.y, left)
+                        }
+                        try await Task.sleep(nanoseconds: 1_000_000_000)
                     }
+                    doneS += Double(part.passageSeconds)
+                }
+                slot.update(job) { $0.map = part.map.id }
+                let recorded = try await walkPart(job, part.walk, doneS: doneS)
+                news += recorded.news
+                notes += recorded.notes
+                stored += zip(recorded.news, recorded.docs).map { new, doc in
+                    SurveyJob.Stored(id: new.id, x: doc.position?.x ?? Double(doc.x), y: doc.position?.y ?? Double(doc.y),
+                                     map: part.map.id)
+                }
+                doneS += Double(part.walk.durationMs) / 1000
+            }
+            slot.update(job) { $0.state = .storing }
+            let kept = try Rescue.insert(news, into: store, setup.ws)
+            Terminal.err("survey: stored \(Terminal.counted(kept.count, "document")) of walk \(floorWalk.parts[0].walk.scenarioId)"
+                + " (session \(floorWalk.sessionId))")
+            return (stored, notes)
+        }
+    }
+
+    /// One floor's part of a walk: recorded, not stored.
+    private func walkPart(_ job: Int, _ walk: Walk, doneS: Double) async throws
+        -> (news: [NewDocument], docs: [MeasurementDocument], notes: [String])
+    {
+        let capture = try setup.ws.captureSetup(map: walk.level, loaded: setup.loaded, capture: setup.capture,
+                                                radios: setup.radios, spanMs: walk.durationMs, realistic: true)
+        let prober = setup.probe.map { WalkProber(options: $0, every: 5, windows: walk.windows, clock: capture.clock) }
+        let probing = Task { await prober?.run() }
+        defer { probing.cancel() }
+        let route = walk.route, scale = walk.scale
+        let docs = try await walk.run(capture) { [slot] progress in
+            slot.update(job) { job in
+                job.elapsedS = doneS + Double(progress.elapsedMs) / 1000
+                job.target = progress.target
+                if let target = progress.target, let next = progress.nextWaypoint {
+                    job.guidance = WalkGuidance.toward(next, of: route, from: target, scale: scale)
                 }
             }
-            probing.cancel()
-            await probing.value
-            slot.update(job) { $0.state = .storing }
-            let (news, notes) = try MeasurementRecord.walk(docs, of: walk, setup: capture, probes: prober?.results)
-            let stored = try Rescue.insert(news, into: store, setup.ws)
-            Terminal.err("survey: stored \(Terminal.counted(stored.count, "document")) of walk \(walk.scenarioId) (session \(walk.sessionId))")
-            return (zip(news, docs).map { new, doc in
-                SurveyJob.Stored(id: new.id, x: doc.position?.x ?? Double(doc.x), y: doc.position?.y ?? Double(doc.y))
-            }, notes)
         }
+        probing.cancel()
+        await probing.value
+        let (news, notes) = try MeasurementRecord.walk(docs, of: walk, setup: capture, probes: prober?.results)
+        return (news, docs, notes)
     }
 
     /// Runs a job's work and records how it ended; nothing is stored unless the work stored it.

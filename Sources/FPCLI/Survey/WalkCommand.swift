@@ -1,6 +1,7 @@
 import ArgumentParser
 import FPConfig
 import FPCore
+import FPProbe
 import FPSession
 import Foundation
 
@@ -9,7 +10,7 @@ struct WalkCommand: ReportingCommand {
         commandName: "walk",
         abstract: "Walk a scenario's route, cutting one document every 2 s.",
         discussion: """
-            A target point moves along the scenario's waypoints at walking pace: correction 0 is 1 m/s, each step adds or removes 5 % (v = 1 m/s × (1 + 0.05 × c), c = −10…+10). Keep up with it: the progress line shows where the target is and the next waypoint in metres and direction on the plan (up = toward the plan's top). On a terminal a 5 s "get ready" countdown comes first (--ready N changes it, --ready 0 skips it); piped or with --fast there is none unless --ready asks. Every 2 s one document is cut; its position is the route point at the middle of its window. The walk ends at the last waypoint and stores all its documents at once, with a shared sessionId and seq 1, 2, …; Ctrl-C stores nothing (exit 130).
+            A target point moves along the scenario's waypoints at walking pace: correction 0 is 1 m/s, each step adds or removes 5 % (v = 1 m/s × (1 + 0.05 × c), c = −10…+10). Keep up with it: the progress line shows where the target is and the next waypoint in metres and direction on the plan (up = toward the plan's top). On a terminal a 5 s "get ready" countdown comes first (--ready N changes it, --ready 0 skips it); piped or with --fast there is none unless --ready asks. Every 2 s one document is cut; its position is the route point at the middle of its window. The walk ends at the last waypoint and stores all its documents at once, with a shared sessionId and seq 1, 2, …; Ctrl-C stores nothing (exit 130). A route over several floors (`then` legs, `scenario add --then … --via stairs|lift`) is walked floor by floor, each document stored on the map it was taken on, in one session: between floors the walk waits the stairs' or lift's time (15 s a floor of stairs; a lift 8 s and 4 s a floor; none with --fast), saying where to stand next, and records nothing there.
 
             Examples:
               fprint walk --scenario scenarioJ1NP1
@@ -51,39 +52,67 @@ struct WalkCommand: ReportingCommand {
         let settings = try ws.settings()
         let loaded = try ws.loadConfig()
         let scenario = try ws.scenario(self.scenario, in: loaded)
-        let mapInfo = try ws.map(scenario.mapID, in: loaded)
-        guard let route = Route(waypoints: scenario.points) else {
-            throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints", .dataError)
-        }
-        if !force, let why = mapInfo.offRoute(scenario.points) {
-            throw CommandFailure("scenario \(scenario.scenarioID), \(why); --force walks it all the same", .dataError)
-        }
+        let floorWalk = try FloorWalk(scenario, maps: { try ws.map($0, in: loaded) },
+                                      pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
+                                      sessionId: Workspace.newDocumentID(), force: force)
         let radios = try capture.radios(enabled: settings.radios)
         let probeOptions = try probing.options(ws)  // a missing token fails before the walk
         let store = try ws.openStore(.write)
         try Rescue.preflight(store, ws)  // a walk's route is not lost to a store that cannot write
-        let walk = Walk(
-            level: mapInfo.id, scenarioId: scenario.scenarioID, route: route,
-            pace: WalkPace(correction: speedCorrection ?? settings.speedCorrection),
-            scale: ws.scale(of: mapInfo), sessionId: Workspace.newDocumentID())
+        Terminal.err(floorWalk.headline)
+        let readySeconds = WalkGuidance.readySeconds(option: ready, fast: capture.fast)
+        var news: [NewDocument] = []
+        var publishers: [WalkPublishing] = []
+        for (index, part) in floorWalk.parts.enumerated() {
+            if index > 0 {
+                // The stairs or the lift: nothing is recorded between the plans; a person needs the time.
+                let wait = capture.fast ? 0 : part.passageSeconds
+                try await Interrupts.cancellable {
+                    try await WalkGuidance.passage(to: part, seconds: wait, of: floorWalk.parts.count, index: index)
+                }
+            }
+            let recorded = try await walkPart(part, first: index == 0, readySeconds: readySeconds, ws: ws, loaded: loaded,
+                                              radios: radios, probeOptions: probeOptions)
+            news += recorded.news
+            if let publisher = recorded.publisher { publishers.append(publisher) }
+        }
+        // The walk is recorded: a Ctrl-C from here on no longer discards it.
+        let stored = try Interrupts.finishing(note: "storing the walk's \(Terminal.counted(news.count, "document"))") {
+            try Rescue.insert(news, into: store, ws)
+        }
+        if json {
+            for s in stored { Terminal.out(Workspace.documentJSON(s)) }
+        } else {
+            // Ids are for pipes (`| xargs fprint show`); a person gets the summary.
+            if !Terminal.stdoutIsTTY { for s in stored { Terminal.out(s.id) } }
+            let onMaps = floorWalk.parts.count > 1 ? " on \(floorWalk.maps.joined(separator: ", "))" : ""
+            Terminal.err("stored \(Terminal.counted(stored.count, "document")) of walk session \(floorWalk.sessionId)\(onMaps)"
+                + (Terminal.stdoutIsTTY ? " (`fprint list --session \(floorWalk.sessionId)` lists them)" : ""))
+        }
+        // After the documents are stored: the live view never costs a measurement.
+        for publisher in publishers { try await publisher.publisher.finish(failWhenNoneSent: false) }
+    }
+
+    /// Walks one floor's part: its radios set up for its map, a countdown
+    /// before the first, the live view and probes as asked. Nothing is stored here.
+    private func walkPart(_ part: FloorWalk.Part, first: Bool, readySeconds: Int, ws: Workspace, loaded: LoadedConfig,
+                          radios: Set<Radio>, probeOptions: ProbeOptions?) async throws
+        -> (news: [NewDocument], publisher: WalkPublishing?)
+    {
+        let walk = part.walk, mapInfo = part.map
         var setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
                                         spanMs: walk.durationMs, realistic: true)
-        Terminal.err(String(format: "walk %@ on %@: %d waypoints, %.1f m at %.2f m/s, about %.0f s, %d documents",
-                            scenario.scenarioID, mapInfo.id, route.waypoints.count,
-                            route.length * ws.scale(of: mapInfo).metersPerUnit, walk.pace.metersPerSecond,
-                            Double(walk.durationMs) / 1000, walk.windows.count))
-        let scale = ws.scale(of: mapInfo)
+        let route = walk.route, scale = ws.scale(of: mapInfo)
         let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs, fast: capture.fast, scale: scale) { target, next in
             WalkGuidance.toward(next, of: route, from: target, scale: scale)
         }
-        let readySeconds = WalkGuidance.readySeconds(option: ready, fast: capture.fast)
-        if readySeconds > 0 {
+        if first, readySeconds > 0 {
             try await Interrupts.cancellable {
                 try await WalkGuidance.countdown(seconds: readySeconds, start: route.waypoints[0], scale: scale)
             }
-            // The walk's time 0 is the end of the countdown, not when the radios were set up.
-            if !setup.clock.isVirtual { setup.clock = MonotonicClock() }
         }
+        // The part's time 0 is when its target starts moving, not when the radios were set up.
+        if !setup.clock.isVirtual, !first || readySeconds > 0 { setup.clock = MonotonicClock() }
         let started = setup
         let publisher = try publishing.publisher(ws).map { WalkPublishing(publisher: $0, map: mapInfo.id, clock: started.clock) }
         let prober = probeOptions.map { WalkProber(options: $0, every: probeEvery, windows: walk.windows, clock: started.clock) }
@@ -106,19 +135,6 @@ struct WalkCommand: ReportingCommand {
         Replay.warnIfCut(setup, hint: "a walk lasts as long as its route")
         let (news, notes) = try MeasurementRecord.walk(docs, of: walk, setup: setup, probes: prober?.results)
         for note in notes { Terminal.err(note) }
-        // The walk is recorded: a Ctrl-C from here on no longer discards it.
-        let stored = try Interrupts.finishing(note: "storing the walk's \(Terminal.counted(news.count, "document"))") {
-            try Rescue.insert(news, into: store, ws)
-        }
-        if json {
-            for s in stored { Terminal.out(Workspace.documentJSON(s)) }
-        } else {
-            // Ids are for pipes (`| xargs fprint show`); a person gets the summary.
-            if !Terminal.stdoutIsTTY { for s in stored { Terminal.out(s.id) } }
-            Terminal.err("stored \(Terminal.counted(stored.count, "document")) of walk session \(walk.sessionId)"
-                + (Terminal.stdoutIsTTY ? " (`fprint list --session \(walk.sessionId)` lists them)" : ""))
-        }
-        // After the documents are stored: the live view never costs a measurement.
-        try await publisher?.publisher.finish(failWhenNoneSent: false)
+        return (news, publisher)
     }
 }

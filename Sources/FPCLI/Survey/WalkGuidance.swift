@@ -1,4 +1,6 @@
+import FPConfig
 import FPCore
+import FPSession
 import Foundation
 
 /// What a surveyor needs to keep up with a walk: a countdown before the
@@ -29,6 +31,26 @@ enum WalkGuidance {
         }
         if Terminal.stderrIsTTY { Terminal.endStatus() }
         Terminal.err("go: walk with the target")
+    }
+
+    /// Between two floors of a walk: where to go and how long the walk
+    /// waits (the stairs' or the lift's time; 0 with --fast), counted down
+    /// as the first countdown is. Ctrl-C cancels it like the walk.
+    static func passage(to part: FloorWalk.Part, seconds: Int, of parts: Int, index: Int) async throws {
+        let start = part.walk.route.waypoints[0]
+        Terminal.err(String(format: "part %d of %d: take the %@ to %@ and stand at (%.0f, %.0f) = %@", index + 1, parts,
+                            part.via?.rawValue ?? "stairs", part.map.id, start.x, start.y, metres(start, part.map.scale)))
+        for left in stride(from: seconds, to: 0, by: -1) {
+            let line = "on the \(part.via?.rawValue ?? "stairs"): the walk goes on on \(part.map.id) in \(left) s"
+            if Terminal.stderrIsTTY {
+                Terminal.status(StatusLine.fit([.init(text: line, rank: 0)], width: Terminal.columns, separator: " "))
+            } else if left == seconds || left % 5 == 0 {
+                Terminal.err(line)
+            }
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+        }
+        if Terminal.stderrIsTTY && seconds > 0 { Terminal.endStatus() }
+        Terminal.err("go: walk with the target on \(part.map.id)")
     }
 
     /// "(20.0 m, 37.3 m) from the plan's origin".
