@@ -72,7 +72,8 @@ struct BeaconSheet {
     /// `file` names the sheet in problems; positions are checked against
     /// `map`'s extent and metres turned into its units. Throws the problems,
     /// one line each, in file order.
-    init(text: String, file: String, map: MapInfo, metres: Bool) throws(Problems) {
+    /// `origin`: where the sheet's metres start on the plan (map units; nil: the plan's origin).
+    init(text: String, file: String, map: MapInfo, metres: Bool, origin: MapPoint? = nil) throws(Problems) {
         let bytes = Array(text.utf8)
         let csv = CSVFile(name: file, bytes: bytes, delimiter: CSVFile.delimiter(ofHeader: bytes))
         var records: [Record] = []
@@ -125,7 +126,7 @@ struct BeaconSheet {
             }
             let cells = RowCells(record: record, index: index, decimalComma: csv.delimiter != CSVFile.comma)
             do throws(RowProblem) {
-                let row = try Self.row(cells, line: record.line, map: map, metres: metres)
+                let row = try Self.row(cells, line: record.line, map: map, metres: metres, origin: origin)
                 for id in row.identities {
                     if let first = firstLine[id] { throw RowProblem("\(id) is already on line \(first)") }
                 }
@@ -176,7 +177,7 @@ struct BeaconSheet {
         }
     }
 
-    static func row(_ cells: RowCells, line: Int, map: MapInfo, metres: Bool) throws(RowProblem) -> Row {
+    static func row(_ cells: RowCells, line: Int, map: MapInfo, metres: Bool, origin: MapPoint? = nil) throws(RowProblem) -> Row {
         let address = cells[.address]
         guard !address.isEmpty else {
             let hasID = !cells[.uuid].isEmpty || !cells[.namespace].isEmpty
@@ -204,7 +205,8 @@ struct BeaconSheet {
             throw RowProblem("no position: x and y are both needed")
         }
         let perUnit = map.scale.metersPerUnit
-        let point = inMetres ? MapPoint(x: Self.round(x / perUnit), y: Self.round(y / perUnit)) : MapPoint(x: x, y: y)
+        let o = origin ?? MapPoint(x: 0, y: 0)
+        let point = inMetres ? MapPoint(x: Self.round(o.x + x / perUnit), y: Self.round(o.y + y / perUnit)) : MapPoint(x: x, y: y)
         if let outside = map.outside(point) {
             throw RowProblem((inMetres ? String(format: "x %g m, y %g m: ", x, y) : "") + outside)
         }

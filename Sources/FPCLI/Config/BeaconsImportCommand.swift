@@ -18,6 +18,7 @@ extension BeaconsCommand {
                 Examples:
                   fprint beacons import deployed.csv --map J2NP --dry-run
                   fprint beacons import deployed.csv --map J2NP --metres
+                  fprint beacons import survey-datum.csv --map LAB1 --metres --origin 40,40
                   fprint beacons import more.csv --map J2NP --merge --json
                 """)
 
@@ -26,6 +27,8 @@ extension BeaconsCommand {
         @Flag(name: [.customLong("metres"), .customLong("meters")],
               help: "x and y are metres from the plan's origin (unless a unit column or x_m/y_m headers say otherwise).")
         var metres = false
+        @Option(help: ArgumentHelp("Where the sheet's metres start on the plan, in map units (the building datum's place on the picture; default the top-left corner).", valueName: "x,y"))
+        var origin: String?
         @Flag(help: "Overwrite the map's registry in your config folder.") var replace = false
         @Flag(help: "Add the sheet's beacons to the map's registry in your config folder (same address: replaced).") var merge = false
         @Flag(name: .customLong("dry-run"), help: "Check the sheet and show what would be written; write nothing.") var dryRun = false
@@ -36,6 +39,16 @@ extension BeaconsCommand {
 
         func validate() throws {
             if replace && merge { throw ValidationError("--replace and --merge exclude each other") }
+            if let origin, Self.point(origin) == nil {
+                throw ValidationError("--origin: cannot read '\(origin)': give the datum's place on the plan as x,y in map units (e.g. 120,80)")
+            }
+        }
+
+        /// "120,80" (or "120 80") as a point.
+        static func point(_ text: String) -> MapPoint? {
+            let parts = text.split(whereSeparator: { $0 == "," || $0 == " " }).compactMap { Double($0) }
+            guard parts.count == 2, parts.allSatisfy(\.isFinite) else { return nil }
+            return MapPoint(x: parts[0], y: parts[1])
         }
 
         func perform() async throws {
@@ -45,12 +58,16 @@ extension BeaconsCommand {
             let text = try Self.read(file)
             let sheet: BeaconSheet
             do {
-                sheet = try BeaconSheet(text: text, file: file, map: info, metres: metres)
+                sheet = try BeaconSheet(text: text, file: file, map: info, metres: metres, origin: origin.flatMap(Self.point))
             } catch {
                 for line in error.lines.prefix(50) { Terminal.err(line) }
                 if error.lines.count > 50 { Terminal.err("… and \(error.lines.count - 50) more") }
                 throw CommandFailure("\(file): \(Terminal.counted(error.lines.count, "problem")); nothing written", .dataError)
             }
+            if origin != nil, !sheet.rows.contains(where: \.inMetres) {
+                throw CommandFailure("--origin places positions given in metres, and \(file) gives none (--metres, a unit column saying m, or x_m/y_m headers); nothing written", .usage)
+            }
+            for warning in sheet.placementWarnings(map: info, file: file) { Terminal.err(warning) }
             let folder = ws.paths.configDirectory + "/beacons"
             let target = "\(folder)/\(map).json"
             let exists = FileManager.default.fileExists(atPath: target)
