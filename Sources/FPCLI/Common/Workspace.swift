@@ -298,6 +298,8 @@ struct Workspace {
     static func unavailableNote(_ doc: MeasurementDocument) -> String {
         let notes = Radio.allCases.compactMap { r -> String? in
             guard let s = doc.providers[r.rawValue], s.status == .unavailable else { return nil }
+            // A simulated floor without a geo anchor has no GNSS to simulate: nothing to act on.
+            if s.simulated, s.reason?.hasSuffix("has no geo anchor") == true { return nil }
             return "\(r.label): \(s.reason ?? "unavailable")"
         }
         return notes.isEmpty ? "" : " (unavailable: \(notes.joined(separator: "; ")))"

@@ -33,6 +33,7 @@ struct Maps: ReportingCommand {
                     "extent": m.extent.map { ["width": .double($0.width), "height": .double($0.height)] } ?? .null,
                     "scenarios": names.map(JSONValue.array) ?? .null,
                     "simulatedEnvironment": ws.environmentPath(map: m.id, loaded: loaded).map { JSONValue.string($0) } ?? .null,
+                    "simulation": .string(simulation(m.id, ws, loaded)),
                 ]
             }
             Terminal.out(CanonicalJSON.string(.array(maps)))
@@ -43,9 +44,16 @@ struct Maps: ReportingCommand {
             let n = scenarios.map { list in String(list.filter { $0.mapID == m.id }.count) } ?? "?"
             return [m.id, m.description, String(format: "%g m = %g units", scale.meters, scale.units),
                     m.extent.map { String(format: "%g × %g", $0.width, $0.height) } ?? "not given", n,
-                    ws.environmentPath(map: m.id, loaded: loaded) == nil ? "no" : "yes"]
+                    simulation(m.id, ws, loaded)]
         }
         for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "EXTENT", "SCENARIOS", "SIMULATION"], rows) { Terminal.out(line) }
+    }
+
+    /// What `--simulate` simulates on a map: `yes` (a simulated environment
+    /// of its own), `beacons` (its beacon registry, BLE only) or `no`.
+    private func simulation(_ map: String, _ ws: Workspace, _ loaded: LoadedConfig) -> String {
+        if ws.environmentPath(map: map, loaded: loaded) != nil { return "yes" }
+        return BeaconRegistryFile.registryPath(map: map, config: loaded, paths: ws.paths) != nil ? "beacons" : "no"
     }
 }
 
