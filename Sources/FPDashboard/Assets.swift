@@ -25,6 +25,8 @@ enum Assets {
         .unsurveyed-key{background:rgba(255,183,77,.45)}.weak-key{background:rgba(214,39,40,.5)}
         #survey-refusal,#survey-status .error{font-weight:bold}progress{width:100%}circle.target{fill:#2e7d32;stroke:#fff;stroke-width:2}
         polyline.route{fill:none;stroke:#2e7d32;stroke-width:2.5;stroke-dasharray:6 4}circle.pending{fill:none;stroke:#d62728;stroke-width:2}
+        .stopped-banner{background:#b00020;color:#fff;font-weight:bold;padding:.7em 1em;border-radius:4px;max-width:1230px}
+        #survey-wrap.stopped svg{cursor:not-allowed;opacity:.55}
         """
 
     static let js = """

@@ -57,10 +57,12 @@ extension Dashboard {
         let (index, streams, wait, lifetime, heartbeat) = (self.index, self.streams, self.waitForChange, options.streamLifetime,
                                                            options.heartbeat)
         let positions = livePositions
+        let desk = options.survey
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             do {
                 try await Self.stream(map: map, from: start, index: index, wait: wait, positions: positions,
-                                      lifetime: lifetime, heartbeat: heartbeat, closed: closed) { text in
+                                      lifetime: lifetime, heartbeat: heartbeat, closed: closed,
+                                      stopped: { Self.stoppedEvent(job: desk?.current()) }) { text in
                     try await writer.write(ByteBuffer(string: text))
                 }
                 await streams.release(client)
@@ -73,15 +75,18 @@ extension Dashboard {
         })
     }
 
-    /// The stream's text, written through `send` until `lifetime` passes or
-    /// the server stops: `point` events for new documents of `map`, and
-    /// `position` events for live positions on it (each publisher's latest
-    /// first, then every new one).
     /// What a live view over its client's limit gets: try again in 5 s.
     static let busyRetry = ": too many live views open from this address\nretry: 5000\n\n"
 
+    /// The stream's text, written through `send` until `lifetime` passes or
+    /// the server stops: `point` events for new documents of `map`, and
+    /// `position` events for live positions on it (each publisher's latest
+    /// first, then every new one). When the server stops, a last `stopped`
+    /// event (`stopped()`'s text) tells the page, which otherwise could not
+    /// tell a stop from the stream's routine reconnection.
     static func stream(map: String, from start: Int64, index: SurveyIndex, wait: @escaping ChangeWait, positions: LivePositions? = nil,
                        lifetime: Duration, heartbeat: Duration = .seconds(15), closed: ConnectionClosed = .never,
+                       stopped: @Sendable () -> String = { stoppedEvent(job: nil) },
                        send: (String) async throws -> Void) async throws {
         let deadline = ContinuousClock.now + lifetime
         var since = start
@@ -96,9 +101,14 @@ extension Dashboard {
         try await send(opening)
         while ContinuousClock.now < deadline, !Task.isCancelled {
             let left = deadline - ContinuousClock.now
-            guard await waitForEither(wait, since: since, positions: positions, seen: positionsSeen,
-                                      timeout: min(left, heartbeat), closed: closed)
-            else { return }
+            switch await waitForEither(wait, since: since, positions: positions, seen: positionsSeen,
+                                       timeout: min(left, heartbeat), closed: closed) {
+            case .woken: break
+            case .clientGone: return
+            case .stopping:
+                if !Task.isCancelled { try await send(stopped()) }
+                return
+            }
             let (points, reached) = try await index.changes(after: since)
             var text = ""
             for p in points where p.map == map {
@@ -134,23 +144,34 @@ extension Dashboard {
         return "event: position\ndata: \(CanonicalJSON.string(data))\n\n"
     }
 
-    /// Waits for a stored change or a live position, whichever comes first;
-    /// false once the server is stopping or the client's connection closed.
+    /// `event: stopped`, with the Survey page's job as the server stops
+    /// (`null`: none yet): the page says what became of it.
+    static func stoppedEvent(job: SurveyJob?) -> String {
+        let encoded = job.flatMap { try? JSONEncoder().encode($0) }.flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+        return "event: stopped\ndata: {\"job\":\(encoded)}\n\n"
+    }
+
+    /// Why a live view's wait ended.
+    enum Wake { case woken, stopping, clientGone }
+
+    /// Waits for a stored change or a live position (or the timeout),
+    /// whichever comes first; or for the server to stop or the client's
+    /// connection to close.
     static func waitForEither(_ wait: @escaping ChangeWait, since: Int64, positions: LivePositions?, seen: Int64,
-                              timeout: Duration, closed: ConnectionClosed = .never) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await wait(since, timeout) }
+                              timeout: Duration, closed: ConnectionClosed = .never) async -> Wake {
+        await withTaskGroup(of: Wake.self) { group in
+            group.addTask { await wait(since, timeout) ? .woken : .stopping }
             if let positions {
                 group.addTask {
                     await positions.wait(after: seen, timeout: timeout)
-                    return true
+                    return .woken
                 }
             }
             group.addTask {
                 await closed.wait()
-                return false
+                return .clientGone
             }
-            let first = await group.next() ?? true
+            let first = await group.next() ?? .woken
             group.cancelAll()
             return first
         }

@@ -97,7 +97,7 @@ enum FloorPlot {
         }
     }
 
-    /// Metre ticks along the bottom and the left, as the plots draw them.
+    /// Metre ticks along the bottom and the left, as the plots draw them, each axis named.
     static func axes(_ frame: Frame, metersPerUnit: Double) -> [String] {
         var out = ["<g class=\"map-axes\" stroke=\"#000\">"]
         var labels: [String] = []
@@ -114,6 +114,9 @@ enum FloorPlot {
         }
         out.append("</g>")
         labels.append("<text x=\"\(frame.left + frame.width / 2)\" y=\"\(bottom + 36)\" text-anchor=\"middle\">x (m)</text>")
+        // The y axis's name, upright along it, left of its tick labels (y grows downwards, as on the plan).
+        let middle = String(format: "%.1f", frame.top + frame.height / 2)
+        labels.append("<text class=\"y-label\" x=\"12\" y=\"\(middle)\" text-anchor=\"middle\" transform=\"rotate(-90 12 \(middle))\">y (m)</text>")
         return out + labels
     }
 }

@@ -31,6 +31,10 @@ package enum LocalDashboard {
     /// Another server listens on the port.
     package struct AddressInUse: Error {}
 
+    /// What the process exits with when a stop outlasts its deadline: an
+    /// interrupted command's 130, as `fprint dashboard` itself exits after a stop.
+    package static let interruptedStatus: Int32 = 130
+
     /// Serves until SIGINT/SIGTERM on 127.0.0.1:`port` (0: any free port,
     /// handed to `onRunning`), then stops as the gateway does (`ServerStop`):
     /// `stop` must be the dashboard's own (`make`).
@@ -44,7 +48,8 @@ package enum LocalDashboard {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
         do {
             try await ServerStop.run(services: [app, stop.service], signals: [.sigterm, .sigint], grace: .milliseconds(1500),
-                                     exitDeadline: .milliseconds(1500) + .seconds(3), processName: "fprint dashboard",
+                                     exitDeadline: .milliseconds(1500) + .seconds(3), deadlineStatus: interruptedStatus,
+                                     processName: "fprint dashboard",
                                      logger: logger)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw AddressInUse()

@@ -8,10 +8,11 @@ import UnixSignals
 /// SIGTERM or SIGINT begins a graceful stop; open requests get `grace` to
 /// end (live views end theirs as soon as they see `StopNotice`), then they
 /// are cancelled; `exitDeadline` after the signal the process leaves in any
-/// case (`ExitDeadline`).
+/// case (`ExitDeadline`), with `deadlineStatus` (the gateway 0: a service's
+/// stop; `fprint dashboard` 130, as every command Ctrl-C interrupts).
 package enum ServerStop {
     package static func run(services: [any Service], signals: [UnixSignal], grace: Duration, exitDeadline: Duration?,
-                            processName: String, logger: Logger) async throws {
+                            deadlineStatus: Int32 = 0, processName: String, logger: Logger) async throws {
         // A parent may hand down a blocked SIGTERM (the signal mask survives
         // exec); this thread takes the stop signals so they always arrive.
         var stopSignals = sigset_t()
@@ -21,7 +22,7 @@ package enum ServerStop {
         if !signals.isEmpty { pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil) }
         var configured = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
         if let exitDeadline {
-            configured.append(.init(service: ExitDeadline(after: exitDeadline, processName: processName),
+            configured.append(.init(service: ExitDeadline(after: exitDeadline, status: deadlineStatus, processName: processName),
                                     successTerminationBehavior: .ignore))
         }
         var configuration = ServiceGroupConfiguration(services: configured, gracefulShutdownSignals: signals, logger: logger)
@@ -60,10 +61,11 @@ private struct StopNoticeService: Service {
 /// whole test run gone (seen in CI: a gateway test stopped beside the rest of
 /// the suite on two cores took over the 500 ms it then had). This service
 /// waits for the stop instead, then gives the process `after` to end by
-/// itself; past that it says so and leaves with `_exit(0)`. What is stored
+/// itself; past that it says so and leaves with `_exit(status)`. What is stored
 /// stays stored: SQLite's journal makes a cut commit as if it never began.
 struct ExitDeadline: Service {
     let after: Duration
+    let status: Int32
     let processName: String
 
     func run() async throws {
@@ -76,7 +78,7 @@ struct ExitDeadline: Service {
         Thread.detachNewThread {
             Thread.sleep(forTimeInterval: seconds)
             _ = line.withCString { write(2, $0, strlen($0)) }
-            _exit(0)
+            _exit(status)
         }
     }
 }

@@ -50,7 +50,10 @@ extension Pages {
             "id": id, "link": Self.link(id), "description": map.description, "points": shown.count,
             "floor": floor, "routes": routes, "settings": desk.describe, "token": dashboard.surveyToken,
             "unsurveyed": unsurveyed.count, "weak": plots.weakCells.count, "needed": Coverage.needed,
-            "width": String(format: "%g", frame.mapWidth), "height": String(format: "%g", frame.mapHeight),
+            // The boxes take metres, as the axes show; the script turns them into map units.
+            "width": String(format: "%g", (frame.mapWidth * map.metersPerUnit * 100).rounded(.up) / 100),
+            "height": String(format: "%g", (frame.mapHeight * map.metersPerUnit * 100).rounded(.up) / 100),
+            "metersPerUnit": String(format: "%.17g", map.metersPerUnit), "since": String(sequence),
         ]
         return page("Survey \(id)", "survey", context, script: "survey.js")
     }
@@ -148,7 +151,7 @@ extension Dashboard {
         case "measure":
             guard let map = form["map"], !map.isEmpty else { return surveyError(.badRequest, "Name the map.") }
             guard let x = form["x"].flatMap(Double.init), let y = form["y"].flatMap(Double.init), x.isFinite, y.isFinite else {
-                return surveyError(.badRequest, "x and y must be numbers (map units).")
+                return surveyError(.badRequest, "x and y must be numbers (map units: the page converts its metres).")
             }
             order = .point(map: map, x: (x * 10).rounded() / 10, y: (y * 10).rounded() / 10)
         case "walk":

@@ -150,13 +150,16 @@ enum Templates {
     static let survey = """
         <h1>Survey {{id}} <small>{{description}}</small></h1>
         <p>Click the plan where you stand, or type the position, to measure there ({{settings}}). <span id="point-count">{{points}}</span>
-        points so far; <span class="key unsurveyed-key"></span> {{unsurveyed}} cells of 3 m without a point,
+        points so far; <span class="key unsurveyed-key"></span> <span id="unsurveyed-count">{{unsurveyed}}</span> cells of 3 m without a point,
         <span class="key weak-key"></span> {{weak}} measured cells with fewer than {{needed}} beacons. <a href="/_dashboard/maps/{{link}}">Map page</a>.</p>
         <noscript><p class="error">Measuring from this page needs JavaScript.</p></noscript>
-        <div class="survey"><div id="survey-wrap" data-map="{{id}}" data-token="{{token}}">{{{floor}}}</div>
+        <p id="survey-stopped" class="stopped-banner" role="alert" hidden></p>
+        <div class="survey"><div id="survey-wrap" data-map="{{id}}" data-token="{{token}}" data-since="{{since}}"
+        data-meters-per-unit="{{metersPerUnit}}">{{{floor}}}</div>
         <aside><form id="point-form" class="survey-form"><h2>Measure at a point</h2>
-        <label>x <input id="x" name="x" type="number" step="0.1" min="0" max="{{width}}" required></label>
-        <label>y <input id="y" name="y" type="number" step="0.1" min="0" max="{{height}}" required></label>
+        <p class="muted">In metres from the plan's top left corner, as on its axes.</p>
+        <label>x <input id="x" name="x" type="number" step="any" min="0" max="{{width}}" required> m</label>
+        <label>y <input id="y" name="y" type="number" step="any" min="0" max="{{height}}" required> m</label>
         <button type="submit" id="measure">Measure here</button></form>
         <form id="walk-form" class="survey-form"><h2>Walk a route</h2>
         <label>Route <select id="route" name="scenario">{{#routes}}

@@ -172,7 +172,9 @@ import Testing
     }
 
     /// The local dashboard with a map page's live view open: it used to wait
-    /// for the browser to go away (29–60 s).
+    /// for the browser to go away (29–60 s). The stream's last event says the
+    /// server stopped (the Survey page says so from it); with no measurement
+    /// running Ctrl-C is the server's normal end, exit 0, and a line says so.
     @Test func ctrlCStopsADashboardWithALiveViewOpen() async throws {
         let fp = try FprintRunner()
         _ = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--simulate", "--fast", "--duration", "5"])
@@ -184,9 +186,37 @@ import Testing
         #expect(RawConnection.status(await events.readAll(timeout: 60, stopAfterHeaders: true)) == 200)
         try term.pressCtrlC()
         #expect(await term.exitStatus() == 0, "\(term.transcript)")
+        #expect(term.transcript.contains("fprint dashboard: stopped; no measurement was running"), "\(term.transcript)")
         #expect(!term.transcript.contains("still stopping"), "\(term.transcript)")
-        _ = await events.readAll(timeout: 60)
+        let stream = await events.readAll(timeout: 60)
+        #expect(stream.contains("event: stopped\ndata: {\"job\":null}\n\n"), "\(stream)")
         #expect(await events.isClosedByPeer(), "the live view was not ended by the server")
+    }
+
+    /// Ctrl-C with a Survey page measurement running cuts it short, as it
+    /// cuts `fprint measure` short: exit 130 and a line naming what was
+    /// discarded (it exited 0, saying nothing).
+    @Test func ctrlCDuringASurveyMeasurementExits130() async throws {
+        let fp = try FprintRunner()
+        let term = try fp.onTerminal(["dashboard", "--port", "0", "--simulate", "--duration", "60"])
+        let port = try #require(await term.port(after: "serving http://127.0.0.1:"))
+        let page = try RawConnection(port: port)
+        defer { page.close() }
+        page.send("GET /_dashboard/survey/maps/J1NP HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+        let html = await page.readAll(timeout: 60)
+        let token = try #require(html.firstMatch(of: /data-token="([0-9a-f]{64})"/)?.1)
+        let form = "map=J1NP&x=363&y=701&token=\(token)"
+        let post = try RawConnection(port: port)
+        defer { post.close() }
+        post.send("POST /_dashboard/survey/measure HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n\(form)")
+        #expect(RawConnection.status(await post.readAll(timeout: 60)) == 202)
+        try term.pressCtrlC()
+        #expect(await term.exitStatus() == 130, "\(term.transcript)")
+        #expect(term.transcript.contains(
+            "interrupted: the dashboard stopped; the measurement at (363, 701) on J1NP in progress was discarded; nothing of it was stored"),
+                "\(term.transcript)")
+        #expect(try fp.storedCount() == 0)
     }
 }
 

@@ -89,6 +89,39 @@ import Testing
         }
     }
 
+    /// The boxes take metres (J1NP: 2500 × 3000 units at 2 cm are 50 × 60 m),
+    /// the page carries the scale its script converts them with, both axes are
+    /// named, and the count of cells without a point is one the script can update.
+    @Test func thePageTakesMetresAndNamesBothAxes() async throws {
+        let f = try DashboardFixture()
+        let dashboard = LocalDashboard.make(store: f.store, options: .init(maps: f.config.dashboardMaps, survey: HeldDesk()))
+        try await Application(responder: LocalResponder(dashboard: dashboard)).test(.router) { client in
+            let page = try await client.page(.get, "/_dashboard/survey/maps/J1NP").text
+            #expect(page.contains("<input id=\"x\" name=\"x\" type=\"number\" step=\"any\" min=\"0\" max=\"50\" required> m</label>"), "\(page)")
+            #expect(page.contains("<input id=\"y\" name=\"y\" type=\"number\" step=\"any\" min=\"0\" max=\"60\" required> m</label>"))
+            #expect(page.contains("data-meters-per-unit=\"0.02"), "\(page)")
+            #expect(page.contains(">x (m)</text>") && page.contains("class=\"y-label\"") && page.contains(">y (m)</text>"))
+            #expect(page.contains("<span id=\"unsurveyed-count\">"))
+            #expect(page.contains("id=\"survey-stopped\"") && page.contains("data-since=\""))
+        }
+    }
+
+    /// A live view's last event at a stop says the server stopped and what
+    /// the job was then: the Survey page's banner is made from it.
+    @Test func theStreamSaysTheServerStopped() async throws {
+        let f = try DashboardFixture()
+        let desk = HeldDesk()
+        _ = try desk.start(.walk(scenario: "loop"))
+        let index = SurveyIndex(store: f.store)
+        var text = ""
+        // The server stops at the first wait.
+        try await Dashboard.stream(map: "J1NP", from: 0, index: index, wait: { _, _ in false }, lifetime: .seconds(30),
+                                   stopped: { Dashboard.stoppedEvent(job: desk.current()) }) { text += $0 }
+        #expect(text.hasPrefix("retry: 1000\n\nevent: stopped\ndata: {\"job\":{"), "\(text)")
+        #expect(text.hasSuffix("}}\n\n") && text.contains("\"state\":\"running\"") && text.contains("\"scenario\":\"loop\""), "\(text)")
+        #expect(Dashboard.stoppedEvent(job: nil) == "event: stopped\ndata: {\"job\":null}\n\n")
+    }
+
     /// The gateway measures nothing: no Survey page, and a POST there reads no body.
     @Test func theGatewayHasNoSurveyPage() async throws {
         let f = try DashboardFixture()

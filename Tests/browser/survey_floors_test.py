@@ -7,7 +7,10 @@ job is shown by every Survey page it serves (the status box); its stored points 
 drawn only on its own map's page:
 - a point measured on ANNEX1, then one on ANNEX0: ANNEX1's page still draws one point
   and counts 1, as the server does;
-- a walk on ANNEX0: ANNEX1's page draws none of its points; ANNEX0's page draws them.
+- a walk on ANNEX0: ANNEX1's page draws none of its points; ANNEX0's page draws them;
+- points are typed in metres (as the axes show) and stored at those metres in map units;
+- the dashboard killed (SIGKILL: no word from it) with a page open: the page finds it
+  unreachable and says it stopped answering, its buttons disabled.
 Screenshot: ${ARTIFACTS:-.build/artifacts}/browser/survey-floors.png (ANNEX1 after the walk).
 """
 import json, os, signal, sys
@@ -83,10 +86,15 @@ def drawn(driver):
 
 driver = headless_chromium("1400,1000", browser_log=True)
 try:
+    # Metres, as the axes show: 25 m over 1000 map units.
     open_page(driver, "ANNEX1")
-    measure(driver, "300", "300", 1)
+    measure(driver, "7.5", "7.5", 1)
     open_page(driver, "ANNEX0")
-    measure(driver, "600", "120", 2)
+    measure(driver, "15", "3", 2)
+    for map_id, want in [("ANNEX1", (300, 300)), ("ANNEX0", (600, 120))]:
+        got = [(d["position"]["x"], d["position"]["y"]) for d in stored(map_id)]
+        if len(got) != 1 or abs(got[0][0] - want[0]) > 0.05 or abs(got[0][1] - want[1]) > 0.05:
+            fail(f"typed metres on {map_id} stored {got}, not {want} map units")
 
     # The last job is ANNEX0's: ANNEX1's page shows it in its status, draws none of it.
     open_page(driver, "ANNEX1")
@@ -113,8 +121,24 @@ try:
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     if errors:
         fail(f"console errors: {errors}")
+
+    # Gone without a word (killed): the page finds out by its stream and a failed poll.
+    dashboard.kill()
+    dashboard.wait(timeout=60)
+    try:
+        WebDriverWait(driver, 30, poll_frequency=0.1).until(lambda d: d.find_element(By.ID, "survey-stopped").is_displayed())
+    except Exception:
+        fail(f"no banner after the dashboard was killed: {status(driver)}")
+    banner = driver.find_element(By.ID, "survey-stopped").text
+    if "stopped answering" not in banner or "no measurement was running" not in banner:
+        fail(f"the banner after a kill does not say the dashboard stopped answering: {banner!r}")
+    if not driver.find_element(By.ID, "measure").get_attribute("disabled"):
+        fail("Measure is still enabled after the dashboard was killed")
+    driver.save_screenshot(os.path.join(ARTIFACTS, "survey-unreachable.png"))
 finally:
     driver.quit()
-    dashboard.send_signal(signal.SIGINT)
-    dashboard.wait(timeout=60)
-print(f"survey floors test: ok (ANNEX1 draws its 1 point after a point and a walk of {len(walked)} documents on ANNEX0)")
+    if dashboard.poll() is None:
+        dashboard.send_signal(signal.SIGINT)
+        dashboard.wait(timeout=60)
+print(f"survey floors test: ok (ANNEX1 draws its 1 point after a point and a walk of {len(walked)} documents on ANNEX0; "
+      f"typed metres stored at their map units; killed: {banner!r})")

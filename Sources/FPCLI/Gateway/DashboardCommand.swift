@@ -13,7 +13,7 @@ struct DashboardCommand: ReportingCommand {
         commandName: "dashboard",
         abstract: "Serve the web dashboard of a local database on 127.0.0.1 (maps, heatmaps, coverage, activity, live points).",
         discussion: """
-            The same pages as `fprint gateway` serves at /_dashboard/, for the database on this machine, and a Survey page: click the floor plan (or type x and y) to measure there, or walk a route with the target shown on the plan. Measurements run in this process with the radios and options given here, as `fprint measure` and `fprint walk` take them (--simulate, --duration, --probe, …), one at a time whatever the number of tabs. It listens on 127.0.0.1 only and asks for no login: anyone who can reach this machine's loopback (every local user) sees the survey and can start a measurement. To share a survey, run `fprint gateway`, whose dashboard needs a login (and has no Survey page). Beacon registries are found as `fprint beacons` finds them. Points written meanwhile (a walk, a sync) appear on an open map page within a second. Ctrl-C stops the server; a measurement in progress is discarded, one being stored is finished first.
+            The same pages as `fprint gateway` serves at /_dashboard/, for the database on this machine, and a Survey page: click the floor plan (or type x and y in metres, as its axes show) to measure there, or walk a route with the target shown on the plan. Measurements run in this process with the radios and options given here, as `fprint measure` and `fprint walk` take them (--simulate, --duration, --probe, …), one at a time whatever the number of tabs. It listens on 127.0.0.1 only and asks for no login: anyone who can reach this machine's loopback (every local user) sees the survey and can start a measurement. To share a survey, run `fprint gateway`, whose dashboard needs a login (and has no Survey page). Beacon registries are found as `fprint beacons` finds them. Points written meanwhile (a walk, a sync) appear on an open map page within a second. Ctrl-C (or SIGTERM) stops the server, and an open Survey page says so: a measurement in progress is discarded, one being stored is finished first, and the exit is then 130 as for `fprint measure` (0 when none was running); a line says which.
 
             Examples:
               fprint dashboard --port 8080        # then open http://127.0.0.1:8080/
@@ -64,7 +64,32 @@ struct DashboardCommand: ReportingCommand {
         } catch is LocalDashboard.AddressInUse {
             throw CommandFailure("port \(port) on 127.0.0.1 is in use: choose --port", .portInUse)
         }
+        // The server ends only at SIGINT/SIGTERM, its normal end (exit 0, as
+        // `fprint track` and `fprint scan` end at Ctrl-C) unless it cut a
+        // Survey job short: then 130, as `fprint measure` and `fprint walk`
+        // (docs/exit-codes.md). The job is read before it is ended.
+        let atStop = survey?.current()
         await survey?.stop()
+        let (line, cutShort) = Self.stopNote(atStop: atStop, after: survey?.current())
+        Terminal.err(line)
+        if cutShort { throw ExitCode(ExitStatus.interrupted.rawValue) }
+    }
+
+    /// What the stop did to the Survey page's job, and whether it cut one
+    /// short: "interrupted: the walk lab-loop on LAB1 in progress was
+    /// discarded; nothing of it was stored".
+    static func stopNote(atStop: SurveyJob?, after: SurveyJob?) -> (line: String, cutShort: Bool) {
+        guard let job = atStop, job.state == .running || job.state == .storing else {
+            return ("fprint dashboard: stopped; no measurement was running", false)
+        }
+        let what = job.kind == "walk" ? "the walk \(job.scenario ?? "") on \(job.map)"
+            : String(format: "the measurement at (%g, %g) on %@", job.x ?? 0, job.y ?? 0, job.map)
+        let fate = switch (after?.job == job.job ? after?.state : nil, job.state) {
+        case (.stored?, _): "\(what) was being stored and was finished first"
+        case (.failed?, .running): "\(what) in progress was discarded; nothing of it was stored"
+        default: "\(what) was not stored (\(after?.message ?? "it did not end"))"
+        }
+        return ("interrupted: the dashboard stopped; " + fate, true)
     }
 
     /// The Survey page's measurer, checked before serving: a bad option or a

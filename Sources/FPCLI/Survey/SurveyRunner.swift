@@ -55,7 +55,11 @@ final class SurveyRunner: SurveyDesk {
         case .point(let id, let x, let y):
             guard let map = setup.loaded.appConfig.map(id: id) else { throw SurveyRefusal(.unknown, "There is no map \(id) in the app config.") }
             let point = MapPoint(x: x, y: y)
-            if let why = map.offMap(point) { throw SurveyRefusal(.offMap, "Not measured: \(why).") }
+            if let why = map.offMap(point) {
+                // The page takes metres (as its axes show): the refusal gives them beside the map units.
+                let perUnit = map.scale.metersPerUnit
+                throw SurveyRefusal(.offMap, String(format: "Not measured: %@ (x %.2f m, y %.2f m).", why, x * perUnit, y * perUnit))
+            }
             let job = try slot.begin(order, map: id, durationS: Double(setup.seconds))
             launch { await self.measure(job.job, map: id, at: point) }
             return job
