@@ -28,14 +28,15 @@ package struct SurveyRoute: Sendable, Equatable {
     package var id: String
     package var name: String
     package var points: [MapPoint]
-    /// Floors after the first (`then` legs): the page draws the first floor's waypoints.
-    package var laterMaps: [String]
+    /// Every map the route walks, in order, when it has more than one
+    /// (`then` legs; empty otherwise): the page draws this map's part.
+    package var floorMaps: [String]
 
-    package init(id: String, name: String, points: [MapPoint], laterMaps: [String] = []) {
+    package init(id: String, name: String, points: [MapPoint], floorMaps: [String] = []) {
         self.id = id
         self.name = name
         self.points = points
-        self.laterMaps = laterMaps
+        self.floorMaps = floorMaps
     }
 }
 

@@ -44,7 +44,7 @@ extension Pages {
         }
         let routes = desk.routes(map: id).map { route in
             ["id": route.id, "name": route.name, "points": route.points.map { String(format: "%g,%g", $0.x, $0.y) }.joined(separator: " "),
-             "floors": route.laterMaps.isEmpty ? "" : " (then " + route.laterMaps.joined(separator: ", ") + ")"] as [String: Any]
+             "floors": route.floorMaps.isEmpty ? "" : " (" + route.floorMaps.joined(separator: " → ") + ")"] as [String: Any]
         }
         let context: [String: Any] = [
             "id": id, "link": Self.link(id), "description": map.description, "points": shown.count,

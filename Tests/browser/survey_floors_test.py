@@ -9,9 +9,12 @@ drawn only on its own map's page:
   and counts 1, as the server does;
 - a walk on ANNEX0: ANNEX1's page draws none of its points; ANNEX0's page draws them;
 - points are typed in metres (as the axes show) and stored at those metres in map units;
+- a route over the stairs (ANNEX0, then ANNEX1): offered on both floors' pages; its Walk
+  stores each floor's part on its own map in one session, and each page draws its own part;
 - the dashboard killed (SIGKILL: no word from it) with a page open: the page finds it
   unreachable and says it stopped answering, its buttons disabled.
-Screenshot: ${ARTIFACTS:-.build/artifacts}/browser/survey-floors.png (ANNEX1 after the walk).
+Screenshots: ${ARTIFACTS:-.build/artifacts}/browser/survey-floors.png (ANNEX1 after the walk),
+survey-stairs.png (ANNEX1 after the stairs walk).
 """
 import json, os, signal, sys
 
@@ -44,6 +47,8 @@ for floor in [0, 1]:
            "--outline", "40,40 1160,40 1160,660 40,660")
     fprint("beacons", "import", os.path.join(REPO, "docs/examples/lab-beacons.csv"), "--map", f"ANNEX{floor}")
 fprint("scenario", "add", "annex-hall", "--map", "ANNEX0", "--points", "150,360 1050,360 1050,550")
+fprint("scenario", "add", "annex-up", "--map", "ANNEX0", "--points", "150,360 1050,360",
+       "--then", "ANNEX1:1050,360 150,360 150,550", "--via", "stairs")
 
 log = f"{TMP}/dashboard.err"
 dashboard, port = start_server([BIN, "dashboard", "--db", DB, "--port", "0", "--simulate", "--duration", "5", "--fast"],
@@ -118,6 +123,27 @@ try:
     driver.save_screenshot(os.path.join(ARTIFACTS, "survey-floors.png"))
     if drawn(driver) != (1, "1"):
         fail(f"ANNEX1's page draws {drawn(driver)} (points, count) after a walk of {len(walked)} documents on ANNEX0")
+    # A route over the stairs: offered on both floors, each floor's part walked and drawn on its own page.
+    open_page(driver, "ANNEX1")
+    offered = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#route option")]
+    if "annex-up" not in offered:
+        fail(f"ANNEX1's page does not offer the stairs route: {offered}")
+    open_page(driver, "ANNEX0")
+    driver.execute_script("var r = document.getElementById('route'); r.value = 'annex-up'; r.dispatchEvent(new Event('change'));")
+    before0, before1 = drawn(driver)[0], len(stored("ANNEX1"))
+    driver.find_element(By.ID, "walk").click()
+    until_shown(driver, 4)
+    up0 = [d for d in stored("ANNEX0") if d.get("scenarioId") == "annex-up"]
+    up1 = [d for d in stored("ANNEX1") if d.get("scenarioId") == "annex-up"]
+    if len(up0) < 5 or len(up1) < 5 or len({d["sessionId"] for d in up0 + up1}) != 1:
+        fail(f"the stairs walk stored {len(up0)} documents on ANNEX0 and {len(up1)} on ANNEX1 (one session expected)")
+    if drawn(driver)[0] != before0 + len(up0):
+        fail(f"ANNEX0's page draws {drawn(driver)[0]} points after the stairs walk; expected {before0 + len(up0)}")
+    open_page(driver, "ANNEX1")
+    until_shown(driver, 4)
+    if drawn(driver)[0] != before1 + len(up1):
+        fail(f"ANNEX1's page draws {drawn(driver)[0]} points after the stairs walk; the server holds {before1 + len(up1)}")
+    driver.save_screenshot(os.path.join(ARTIFACTS, "survey-stairs.png"))
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     if errors:
         fail(f"console errors: {errors}")
@@ -141,4 +167,5 @@ finally:
         dashboard.send_signal(signal.SIGINT)
         dashboard.wait(timeout=60)
 print(f"survey floors test: ok (ANNEX1 draws its 1 point after a point and a walk of {len(walked)} documents on ANNEX0; "
+      f"the stairs walk: {len(up0)} on ANNEX0, {len(up1)} on ANNEX1; "
       f"typed metres stored at their map units; killed: {banner!r})")

@@ -44,7 +44,7 @@ final class SurveyRunner: SurveyDesk {
         return scenarios.compactMap { s in
             guard let leg = s.legs.first(where: { $0.mapID == map }) else { return nil }
             return SurveyRoute(id: s.scenarioID, name: s.name, points: leg.route.waypoints,
-                               laterMaps: s.legs.map(\.mapID).filter { $0 != map })
+                               floorMaps: s.legs.count > 1 ? s.legs.map(\.mapID) : [])
         }
     }
 
