@@ -34,9 +34,16 @@ package struct Holdout: Sendable {
         package var summary: HoldoutSummary
     }
 
+    /// Searches over the test set `run(methods)` makes: one for kNN and WKNN
+    /// together, one per Gaussian kernel; each test fingerprint's is one step of `progress`.
+    package static func passes(_ methods: [HoldoutMethod]) -> Int {
+        (methods.contains { $0.kind != .gk } ? 1 : 0) + methods.filter { $0.kind == .gk }.count
+    }
+
     /// Every method over every test fingerprint; the neighbour search runs
     /// once for the largest k of kNN and WKNN (smaller k take its prefix).
-    package func run(_ methods: [HoldoutMethod]) -> [Result] {
+    /// `progress` is called once per test fingerprint of each pass (`passes`), for a progress line.
+    package func run(_ methods: [HoldoutMethod], progress: (() -> Void)? = nil) -> [Result] {
         guard space.trainCount > 0 else {
             return methods.map { Result(method: $0, predictions: [], summary: HoldoutSummary([])) }
         }
@@ -45,7 +52,10 @@ package struct Holdout: Sendable {
         var lists: [[HoldoutNeighbours.Neighbour]] = []
         if maxK > 0 {
             var dot = [Int64](repeating: 0, count: space.trainCount)
-            lists = (0..<space.testCount).map { neighbours.nearest(test: $0, k: maxK, dot: &dot) }
+            lists = (0..<space.testCount).map { t in
+                defer { progress?() }
+                return neighbours.nearest(test: t, k: maxK, dot: &dot)
+            }
         }
         return methods.map { method in
             let predictions: [Prediction]
@@ -58,7 +68,8 @@ package struct Holdout: Sendable {
                 let kernel = GaussianKernel(space, sigma: method.sigma, postings: neighbours)
                 var scores = [Double](repeating: 0, count: space.trainCount)
                 predictions = (0..<space.testCount).map { t in
-                    meanEstimate(t, kernel.likeliest(test: t, k: method.k, scores: &scores))
+                    defer { progress?() }
+                    return meanEstimate(t, kernel.likeliest(test: t, k: method.k, scores: &scores))
                 }
             }
             return Result(method: method, predictions: predictions, summary: HoldoutSummary(predictions))

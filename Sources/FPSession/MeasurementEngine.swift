@@ -18,6 +18,9 @@ package struct CaptureSetup: Sendable {
     package var sensorsNotRead = "motion sensors are not read with simulated radios"
     /// Where BLE providers keep raw HCI packets (`--keep-raw`); nil = not kept.
     package var rawHCI: RawHCILog?
+    /// Each tick's new samples as they come, for a live view (`fprint
+    /// measure`'s table of transmitters heard); nil = none is kept.
+    package var onSamples: (@Sendable ([Sample]) -> Void)?
 
     package init(providers: [any RadioProvider], device: any DeviceInfoProvider, clock: any MeasurementClock,
                 radios: Set<Radio>, tickMs: Int = 100, generator: String = "fprint",
@@ -85,7 +88,10 @@ struct Capture {
                 try Task.checkCancellation()
                 for provider in running { await provider.advance(toMs: t) }
                 let batch = sink.drain()
-                if !batch.isEmpty { drained.append(batch) }
+                if !batch.isEmpty {
+                    setup.onSamples?(batch)
+                    drained.append(batch)
+                }
                 if let sensors = setup.sensors {
                     while let next = pendingReads.first, next <= t {
                         pendingReads.removeFirst()

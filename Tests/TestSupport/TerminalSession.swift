@@ -134,9 +134,9 @@ public final class TerminalSession: Sendable {
     public var transcript: String { String(decoding: received.value, as: UTF8.self) }
 
     /// The transcript as rows: each \r rewrite and \n a row of its own,
-    /// escape sequences removed.
+    /// escape sequences (erase, cursor moves) removed.
     public var rows: [String] {
-        let plain = transcript.replacingOccurrences(of: "\u{1B}[2K", with: "")
+        let plain = transcript.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
         return plain.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
             .map(String.init)
     }

@@ -112,7 +112,10 @@ struct Eval: ReportingCommand {
     func perform() async throws {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try ws.openStore(.read)
+        // Reading 60,000 imported documents takes seconds: on a terminal the wait says what it is.
+        if Terminal.stderrIsTTY { Terminal.status("eval: reading the stored fingerprints…") }
         let fps = try AnalysisInput.fingerprints(store, filters)
+        Terminal.endStatusIfOpen()
         let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
         if holdout.active {
             let report = try EvalHoldout(options: holdout, set: try holdout.radioSet(set), signal: options).run(fps, ws)

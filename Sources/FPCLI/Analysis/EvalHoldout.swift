@@ -95,6 +95,8 @@ struct EvalHoldout {
         let train = fps.filter(trainSelection.matches), test = fps.filter(testSelection.matches)
         guard !train.isEmpty else { throw CommandFailure("no stored fingerprint matches --train \(options.train!)", .notFound) }
         guard !test.isEmpty else { throw CommandFailure("no stored fingerprint matches --test \(options.test!)", .notFound) }
+        // Said before the long work, on a terminal or not: a selection taking two datasets shows now.
+        Terminal.err(EvalSelection.line(train: train, test: test, trainText: options.train!, testText: options.test!))
         // Imported datasets are in metres; fprint's own maps take their scale from the app config.
         let scales = try AnalysisInput.scales(ws, of: train + test)
         let metersPerUnit: @Sendable (Fingerprint) -> Double = { fp in
@@ -129,16 +131,15 @@ struct EvalHoldout {
             return true
         }
         // The groups are independent: evaluated on every core, reported in order.
-        if evaluated.count > 1 && Terminal.stderrIsTTY {
-            Terminal.status("eval: \(Terminal.counted(evaluated.count, "group")) of \(key!), \(test.count) test fingerprints")
-        }
+        let work = evaluated.map { (value: $0, train: trainOf[$0]!, test: testOf[$0] ?? []) }
+        let progress = EvalProgress(total: work.map(\.test.count).reduce(0, +) * Holdout.passes(methods))
         let (set, signal) = (set, signal)
-        let groups = concurrentMap(evaluated.map { (value: $0, train: trainOf[$0]!, test: testOf[$0] ?? []) }) { g in
+        let groups = concurrentMap(work) { g in
             let holdout = Holdout(train: g.train, test: g.test, set: set, options: signal, metersPerUnit: metersPerUnit)
             return EvalHoldoutReport.Group(value: g.value, train: g.train.count, test: g.test, space: holdout.space,
-                                           results: holdout.run(methods))
+                                           results: holdout.run(methods, progress: progress.step))
         }
-        if evaluated.count > 1 && Terminal.stderrIsTTY { Terminal.endStatus() }
+        progress.finish()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         return EvalHoldoutReport(options: options, set: set, signal: signal, groups: groups, seconds: seconds)
     }

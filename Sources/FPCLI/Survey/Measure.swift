@@ -38,6 +38,7 @@ struct Measure: ReportingCommand {
     var duration: MeasureLength?
     @Flag(help: "Print the stored document as JSON.") var json = false
     @Flag(help: "Measure at a point outside the map (its extent or outline) all the same.") var force = false
+    @Flag(help: "No live table of the transmitters heard on the terminal (the progress line stays).") var quiet = false
     @Option(help: ArgumentHelp("Measure periodically, one run every interval (e.g. 30s, 15m, 1h).", valueName: "interval"))
     var every: String?
     @Option(help: "With --every: stop after this many runs.") var count: Int?
@@ -104,14 +105,16 @@ struct Measure: ReportingCommand {
             let schedule = PeriodicSchedule(intervalMs: interval * 1000, count: count,
                                             forMs: forDuration.flatMap(PeriodicSchedule.seconds).map { $0 * 1000 })
             let mapID = mapInfo.id, capture = self.capture, json = self.json
-            let x = self.x, y = self.y
+            let x = self.x, y = self.y, quiet = self.quiet
             let stored = StoredCount()
             do {
                 try await Interrupts.cancellable {
                     try await schedule.run { n in
-                        let setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios,
+                        var setup = try ws.captureSetup(map: mapID, loaded: loaded, capture: capture, radios: radios,
                                                         spanMs: plan.durationMs)
-                        let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000, fast: capture.fast)
+                        let heard = HeardTransmitters.live(quiet: quiet, setup: &setup)
+                        let printer = ProgressPrinter(prefix: "measure #\(n) \(mapID) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000,
+                                                      fast: capture.fast, heard: heard)
                         let doc = try await plan.run(setup) { printer.update($0) }
                         printer.finish()
                         Replay.warnIfCut(setup, hint: "a longer --duration replays more of it")
@@ -127,14 +130,17 @@ struct Measure: ReportingCommand {
             }
             return
         }
-        let setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
+        var setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
                                         spanMs: duration == .all ? nil : plan.durationMs)
+        let heard = HeardTransmitters.live(quiet: quiet, setup: &setup)
         let once = duration == .all
             ? StaticMeasurement(level: plan.level, point: plan.point, durationMs: Replay.provider(in: setup)?.spanMs ?? plan.durationMs)
             : plan
-        let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000, fast: capture.fast)
+        let printer = ProgressPrinter(prefix: "measure \(mapInfo.id) (\(Int(x)), \(Int(y)))", plainEveryMs: 1000,
+                                      fast: capture.fast, heard: heard)
+        let started = setup
         let doc = try await Interrupts.cancellable {
-            try await once.run(setup) { printer.update($0) }
+            try await once.run(started) { printer.update($0) }
         }
         printer.finish()
         Replay.warnIfCut(setup, hint: "--duration all replays the whole capture")

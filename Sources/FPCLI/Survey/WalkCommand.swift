@@ -31,6 +31,7 @@ struct WalkCommand: ReportingCommand {
     @Option(help: "Seconds of \"get ready\" countdown before the target starts moving (default: 5 on a terminal; 0 when stderr is piped or with --fast).")
     var ready: Int?
     @Flag(help: "Walk a route that leaves the map (its extent or outline) all the same.") var force = false
+    @Flag(help: "No live table of the transmitters heard on the terminal (the progress line and its guidance stay).") var quiet = false
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var probing: ProbeCaptureOptions
     @Option(help: "With --probe: probe at every N-th window (N × 2 s).") var probeEvery = 5
@@ -103,7 +104,9 @@ struct WalkCommand: ReportingCommand {
         var setup = try ws.captureSetup(map: mapInfo.id, loaded: loaded, capture: capture, radios: radios,
                                         spanMs: walk.durationMs, realistic: true)
         let route = walk.route, scale = ws.scale(of: mapInfo)
-        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs, fast: capture.fast, scale: scale) { target, next in
+        let heard = HeardTransmitters.live(quiet: quiet, setup: &setup)
+        let printer = ProgressPrinter(prefix: "walk", plainEveryMs: Walk.windowMs, fast: capture.fast, scale: scale,
+                                      heard: heard) { target, next in
             WalkGuidance.toward(next, of: route, from: target, scale: scale)
         }
         if first, readySeconds > 0 {

@@ -21,10 +21,16 @@ final class ProgressPrinter: @unchecked Sendable {
     private let guidance: (@Sendable (MapPoint, Int) -> String)?
     /// Walks: the map's scale, to give the target in metres.
     private let scale: MapScale?
+    /// The transmitters heard so far, shown as a table above the line; nil = none.
+    private let heard: HeardTransmitters?
+    private var lastTable: ContinuousClock.Instant?
+    /// The table is redrawn at most this often (real time, also on a virtual clock).
+    static let tableInterval = Duration.milliseconds(250)
 
     init(prefix: String, plainEveryMs: Int, quiet: Bool = false, fast: Bool = false, scale: MapScale? = nil,
-         guidance: (@Sendable (MapPoint, Int) -> String)? = nil) {
+         heard: HeardTransmitters? = nil, guidance: (@Sendable (MapPoint, Int) -> String)? = nil) {
         self.scale = scale
+        self.heard = heard
         tty = Terminal.stderrIsTTY
         self.fast = fast
         self.guidance = guidance
@@ -40,7 +46,9 @@ final class ProgressPrinter: @unchecked Sendable {
         // The line is made only when shown: a fast replay ticks 1,000s of times a second.
         if tty {
             guard p.elapsedMs == p.totalMs || realTimePassed(.milliseconds(50), since: &lastStatus) else { return }
-            Terminal.status(StatusLine.fit(Self.parts(p, prefix: prefix, scale: scale, guidance: guidance), width: Terminal.columns))
+            let width = Terminal.columns
+            let line = StatusLine.fit(Self.parts(p, prefix: prefix, scale: scale, guidance: guidance), width: width)
+            if let table = tableDue(width: width) { Terminal.statusBlock(rows: table, status: line) } else { Terminal.status(line) }
             printedStatus = true
         } else if p.elapsedMs == p.totalMs || (p.elapsedMs >= nextPlainMs && realTimePassed(.seconds(1), since: &lastPlain)) {
             let parts = Self.parts(p, prefix: prefix, scale: scale, guidance: guidance)
@@ -69,6 +77,18 @@ final class ProgressPrinter: @unchecked Sendable {
         return parts
     }
 
+    /// The table's lines when it is time to redraw it (a quarter of a second
+    /// since the last time: 4 a second at most, each redraw one write), else nil.
+    private func tableDue(width: Int) -> [String]? {
+        guard let heard else { return nil }
+        let now = ContinuousClock.now
+        if let lastTable, now - lastTable < Self.tableInterval { return nil }
+        let lines = HeardTable.lines(heard, width: width, height: Terminal.rows)
+        guard !lines.isEmpty else { return nil }
+        lastTable = now
+        return lines
+    }
+
     /// On a virtual clock the status line is redrawn at most 20 times a real
     /// second (no eye reads more), and a plain line printed at most once; on
     /// a real one at every tick. `last`: when that kind was last shown.
@@ -80,7 +100,7 @@ final class ProgressPrinter: @unchecked Sendable {
         return true
     }
 
-    /// Clears the in-place line before the final output.
+    /// Clears the in-place line (and the table above it) before the final output.
     func finish() {
         lock.lock()
         defer { lock.unlock() }
