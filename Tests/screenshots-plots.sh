@@ -44,6 +44,6 @@ fp plot track "$WORK/floors.jsonl" "${CONFIG[@]}" -o "$OUT/plot-track-floors.png
 # A train/test evaluation by month, on the UJI dataset's layout (the hand-made fixture).
 UJI=(--db "$WORK/uji.sqlite")
 fp import "$REPO/Tests/FPCLITests/Fixtures/uji-mini" "${UJI[@]}" >/dev/null
-fp eval --train campaign=trn01 --test set=test --group-by month --json "${UJI[@]}" > "$WORK/months.json"
+fp eval --train campaign=trn01 --test 'campaign=tst01|tst02|tst03|tst04|tst05' --group-by month --json "${UJI[@]}" > "$WORK/months.json"
 fp plot groups "$WORK/months.json" -o "$OUT/plot-groups.png"
 echo "screenshots-plots: wrote $(ls "$OUT"/plot-*.png | wc -l) plots to $OUT"
