@@ -124,7 +124,7 @@ package enum BulkGetAnswer {
         for key in object.keys where key.hasPrefix("_") && key != "_attachments" { object[key] = nil }
         let stubbed: Attachments.Stubbed
         do {
-            stubbed = try Attachments.stubbing(.object(object), revpos: rev.generation, keepDigests: true, followed: followed)
+            stubbed = try Attachments.stubbing(.object(object), revpos: 0, keepDigests: true, followed: followed)
         } catch {
             throw SyncError.protocolError("document \(id): \(error)")
         }

@@ -104,10 +104,18 @@ extension CouchHandler {
         case .put, .delete:
             let parent = try request.revisionQuery()
             var body: JSONValue = ["_attachments": [:]]
+            var order: [String] = []
             if let parent {
-                guard let current = try store.revision(id: id, rev: parent) else { throw CouchError.conflict }
-                body = current.body
+                guard let current = try store.revisionText(id: id, rev: parent) else { throw CouchError.conflict }
+                do {
+                    body = try current.content().body
+                } catch {
+                    throw DamagedDocument(id: id, rev: parent.description, reason: "it is not valid JSON (\(error))")
+                }
+                order = Attachments.order(inDocument: Array(current.bodyText.utf8)).filter { $0 != name }
             }
+            // CouchDB puts the attachment a PUT writes first, the others in their order.
+            if request.method == .put { order.insert(name, at: 0) }
             var entries = body["_attachments"]?.objectValue ?? [:]
             var data: [String: [UInt8]] = [:]
             if request.method == .put {
@@ -122,7 +130,8 @@ extension CouchHandler {
             }
             body["_attachments"] = entries.isEmpty ? nil : .object(entries)
             try authorize(user, id: id, body: body, deleted: false)
-            let rev = try store.edit(id: id, body: body, parent: parent, deleted: false, attachmentData: data)
+            let rev = try store.edit(id: id, body: body, parent: parent, deleted: false, attachmentData: data,
+                                     attachmentOrder: order)
             return .json(request.method == .put ? .created : .ok, ["ok": true, "id": .string(id), "rev": .string(rev.description)])
         default:
             throw CouchError.methodNotAllowed

@@ -72,12 +72,12 @@ extension CouchHandler {
     static func multipartRevision(_ store: any ReplicableStore, _ stored: RevisionText, revs: Bool, since: Int,
                                   boundary: String, inner: String) throws -> [UInt8] {
         var following: [(name: String, type: String, bytes: [UInt8])] = []
-        let marked = try stored.replacingAttachments { stubs in
-            var entries = JSONObject()
-            for (name, entry) in stubs.objectValue ?? [:] {
-                guard var object = entry.objectValue, let digest = object["digest"]?.stringValue,
+        let marked = try stored.replacingAttachments { stubs, order in
+            var entries = stubs.objectValue ?? [:]
+            // The parts go in the stubs' order, as CouchDB sends them.
+            for name in Attachments.names(of: entries, in: order) {
+                guard let entry = entries[name], var object = entry.objectValue, let digest = object["digest"]?.stringValue,
                       (object["revpos"]?.intValue ?? 0) > since else {
-                    entries[name] = entry
                     continue
                 }
                 guard let bytes = try store.attachmentBytes(id: stored.id, digest: digest) else {
