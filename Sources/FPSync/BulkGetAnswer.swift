@@ -173,7 +173,7 @@ package enum BulkGetAnswer {
         let parts = try parts(body, boundary: boundary)
         guard let first = parts.first else { throw SyncError.protocolError("a multipart document without parts") }
         let doc = try RemoteDatabase.parse(Data(first.body), what: "a multipart document")
-        let following = Attachments.following(in: doc)
+        let following = Attachments.following(in: doc, text: first.body)
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
             let named = part.headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))

@@ -83,9 +83,11 @@ public enum Attachments {
     }
 
     /// Names of the entries whose bytes follow in a multipart body (`"follows": true`),
-    /// in `_attachments` order: the parts without a filename are matched in that order.
-    public static func following(in doc: JSONValue) -> [String] {
-        (doc["_attachments"]?.objectValue ?? [:]).filter { $0.value["follows"]?.boolValue == true }.keys
+    /// in `_attachments` order (`text` the document's JSON, which gives it): the
+    /// parts without a filename are matched in that order, as CouchDB matches them.
+    public static func following(in doc: JSONValue, text: [UInt8]) -> [String] {
+        let entries = doc["_attachments"]?.objectValue ?? [:]
+        return names(of: entries, in: order(inDocument: text)).filter { entries[$0]?["follows"]?.boolValue == true }
     }
 
     /// The body with the bytes of its stubs inline, as `attachments=true`

@@ -40,7 +40,7 @@ extension CouchHandler {
         }
         let parts = try Multipart.parts([UInt8](request.body), boundary: boundary)
         guard let first = parts.first else { throw CouchError.badRequest("the multipart body has no document part") }
-        let following = Attachments.following(in: try Self.json(first.body, what: "the first multipart part"))
+        let following = Attachments.following(in: try Self.json(first.body, what: "the first multipart part"), text: first.body)
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
             let named = part.headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))
@@ -170,9 +170,11 @@ struct AttachmentsAnswer: Sendable {
     var wanted: Bool { all || since != nil }
 
     /// The revpos up to which a revision's attachments stay stubs: the
-    /// generation of its newest ancestor the asker named, else 0.
-    func stubsUpTo(_ stored: RevisionText) -> Int {
-        guard let since else { return 0 }
+    /// generation of its newest ancestor the asker named, else 0 (an
+    /// attachment a peer gave revpos 0 stays a stub, as in CouchDB); nil
+    /// without `atts_since`: every attachment goes.
+    func stubsUpTo(_ stored: RevisionText) -> Int? {
+        guard let since else { return nil }
         return stored.history.first { since.contains($0) }?.generation ?? 0
     }
 

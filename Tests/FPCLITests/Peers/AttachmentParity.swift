@@ -90,8 +90,13 @@ enum AttachmentText {
         return Data((text + "--\(boundary)--\r\n").utf8)
     }
 
-    /// The `_attachments` of a document answer, by name (Foundation's view).
+    /// The `_attachments` of a document answer, by name (Foundation's view),
+    /// without their digests: CouchDB's digest of a type it compresses
+    /// (`text/plain`) is the MD5 of its own gzip of the bytes, which fprint
+    /// does not make (it gives the MD5 of the bytes; a peer's digest it keeps).
     static func entries(_ doc: Any?) -> [String: [String: Any]] {
-        ((doc as? [String: Any])?["_attachments"] as? [String: Any] ?? [:]).compactMapValues { $0 as? [String: Any] }
+        ((doc as? [String: Any])?["_attachments"] as? [String: Any] ?? [:]).compactMapValues { entry in
+            (entry as? [String: Any])?.filter { $0.key != "digest" }
+        }
     }
 }

@@ -173,7 +173,7 @@ extension CouchDBPeers {
                 }
                 #expect(seen[0] == revpos, "CouchDB's premise for \(id): \(seen[0])")
                 #expect(Set(seen.map { $0 }).count == 1, "\(id): CouchDB \(seen[0...2]), gateway \(seen[3...5])")
-                // Digests and lengths (stubs) and bytes (inline) agree too.
+                // Content types and lengths (stubs) and bytes (inline) agree too.
                 #expect(NSDictionary(dictionary: entries[2]) == NSDictionary(dictionary: entries[0]), "\(id): \(entries)")
                 #expect(NSDictionary(dictionary: entries[3]) == NSDictionary(dictionary: entries[1]), "\(id): \(entries)")
             }
