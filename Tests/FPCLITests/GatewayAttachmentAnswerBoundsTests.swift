@@ -9,7 +9,8 @@ import Testing
 /// documents of an 8 MB attachment each (107 MB of base64 to send): the
 /// answer is made a document at a time (`RowBatch`: a batch ends past
 /// 1 MiB, held within the body budget), so the gateway's peak RSS stays
-/// near one document's worth, not the answer's.
+/// near one document's worth, not the answer's: 92–95 MB (debug build),
+/// where the same answers made whole (no byte bound on a batch) took 193 MB.
 @Suite(.serialized) struct GatewayAttachmentAnswerBoundsTests {
     static let documents = 10
     static let attachmentBytes = 8 << 20
@@ -36,7 +37,7 @@ import Testing
         func peak(_ what: String) {
             let mb = ProcStatus.peakRSSMB(gateway.pid) ?? 0
             peaks.append("\(what) \(Int(mb)) MB")
-            highest = max(highest, mb)
+            if what != "the PUTs" { highest = max(highest, mb) }
             try? "5".write(toFile: "/proc/\(gateway.pid)/clear_refs", atomically: false, encoding: .utf8)
         }
         peak("the PUTs")
@@ -56,6 +57,6 @@ import Testing
         }
         print("gateway peak RSS, \(Self.documents) documents of an 8 MB attachment inline, request by request: "
             + peaks.joined(separator: "; "))
-        #expect(highest < 200, "\(peaks)")
+        #expect(highest < 150, "\(peaks)")
     }
 }
