@@ -22,9 +22,10 @@ extension CouchDBPeers {
             parts: ["AAA", "BBB"])
 
         /// `d1` (unsorted, then `beta.txt` PUT on its own, which CouchDB puts
-        /// first), `m1` (multipart) and `plain` (none) on a side.
+        /// first), `m1` (multipart), `b1` (`_bulk_docs`) and `plain` (none) on a side.
         static func fill(_ side: ParitySide) async throws {
             try await side.must(.put, "/d1", json: unsorted)
+            try await side.must(.post, "/_bulk_docs", json: #"{"docs":["# + unsorted.dropLast() + #","_id":"b1"}]}"#)
             try await side.must(.put, "/m1", body: multipartDocument, contentType: multipartType)
             try await side.must(.put, "/plain", json: #"{"x":2}"#)
             let rev = try #require(try await side.must(.get, "/d1").object["_rev"] as? String)
@@ -52,6 +53,7 @@ extension CouchDBPeers {
             let reads: [(method: HTTPMethod, path: String, json: String?, accept: String)] = [
                 (.get, "/d1", nil, "application/json"),
                 (.get, "/m1", nil, "application/json"),
+                (.get, "/b1", nil, "application/json"),
                 (.get, "/d1?attachments=true", nil, "application/json"),
                 (.get, "/m1?attachments=true", nil, "application/json"),
                 (.get, "/d1?open_revs=all", nil, "application/json"),
@@ -160,8 +162,11 @@ extension CouchDBPeers {
             let expected: [String: [String: Int]] = ["r0": ["b.txt": 0, "a.txt": 0, "c.txt": 1], "m0": ["z.txt": 0, "a.txt": 2],
                                                      "e0": ["b.txt": 1], "e5": ["b.txt": 1], "em": ["z.txt": 1]]
             for (id, revpos) in expected.sorted(by: { $0.key < $1.key }) {
-                var seen: [[String: Int]] = [], entries: [[String: [String: Any]]] = []
+                var seen: [[String: Int]] = [], entries: [[String: [String: Any]]] = [], parts: [[String]] = []
                 for side in sides {
+                    // What CouchDB's replicator reads: every attachment follows, revpos 0 too.
+                    parts.append(AttachmentText.partNames(try await side.must(.get, "/\(id)?open_revs=all",
+                                                                              accept: "multipart/mixed").text))
                     for path in ["/\(id)", "/\(id)?attachments=true"] {
                         let doc = try await side.must(.get, path).json
                         entries.append(AttachmentText.entries(doc))
@@ -172,6 +177,7 @@ extension CouchDBPeers {
                     seen.append(AttachmentText.entries(result?.first?["ok"]).compactMapValues { $0["revpos"] as? Int })
                 }
                 #expect(seen[0] == revpos, "CouchDB's premise for \(id): \(seen[0])")
+                #expect(parts[0].count == revpos.count && parts[1] == parts[0], "\(id): parts \(parts)")
                 #expect(Set(seen.map { $0 }).count == 1, "\(id): CouchDB \(seen[0...2]), gateway \(seen[3...5])")
                 // Content types and lengths (stubs) and bytes (inline) agree too.
                 #expect(NSDictionary(dictionary: entries[2]) == NSDictionary(dictionary: entries[0]), "\(id): \(entries)")
@@ -191,7 +197,7 @@ extension CouchDBPeers {
             for side in sides { try await Self.fill(side) }
             let reads: [(method: HTTPMethod, path: String, json: String?)] = [
                 (.get, "/_all_docs?include_docs=true&attachments=true", nil),
-                (.post, "/_all_docs?include_docs=true&attachments=true", #"{"keys":["m1","d1","plain"]}"#),
+                (.post, "/_all_docs?include_docs=true&attachments=true", #"{"keys":["m1","d1","b1","plain"]}"#),
                 (.get, "/_all_docs?attachments=true", nil),
                 (.get, "/_all_docs?include_docs=true", nil),
                 (.get, "/_changes?include_docs=true&attachments=true", nil),
@@ -212,7 +218,7 @@ extension CouchDBPeers {
                     documents.append(byID)
                 }
                 let what = "\(read.method) \(read.path)"
-                #expect(documents[0].count == 3, "\(what): \(documents[0])")
+                #expect(documents[0].count == 4, "\(what): \(documents[0])")
                 #expect(NSDictionary(dictionary: documents[1]) == NSDictionary(dictionary: documents[0]),
                         "\(what)\nCouchDB: \(documents[0])\ngateway: \(documents[1])")
                 if read.path.contains("include_docs=true&attachments=true") {
