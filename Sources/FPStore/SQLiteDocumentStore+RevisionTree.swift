@@ -82,7 +82,7 @@ extension SQLiteDocumentStore: ReplicableStore {
 
     @discardableResult
     package func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
-                     attachmentData: [String: [UInt8]]) throws(StoreError) -> Revision {
+                     attachmentData: [String: [UInt8]], attachmentOrder: [String]) throws(StoreError) -> Revision {
         try Self.validate(id: id)
         let stored = body  // a tombstone keeps what it was given, as in CouchDB
         try Self.validate(body: stored, of: id)
@@ -106,7 +106,8 @@ extension SQLiteDocumentStore: ReplicableStore {
             let history = [rev] + (try base.map { try Self.ancestry(db, id: id, from: $0) } ?? [])
             let content = RevisionContent(id: id, rev: rev, deleted: deleted, body: stored, history: history,
                                           attachmentData: attachmentData)
-            try Self.insertReplicated(db, content, stored: StoredBody.compress(CanonicalJSON.bytes(stored)),
+            // Canonical text but for the attachments' order (CouchDB keeps it); the revision hashes the canonical body.
+            try Self.insertReplicated(db, content, stored: StoredBody.compress(Attachments.bodyBytes(stored, order: attachmentOrder)),
                                       summary: Summary(body: stored), markSynced: false)
             return rev
         }

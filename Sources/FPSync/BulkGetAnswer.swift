@@ -124,7 +124,7 @@ package enum BulkGetAnswer {
         for key in object.keys where key.hasPrefix("_") && key != "_attachments" { object[key] = nil }
         let stubbed: Attachments.Stubbed
         do {
-            stubbed = try Attachments.stubbing(.object(object), revpos: rev.generation, keepDigests: true, followed: followed)
+            stubbed = try Attachments.stubbing(.object(object), revpos: 0, keepDigests: true, followed: followed)
         } catch {
             throw SyncError.protocolError("document \(id): \(error)")
         }
@@ -173,7 +173,7 @@ package enum BulkGetAnswer {
         let parts = try parts(body, boundary: boundary)
         guard let first = parts.first else { throw SyncError.protocolError("a multipart document without parts") }
         let doc = try RemoteDatabase.parse(Data(first.body), what: "a multipart document")
-        let following = Attachments.following(in: doc)
+        let following = Attachments.following(in: doc, text: first.body)
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
             let named = part.headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))

@@ -174,7 +174,7 @@ import Testing
             let rev = "1-0123456789abcdef0123456789abcdef"
             let made = try await client.call(.post, "/fprint/_bulk_docs", token: admin, raw: #"""
                 {"new_edits":false,"docs":[{"_id":"m","_rev":"\#(rev)","z":1,"a":2,
-                "_attachments":{"a.txt":{"content_type":"text/plain","data":"aGk="}}}]}
+                "_attachments":{"a.txt":{"content_type":"text/plain","revpos":1,"data":"aGk="}}}]}
                 """#)
             #expect(made.status == .created && made.json == [])
             func ask(_ query: String) async throws -> (String, String) {

@@ -18,8 +18,11 @@ public enum Attachments {
         public var data: [String: [UInt8]]
     }
 
-    /// Turns every inline attachment of `body` into a stub. `revpos` goes to
-    /// attachments that do not name one (new in this revision). `followed`
+    /// Turns every inline attachment of `body` into a stub. In a new edit
+    /// every attachment with bytes gets `revpos` (this revision's
+    /// generation), whatever it names, as CouchDB 3.5 does; a revision made
+    /// elsewhere (`keepDigests`) keeps the revpos its peer gave, 0 included,
+    /// and `revpos` goes to those naming none (CouchDB stores 0). `followed`
     /// holds the bytes of entries marked `"follows": true` (multipart bodies)
     /// by name. A revision made elsewhere (`keepDigests`) keeps the digests
     /// its peer gave: CouchDB's digest of a gzip-encoded attachment is that of
@@ -58,7 +61,7 @@ public enum Attachments {
             let digest = given ?? Self.digest(of: bytes)
             data[digest] = bytes
             stubs[name] = stub(contentType: object["content_type"]?.stringValue, digest: digest, length: bytes.count,
-                               revpos: object["revpos"]?.intValue.flatMap { $0 > 0 ? Int($0) : nil } ?? revpos)
+                               revpos: keepDigests ? object["revpos"]?.intValue.map { Int($0) } ?? revpos : revpos)
         }
         var stubbed = body
         stubbed["_attachments"] = .object(stubs)
@@ -80,9 +83,11 @@ public enum Attachments {
     }
 
     /// Names of the entries whose bytes follow in a multipart body (`"follows": true`),
-    /// in `_attachments` order: the parts without a filename are matched in that order.
-    public static func following(in doc: JSONValue) -> [String] {
-        (doc["_attachments"]?.objectValue ?? [:]).filter { $0.value["follows"]?.boolValue == true }.keys
+    /// in `_attachments` order (`text` the document's JSON, which gives it): the
+    /// parts without a filename are matched in that order, as CouchDB matches them.
+    public static func following(in doc: JSONValue, text: [UInt8]) -> [String] {
+        let entries = doc["_attachments"]?.objectValue ?? [:]
+        return names(of: entries, in: order(inDocument: text)).filter { entries[$0]?["follows"]?.boolValue == true }
     }
 
     /// The body with the bytes of its stubs inline, as `attachments=true`
@@ -163,10 +168,13 @@ extension Attachments {
 
 extension RevisionText {
     /// The revision with the value of its body's `_attachments` replaced by
-    /// what `transform` makes of it, written canonically; every other
-    /// member keeps its text and place. Unchanged when there is none. A body
-    /// that is not an object or stubs that are not JSON make it damaged.
-    public func replacingAttachments(_ transform: (JSONValue) throws -> JSONValue) throws -> RevisionText {
+    /// what `transform` makes of it (given the value and its names in their
+    /// stored order), its entries written canonically in that order; every
+    /// other member keeps its text and place. Unchanged when there is none.
+    /// A body that is not an object or stubs that are not JSON make it damaged.
+    public func replacingAttachments(_ transform: (_ stubs: JSONValue, _ order: [String]) throws -> JSONValue) throws
+        -> RevisionText
+    {
         let damaged = { (why: String) in DamagedDocument(id: id, rev: rev.description, reason: why) }
         let text = Array(bodyText.utf8)
         let skim = JSONSkim(text)
@@ -178,8 +186,9 @@ extension RevisionText {
         } catch {
             throw damaged("it is not valid JSON (\(error))")
         }
+        let order = Attachments.order(skim, member.value)
         var out = Array(text[..<member.value.lowerBound])
-        CanonicalJSON.write(try transform(stubs), into: &out)
+        Attachments.write(try transform(stubs, order), order: order, into: &out)
         out += text[member.value.upperBound...]
         var result = self
         result.bodyText = String(decoding: out, as: UTF8.self)
@@ -196,7 +205,7 @@ extension ReplicableStore {
     /// sent without them.
     public func inliningAttachments(_ stored: RevisionText, since: Int? = nil) throws -> RevisionText {
         guard stored.mayHaveAttachments else { return stored }
-        return try stored.replacingAttachments { stubs in
+        return try stored.replacingAttachments { stubs, _ in
             try inliningAttachments(of: ["_attachments": stubs], id: stored.id, rev: stored.rev.description,
                                     since: since)["_attachments"] ?? stubs
         }

@@ -25,8 +25,9 @@ extension RevisionContent {
               let members = document.members ?? skim.shallowMembers(of: document.value),
               Set(members.map(\.key)).count == members.count
         else { return nil }
-        // The protocol's members first: `_rev` gives new attachments their revpos.
+        // The protocol's members first.
         var id: String?, rev: Revision?, deleted = false, history: [Revision]?, attachments: JSONValue?
+        var order: [String] = []
         for member in members where member.key.hasPrefix("_") {
             guard let value = try? skim.parse(member.value) else { return nil }
             switch member.key {
@@ -44,6 +45,7 @@ extension RevisionContent {
                 history = parsed
             case "_attachments":
                 attachments = value
+                order = Attachments.order(skim, member.value)
             default:
                 continue  // `_conflicts`, `_local_seq`, …: the protocol's, not the body's
             }
@@ -53,7 +55,7 @@ extension RevisionContent {
         guard chain.first == rev else { return nil }
         var stubbed = Attachments.Stubbed(body: [:], data: [:])
         if let attachments {
-            stubbed = try Attachments.stubbing(["_attachments": attachments], revpos: rev.generation, keepDigests: true,
+            stubbed = try Attachments.stubbing(["_attachments": attachments], revpos: 0, keepDigests: true,
                                                followed: followed)
         }
 
@@ -67,10 +69,10 @@ extension RevisionContent {
             let start = body.count
             let valueStart: Int
             if member.key == "_attachments" {
-                // Spelled as readers search for it, with the stubs the store keeps.
+                // Spelled as readers search for it, with the stubs the store keeps, in the peer's order.
                 body += Attachments.key
                 valueStart = body.count
-                CanonicalJSON.write(stubbed.body["_attachments"] ?? [:], into: &body)
+                Attachments.write(stubbed.body["_attachments"] ?? [:], order: order, into: &body)
             } else {
                 // The key as it came (escapes and all), then its value without white space.
                 body += skim.bytes[member.text.lowerBound..<Self.keyEnd(skim.bytes, member)]

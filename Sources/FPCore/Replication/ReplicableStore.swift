@@ -206,10 +206,11 @@ public protocol ReplicableStore: DocumentStore {
     /// A new local edit (`new_edits:true`): `parent` must be the current
     /// winner (nil for a new or deleted document). Returns the new revision.
     /// `attachmentData` holds the bytes of attachments new in this edit (the
-    /// body holds their stubs).
+    /// body holds their stubs). `attachmentOrder` is the order of the
+    /// attachments' names as given (the store keeps it; see AttachmentOrder).
     @discardableResult
     func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
-              attachmentData: [String: [UInt8]]) throws(StoreError) -> Revision
+              attachmentData: [String: [UInt8]], attachmentOrder: [String]) throws(StoreError) -> Revision
     /// The bytes of an attachment of `id` by digest; nil when unknown.
     func attachmentBytes(id: String, digest: String) throws -> [UInt8]?
     /// Whether the store has those bytes (without reading them).
@@ -237,7 +238,14 @@ extension ReplicableStore {
     /// A new local edit without new attachment bytes.
     @discardableResult
     public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool) throws(StoreError) -> Revision {
-        try edit(id: id, body: body, parent: parent, deleted: deleted, attachmentData: [:])
+        try edit(id: id, body: body, parent: parent, deleted: deleted, attachmentData: [:], attachmentOrder: [])
+    }
+
+    /// A new local edit whose attachments keep their canonical order.
+    @discardableResult
+    public func edit(id: String, body: JSONValue, parent: Revision?, deleted: Bool,
+                     attachmentData: [String: [UInt8]]) throws(StoreError) -> Revision {
+        try edit(id: id, body: body, parent: parent, deleted: deleted, attachmentData: attachmentData, attachmentOrder: [])
     }
 }
 

@@ -4,7 +4,9 @@ import HTTPTypes
 
 /// `_all_docs`: every document's winning revision by id, by key range or by
 /// a list of keys; streamed, so `include_docs=true` holds one batch of rows
-/// (`RowBatch`) at a time.
+/// (`RowBatch`) at a time: with `attachments=true` (bytes inline) a batch
+/// ends past 1 MiB and is held within the body budget, so an answer holds
+/// about one large document at a time.
 extension CouchHandler {
     func allDocs(_ request: CouchRequest) throws -> Reply {
         func jsonString(_ name: String) throws -> String? {
@@ -15,6 +17,8 @@ extension CouchHandler {
             return s
         }
         let includeDocs = request.flag("include_docs")
+        // CouchDB inlines the bytes (`data`) of the included documents' attachments on request.
+        let attachments = includeDocs && request.flag("attachments")
         var keys: [String]?
         if let text = request.query["keys"] {
             guard let array = (try? CanonicalJSON.parse(text))?.arrayValue else { throw CouchError.badRequest("keys must be a JSON array") }
@@ -62,7 +66,7 @@ extension CouchHandler {
                     bytes += Array(#","doc":"#.utf8)
                     do {
                         if !row.deleted, let stored = try store.revisionText(id: row.id, rev: row.rev) {
-                            bytes += stored.documentJSON(revisions: false)
+                            bytes += try Self.documentBytes(store, stored, revs: false, attachments: attachments)
                         } else {
                             bytes += Array("null".utf8)
                         }

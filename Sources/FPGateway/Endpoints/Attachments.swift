@@ -40,7 +40,7 @@ extension CouchHandler {
         }
         let parts = try Multipart.parts([UInt8](request.body), boundary: boundary)
         guard let first = parts.first else { throw CouchError.badRequest("the multipart body has no document part") }
-        let following = Attachments.following(in: try Self.json(first.body, what: "the first multipart part"))
+        let following = Attachments.following(in: try Self.json(first.body, what: "the first multipart part"), text: first.body)
         var followed: [String: [UInt8]] = [:]
         for (index, part) in parts.dropFirst().enumerated() {
             let named = part.headers["content-disposition"].flatMap(MultipartHeaders.filename(of:))
@@ -104,10 +104,18 @@ extension CouchHandler {
         case .put, .delete:
             let parent = try request.revisionQuery()
             var body: JSONValue = ["_attachments": [:]]
+            var order: [String] = []
             if let parent {
-                guard let current = try store.revision(id: id, rev: parent) else { throw CouchError.conflict }
-                body = current.body
+                guard let current = try store.revisionText(id: id, rev: parent) else { throw CouchError.conflict }
+                do {
+                    body = try current.content().body
+                } catch {
+                    throw DamagedDocument(id: id, rev: parent.description, reason: "it is not valid JSON (\(error))")
+                }
+                order = Attachments.order(inDocument: Array(current.bodyText.utf8)).filter { $0 != name }
             }
+            // CouchDB puts the attachment a PUT writes first, the others in their order.
+            if request.method == .put { order.insert(name, at: 0) }
             var entries = body["_attachments"]?.objectValue ?? [:]
             var data: [String: [UInt8]] = [:]
             if request.method == .put {
@@ -122,7 +130,8 @@ extension CouchHandler {
             }
             body["_attachments"] = entries.isEmpty ? nil : .object(entries)
             try authorize(user, id: id, body: body, deleted: false)
-            let rev = try store.edit(id: id, body: body, parent: parent, deleted: false, attachmentData: data)
+            let rev = try store.edit(id: id, body: body, parent: parent, deleted: false, attachmentData: data,
+                                     attachmentOrder: order)
             return .json(request.method == .put ? .created : .ok, ["ok": true, "id": .string(id), "rev": .string(rev.description)])
         default:
             throw CouchError.methodNotAllowed
@@ -161,9 +170,11 @@ struct AttachmentsAnswer: Sendable {
     var wanted: Bool { all || since != nil }
 
     /// The revpos up to which a revision's attachments stay stubs: the
-    /// generation of its newest ancestor the asker named, else 0.
-    func stubsUpTo(_ stored: RevisionText) -> Int {
-        guard let since else { return 0 }
+    /// generation of its newest ancestor the asker named, else 0 (an
+    /// attachment a peer gave revpos 0 stays a stub, as in CouchDB); nil
+    /// without `atts_since`: every attachment goes.
+    func stubsUpTo(_ stored: RevisionText) -> Int? {
+        guard let since else { return nil }
         return stored.history.first { since.contains($0) }?.generation ?? 0
     }
 

@@ -35,7 +35,7 @@ extension CouchHandler {
                 for rest in docs[index...] { results.append(Self.refusal(of: rest.id ?? "", Self.stopping)) }
                 break
             }
-            let doc: JSONValue
+            let doc: JSONValue, order: [String]
             switch item {
             case .received(let content, let owner):
                 // A replicator's revision: stored as the text it came as, unparsed.
@@ -52,7 +52,7 @@ extension CouchHandler {
             case .refused(let id, let error):
                 results.append(Self.refusal(of: id, error))
                 continue
-            case .parsed(let value): doc = value
+            case .parsed(let value, let attachmentOrder): (doc, order) = (value, attachmentOrder)
             }
             let parts = try Self.split(doc)
             guard let id = parts.id, !id.isEmpty else {
@@ -65,13 +65,13 @@ extension CouchHandler {
                     let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: (parts.rev?.generation ?? 0) + 1,
                                                           replicated: false)
                     let rev = try store.edit(id: id, body: stubbed.body, parent: parts.rev, deleted: parts.deleted,
-                                             attachmentData: stubbed.data)
+                                             attachmentData: stubbed.data, attachmentOrder: order)
                     results.append(["ok": true, "id": .string(id), "rev": .string(rev.description)])
                 } else {
                     guard let rev = parts.rev else { throw CouchError.badRequest("new_edits:false needs _rev") }
                     var history = parts.history ?? [rev]
                     if history.first != rev { history = [rev] }
-                    let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: rev.generation, replicated: true)
+                    let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: 0, replicated: true)
                     accepted.append(RevisionContent(id: id, rev: rev, deleted: parts.deleted, body: stubbed.body,
                                                     history: history, attachmentData: stubbed.data))
                 }

@@ -8,7 +8,8 @@ enum BulkDocsBody {
     enum Document {
         /// A replicated revision as the text it came as, with its body's signer.
         case received(RevisionContent, owner: String?)
-        case parsed(JSONValue)
+        /// With its attachments' names in the order its text gives them.
+        case parsed(JSONValue, attachmentOrder: [String])
         /// A replicated revision refused as it is read (an attachment that
         /// cannot be taken as given): its own entry in the answer.
         case refused(id: String, CouchError)
@@ -17,7 +18,7 @@ enum BulkDocsBody {
         var id: String? {
             switch self {
             case .received(let content, _): content.id
-            case .parsed(let value): value["_id"]?.stringValue
+            case .parsed(let value, _): value["_id"]?.stringValue
             case .refused(let id, _): id
             }
         }
@@ -33,7 +34,7 @@ enum BulkDocsBody {
         }
         let newEdits = (try root["new_edits"].map { try skim.parse($0.value) })?.boolValue ?? true
         guard let docs = root["docs"]?.elements else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
-        return (try docs.map { node in
+        return (try docs.map { node -> Document in
             // An id the store cannot keep exactly is refused in its own entry.
             if let id = node["_id"].flatMap({ try? skim.parse($0.value) })?.stringValue,
                let refusal = DocumentIDs.refusal(id, "document id") {
@@ -49,7 +50,8 @@ enum BulkDocsBody {
                     return .refused(id: id, .badRequest("document \(id): \(error)"))
                 }
             }
-            return .parsed(try skim.parse(node.value))
+            let order = node["_attachments"].map { Attachments.order(skim, $0.value) } ?? []
+            return .parsed(try skim.parse(node.value), attachmentOrder: order)
         }, newEdits)
     }
 
@@ -59,7 +61,7 @@ enum BulkDocsBody {
             if let id = doc["_id"]?.stringValue, let refusal = DocumentIDs.refusal(id, "document id") {
                 return .refused(id: id, refusal)
             }
-            return .parsed(doc)
+            return .parsed(doc, attachmentOrder: [])
         }, body["new_edits"]?.boolValue ?? true)
     }
 }

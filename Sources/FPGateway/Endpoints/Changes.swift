@@ -12,6 +12,8 @@ extension CouchHandler {
         var limit = Int.max
         var allLeaves = false
         var includeDocs = false
+        /// `attachments=true` with `include_docs`: the bytes inline, as CouchDB sends them.
+        var attachments = false
         var timeout: Duration
         var heartbeat: Duration?
         /// `filter=_doc_ids` or `filter=_selector`.
@@ -118,10 +120,12 @@ extension CouchHandler {
         var row: JSONValue = ["seq": .string(String(entry.seq)), "id": .string(entry.id),
                               "changes": .array(revs.map { ["rev": .string($0.description)] })]
         if entry.deleted { row["deleted"] = true }
-        var stored: RevisionText?
+        var doc: [UInt8]?
         if options.includeDocs {
             do {
-                stored = try store.revisionText(id: entry.id, rev: entry.rev)
+                doc = try store.revisionText(id: entry.id, rev: entry.rev).map {
+                    try documentBytes(store, $0, revs: false, attachments: options.attachments)
+                }
             } catch let damage as DamagedDocument {
                 // The change is still reported; only its body is missing, with why.
                 row["doc"] = .null
@@ -130,11 +134,11 @@ extension CouchHandler {
             }
         }
         var bytes = CanonicalJSON.bytes(row)
-        if let stored {
+        if let doc {
             // Splice the stored text in as "doc", before the closing brace.
             bytes.removeLast()
             bytes += Array(#","doc":"#.utf8)
-            bytes += stored.documentJSON(revisions: false)
+            bytes += doc
             bytes.append(UInt8(ascii: "}"))
         }
         return bytes
@@ -165,6 +169,7 @@ extension CouchHandler {
         }
         options.allLeaves = query["style"] == "all_docs"
         options.includeDocs = query["include_docs"] == "true"
+        options.attachments = options.includeDocs && query["attachments"] == "true"
         if let ms = query["timeout"].flatMap(Int64.init), ms >= 0 { options.timeout = min(options.timeout, .milliseconds(ms)) }
         if let ms = query["heartbeat"].flatMap(Int64.init), ms > 0 { options.heartbeat = .milliseconds(max(ms, 100)) }
         switch query["filter"] {

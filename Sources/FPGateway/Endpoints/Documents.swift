@@ -14,15 +14,15 @@ extension CouchHandler {
             if request.query["new_edits"] == "false" {
                 return try putReplicated(request, id: id, user: user, multipart: isMultipart)
             }
-            let (doc, followed) = isMultipart ? try multipartDocument(request) : (try request.json(), [:])
-            let parts = try Self.split(doc)
+            let (text, followed) = isMultipart ? try multipartDocumentText(request) : ([UInt8](request.body), [:])
+            let parts = try Self.split(isMultipart ? try Self.json(text, what: "the first multipart part") : try request.json())
             if let bodyID = parts.id, bodyID != id { throw CouchError.badRequest("the _id in the body does not match the URL") }
             try authorize(user, id: id, body: parts.body, deleted: parts.deleted)
             let parent = parts.rev ?? request.query["rev"].flatMap(Revision.init)
             let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: (parent?.generation ?? 0) + 1,
                                                   replicated: false, followed: followed)
             let rev = try store.edit(id: id, body: stubbed.body, parent: parent, deleted: parts.deleted,
-                                     attachmentData: stubbed.data)
+                                     attachmentData: stubbed.data, attachmentOrder: Attachments.order(inDocument: text))
             return .json(.created, ["ok": true, "id": .string(id), "rev": .string(rev.description)])
         case .delete:
             guard let text = request.query["rev"], let rev = Revision(text) else {
@@ -92,7 +92,7 @@ extension CouchHandler {
             let parts = try Self.split(try Self.json(text, what: "the document"))
             guard let given = parts.rev else { throw CouchError.badRequest("new_edits=false needs _rev") }
             let history = parts.history.flatMap { $0.first == given ? $0 : nil } ?? [given]
-            let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: given.generation, replicated: true,
+            let stubbed = try stubbingAttachments(id: id, body: parts.body, revpos: 0, replicated: true,
                                                   followed: followed)
             content = RevisionContent(id: parts.id ?? id, rev: given, deleted: parts.deleted, body: stubbed.body,
                                       history: history, attachmentData: stubbed.data)

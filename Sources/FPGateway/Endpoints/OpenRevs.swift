@@ -66,18 +66,18 @@ extension CouchHandler {
 
     /// One revision's part of a `multipart/mixed` answer: JSON alone when no
     /// attachment follows, else `multipart/related` (boundary `inner`) with
-    /// the JSON first and each attachment after revpos `since` in the order
+    /// the JSON first and each attachment after revpos `since` (all: nil) in the order
     /// its stub has in the JSON, identity-encoded, its length declared (the
     /// headers CouchDB writes, the name unquoted as it writes it).
-    static func multipartRevision(_ store: any ReplicableStore, _ stored: RevisionText, revs: Bool, since: Int,
+    static func multipartRevision(_ store: any ReplicableStore, _ stored: RevisionText, revs: Bool, since: Int?,
                                   boundary: String, inner: String) throws -> [UInt8] {
         var following: [(name: String, type: String, bytes: [UInt8])] = []
-        let marked = try stored.replacingAttachments { stubs in
-            var entries = JSONObject()
-            for (name, entry) in stubs.objectValue ?? [:] {
-                guard var object = entry.objectValue, let digest = object["digest"]?.stringValue,
-                      (object["revpos"]?.intValue ?? 0) > since else {
-                    entries[name] = entry
+        let marked = try stored.replacingAttachments { stubs, order in
+            var entries = stubs.objectValue ?? [:]
+            // The parts go in the stubs' order, as CouchDB sends them.
+            for name in Attachments.names(of: entries, in: order) {
+                guard let entry = entries[name], var object = entry.objectValue, let digest = object["digest"]?.stringValue,
+                      since.map({ (object["revpos"]?.intValue ?? 0) > $0 }) ?? true else {
                     continue
                 }
                 guard let bytes = try store.attachmentBytes(id: stored.id, digest: digest) else {
