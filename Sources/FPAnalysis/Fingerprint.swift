@@ -63,6 +63,7 @@ extension Fingerprint {
             }
             return Int(i)
         }
+        if o["mode"]?.stringValue == "probe" { throw FingerprintError("document \(id): a network probe run, not a fingerprint") }
         let x = try whole("x"), y = try whole("y")
         let level = o["level"]?.stringValue ?? ""
         var ble: [Sample] = [], wifi: [Sample] = []

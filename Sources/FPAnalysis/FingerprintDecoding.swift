@@ -16,6 +16,7 @@ extension Fingerprint {
         } catch {
             throw FingerprintError("document \(id): cannot read it as a measurement: \(error)")
         }
+        if lean.mode == "probe" { throw FingerprintError("document \(id): a network probe run, not a fingerprint") }
         func whole(_ v: Double?, _ key: String) throws(FingerprintError) -> Int {
             guard let v else { throw FingerprintError("document \(id): no \(key) (map position)") }
             guard v.rounded() == v, abs(v) < 9e15 else {
@@ -46,6 +47,7 @@ extension Fingerprint {
     }
 
     private struct Lean: Decodable {
+        var mode: String?
         var x: Double?
         var y: Double?
         var level: String?

@@ -93,6 +93,8 @@ private struct LeanReader {
             case .sessionId: labels.sessionId = text(value)
             case .createdAt: labels.createdAtMs = text(value).flatMap(ISOTime.milliseconds) ?? 0
             case .imported: return imported(value, into: &labels)
+            // A probe run (`fprint probe --every`) is no fingerprint: the full reader says so.
+            case .mode: return text(value) != "probe"
             default: break
             }
             return true
@@ -235,7 +237,7 @@ private struct LeanReader {
     /// The keys eval reads, told apart by their bytes.
     enum Key {
         case x, y, level, bleScans, wifiScans, address, mac, rssi, time, other
-        case position, floor, tags, sessionId, createdAt, imported, unit, dataset, radio, transmitters
+        case position, floor, tags, sessionId, createdAt, imported, unit, dataset, radio, transmitters, mode
 
         init(_ k: UnsafeBufferPointer<UInt8>) {
             func equals(_ s: StaticString) -> Bool {
@@ -245,7 +247,7 @@ private struct LeanReader {
             case 1: self = equals("x") ? .x : equals("y") ? .y : .other
             case 3: self = equals("mac") ? .mac : .other
             case 4: self = equals("rssi") ? .rssi : equals("time") ? .time : equals("tags") ? .tags
-                : equals("unit") ? .unit : .other
+                : equals("unit") ? .unit : equals("mode") ? .mode : .other
             case 5: self = equals("level") ? .level : equals("floor") ? .floor : equals("radio") ? .radio : .other
             case 7: self = equals("address") ? .address : equals("dataset") ? .dataset : .other
             case 8: self = equals("bleScans") ? .bleScans : equals("position") ? .position : equals("imported") ? .imported

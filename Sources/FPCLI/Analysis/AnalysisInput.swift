@@ -84,6 +84,7 @@ enum AnalysisInput {
             case .legacy(let fp):
                 out.append(fp)
                 legacy.add(level: fp.level)
+            case .probeRun: continue  // network monitoring, not a fingerprint: nothing to say
             case .unread(let unread):
                 // A document that claims to be a measurement is named: it is rare, and someone should look.
                 if let named = unread.named { Terminal.err("warning: skipped \(named)") }
@@ -180,6 +181,7 @@ final class ParsedBatches: @unchecked Sendable {
         do { return .measurement(try Fingerprint(id: t.id, text: t.body, names: names)) } catch {
             // Only the few that fail are parsed again, for the map the count names.
             let body = try? CanonicalJSON.parse(t.body)
+            if body?["mode"]?.stringValue == ProbeRunDocument.mode { return .probeRun }
             if let body, case .success(let converted)? = LegacyReading.measurementBody(id: t.id, body: body),
                 let fp = try? Fingerprint(id: t.id, body: converted)
             {
@@ -196,6 +198,8 @@ enum DocumentReading {
     case measurement(Fingerprint)
     /// A legacy Radio F-Prints document read through the converter.
     case legacy(Fingerprint)
+    /// A run of `fprint probe --every`: no readings to localise with.
+    case probeRun
     case unread(Unread)
 }
 

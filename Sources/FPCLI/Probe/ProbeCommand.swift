@@ -24,6 +24,9 @@ struct ProbeCommand: ReportingCommand {
               fprint probe --json --datagrams 500 > probe.json
               fprint probe --trust-server https://gw.example.org
               fprint probe --verify probe.json
+              fprint probe --every 10m --for 24h --map J1NP --x 363 --y 701
+
+            Monitoring (--every): one probe run every interval, by the wall clock (a run that would start more than half an interval late, after a suspend or an overrun, is left out: a gap, never a burst), each stored as its own document (mode probe: time, device, the place with --map/--x/--y, the probe with the link it ran over and a GNSS fix at its start and end when gpsd answers). No BLE or Wi-Fi scanning is needed. --count N or --for D ends it (default: until stopped). Ctrl-C or SIGTERM between runs exits 130 at once; during a run, that run is discarded and said so.
             """)
 
     @Option(help: ArgumentHelp("Probe server host[:port] (default: the configured gateway's host, port 5985).", valueName: "host[:port]"))
@@ -42,6 +45,7 @@ struct ProbeCommand: ReportingCommand {
     @Option(help: ArgumentHelp("Trust the key the gateway at this URL signs probe results with (fetched with your token; its fingerprint is printed).",
                                valueName: "url"))
     var trustServer: String?
+    @OptionGroup var monitoring: ProbeMonitorOptions
     @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
@@ -53,6 +57,9 @@ struct ProbeCommand: ReportingCommand {
         if verify != nil && trustServer != nil { throw ValidationError("give --trust-server or --verify, not both") }
         if verify != nil && (server != nil || token != nil) {
             throw ValidationError("--verify checks offline against the keys you trusted: --server and --token do not apply")
+        }
+        if monitoring.every != nil && (verify != nil || trustServer != nil) {
+            throw ValidationError("--every monitors the network: --verify and --trust-server do not apply")
         }
         if let trustServer {
             if server != nil { throw ValidationError("--trust-server takes the gateway's URL; --server (the probe port) does not apply") }
@@ -77,6 +84,9 @@ struct ProbeCommand: ReportingCommand {
         options.spacingMs = spacingMs
         options.pings = pings
         options.udpRetryInterval = udpRetrySeconds
+        if monitoring.every != nil {
+            return try await monitoring.monitor(options, json: json, workspace: workspace)
+        }
         let report = try await ProbeRunner.run(options, progress: !json)
         if json {
             Terminal.out(CanonicalJSON.string(report.json))

@@ -73,7 +73,7 @@ struct List: ReportingCommand {
         let bodyFilter = ListedBodies.Filter(owner: owner, deviceId: device, os: os)
         if foreign || !bodyFilter.isEmpty { query.limit = nil }
         var items = try store.list(query)
-        if foreign { items.removeAll { NotMeasurement.measurementModes.contains($0.mode) } }
+        if foreign { items.removeAll { NotMeasurement.measurementModes.contains($0.mode) || $0.mode == ProbeRunDocument.mode } }
         if !bodyFilter.isEmpty { items = ListedBodies.matching(items, bodyFilter, store: store) }
         let more = shown.map { items.count > $0 } ?? false
         if let shown, more { items.removeLast(items.count - shown) }
@@ -200,6 +200,10 @@ struct Show: ReportingCommand {
             } catch {
                 notMeasurement = .malformed(error)
             }
+        }
+        if notMeasurement?.kind == "probe" {
+            for line in ProbeRunDocument.showLines(id: fullID, rev: stored.rev.description, body: stored.body) { Terminal.out(line) }
+            return
         }
         guard let doc else {
             Terminal.out(Workspace.documentJSON(stored))

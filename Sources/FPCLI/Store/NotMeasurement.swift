@@ -24,6 +24,9 @@ struct NotMeasurement: Sendable, Equatable {
             return NotMeasurement(kind: "foreign", why: "the body is not a JSON object")
         }
         if let mode = body["mode"]?.stringValue, measurementModes.contains(mode) { return nil }
+        if body["mode"]?.stringValue == ProbeRunDocument.mode {
+            return NotMeasurement(kind: "probe", why: "a network probe run (fprint probe --every): no radio readings")
+        }
         // The iOS app's documents: position as strings, "yyyy-MM-dd HH:mm:ss" times, no mode.
         if case .failure(let error)? = LegacyReading.measurementBody(id: id, body: body) {
             return NotMeasurement(kind: "legacy", why: "a legacy Radio F-Prints document the converter cannot read: \(error)")
