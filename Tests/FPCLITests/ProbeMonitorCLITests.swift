@@ -38,6 +38,8 @@ import Testing
         #expect(list.lines.filter { $0.contains(" probe ") }.count == 3, "\(list.stdout)")
         let show = try await fp.run(["show", try #require(docs[0]["_id"] as? String)])
         #expect(show.status == 0 && show.stdout.contains("probe run") && show.stdout.contains("down   ok"), "\(show.stdout)")
+        let csv = try await fp.run(["export", "probes-csv"])
+        #expect(csv.status == 0 && csv.lines.filter { $0.contains(",down,") }.count == 3, "\(csv.stdout)")
         try await importDocuments(fp, EvalCLITests.caseB)
         let eval = try await fp.run(["eval", "--map", "J1NP", "--set", "wifi", "--estimator", "nn", "--json"])
         #expect(eval.status == 0, "\(eval.stderr)")

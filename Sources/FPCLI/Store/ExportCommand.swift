@@ -62,7 +62,9 @@ struct ExportCommand: ReportingCommand {
             var skipped = SkippedDocuments()
             var legacy = LegacyReads()
             docs = docs.compactMap { d in
-                guard NotMeasurement.classify(id: d.id, body: d.body) != nil else { return d }
+                guard let not = NotMeasurement.classify(id: d.id, body: d.body) else { return d }
+                // Probe runs are what probes-csv is for; the other formats describe radio readings.
+                if not.kind == "probe" { return format == .probesCSV ? d : nil }
                 if case .success(let converted)? = LegacyReading.measurementBody(id: d.id, body: d.body) {
                     legacy.add(level: converted["level"]?.stringValue ?? "")
                     return Export.Document(id: d.id, body: converted)
