@@ -1,4 +1,5 @@
 import FPCore
+import FPTestSupport
 import Foundation
 import Testing
 
@@ -45,6 +46,40 @@ import Testing
         #expect(eval.status == 0, "\(eval.stderr)")
         #expect(!eval.stderr.contains("not measurement") && !eval.stderr.contains("skipped"), "\(eval.stderr)")
         #expect(eval.stdout.contains(#""count":4"#), "the four fingerprints only: \(eval.stdout.prefix(300))")
+    }
+
+    static let gpsfake = ["/usr/bin/gpsfake", "/usr/local/bin/gpsfake"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// gpsd through gpsfake from the committed NMEA log (Hradec Králové): each run keeps its first and last fix.
+    @Test(.enabled(if: gpsfake != nil || ProcessInfo.processInfo.environment["FPRINT_REQUIRE_REAL"] == "1",
+                   "gpsd and gpsfake are not installed (apt-get install gpsd gpsd-clients)"))
+    func aRunKeepsGpsdsFixesAtItsStartAndEnd() async throws {
+        let gpsfake = try #require(Self.gpsfake, "gpsfake is not installed but FPRINT_REQUIRE_REAL=1")
+        let log = FprintRunner.repositoryRoot.appendingPathComponent("Tests/FPLinuxRadiosTests/Fixtures/gnss/hradec-walk.nmea").path
+        let fake = try await Gpsfake(gpsfake: gpsfake, log: log)
+        defer { fake.stop() }
+        // gpsfake needs a moment to start its gpsd: wait until doctor finds a fix.
+        let g = try await ProbeCLITests.ProbeGateway()
+        defer { g.gateway.kill9() }
+        var ready = false
+        for _ in 0..<50 where !ready {
+            let doctor = try await g.runner.run(["doctor", "--json", "--gpsd", "127.0.0.1:\(fake.port)"])
+            ready = doctor.stdout.contains("fix")
+            if !ready { try await Task.sleep(nanoseconds: 200_000_000) }
+        }
+        let r = try await g.runner.run(["probe", "--server", g.server, "--token", g.token, "--every", "5s", "--count", "1",
+                                        "--seconds", "1", "--datagrams", "20", "--pings", "0",
+                                        "--gpsd", "127.0.0.1:\(fake.port)", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try g.runner.json(try #require(r.lines.first))
+        let probe = try #require((doc["networkProbes"] as? [[String: Any]])?.first)
+        for key in ["gnssStart", "gnssEnd"] {
+            let fix = probe[key] as? [String: Any]
+            #expect(fix.map { abs(($0["lat"] as? Double ?? 0) - 50.204) < 0.001 && abs(($0["long"] as? Double ?? 0) - 15.8296) < 0.001 } == true,
+                    "\(key): \(probe[key] ?? "none"); \(doc["providers"] ?? "")")
+        }
+        let location = (doc["providers"] as? [String: Any])?["location"] as? [String: Any]
+        #expect(location?["status"] as? String == "ok", "\(location ?? [:])")
     }
 
     @Test func ctrlCBetweenRunsEndsAtOnceAndKeepsWhatWasStored() async throws {

@@ -76,19 +76,11 @@ import Testing
     @Test(.enabled(if: toolsInstalled("gpsfake", "gpsd"), "gpsd and gpsfake are not installed (apt-get install gpsd gpsd-clients)"))
     func realGpsdThroughGpsfakeDeliversFixes() async throws {
         guard let gpsfake = requireTool("gpsfake"), requireTool("gpsd") != nil else { return }
-        let port = try freeTCPPort()
         let log = try Fixtures.url("gnss/hradec-walk.nmea").path
-        let fake = Process()
-        fake.executableURL = URL(fileURLWithPath: gpsfake)
         // -c 0.05: 6 sentences per epoch, so about 3 fixes a second.
-        fake.arguments = ["-q", "-P", String(port), "-c", "0.05", log]
-        var env = ProcessInfo.processInfo.environment
-        env["PATH"] = (env["PATH"] ?? "") + ":/usr/sbin:/sbin"
-        fake.environment = env
-        fake.standardOutput = FileHandle.nullDevice
-        fake.standardError = FileHandle.nullDevice
-        try await fake.runWhenDescriptorsAllow()
-        defer { endGpsfake(pid: fake.processIdentifier) }
+        let fake = try await Gpsfake(gpsfake: gpsfake, log: log)
+        defer { fake.stop() }
+        let port = fake.port
 
         let endpoint = GPSDEndpoint(host: "127.0.0.1", port: port)
         // gpsfake needs a moment to start its gpsd.
@@ -118,23 +110,4 @@ import Testing
         }
         #expect(fixes.map(\.time) == fixes.map(\.time).sorted())
     }
-}
-
-/// gpsfake ignores SIGTERM and leaves the gpsd it started running when killed, so
-/// end both by pid: its gpsd is the process whose command line names gpsfake's socket.
-func endGpsfake(pid: Int32) {
-    let marker = "gpsfake-\(pid).sock"
-    let procs = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    for entry in procs {
-        guard let child = Int32(entry),
-              let cmd = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
-              String(decoding: cmd, as: UTF8.self).contains(marker)
-        else { continue }
-        kill(child, SIGKILL)
-    }
-    kill(pid, SIGKILL)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    // Killed, neither removes its control socket.
-    unlink("/tmp/\(marker)")
 }

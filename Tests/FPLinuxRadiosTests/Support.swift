@@ -14,23 +14,6 @@ func realContext() -> CaptureContext {
     CaptureContext(clock: MonotonicClock(), level: "J1NP") { _ in MapPoint(x: 0, y: 0) }
 }
 
-/// A TCP port nobody listens on right now (bound to 0, read back, released).
-func freeTCPPort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-    }
-    try #require(bound)
-    return UInt16(bigEndian: addr.sin_port)
-}
-
 /// The path of an executable on PATH (or the usual sbin folders), if installed.
 func which(_ name: String) -> String? {
     let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/sbin:/usr/local/sbin"
