@@ -76,9 +76,9 @@ extension SVGPlot {
                  "<text x=\"\(f(left + 14))\" y=\"\(f(y))\">median \(escape(valueScale.name)) of the probes in each \(tickLabel(cellMeters, step: cellMeters)) m square, not interpolated (blank: no probe there)</text>",
                  "<circle cx=\"\(f(left + 4))\" cy=\"\(f(y + 12))\" r=\"2.5\" fill=\"#222\"/>",
                  "<text x=\"\(f(left + 14))\" y=\"\(f(y + 16))\">a probe (a line: where it started and ended)</text>",
-                 "<path d=\"M\(f(left + 260)) \(f(y + 8))l8 8m-8 0l8 -8\" stroke=\"#999\" stroke-width=\"1.5\"/>",
-                 "<text x=\"\(f(left + 274))\" y=\"\(f(y + 16))\">no figure (phase failed)</text>",
-                 "<text class=\"direction\" x=\"\(f(left + 430))\" y=\"\(f(y + 16))\">\(escape(valueScale.direction))</text>",
+                 "<path d=\"M\(f(left + 310)) \(f(y + 8))l8 8m-8 0l8 -8\" stroke=\"#999\" stroke-width=\"1.5\"/>",
+                 "<text x=\"\(f(left + 324))\" y=\"\(f(y + 16))\">no figure (phase failed)</text>",
+                 "<text class=\"direction\" x=\"\(f(left + 490))\" y=\"\(f(y + 16))\">\(escape(valueScale.direction))</text>",
                  "</g>"]
         return document(width: size, height: Int(top + h + 84), title: title, body)
     }

@@ -10,7 +10,7 @@ import Testing
     ///   a1 (400, 700): down 10 and 20 Mbit/s, RTT 20 and 30 ms, 08:00 and 08:30: both in square (4, 7)
     ///   b2: a walk's probe from (1000, 1200) to (1080, 1260): down 40, RTT 80, loss 2 % up 3 % down, 10:00
     ///   c3 (1500, 1500): down failed (timeout), RTT 20, 12:00
-    ///   e5: a periodic probe document (mode "probe", no radios) at (2000, 2000): down 30, RTT 50,
+    ///   e5: a periodic probe document (mode "probe", no radios) at its x/y (2000, 2000), no positionStart: down 30, RTT 50,
     ///       no startedAt (created 13:59 + startMs 60 s = 14:00), over a cellular link with GNSS fixes
     /// J3NP d4 (500, 500) 13:00; J2NP f6 on Nov 3 09:00.
     static var documents: [(id: String, body: [String: Any])] {
@@ -20,8 +20,8 @@ import Testing
             "gnssStart": ["lat": 50.2041, "long": 15.8294, "alt": 240.5, "accuracy": 4.5, "time": "2026-11-01T13:59:58Z"],
             "gnssEnd": ["lat": 50.2043, "long": 15.8296, "alt": 241, "accuracy": 6, "time": "2026-11-01T14:00:09Z"],
         ]
-        var probeDoc: [String: Any] = ["level": "J1NP", "mode": "probe", "type": "probe", "createdAt": "2026-11-01T13:59:00.000Z"]
-        probeDoc["networkProbes"] = [F.probe(down: 30, rtt: 50, at: "", from: (2000, 2000),
+        var probeDoc: [String: Any] = ["level": "J1NP", "x": 2000, "y": 2000, "mode": "probe", "type": "probe", "createdAt": "2026-11-01T13:59:00.000Z"]
+        probeDoc["networkProbes"] = [F.probe(down: 30, rtt: 50, at: "",
                                              extra: ["startedAt": NSNull(), "startMs": 60000, "link": link].merging(fixes) { a, _ in a })]
         return [
             ("a1", F.document("J1NP", 400, 700, created: "2026-11-01T08:00:00.000Z", probes: [
