@@ -20,6 +20,8 @@ struct Plot: AsyncParsableCommand {
               fprint plot track walk.jsonl -o track.svg
               fprint plot coverage --map J3NP -o coverage.png
               fprint plot groups months.json -o months.svg
+              fprint plot heatmap --map J1NP --metric down -o down.svg
+              fprint plot series --probes --metric rtt --since 7d -o rtt.png
             """,
         subcommands: [Heatmap.self, Series.self, Errors.self, CoveragePlot.self, TrackPlot.self, GroupsPlot.self])
 
@@ -66,15 +68,20 @@ struct Plot: AsyncParsableCommand {
         commandName: "heatmap",
             abstract: "One transmitter's median RSSI at every measured point of a map.",
             discussion: """
+                With --metric down|up|rtt|loss|jitter: network probes' figures (networkProbes[] of any document on the map) instead of a transmitter, the median of the probes in each 2 m square (not interpolated), the colour bar in the figure's unit, yellow the better end (more Mbit/s, less ms or %).
+
                 The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…); without --transmitter, the one heard at the most points. Points where it was not heard are grey crosses. The whole map is drawn (its extent in the app config), the surface opaque in the colour bar's colours, the map's floor-plan picture (maps[].floorPlan of the app config: a PNG or JPEG with its origin and scale) beneath it where nothing was interpolated, unless --no-floor-plan; --underlay stretches another image (file path or URL) over the plot instead. The map's registry beacons are marked, the one shown larger.
 
                 Examples:
                   fprint plot heatmap --map J3NP -o strongest.svg
                   fprint plot heatmap --map J3NP --transmitter C5:D5:21:51:D7:90 -o beacon.svg
                   fprint plot heatmap --map J3NP --transmitter 7A:42:BD:F2:21:00 --sparkline
+                  fprint plot heatmap --map J1NP --metric loss -o loss.png
                 """)
         @OptionGroup var filters: FilterOptions
         @Option(help: "BLE address, Wi-Fi MAC, or BLE:…/WIFI:… id (default: the one heard at the most points).") var transmitter: String?
+        @Option(help: "A network probe figure instead of a transmitter: down, up (Mbit/s), rtt, jitter (ms) or loss (%).")
+        var metric: ProbeMetric?
         @Option(help: "An image (path or URL) stretched under the points instead of the map's floor plan.") var underlay: String?
         @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var out: Output
@@ -83,10 +90,16 @@ struct Plot: AsyncParsableCommand {
 
         func validate() throws {
             if filters.map == nil { throw ValidationError("a heatmap is of one map: give --map") }
+            if metric != nil && transmitter != nil { throw ValidationError("--metric (network probes) and --transmitter exclude each other") }
         }
 
         func perform() async throws {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
+            if let metric {
+                try PlotProbes.heatmap(metric: metric, map: filters.map ?? "", filters: filters, floorPlan: floorPlan,
+                                       underlay: underlay, out: out, ws: ws)
+                return
+            }
             let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
             let medians = fps.map { Reduction.reduce($0, set: .combined, options: SignalOptions()) }
@@ -146,24 +159,45 @@ struct Plot: AsyncParsableCommand {
     struct Series: ReportingCommand {
         static let configuration = CommandConfiguration(
         commandName: "series",
-            abstract: "RSSI over time in one measurement, one line per transmitter.",
+            abstract: "RSSI over time in one measurement, one line per transmitter; with --probes, a network probe figure over time.",
             discussion: """
+                With --probes: one point per network probe (networkProbes[] of every stored document, or those --map and --since select) at the time it started, on a UTC time axis, the figure (--metric down|up|rtt|loss|jitter) in its unit.
+
                 Examples:
                   fprint plot series 3f2a9c -o series.svg
                   fprint plot series 3f2a9c --radio wifi --sparkline
+                  fprint plot series --probes --metric down --map J1NP --since 2d -o down.svg
                 """)
-        @Argument(help: "Document id or a unique prefix.") var id: String
+        @Argument(help: "Document id or a unique prefix (not with --probes).") var id: String?
         @Option(help: "ble or wifi (default both).") var radio: String?
         @Option(help: "At most this many transmitters, strongest median first.") var top = 10
+        @Flag(help: "Network probes' figures over time instead of one measurement's RSSI.") var probes = false
+        @Option(help: "With --probes: down, up (Mbit/s), rtt, jitter (ms) or loss (%).") var metric: ProbeMetric?
+        @OptionGroup var filters: FilterOptions
         @OptionGroup var out: Output
         @OptionGroup var storeOptions: StoreOptions
 
         func validate() throws {
             if let radio, radio != "ble" && radio != "wifi" { throw ValidationError("--radio must be ble or wifi") }
             if top < 1 { throw ValidationError("--top must be at least 1") }
+            if probes {
+                if id != nil { throw ValidationError("--probes plots every stored probe: give no document id (--map, --since select)") }
+                if metric == nil { throw ValidationError("--probes needs --metric down, up, rtt, loss or jitter") }
+            } else {
+                if metric != nil { throw ValidationError("--metric needs --probes") }
+                if filters.map != nil || filters.since != nil || filters.mode != nil || filters.session != nil {
+                    throw ValidationError("--map, --since, --mode and --session select probes: they need --probes")
+                }
+                if id == nil { throw ValidationError("give a document id (or --probes for network probes)") }
+            }
         }
 
         func perform() async throws {
+            if probes, let metric {
+                try PlotProbes.series(metric: metric, filters: filters, out: out, ws: Workspace(storeOptions: storeOptions))
+                return
+            }
+            guard let id else { return }
             let store = try Workspace(storeOptions: storeOptions).openStore(.read)
             let fp = try AnalysisInput.fingerprint(store, idPrefix: id)
             let full = fp.id

@@ -14,7 +14,7 @@ struct ExportCommand: ReportingCommand {
               couch-view  {"rows":[{"id":…,"value":<document>}]}: radio-localization-eval's file input; `fprint import` reads it back
               jsonl       one document per line, with its _id; `fprint import` reads it back
               csv         one row per observation (BLE report, Wi-Fi BSS, cell): doc id, time, map, x, y, radio, transmitter, rssi, …
-              probes-csv  one row per phase of each network probe (networkProbes[], `measure --probe`): throughput, loss, jitter, RTT, status
+              probes-csv  one row per phase of each network probe (networkProbes[] of any document): throughput, loss, jitter, RTT, status, link, GNSS; --per run: one row per probe, its figures side by side
               comford     a directory with Samples.csv, RSSI.csv and APs.csv (columns: docs/surveying.md, "fprint export")
               wigle       WiGLE CSV 1.6 of GPS-tagged Wi-Fi and BLE (documents without a GNSS fix are left out)
               geojson     a GeoJSON FeatureCollection, one point per GPS-tagged document
@@ -27,6 +27,7 @@ struct ExportCommand: ReportingCommand {
               fprint export jsonl --since 7d --output week.jsonl
               fprint export comford --map J1NP --output comford-J1NP
               fprint export wigle --output fprint-wigle.csv
+              fprint export probes-csv --per run --map J1NP > probes.csv
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -36,10 +37,14 @@ struct ExportCommand: ReportingCommand {
     @Argument(help: "couch-view, jsonl, csv, probes-csv, comford, wigle, geojson or attachments.") var format: Format
     @OptionGroup var filters: FilterOptions
     @Option(name: [.short, .long], help: "Output file (comford, attachments: directory).", completion: .file()) var output: String?
+    @Option(help: "probes-csv: a row per phase (default) or per run (a probe's figures side by side).") var per: ProbeRows?
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
+    enum ProbeRows: String, ExpressibleByArgument, CaseIterable { case phase, run }
+
     func validate() throws {
+        if per != nil && format != .probesCSV { throw ValidationError("--per is for probes-csv") }
         if format == .comford && output == nil { throw ValidationError("comford writes three files: give --output DIR") }
         if format == .attachments && output == nil { throw ValidationError("attachments are files: give --output DIR") }
     }
@@ -63,8 +68,10 @@ struct ExportCommand: ReportingCommand {
             var legacy = LegacyReads()
             docs = docs.compactMap { d in
                 guard let not = NotMeasurement.classify(id: d.id, body: d.body) else { return d }
-                // Probe runs are what probes-csv is for; the other formats describe radio readings.
-                if not.kind == "probe" { return format == .probesCSV ? d : nil }
+                // Probe runs (and any document carrying probes) are what probes-csv is for;
+                // the other formats describe radio readings.
+                if format == .probesCSV, d.body["networkProbes"]?.arrayValue?.isEmpty == false { return d }
+                if not.kind == "probe" { return nil }
                 if case .success(let converted)? = LegacyReading.measurementBody(id: d.id, body: d.body) {
                     legacy.add(level: converted["level"]?.stringValue ?? "")
                     return Export.Document(id: d.id, body: converted)
@@ -87,7 +94,7 @@ struct ExportCommand: ReportingCommand {
         case .couchView: try write(Export.couchView(docs))
         case .jsonl: try write(Export.jsonLines(docs))
         case .csv: try write(Export.csv(docs))
-        case .probesCSV: try write(ProbeExport.csv(docs))
+        case .probesCSV: try write(per == .run ? ProbeExportRuns.csv(docs) : ProbeExport.csv(docs))
         case .geojson:
             let r = Export.geoJSON(docs)
             try write(r.text)
