@@ -18,6 +18,8 @@ enum AlertFactsReader {
     }
 
     static func facts(_ text: DocumentText, macs: Set<String>, coverage: Bool) -> AlertFacts? {
+        // Probe rules alone need only documents with probes: the others are not parsed (most of a survey's).
+        if macs.isEmpty && !coverage && !text.body.contains("\"networkProbes\":[{") { return nil }
         guard let doc = try? CanonicalJSON.parse(Data(text.body.utf8)), doc.objectValue != nil else { return nil }
         let start = (doc["startTime"]?.stringValue).flatMap(ISOTime.milliseconds)
             ?? (doc["createdAt"]?.stringValue).flatMap(ISOTime.milliseconds) ?? text.createdAtMs
