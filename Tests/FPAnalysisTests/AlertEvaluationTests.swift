@@ -34,6 +34,19 @@ import Testing
         #expect(AlertEvaluation.evaluate([slow], docs, now: t0 + 60 * minute).isEmpty)
     }
 
+    /// Values every 5 min: the bad ones at 0 and 5 stand until the good one at 12, 12 min of crossing.
+    @Test func aValueStandsUntilTheNextOne() {
+        let rule = AlertRule(id: "slow", figure: .download, scope: .everywhere, comparison: .below, limit: 5e6, holdMs: 8 * 60_000)
+        let docs = [probe("a", minutes: 0, download: 3), probe("b", minutes: 5, download: 3), probe("c", minutes: 12, download: 30)]
+        let alerts = AlertEvaluation.evaluate([rule], docs, now: t0 + 60 * minute)
+        #expect(alerts.map(\.since) == [t0 + 8 * minute])
+        #expect(alerts.map(\.until) == [t0 + 12 * minute])
+        #expect(alerts.first?.values.map(\.document) == ["a", "b"])
+        // Ended exactly when the hold would have passed: never raised.
+        let tight = AlertRule(id: "slow", figure: .download, scope: .everywhere, comparison: .below, limit: 5e6, holdMs: 12 * 60_000)
+        #expect(AlertEvaluation.evaluate([tight], docs, now: t0 + 60 * minute).isEmpty)
+    }
+
     @Test func aRunStillCrossingIsActiveOnceNowPassesTheHold() {
         let docs = [probe("a", minutes: 0, download: 20), probe("b", minutes: 5, download: 3)]
         #expect(AlertEvaluation.evaluate([slow], docs, now: t0 + 14 * minute).isEmpty)

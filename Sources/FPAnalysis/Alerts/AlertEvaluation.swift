@@ -3,9 +3,9 @@
 /// same `now` give the same alerts, whichever peer evaluates.
 ///
 /// A figure's series is its values in time order; a run of values that cross
-/// the limit raises an alert once it has lasted the hold time (the latest
-/// value stands until a newer one, so a run still crossing at `now` counts
-/// up to `now`). The first value that no longer crosses ends it (`until`).
+/// the limit raises an alert once it has lasted the hold time. A value stands
+/// until the next one: a run lasts from its first value to the value that
+/// ends it (`until`), or to `now` while it still crosses.
 package enum AlertEvaluation {
     package static let valuesKept = 20
 
@@ -54,8 +54,8 @@ package enum AlertEvaluation {
                 defer { run = [] }
                 guard let first = run.first else { return }
                 let raisedAt = first.at + rule.holdMs
-                let lastSeen = until == nil ? max(now, run.last!.at) : run.last!.at
-                guard lastSeen >= raisedAt else { return }
+                // The last crossing value stands until the value that ends the run (or until now).
+                if let until { guard raisedAt < until else { return } } else { guard max(now, run.last!.at) >= raisedAt else { return } }
                 alerts.append(alert(rule, subject, since: raisedAt, until: until, run: run))
             }
             for v in values {
