@@ -69,6 +69,34 @@ import Testing
         #expect(got.first?.id.hasPrefix("thin|J1NP cell (363, 701)|") == true)
     }
 
+    /// Documents another replica measured arrive by `sync` and are evaluated there (an import is not).
+    @Test func syncEvaluatesWhatItReceived() async throws {
+        let peer = try RecordedPeer { _ in .init(status: 200, body: "{}") }
+        defer { peer.stop() }
+        var runner = try FprintRunner()
+        let secret = runner.home.appendingPathComponent("gw-secret").path
+        let issued = try await runner.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+        runner.environment["FPRINT_TOKEN"] = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        runner.environment["FPRINT_ALERTS_NOW"] = "2026-11-01T11:00:00.000Z"
+        let gateway = try await GatewayProcess(runner: runner, db: runner.home.appendingPathComponent("g.sqlite").path, secret: secret)
+        defer { gateway.kill9() }
+        #expect(try await runner.run(["alerts", "add", "slow", "download < 5 Mbit/s", "--link", "wlan0"]).status == 0)
+        #expect(try await runner.run(["alerts", "webhook", "http://127.0.0.1:\(peer.port)/hook"]).status == 0)
+        try await importDocuments(runner, [("p0", probedDoc(minute: 0, mbit: 20)), ("p1", probedDoc(minute: 5, mbit: 3))])
+        #expect(try await runner.run(["sync", "--gateway", gateway.url, "--push-only"]).status == 0)
+        #expect(peer.requests.isEmpty)
+
+        var other = runner
+        other.environment["FPRINT_DB"] = runner.home.appendingPathComponent("other.sqlite").path
+        let pulled = try await other.run(["sync", "--gateway", gateway.url, "--pull-only"])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(pulled.stderr.contains("1 alert active (fprint alerts)"), "\(pulled.stderr)")
+        let got = try events(peer, other)
+        #expect(got.map(\.event) == ["raised"])
+        #expect(got.first?.id == "slow|link wlan0|\(Self.ms("2026-11-01T10:05:00.000Z"))|raised")
+        #expect(FileManager.default.fileExists(atPath: other.environment["FPRINT_DB"]! + "-alerts.json"))
+    }
+
     static func ms(_ iso: String) -> Int64 {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
