@@ -69,6 +69,23 @@ import Testing
         #expect(got.first?.id.hasPrefix("thin|J1NP cell (363, 701)|") == true)
     }
 
+    @Test func walkEvaluatesAfterStoring() async throws {
+        let peer = try RecordedPeer { _ in .init(status: 200, body: "{}") }
+        defer { peer.stop() }
+        let fp = try FprintRunner()
+        #expect(try await fp.run(["alerts", "add", "thin", "coverage < 1000 beacons", "--map", "J1NP"]).status == 0)
+        #expect(try await fp.run(["alerts", "webhook", "http://127.0.0.1:\(peer.port)/hook"]).status == 0)
+        let r = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let stored = r.lines.count  // one id per document (stdout is a pipe)
+        #expect(stored > 1)
+        let got = try events(peer, fp)
+        // One raised alert per cell walked (points can share a cell).
+        #expect(!got.isEmpty && got.count <= stored)
+        #expect(got.allSatisfy { $0.event == "raised" && $0.id.hasPrefix("thin|J1NP cell (") })
+        #expect(r.stderr.contains("\(got.count) alerts active (fprint alerts)") || got.count == 1, "\(r.stderr)")
+    }
+
     /// Documents another replica measured arrive by `sync` and are evaluated there (an import is not).
     @Test func syncEvaluatesWhatItReceived() async throws {
         let peer = try RecordedPeer { _ in .init(status: 200, body: "{}") }
