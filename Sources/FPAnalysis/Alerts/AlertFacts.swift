@@ -83,6 +83,15 @@ package struct Alert: Sendable, Equatable {
     /// The furthest past the limit over the whole stretch.
     package var worst: Double?
 
+    package init(rule: AlertRule, subject: String, since: Int64, until: Int64?, values: [AlertValue], worst: Double?) {
+        self.rule = rule
+        self.subject = subject
+        self.since = since
+        self.until = until
+        self.values = values
+        self.worst = worst
+    }
+
     package var isActive: Bool { until == nil }
     /// Stable across evaluations: what the webhook's delivered events are remembered by.
     package var key: String { "\(rule.id)|\(subject)|\(since)" }

@@ -1,6 +1,7 @@
 import FPAnalysis
 import FPConfig
 import FPCore
+import FPStore
 import Foundation
 
 /// The rules of the config in force, and a new rule from `fprint alerts add`'s words.
@@ -14,6 +15,14 @@ enum AlertRules {
     /// A config's `alerts` member read; a bad one fails as bad input data, naming the file and path.
     static func settings(_ json: JSONValue?, source: String) throws -> AlertSettings {
         do { return try AlertSettings(json: json) } catch { throw CommandFailure("\(source): \(error.description)", .dataError) }
+    }
+
+    /// The dashboard's alerts: the rules in force when it started, over its store at each look; nil without rules.
+    static func dashboardSource(_ ws: Workspace, store: SQLiteDocumentStore) throws -> (@Sendable () async throws -> [Alert])? {
+        guard let config = try ws.configIfAny() else { return nil }
+        let rules = try settings(config.appConfig.alerts, source: config.source).rules
+        guard !rules.isEmpty else { return nil }
+        return { AlertEvaluation.evaluate(rules, try AlertFactsReader.read(store, rules: rules), now: now()) }
     }
 
     static func now() -> Int64 {
