@@ -114,6 +114,33 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: other.environment["FPRINT_DB"]! + "-alerts.json"))
     }
 
+    /// The gateway evaluates as documents arrive: a push is enough, no command runs on the gateway's side.
+    @Test func theGatewayEvaluatesAsDocumentsArrive() async throws {
+        let peer = try RecordedPeer { _ in .init(status: 200, body: "{}") }
+        defer { peer.stop() }
+        var runner = try FprintRunner()
+        let secret = runner.home.appendingPathComponent("gw-secret").path
+        let issued = try await runner.run(["gateway", "token", "--user", "alice", "--secret-file", secret])
+        runner.environment["FPRINT_TOKEN"] = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        runner.environment["FPRINT_ALERTS_NOW"] = "2026-11-01T11:00:00.000Z"
+        #expect(try await runner.run(["alerts", "add", "slow", "download < 5 Mbit/s"]).status == 0)
+        #expect(try await runner.run(["alerts", "webhook", "http://127.0.0.1:\(peer.port)/hook"]).status == 0)
+        let gatewayDB = runner.home.appendingPathComponent("g.sqlite").path
+        let gateway = try await GatewayProcess(runner: runner, db: gatewayDB, secret: secret)
+        defer { gateway.kill9() }
+        // The client has no rules: its own config says nothing of alerts.
+        var client = runner
+        client.environment["XDG_CONFIG_HOME"] = runner.home.appendingPathComponent("client-config").path
+        try await importDocuments(client, [("p0", probedDoc(minute: 0, mbit: 20)), ("p1", probedDoc(minute: 5, mbit: 3))])
+        #expect(try await client.run(["sync", "--gateway", gateway.url, "--push-only"]).status == 0)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while peer.requests.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let got = try events(peer, runner)
+        #expect(got.map(\.event) == ["raised"])
+        #expect(got.first?.id == "slow|every map|\(Self.ms("2026-11-01T10:05:00.000Z"))|raised")
+        #expect(FileManager.default.fileExists(atPath: gatewayDB + "-alerts.json"))
+    }
+
     static func ms(_ iso: String) -> Int64 {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -111,7 +111,11 @@ struct AlertOutbox: Sendable {
 
     /// After a command evaluated: note, save, post what is due; a failure is a warning line, never the command's failure.
     static func deliverAfterEvaluating(_ ws: Workspace, settings: AlertSettings, alerts: [Alert], now: Int64) async {
-        var box = load(path(ws))
+        await deliverAfterEvaluating(outbox: path(ws), settings: settings, alerts: alerts, now: now)
+    }
+
+    static func deliverAfterEvaluating(outbox: String, settings: AlertSettings, alerts: [Alert], now: Int64) async {
+        var box = load(outbox)
         box.note(alerts, webhook: settings.webhook, now: now)
         do {
             try box.save()

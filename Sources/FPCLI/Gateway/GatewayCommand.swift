@@ -148,6 +148,9 @@ struct GatewayServe: ReportingCommand {
         }
         let probes = try probePort.map { try ProbeService.start(host: host, port: $0, signer: signer, tokens: tokenCheck) }
         defer { probes?.stop() }
+        let alertRules = try? loaded.get().map { try AlertRules.settings($0.appConfig.alerts, source: $0.source) }
+        let alertWatch = alertRules.flatMap { $0 }.flatMap { GatewayAlerts.watch(store: store, databasePath: dbPath, settings: $0) }
+        defer { alertWatch?.cancel() }
         do {
             try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
                 // Tests and scripts read the port from this line (useful with --port 0).
