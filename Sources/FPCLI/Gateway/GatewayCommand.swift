@@ -148,8 +148,16 @@ struct GatewayServe: ReportingCommand {
         }
         let probes = try probePort.map { try ProbeService.start(host: host, port: $0, signer: signer, tokens: tokenCheck) }
         defer { probes?.stop() }
-        let alertRules = try? loaded.get().map { try AlertRules.settings($0.appConfig.alerts, source: $0.source) }
-        let alertWatch = alertRules.flatMap { $0 }.flatMap { GatewayAlerts.watch(store: store, databasePath: dbPath, settings: $0) }
+        var alertWatch: Task<Void, Never>?
+        do {
+            if let config = try loaded.get() {
+                alertWatch = GatewayAlerts.watch(store: store, databasePath: dbPath,
+                                                 settings: try AlertRules.settings(config.appConfig.alerts, source: config.source))
+            }
+        } catch {
+            // Sync does not need the rules: the gateway serves all the same.
+            Terminal.err("warning: alert rules not evaluated: \(error)")
+        }
         defer { alertWatch?.cancel() }
         do {
             try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
