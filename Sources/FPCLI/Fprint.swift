@@ -18,13 +18,13 @@ package struct Fprint: AsyncParsableCommand {
               fprint show 3f2a
               fprint sync
 
-            Exit codes: 0 ok, 1 failure, 3 a beacon alert (beacons --fail-on-alert), 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 75 gateway unreachable, 76 replication protocol error, 77 token or credentials rejected, 80 no Bluetooth in the kernel, 81 no permission for raw HCI, 82 adapter absent/down/busy, 83 controller without LE, 84 HCI command failed, 130 interrupted.
+            Exit codes: 0 ok, 1 failure, 3 an alert is active (alerts, beacons --fail-on-alert), 64 invalid arguments, 65 invalid input data, 66 not found, 69 no radio available, 74 database/file error, 75 gateway unreachable, 76 replication protocol error, 77 token or credentials rejected, 80 no Bluetooth in the kernel, 81 no permission for raw HCI, 82 adapter absent/down/busy, 83 controller without LE, 84 HCI command failed, 130 interrupted.
             """,
         version: version,
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self, Migrate.self,
             Maps.self, MapCommand.self, Scenarios.self, ScenarioCommand.self, ConfigCommand.self, AdaptersCommand.self, Scan.self, Doctor.self,
-            Eval.self, Locate.self, Track.self, ExportCommand.self, CoverageCommand.self, BeaconsCommand.self, Plot.self,
+            Eval.self, Locate.self, Track.self, ExportCommand.self, CoverageCommand.self, BeaconsCommand.self, AlertsCommand.self, Plot.self,
             Sync.self, Login.self, Status.self, GatewayCommand.self, DashboardCommand.self, ProbeCommand.self, Check.self, Repair.self, Maintenance.self,
         ])
 

@@ -66,6 +66,9 @@ package struct AppConfig: Sendable, Equatable {
     /// An absolute URL, or a path relative to the app config's own location.
     package var scenariosURL: String
     package var maps: [MapInfo]
+    /// The `alerts` member as it stands (rules and webhook); FPAnalysis's
+    /// `AlertSettings` reads it, so a config without it reads as before.
+    package var alerts: JSONValue?
 
     package init(gatewayURL: String, authURL: String, scenariosURL: String, maps: [MapInfo]) {
         self.gatewayURL = gatewayURL
@@ -102,6 +105,7 @@ package struct AppConfig: Sendable, Equatable {
             maps.append(map)
         }
         self.maps = maps
+        alerts = root["alerts"]
     }
 
     private static func map(_ value: JSONValue, at path: String, reader r: JSONReader) throws(ConfigError) -> MapInfo {

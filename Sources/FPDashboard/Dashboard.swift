@@ -28,10 +28,13 @@ package struct Dashboard: Sendable {
         package var maxMapPoints: Int
         /// Who measures for the Survey page (`fprint dashboard`); nil: no Survey page (the gateway).
         package var survey: (any SurveyDesk)?
+        /// The alerts of the app config's rules over the store (`fprint alerts --history`); nil: no rules, no section.
+        package var alerts: (@Sendable () async throws -> [FPAnalysis.Alert])?
 
         package init(maps: [String: DashboardMap] = [:], registries: [String: BeaconRegistry] = [:],
                      secureCookie: Bool = false, maxStreams: Int = 64, maxStreamsPerClient: Int = 4,
-                     streamLifetime: Duration = .seconds(300), maxMapPoints: Int = 5000, survey: (any SurveyDesk)? = nil) {
+                     streamLifetime: Duration = .seconds(300), maxMapPoints: Int = 5000, survey: (any SurveyDesk)? = nil,
+                     alerts: (@Sendable () async throws -> [FPAnalysis.Alert])? = nil) {
             self.maps = maps
             self.registries = registries
             self.secureCookie = secureCookie
@@ -40,6 +43,7 @@ package struct Dashboard: Sendable {
             self.streamLifetime = streamLifetime
             self.maxMapPoints = maxMapPoints
             self.survey = survey
+            self.alerts = alerts
         }
     }
 

@@ -64,6 +64,9 @@ struct Pages {
         } else {
             context["health"] = try await beaconHealth(points).context
         }
+        if let alerts = dashboard.options.alerts {
+            context["limitAlerts"] = AlertsPanel(alerts: try await alerts()).context
+        }
         return page("Maps", "index", context)
     }
 

@@ -60,6 +60,11 @@ enum Templates {
         at {{at}}: {{text}}</li>{{/alerts}}</ul>{{/hasAlerts}}
         {{^hasAlerts}}<p id="no-alerts">No alert on a surveyed map.</p>{{/hasAlerts}}{{/health}}
         {{#healthNote}}<p id="no-alerts">{{healthNote}}</p>{{/healthNote}}
+        {{#limitAlerts}}<h2>Limits and alerts</h2>
+        <p>{{summary}} (<code>fprint alerts --history</code>).</p>
+        {{#hasRows}}<table id="limit-alerts"><thead><tr><th>Rule</th><th>Subject</th><th>Since</th><th>Until</th><th>Worst</th><th>Limit</th></tr></thead><tbody>
+        {{#rows}}<tr class="{{state}}"><td>{{rule}}</td><td>{{subject}}</td><td>{{since}}</td><td>{{until}}</td><td>{{worst}}</td><td>{{limit}}</td></tr>{{/rows}}
+        </tbody></table>{{/hasRows}}{{/limitAlerts}}
         """
 
     static let map = """

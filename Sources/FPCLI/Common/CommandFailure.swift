@@ -6,7 +6,7 @@ import Foundation
 package enum ExitStatus: Int32, CaseIterable, Sendable {
     case ok = 0
     case failure = 1
-    case alerts = 3  // beacons --health --fail-on-alert: a beacon needs looking at
+    case alerts = 3  // fprint alerts, beacons --fail-on-alert: something needs looking at
     case usage = 64  // bad arguments (swift-argument-parser's validation failures)
     case dataError = 65  // a file, config, scenario or environment that cannot be read as it is
     case notFound = 66  // no such document, map or scenario
@@ -27,7 +27,7 @@ package enum ExitStatus: Int32, CaseIterable, Sendable {
         switch self {
         case .ok: "success"
         case .failure: "other failure"
-        case .alerts: "beacons --fail-on-alert: a beacon has an alert (silent, never heard, low battery)"
+        case .alerts: "an alert is active (fprint alerts), or a beacon has one (beacons --fail-on-alert)"
         case .usage: "invalid arguments or settings"
         case .dataError: "invalid input data (config, scenario, environment, import file)"
         case .notFound: "document, map or scenario not found, or no database at the path"

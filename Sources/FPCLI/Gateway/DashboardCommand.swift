@@ -54,7 +54,8 @@ struct DashboardCommand: ReportingCommand {
         let survey = viewOnly ? nil : try surveyRunner(ws, loaded: config ?? ws.loadConfig(), store: store)
         let note = survey.map { "; Survey page: \($0.describe)" } ?? ""
         let stop = StopNotice()
-        let dashboard = LocalDashboard.make(store: store, options: .init(maps: maps, registries: registries, survey: survey), stop: stop)
+        let dashboard = LocalDashboard.make(store: store, options: .init(maps: maps, registries: registries, survey: survey,
+                                                                          alerts: try AlertRules.dashboardSource(ws, store: store)), stop: stop)
         do {
             try await LocalDashboard.run(dashboard, stop: stop, port: port) { bound in
                 // Scripts read the port from this line (useful with --port 0).

@@ -148,6 +148,17 @@ struct GatewayServe: ReportingCommand {
         }
         let probes = try probePort.map { try ProbeService.start(host: host, port: $0, signer: signer, tokens: tokenCheck) }
         defer { probes?.stop() }
+        var alertWatch: Task<Void, Never>?
+        do {
+            if let config = try loaded.get() {
+                alertWatch = GatewayAlerts.watch(store: store, databasePath: dbPath,
+                                                 settings: try AlertRules.settings(config.appConfig.alerts, source: config.source))
+            }
+        } catch {
+            // Sync does not need the rules: the gateway serves all the same.
+            Terminal.err("warning: alert rules not evaluated: \(error)")
+        }
+        defer { alertWatch?.cancel() }
         do {
             try await runGateway(store: store, config: config, host: host, port: port, logger: logger) { bound in
                 // Tests and scripts read the port from this line (useful with --port 0).

@@ -121,6 +121,7 @@ struct Measure: ReportingCommand {
                         let networkProbes = try await probes()
                         try Self.store(doc, setup: setup, in: store, ws, json: json, networkProbes: networkProbes)
                         stored.increment()
+                        await AlertsAfterStoring.evaluate(ws)
                     }
                 }
             } catch is CancellationError {
@@ -146,6 +147,7 @@ struct Measure: ReportingCommand {
         Replay.warnIfCut(setup, hint: "--duration all replays the whole capture")
         let networkProbes = try await Interrupts.cancellable { try await probes() }
         try Self.store(doc, setup: setup, in: store, ws, json: json, networkProbes: networkProbes)
+        await AlertsAfterStoring.evaluate(ws)
     }
 
     /// `doc` is consumed: its entries are let go once encoded (a replay's can be 100,000s).

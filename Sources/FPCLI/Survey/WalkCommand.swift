@@ -92,6 +92,7 @@ struct WalkCommand: ReportingCommand {
         }
         // After the documents are stored: the live view never costs a measurement.
         for publisher in publishers { try await publisher.publisher.finish(failWhenNoneSent: false) }
+        await AlertsAfterStoring.evaluate(ws)
     }
 
     /// Walks one floor's part: its radios set up for its map, a countdown

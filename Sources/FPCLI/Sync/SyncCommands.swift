@@ -119,6 +119,8 @@ struct Sync: ReportingCommand {
         }
         // Everything is committed; closing moves the log into the file now.
         do { try store.close() } catch { Terminal.err("warning: \(workspace.databasePath): \(error)") }
+        // Documents received are evaluated like documents measured here.
+        if !dryRun, (pulled?.written ?? 0) > 0 { await AlertsAfterStoring.evaluate(workspace) }
         if !refused.isEmpty { throw CommandFailure(Self.refusalMessage(refused), .authRejected) }
     }
 
