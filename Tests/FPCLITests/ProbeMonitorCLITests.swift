@@ -82,6 +82,25 @@ import Testing
         #expect(location?["status"] as? String == "ok", "\(location ?? [:])")
     }
 
+    /// Limits are watched run by run: a rule crossed at the first run is posted to the webhook once.
+    @Test func eachRunIsWatchedByTheAlertRules() async throws {
+        let peer = try RecordedPeer { _ in .init(status: 204, body: "") }
+        defer { peer.stop() }
+        let g = try await ProbeCLITests.ProbeGateway()
+        defer { g.gateway.kill9() }
+        let fp = g.runner
+        // Loopback carries far more than 1 Mbit/s: the rule holds from the first run on.
+        #expect(try await fp.run(["alerts", "add", "fast", "download > 1 Mbit/s", "--link", "lo"]).status == 0)
+        #expect(try await fp.run(["alerts", "webhook", "http://127.0.0.1:\(peer.port)/hook"]).status == 0)
+        let r = try await fp.run(["probe", "--server", g.server, "--token", g.token, "--every", "2s", "--count", "2"] + Self.quick)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("1 alert active (fprint alerts)"), "\(r.stderr)")
+        let events = try peer.requests.map { try fp.json(String(decoding: $0.body, as: UTF8.self))["event"] as? String ?? "?" }
+        #expect(events == ["raised"], "\(events)")
+        let alerts = try await fp.run(["alerts"])
+        #expect(alerts.status == 3, "\(alerts.stdout)")
+    }
+
     @Test func ctrlCBetweenRunsEndsAtOnceAndKeepsWhatWasStored() async throws {
         let g = try await ProbeCLITests.ProbeGateway()
         defer { g.gateway.kill9() }

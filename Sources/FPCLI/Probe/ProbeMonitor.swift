@@ -82,6 +82,8 @@ struct ProbeMonitor {
             Terminal.out(stored.first?.id ?? document.id)
         }
         Terminal.err("probe run #\(n) stored (\(outcome))")
+        // The limits are watched run by run: a webhook hears of a drop within one run.
+        await AlertsAfterStoring.evaluate(ws)
     }
 
     /// Waits until `due` by the wall clock, a second at a time.
