@@ -127,7 +127,11 @@ PY
 grep -q "== Network probes (1) ==" "$TMP/show.txt" || fail "show has no Network probes section"
 ! grep -q "UNVERIFIED" "$TMP/show.txt" || fail "show marks a phase of an unedited probe unverified"
 "$BIN" export probes-csv --db "$DB" > "$TMP/probes.csv" 2> "$TMP/export.err" || fail "export probes-csv"
-[ "$(grep -c "^$ID,.*,udp,ok,.*,yes$" "$TMP/probes.csv")" -eq 1 ] || fail "export probes-csv has no signed udp row for $ID"
+python3 - "$TMP/probes.csv" "$ID" <<'PY' || fail "export probes-csv has no signed udp row for $ID"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["doc_id"] == sys.argv[2] and r["phase"] == "udp"]
+sys.exit(0 if len(rows) == 1 and rows[0]["status"] == "ok" and rows[0]["signed"] == "yes" else 1)
+PY
 "${IN_C[@]}" "$BIN" probe --verify "$TMP/doc.json" > "$TMP/verify-doc.out" 2> "$TMP/verify-doc.err" \
     || fail "the stored document's probe results did not verify"
 
