@@ -188,13 +188,8 @@ struct Show: ReportingCommand {
         // A document sync brought that is not a measurement is shown as it is stored, with why.
         var notMeasurement = NotMeasurement.classify(id: fullID, body: stored.body)
         var doc: MeasurementDocument?
-        var body = stored.body
-        if notMeasurement?.readsAsMeasurement == true, case .success(let converted)? =
-            LegacyReading.measurementBody(id: fullID, body: body)
-        {
-            body = converted
-        }
-        if notMeasurement == nil || notMeasurement?.readsAsMeasurement == true {
+        let body = notMeasurement?.converted ?? stored.body
+        if notMeasurement == nil || notMeasurement?.converted != nil {
             do {
                 doc = try CanonicalJSON.decode(MeasurementDocument.self, from: Self.wholeDecibels(body))
             } catch {
@@ -210,7 +205,7 @@ struct Show: ReportingCommand {
             Terminal.err("\(fullID) is not read as a measurement: \(notMeasurement?.why ?? "unknown")")
             return
         }
-        if let notMeasurement, notMeasurement.readsAsMeasurement { Terminal.err("\(fullID): \(notMeasurement.why)") }
+        if let notMeasurement, notMeasurement.converted != nil { Terminal.err("\(fullID): \(notMeasurement.why)") }
         let synced = try store.isSynced(id: fullID)
         let attachments = (stored.body["_attachments"]?.objectValue ?? [:]).map { member in
             "\(member.key) (\(member.value["content_type"]?.stringValue ?? "?"), "

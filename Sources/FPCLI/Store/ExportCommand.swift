@@ -72,7 +72,7 @@ struct ExportCommand: ReportingCommand {
                 // the other formats describe radio readings.
                 if format == .probesCSV, d.body["networkProbes"]?.arrayValue?.isEmpty == false { return d }
                 if not.kind == "probe" { return nil }
-                if case .success(let converted)? = LegacyReading.measurementBody(id: d.id, body: d.body) {
+                if let converted = not.converted {
                     legacy.add(level: converted["level"]?.stringValue ?? "")
                     return Export.Document(id: d.id, body: converted)
                 }

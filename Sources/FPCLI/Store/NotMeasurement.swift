@@ -6,12 +6,12 @@ import FPCore
 /// anything), so every reading command treats them as a value, never as a
 /// failure: `list` marks them, `show` prints them raw, the rest skip them.
 struct NotMeasurement: Sendable, Equatable {
-    /// `legacy`, `design` or `foreign`: list's MODE column.
+    /// `legacy`, `design`, `probe` or `foreign`: list's MODE column.
     var kind: String
     var why: String
-    /// A legacy document the converter reads: shown and evaluated as a
-    /// measurement (`LegacyReading`), listed as legacy.
-    var readsAsMeasurement = false
+    /// A legacy document the converter reads: its measurement body, shown
+    /// and exported as a measurement (`LegacyReading`), listed as legacy.
+    var converted: JSONValue?
 
     /// Modes of the measurement contract; any other mode (or none) is not one.
     static let measurementModes: Set<String> = ["static", "walk"]
@@ -28,10 +28,11 @@ struct NotMeasurement: Sendable, Equatable {
             return NotMeasurement(kind: "probe", why: "a network probe run (fprint probe --every): no radio readings")
         }
         // The iOS app's documents: position as strings, "yyyy-MM-dd HH:mm:ss" times, no mode.
-        if case .failure(let error)? = LegacyReading.measurementBody(id: id, body: body) {
+        switch LegacyReading.measurementBody(id: id, body: body) {
+        case .success(let converted)?: return NotMeasurement(kind: "legacy", why: LegacyReading.note, converted: converted)
+        case .failure(let error)?:
             return NotMeasurement(kind: "legacy", why: "a legacy Radio F-Prints document the converter cannot read: \(error)")
-        } else if LegacyImport.isLegacyBody(body) {
-            return NotMeasurement(kind: "legacy", why: LegacyReading.note, readsAsMeasurement: true)
+        case nil: break
         }
         if let mode = body["mode"]?.stringValue {
             return NotMeasurement(kind: "foreign", why: "mode '\(mode)' is neither static nor walk")
