@@ -158,8 +158,9 @@ package struct Scenario: Sendable, Equatable {
     /// The waypoints as a route; always valid because a scenario has at least 2 points.
     package let route: Route
     /// Where the route goes on after its last point, on other maps (floors), in
-    /// order: the optional `then` list of `{mapID, points}`. Only `fprint track
-    /// --simulate` follows it (a walk records one map, so it walks `points` alone).
+    /// order: the optional `then` list of `{mapID, points}`. `walk` and the
+    /// Survey page walk each leg on its map (`FloorWalk`); `track --simulate`
+    /// follows it through the stairs or lift.
     package let then: [Leg]
 
     /// A part of a scenario on one map; it starts where the one before ended,

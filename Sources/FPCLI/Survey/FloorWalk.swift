@@ -33,9 +33,6 @@ struct FloorWalk {
         var nextSeq = 1
         for (i, leg) in scenario.legs.enumerated() {
             let map = try maps(leg.mapID)
-            guard Route(waypoints: leg.route.waypoints) != nil else {
-                throw CommandFailure("scenario \(scenario.scenarioID) has fewer than 2 waypoints on \(leg.mapID)", .dataError)
-            }
             if !force, let why = map.offRoute(leg.route.waypoints) {
                 let on = scenario.then.isEmpty ? "" : " (on \(leg.mapID))"
                 throw CommandFailure("scenario \(scenario.scenarioID)\(on), \(why); --force walks it all the same", .dataError)
