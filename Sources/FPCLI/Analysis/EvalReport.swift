@@ -55,20 +55,22 @@ struct EvalReport {
         return lines
     }
 
-    /// Sets none of whose fingerprints could be localised, in every case:
-    /// a radio the measurements never heard (Wi-Fi on a BLE-only floor).
-    /// The table leaves them out with one line; JSON and CSV keep them.
-    var emptySets: [String] {
-        var seen: [String] = []
-        for r in results where !seen.contains(r.evalCase.set.rawValue) { seen.append(r.evalCase.set.rawValue) }
-        return seen.filter { set in
+    /// The sets the table leaves out with one line each (JSON and CSV keep
+    /// them): those none of whose fingerprints could be localised in any
+    /// case, a radio the measurements never heard (Wi-Fi on a BLE-only
+    /// floor); none when that is every set, whose rows then say so.
+    var hiddenSets: [String] {
+        var sets: [String] = []
+        for r in results where !sets.contains(r.evalCase.set.rawValue) { sets.append(r.evalCase.set.rawValue) }
+        let empty = sets.filter { set in
             results.filter { $0.evalCase.set.rawValue == set }.allSatisfy { $0.summary.count == 0 }
         }
+        return empty.count == sets.count ? [] : empty
     }
 
     var tableLines: [String] {
-        let empty = Set(emptySets)
-        let rows = results.filter { !empty.contains($0.evalCase.set.rawValue) || empty.count == Set(results.map(\.evalCase.set.rawValue)).count }.map { r -> [String] in
+        let hidden = hiddenSets
+        let rows = results.filter { !hidden.contains($0.evalCase.set.rawValue) }.map { r -> [String] in
             let s = r.summary
             return [r.evalCase.set.rawValue, r.evalCase.estimator.label, String(r.evalCase.k), String(s.count),
                     String(s.unlocalised), Self.fixed(s.mean), Self.fixed(s.median), Self.fixed(s.p75),
@@ -78,7 +80,7 @@ struct EvalReport {
         var lines = Terminal.table(
             ["SET", "ESTIMATOR", "K", "COUNT", "UNLOCALISED", "MEAN m", "MEDIAN m", "P75 m", "P95 m", "MAX m", "FLOOR HIT"],
             rows, rightAligned: [2, 3, 4, 5, 6, 7, 8, 9, 10])
-        for set in emptySets where rows.allSatisfy({ $0[0] != set }) {
+        for set in hidden {
             lines.append("\(set): left out: none of the measurements has readings of it")
         }
         guard worst > 0 else { return lines }
