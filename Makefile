@@ -110,8 +110,8 @@ fuzz:
 bench-ble:
 	$(RELEASE) --product fprint-ble-bench
 	$(RELEASE_BIN)/fprint-ble-bench Tests/FPHCITests/Fixtures/captures/*.btsnoop
-# Real Wi-Fi in a qemu VM (mac80211_hwsim + hostapd; DESIGN.md §6). Needs the packages
-# linux-image-amd64 qemu-system-x86 hostapd busybox-static (apt) and virtme-ng (pip); ~2 min.
+# Real Wi-Fi in a qemu VM (mac80211_hwsim + hostapd; DESIGN.md §6), then `probe --every` over an association. Needs
+# linux-image-amd64 qemu-system-x86 hostapd iw busybox-static (apt) and virtme-ng (pip); ~2 min.
 .PHONY: test-vm-wifi
 test-vm-wifi: build
 	bash Tests/vm/wifi/run.sh

@@ -46,6 +46,11 @@ public struct ProbeInterface: Sendable {
     public var ssid: String?
     public var bssid: String?
     public var `operator`: String?
+    /// Wi-Fi: the signal last heard from the access point (dBm) and its frequency (MHz).
+    public var signalDBm: Int?
+    public var frequencyMHz: Int?
+    /// Cellular: the serving cell as ModemManager reports it.
+    public var cell: CellScan?
 
     public init(name: String, type: String, ssid: String? = nil, bssid: String? = nil, operator: String? = nil) {
         (self.name, self.type, self.ssid, self.bssid, self.operator) = (name, type, ssid, bssid, `operator`)
@@ -56,6 +61,9 @@ public struct ProbeInterface: Sendable {
         if let ssid { v["ssid"] = .string(ssid) }
         if let bssid { v["bssid"] = .string(bssid) }
         if let `operator` { v["operator"] = .string(`operator`) }
+        if let signalDBm { v["signalDbm"] = .int(Int64(signalDBm)) }
+        if let frequencyMHz { v["frequencyMHz"] = .int(Int64(frequencyMHz)) }
+        if let cell, let cellJSON = try? CanonicalJSON.value(of: cell) { v["cell"] = cellJSON }
         return v
     }
 }

@@ -135,3 +135,21 @@ final class RecordedMMCLI: CommandRunner, @unchecked Sendable {
         #expect(echo == CommandResult(status: 0, stdout: "hi\n"))
     }
 }
+
+@Suite struct ServingCellOnceTests {
+    /// `fprint probe` records the cell a run went over with one reading, not a poll.
+    @Test func oneReadingOfTheRecordedModem() throws {
+        let mmcli = try RecordedMMCLI.telit()
+        let cell = try #require(ModemManagerProvider(runner: mmcli).servingCell())
+        #expect(cell.cid == 0x0197_763E && cell.serving == true && cell.homeMcc == "295" && cell.rsrp == -104)
+        #expect(cell.type != nil && cell.mcc != nil && cell.mnc != nil)
+        // No polling is set up for one reading: ModemManager's state is left alone.
+        #expect(!mmcli.calls.contains { $0.contains { $0.hasPrefix("--signal-setup") } })
+    }
+
+    @Test func noModemNoCell() {
+        let mmcli = RecordedMMCLI([["-L", "-J"]: CommandResult(
+            status: 1, stdout: "", stderr: "error: couldn't find the ModemManager process in the bus\n")])
+        #expect(ModemManagerProvider(runner: mmcli).servingCell() == nil)
+    }
+}

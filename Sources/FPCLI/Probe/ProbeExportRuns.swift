@@ -6,10 +6,10 @@ import FPProbe
 /// (`networkProbes[].link`) and the GNSS fix where it started and ended
 /// (`gnssStart`, `gnssEnd`); empty where the probe does not carry them.
 enum ProbeLinkColumns {
-    static let linkKeys = ["interface", "kind", "ssid", "bssid", "signalDbm", "cell"]
+    static let linkKeys = ["interface", "kind", "ssid", "bssid", "signalDbm", "frequencyMHz", "cell"]
     static let gnssKeys = ["lat", "long", "alt", "accuracy", "time"]
 
-    static let header = "link_interface,link_kind,link_ssid,link_bssid,link_signal_dbm,link_cell,"
+    static let header = "link_interface,link_kind,link_ssid,link_bssid,link_signal_dbm,link_frequency_mhz,link_cell,"
         + ["start", "end"].map { at in gnssKeys.map { "gnss_\(at)_\($0)" }.joined(separator: ",") }
         .joined(separator: ",")
 

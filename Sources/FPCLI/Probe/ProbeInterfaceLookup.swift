@@ -1,3 +1,4 @@
+import FPCore
 import FPLinuxRadios
 import FPProbe
 import Foundation
@@ -18,10 +19,12 @@ enum ProbeInterfaceLookup {
         var result = ProbeInterface(name: name, type: type)
         if type == "wifi", let ap = NL80211Provider.association(interface: name) {
             (result.ssid, result.bssid) = (ap.ssid, ap.bssid)
+            (result.signalDBm, result.frequencyMHz) = (ap.signalDBm, ap.frequency)
         }
-        if type == "cellular" {
-            // The operator is what ModemManager reports; absent without a modem.
-            result.operator = ModemOperator.name()
+        if type == "cellular", let cell = ModemManagerProvider().servingCell() {
+            // What ModemManager reports; absent without a modem.
+            result.operator = cell.operatorName ?? [cell.mcc, cell.mnc].compactMap { $0 }.joined()
+            result.cell = cell
         }
         return result
     }
@@ -67,17 +70,5 @@ enum ProbeInterfaceLookup {
             if text == address { return String(cString: entry.pointee.ifa_name) }
         }
         return nil
-    }
-}
-
-/// The cellular operator's name, from ModemManager's mmcli (nil without one).
-enum ModemOperator {
-    static func name() -> String? {
-        let runner = ProcessRunner(tool: "mmcli")
-        guard let list = runner.run(["-L", "-J"], timeoutMs: 3000), list.status == 0,
-              let index = (try? MMCLIOutput.modemList(list.stdout))?.first,
-              let out = runner.run(["-m", String(index), "-J"], timeoutMs: 3000), out.status == 0,
-              let modem = try? MMCLIOutput.modem(out.stdout) else { return nil }
-        return modem.operatorName ?? modem.operatorCode
     }
 }

@@ -45,12 +45,16 @@ enum ProbeRunDocument {
     }
 
     /// `link`: the interface the probe's traffic left by, what kind it is, and
-    /// the Wi-Fi network or cellular operator it was on.
+    /// the Wi-Fi network (with its signal and frequency) or the cellular
+    /// operator and serving cell it was on.
     static func linkJSON(_ link: ProbeInterface) -> JSONValue {
         var o: JSONObject = ["interface": .string(link.name), "kind": .string(link.type)]
         if let ssid = link.ssid { o["ssid"] = .string(ssid) }
         if let bssid = link.bssid { o["bssid"] = .string(bssid) }
+        if let signal = link.signalDBm { o["signalDbm"] = .int(Int64(signal)) }
+        if let frequency = link.frequencyMHz { o["frequencyMHz"] = .int(Int64(frequency)) }
         if let name = link.operator { o["operator"] = .string(name) }
+        if let cell = link.cell, let json = try? CanonicalJSON.value(of: cell) { o["cell"] = json }
         return .object(o)
     }
 

@@ -6,13 +6,26 @@ import Foundation
 /// results' figures, and a mark on any phase whose figures are not signed
 /// or differ from its signed result.
 enum RenderProbes {
+    /// ", LTE cell 230-03 TAC 4011 CID 1234567, RSRP -95 dBm"
+    static func cellText(_ cell: JSONValue) -> String {
+        var text = ", " + (cell["type"]?.stringValue?.uppercased() ?? "cell")
+        text += " cell \(cell["mcc"]?.stringValue ?? "?")-\(cell["mnc"]?.stringValue ?? "?")"
+        if let area = cell["tac"]?.intValue ?? cell["lac"]?.intValue { text += (cell["tac"] != nil ? " TAC " : " LAC ") + String(area) }
+        if let cid = cell["cid"]?.intValue { text += " CID \(cid)" }
+        if let rsrp = cell["rsrp"]?.doubleValue { text += String(format: ", RSRP %.0f dBm", rsrp) }
+        return text
+    }
+
     static func lines(_ probes: [JSONValue]) -> [String] {
         var lines: [String] = []
         for (n, probe) in probes.enumerated() {
             var head = "probe \(n + 1): \(probe["server"]?.stringValue ?? "?"), \(probe["startedAt"]?.stringValue ?? "?")"
             if let i = probe["interface"] {
                 head += " via \(i["name"]?.stringValue ?? "?") (\(i["type"]?.stringValue ?? "?")"
-                    + (i["ssid"]?.stringValue.map { ", SSID \($0)" } ?? "") + (i["operator"]?.stringValue.map { ", operator \($0)" } ?? "") + ")"
+                    + (i["ssid"]?.stringValue.map { ", SSID \($0)" } ?? "")
+                    + (i["signalDbm"]?.intValue.map { ", \($0) dBm" } ?? "")
+                    + (i["operator"]?.stringValue.map { ", operator \($0)" } ?? "")
+                    + (i["cell"].map(cellText) ?? "") + ")"
             }
             if let s = probe["positionStart"], let e = probe["positionEnd"] {
                 head += String(format: ", from (%.0f, %.0f) to (%.0f, %.0f)", s["x"]?.doubleValue ?? 0, s["y"]?.doubleValue ?? 0,

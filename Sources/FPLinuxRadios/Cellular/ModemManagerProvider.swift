@@ -74,26 +74,40 @@ package final class ModemManagerProvider: RadioProvider, @unchecked Sendable {
                 let now = clock.elapsedMs()
                 if now < next { Thread.sleep(forTimeInterval: 0.05); continue }
                 next = now + pollMs
-                guard let out = runner.run(["-m", m, "-J"], timeoutMs: timeoutMs), out.status == 0,
-                      let modem = try? MMCLIOutput.modem(out.stdout)
-                else { note("mmcli -m \(m) failed"); continue }
-                if home == nil {
-                    home = .some(modem.simPath.flatMap { $0.split(separator: "/").last }.flatMap { sim in
-                        runner.run(["-i", String(sim), "-J"], timeoutMs: timeoutMs).flatMap { try? MMCLIOutput.simOperatorCode($0.stdout) } ?? nil
-                    })
-                }
-                let location = runner.run(["-m", m, "--location-get", "-J"], timeoutMs: timeoutMs)
-                    .flatMap { $0.status == 0 ? (try? MMCLIOutput.location($0.stdout)) ?? nil : nil }
-                let signal = runner.run(["-m", m, "--signal-get", "-J"], timeoutMs: timeoutMs)
-                    .flatMap { $0.status == 0 ? try? MMCLIOutput.signal($0.stdout) : nil }
-                // The cell is timed when the poll began: that is when the modem was asked.
-                let cell = MMCLIOutput.servingCell(modem: modem, simOperatorCode: home ?? nil, location: location,
-                                                   signal: signal, atMs: now)
+                guard let cell = readServingCell(modem: m, home: &home, atMs: now) else { note("mmcli -m \(m) failed"); continue }
                 lock.withLock { cells += 1 }
                 sink.emit(.cell(cell))
             }
         }
         return ProviderStatus(status: .ok, source: "modemmanager:modem\(index)")
+    }
+
+    /// The serving cell now, read once (`fprint probe` records the cell a run
+    /// went over). Signal values are there only if ModemManager already polls
+    /// them (`--signal-setup`, as a measurement sets up); nil without a modem.
+    package func servingCell() -> CellScan? {
+        guard case .modem(let index, _) = probe() else { return nil }
+        var home: String?? = .none
+        return readServingCell(modem: String(index), home: &home, atMs: 0)
+    }
+
+    /// One reading of modem `m`: registration, location and signal. `home`
+    /// caches the SIM's operator, which rarely changes, across polls.
+    private func readServingCell(modem m: String, home: inout String??, atMs ms: Int) -> CellScan? {
+        guard let out = runner.run(["-m", m, "-J"], timeoutMs: timeoutMs), out.status == 0,
+              let modem = try? MMCLIOutput.modem(out.stdout)
+        else { return nil }
+        if home == nil {
+            home = .some(modem.simPath.flatMap { $0.split(separator: "/").last }.flatMap { sim in
+                runner.run(["-i", String(sim), "-J"], timeoutMs: timeoutMs).flatMap { try? MMCLIOutput.simOperatorCode($0.stdout) } ?? nil
+            })
+        }
+        let location = runner.run(["-m", m, "--location-get", "-J"], timeoutMs: timeoutMs)
+            .flatMap { $0.status == 0 ? (try? MMCLIOutput.location($0.stdout)) ?? nil : nil }
+        let signal = runner.run(["-m", m, "--signal-get", "-J"], timeoutMs: timeoutMs)
+            .flatMap { $0.status == 0 ? try? MMCLIOutput.signal($0.stdout) : nil }
+        // The cell is timed when the poll began: that is when the modem was asked.
+        return MMCLIOutput.servingCell(modem: modem, simOperatorCode: home ?? nil, location: location, signal: signal, atMs: ms)
     }
 
     private func note(_ error: String) { lock.withLock { pollErrors.append(error) } }

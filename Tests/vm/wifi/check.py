@@ -37,4 +37,18 @@ check(len(after) >= 3 and not any(after), f"ap11 absent from all {len(after)} wi
 for d in docs:
     start, end = d["window"]["startMs"], d["window"]["endMs"]
     check(all(0 <= w["time"] <= end - start for w in d["wifiScans"]), f"window {d['seq']}: no entry older than its window")
+
+# fprint probe --every over wlan0's association with fprint-probe (channel 11, 2462 MHz).
+import csv
+check("monitor exit 0" in steps, "fprint probe --every exited 0 (" + open(f"{out}/monitor.err").read().strip().splitlines()[-1:].__str__() + ")")
+runs = list(csv.DictReader(open(f"{out}/monitor-runs.csv")))
+check(len(runs) == 2, f"the monitor stored 2 runs ({len(runs)})")
+for r in runs:
+    link = {k: v for k, v in r.items() if k.startswith("link_") and not k.startswith("link_cell")}
+    check(r["link_interface"] == "wlan0" and r["link_kind"] == "wifi", f"run {r['doc_id'][:10]}: link is wlan0 (wifi): {link}")
+    check(r["link_ssid"] == "fprint-probe" and r["link_frequency_mhz"] == "2462", f"run {r['doc_id'][:10]}: SSID fprint-probe on 2462 MHz")
+    ap = open(f"{out}/wlan0-link.txt").read().split()
+    check(len(ap) > 2 and r["link_bssid"] == ap[2].lower(), f"run {r['doc_id'][:10]}: BSSID as iw saw it ({ap[2:3]})")
+    check(r["link_signal_dbm"] != "" and -100 <= int(r["link_signal_dbm"]) <= 0, f"run {r['doc_id'][:10]}: signal {r['link_signal_dbm']} dBm")
+    check(r["down_bits_per_second"] != "" and float(r["down_bits_per_second"]) > 0, f"run {r['doc_id'][:10]}: a download figure")
 sys.exit(1 if fail else 0)

@@ -1,12 +1,15 @@
 #!/bin/bash
 # Runs INSIDE the qemu VM (virtme-ng): real kernel Wi-Fi with mac80211_hwsim.
 # wlan0 scans; wlan1..3 are hostapd access points on channels 1, 6 and 11.
+# Then wlan0 joins a fourth access point (wlan4, in namespace probeap, where
+# `fprint gateway --probe-port` listens) and `fprint probe --every` runs over
+# that association: its documents must name the link, with signal and frequency.
 # Usage (by run.sh): guest.sh FPRINT_BINARY OUT_DIR
 set -u
 FPRINT="$1"; OUT="$2"
 export PATH="$PATH:/usr/sbin:/sbin"
 log() { echo "[guest] $*" >&2; }
-modprobe mac80211_hwsim radios=4 || { echo "FAIL: no mac80211_hwsim" > "$OUT/result"; exit 1; }
+modprobe mac80211_hwsim radios=5 || { echo "FAIL: no mac80211_hwsim" > "$OUT/result"; exit 1; }
 sleep 1
 ip link set wlan0 up
 n=1
@@ -42,4 +45,28 @@ wait $WALK
 echo "walk exit $?" >> "$OUT/steps"
 # The host reads the documents (fprint show is slow under emulation); WAL files go along.
 cp "$DB" "$DB-wal" "$DB-shm" "$OUT/" 2>/dev/null
+
+log "probe over an association: wlan4 is an access point in namespace probeap"
+ip netns add probeap
+iw phy "$(cat /sys/class/net/wlan4/phy80211/name)" set netns name probeap
+ip -n probeap link set lo up
+printf 'interface=wlan4\ndriver=nl80211\nssid=fprint-probe\nhw_mode=g\nchannel=11\n' > "$OUT/hostapd-probe.conf"
+ip netns exec probeap hostapd -B -P "$OUT/hostapd-probe.pid" "$OUT/hostapd-probe.conf" > "$OUT/hostapd-probe.log" 2>&1 \
+    || log "hostapd probe failed"
+ip -n probeap addr add 10.77.0.1/24 dev wlan4
+iw dev wlan0 connect fprint-probe
+for _ in $(seq 1 60); do iw dev wlan0 link | grep -q "Connected to" && break; sleep 0.5; done
+iw dev wlan0 link > "$OUT/wlan0-link.txt" 2>&1
+ip addr add 10.77.0.2/24 dev wlan0
+GWDB="$(mktemp -d /dev/shm/fprint.XXXXXX)/gateway.sqlite"
+ip netns exec probeap "$FPRINT" gateway serve --host 0.0.0.0 --port 5984 --probe-port 5985 --db "$GWDB" 2> "$OUT/gateway.err" &
+GW=$!
+for _ in $(seq 1 240); do grep -q "probes on" "$OUT/gateway.err" 2>/dev/null && break; sleep 0.5; done
+TOKEN=$("$FPRINT" gateway token --user vm-wifi)
+MONDB="$(mktemp -d /dev/shm/fprint.XXXXXX)/monitor.sqlite"
+"$FPRINT" probe --server 10.77.0.1:5985 --token "$TOKEN" --every 5s --count 2 --map J1NP --x 363 --y 701 \
+    --seconds 1 --datagrams 20 --spacing-ms 20 --pings 3 --db "$MONDB" > "$OUT/monitor.out" 2> "$OUT/monitor.err"
+echo "monitor exit $?" >> "$OUT/steps"
+"$FPRINT" export probes-csv --per run --db "$MONDB" > "$OUT/monitor-runs.csv" 2>> "$OUT/monitor.err"
+kill $GW 2>/dev/null
 echo done > "$OUT/result"

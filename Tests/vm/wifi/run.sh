@@ -1,11 +1,11 @@
 #!/bin/bash
 # make test-vm-wifi: boots Debian's kernel under qemu (virtme-ng, software emulation;
 # DESIGN.md §6), runs guest.sh there, then checks what fprint recorded with check.py.
-# Needs: linux-image-amd64, qemu-system-x86, hostapd, busybox-static (apt) and virtme-ng (pip).
+# Needs: linux-image-amd64, qemu-system-x86, hostapd, iw, busybox-static (apt) and virtme-ng (pip).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 . Tests/vm/preflight.sh
-vm_preflight hostapd:hostapd
+vm_preflight hostapd:hostapd iw:iw
 KERNEL="${FPRINT_VM_KERNEL:-${KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -1)}}"
 BIN="$(swift build --show-bin-path)/fprint"
 [ -x "$BIN" ] || { echo "build fprint first (swift build)"; exit 2; }
