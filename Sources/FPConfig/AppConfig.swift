@@ -18,6 +18,8 @@ package struct MapInfo: Sendable, Equatable {
     package var outline: [MapPoint]?
     /// A picture of the plan drawn under plots (`maps[].floorPlan`).
     package var floorPlan: FloorPlanImage?
+    /// Where the plan lies on the Earth (`maps[].geo`); nil: not known.
+    package var geo: MapGeo?
 
     package init(id: String, location: String, description: String, mapURL: String,
                 scale: MapScale = .jBuilding, floor: Int? = nil, extent: MapExtent? = nil) {
@@ -144,6 +146,9 @@ package struct AppConfig: Sendable, Equatable {
         }
         if let plan = o["floorPlan"] {
             map.floorPlan = try FloorPlanImage(plan, at: "\(path).floorPlan", reader: r)
+        }
+        if let geo = o["geo"] {
+            map.geo = try MapGeo.read(geo, at: "\(path).geo", reader: r)
         }
         return map
     }

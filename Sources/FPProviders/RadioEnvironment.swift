@@ -102,18 +102,9 @@ package struct RadioEnvironment: Sendable, Equatable {
             return (right * cos(theta) + up * sin(theta), -right * sin(theta) + up * cos(theta))
         }
 
-        /// Latitude/longitude of a point a few hundred metres from the origin at most
-        /// (local tangent plane on the WGS-84 ellipsoid; error far below GNSS noise).
+        /// Latitude/longitude of a point a few hundred metres from the origin at most.
         package func coordinate(east: Double, north: Double) -> (lat: Double, long: Double) {
-            let a = 6_378_137.0, f = 1 / 298.257_223_563
-            let e2 = f * (2 - f)
-            let phi = originLat * .pi / 180
-            let w = 1 - e2 * sin(phi) * sin(phi)
-            let meridianRadius = a * (1 - e2) / (w * w.squareRoot())
-            let normalRadius = a / w.squareRoot()
-            let lat = originLat + north / meridianRadius * 180 / .pi
-            let long = originLong + east / (normalRadius * cos(phi)) * 180 / .pi
-            return (lat, long)
+            LocalTangentPlane(originLat: originLat, originLong: originLong).coordinate(east: east, north: north)
         }
 
         package func coordinate(of point: MapPoint, scale: MapScale) -> (lat: Double, long: Double) {

@@ -39,6 +39,9 @@ struct MapPlanOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The floor's outline, its corners in map units: \"x,y x,y x,y …\" (none: remove it).",
                                valueName: "corners"))
     var outline: String?
+    @Option(help: ArgumentHelp("Where the plan lies on the Earth: \"LAT,LONG [X,Y [BEARING]]\": the map point X,Y (default 0,0) at LAT,LONG, and the bearing of the plan's up from north in degrees (none: remove it).",
+                               valueName: "lat,long x,y bearing"))
+    var geo: String?
     @Option(help: "Where the building is (free text).") var location: String?
     @Option(name: .customLong("description"), help: "What the map shows (default for a new map: its id).") var about: String?
 
@@ -110,6 +113,16 @@ struct MapPlanOptions: ParsableArguments {
             map["floor"] = .int(Int64(floor))
             changes.append("floor \(floor)")
         }
+        if let geo {
+            if geo == "none" {
+                map["geo"] = nil
+                changes.append("no geo anchor")
+            } else {
+                let g = try PlanGeometryText.geo(geo)
+                map["geo"] = g.json
+                changes.append(String(format: "map point %g,%g at %.6f, %.6f, up %g° from north", g.at.x, g.at.y, g.lat, g.long, g.bearingDeg))
+            }
+        }
         if let location { map["location"] = .string(location) }
         if let about { map["description"] = .string(about) }
         return (picture, changes)
@@ -149,6 +162,7 @@ struct MapAdd: ReportingCommand {
             throw ValidationError("a new map needs a scale: --calibrate \"x1,y1 x2,y2 12.5m\" or --width-m METRES")
         }
         if plan.outline == "none" { throw ValidationError("--outline none removes an outline: a new map has none to remove") }
+        if plan.geo == "none" { throw ValidationError("--geo none removes a geo anchor: a new map has none to remove") }
     }
 
     func perform() async throws {
@@ -190,8 +204,9 @@ struct MapEdit: ReportingCommand {
 
     func validate() throws {
         let p = plan
-        if p.image == nil && p.floor == nil && p.calibrate == nil && p.widthM == nil && p.outline == nil && p.location == nil && p.about == nil {
-            throw ValidationError("nothing to change: give --image, --floor, --calibrate, --width-m, --outline, --location or --description")
+        if p.image == nil && p.floor == nil && p.calibrate == nil && p.widthM == nil && p.outline == nil && p.location == nil && p.about == nil
+            && p.geo == nil {
+            throw ValidationError("nothing to change: give --image, --floor, --calibrate, --width-m, --outline, --geo, --location or --description")
         }
     }
 

@@ -1,3 +1,4 @@
+import FPConfig
 import FPCore
 import Foundation
 
@@ -35,5 +36,29 @@ enum PlanGeometryText {
             throw CommandFailure("--calibrate: the two points are the same (\(text)); pick two points a known distance apart", .usage)
         }
         return (a, b, meters)
+    }
+
+    /// `"LAT,LONG [X,Y [BEARING]]"`: the map point X,Y (default 0,0) at
+    /// LAT,LONG, the plan's up BEARING degrees clockwise from north.
+    static func geo(_ text: String) throws -> MapGeo {
+        let parts = text.split(separator: " ").map(String.init)
+        let form = "expected \"LAT,LONG [X,Y [BEARING]]\" (degrees, the map point at them, the plan's up in degrees from north)"
+        guard (1...3).contains(parts.count) else { throw CommandFailure("--geo: \(form), got \"\(text)\"", .usage) }
+        let latLong = parts[0].split(separator: ",", omittingEmptySubsequences: false)
+        guard latLong.count == 2, let lat = Double(latLong[0]), let long = Double(latLong[1]) else {
+            throw CommandFailure("--geo: \"\(parts[0])\" is not LAT,LONG in degrees (e.g. 50.2093,15.8328)", .usage)
+        }
+        guard (-90...90).contains(lat), (-180...180).contains(long) else {
+            throw CommandFailure("--geo: latitude must be −90…90 and longitude −180…180 degrees, got \(parts[0])", .usage)
+        }
+        let at = parts.count > 1 ? try point(parts[1], option: "--geo", index: 2) : MapPoint(x: 0, y: 0)
+        var bearing = 0.0
+        if parts.count > 2 {
+            guard let b = Double(parts[2]), (-360...360).contains(b) else {
+                throw CommandFailure("--geo: bearing \"\(parts[2])\" is not degrees −360…360", .usage)
+            }
+            bearing = b
+        }
+        return MapGeo(lat: lat, long: long, at: at, bearingDeg: bearing)
     }
 }

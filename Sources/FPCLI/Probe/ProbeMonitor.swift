@@ -20,7 +20,7 @@ struct ProbeMonitor {
     var intervalS: Int
     var count: Int?
     var forS: Int?
-    var place: ProbeRunDocument.Place?
+    var place: Place?
     var gnss: ProbeGNSS
     var json: Bool
 
@@ -68,7 +68,7 @@ struct ProbeMonitor {
         Terminal.err("probe run #\(n) at \(ISOTime.string(startedAt)) against \(options.host):\(options.port)…")
         let (report, fixes) = try await gnss.during { try await ProbeRunner.run(options, progress: false) }
         try Task.checkCancellation()
-        let body = ProbeRunDocument.body(report, place: place, startedAt: startedAt, endedAt: Date(), device: device,
+        let body = ProbeRunDocument.body(report, place: place?.resolved(n, fixes), startedAt: startedAt, endedAt: Date(), device: device,
                                          gnss: fixes, run: n)
         let document = NewDocument(id: Workspace.newDocumentID(), body: body)
         let stored = try Interrupts.finishing(note: "storing probe run #\(n)") {
@@ -84,6 +84,30 @@ struct ProbeMonitor {
         Terminal.err("probe run #\(n) stored (\(outcome))")
         // The limits are watched run by run: a webhook hears of a drop within one run.
         await AlertsAfterStoring.evaluate(ws)
+    }
+
+    /// Where the runs are: one place given, or each run's from GNSS.
+    enum Place {
+        case given(ProbeRunDocument.Place)
+        case fromGNSS(MapInfo)
+
+        /// Run `n`'s place; a run without a fix, or whose fix lies off the map, has none and says so.
+        func resolved(_ n: Int, _ fixes: ProbeGNSS.Fixes) -> ProbeRunDocument.Place? {
+            switch self {
+            case .given(let place): return place
+            case .fromGNSS(let map):
+                guard let fix = fixes.first?.fix, let geo = map.geo else {
+                    Terminal.err("probe run #\(n): no GNSS fix at its start: stored without a place")
+                    return nil
+                }
+                let point = geo.point(lat: fix.lat, long: fix.long, scale: map.scale)
+                if let why = map.offMap(point) {
+                    Terminal.err("probe run #\(n): \(why): stored without a place")
+                    return nil
+                }
+                return .init(map: map.id, point: point, rule: "gnss", accuracyM: fix.accuracy)
+            }
+        }
     }
 
     /// Waits until `due` by the wall clock, a second at a time.

@@ -14,6 +14,8 @@ struct ProbeMonitorOptions: ParsableArguments {
     @Option(help: "With --every: the map the runs are made on (with --x and --y).") var map: String?
     @Option(help: "With --map: x in map units.") var x: Double?
     @Option(help: "With --map: y in map units.") var y: Double?
+    @Flag(help: "With --every and --map: place each run where GNSS says it started (the map needs a geo anchor: `fprint map edit MAP --geo`).")
+    var here = false
     @Option(name: .customLong("gpsd"), help: ArgumentHelp("With --every: where gpsd listens (default 127.0.0.1:2947).", valueName: "host:port"))
     var gpsd: String?
     @OptionGroup var storeOptions: StoreOptions
@@ -21,7 +23,8 @@ struct ProbeMonitorOptions: ParsableArguments {
     func validate() throws {
         if every == nil {
             let given = [count != nil ? "--count" : nil, forDuration != nil ? "--for" : nil, map != nil ? "--map" : nil,
-                         x != nil ? "--x" : nil, y != nil ? "--y" : nil, gpsd != nil ? "--gpsd" : nil].compactMap { $0 }
+                         x != nil ? "--x" : nil, y != nil ? "--y" : nil, gpsd != nil ? "--gpsd" : nil,
+                         here ? "--here" : nil].compactMap { $0 }
             if let first = given.first { throw ValidationError("\(first) needs --every (monitoring)") }
             return
         }
@@ -32,7 +35,10 @@ struct ProbeMonitorOptions: ParsableArguments {
         if let forDuration, PeriodicSchedule.seconds(forDuration) == nil {
             throw ValidationError("--for must be a whole number above 0 with s, m or h (e.g. 8h), got '\(forDuration)'")
         }
-        if (map == nil) != (x == nil) || (map == nil) != (y == nil) {
+        if here {
+            if x != nil || y != nil { throw ValidationError("--here takes the place from GNSS: give --map without --x and --y") }
+            if map == nil { throw ValidationError("--here needs --map: GNSS cannot tell a building's floors apart") }
+        } else if (map == nil) != (x == nil) || (map == nil) != (y == nil) {
             throw ValidationError("give the place whole: --map, --x and --y together (or none of them)")
         }
         if let gpsd, GPSDEndpoint(gpsd) == nil {
@@ -42,12 +48,19 @@ struct ProbeMonitorOptions: ParsableArguments {
 
     func monitor(_ options: ProbeOptions, json: Bool, workspace: Workspace) async throws {
         let ws = Workspace(storeOptions: storeOptions, configOptions: workspace.configOptions)
-        var place: ProbeRunDocument.Place?
-        if let map, let x, let y {
+        var place: ProbeMonitor.Place?
+        if let map {
             let info = try ws.map(map, in: try ws.loadConfig())
-            let point = MapPoint(x: x, y: y)
-            if let why = info.offMap(point) { throw CommandFailure("\(why); a probe run is stored at a place on the map", .usage) }
-            place = .init(map: info.id, point: point)
+            if let x, let y {
+                let point = MapPoint(x: x, y: y)
+                if let why = info.offMap(point) { throw CommandFailure("\(why); a probe run is stored at a place on the map", .usage) }
+                place = .given(.init(map: info.id, point: point, rule: "given"))
+            } else {
+                guard info.geo != nil else {
+                    throw CommandFailure("map \(info.id) has no geo anchor, so GNSS fixes cannot be placed on it: give it one with `fprint map edit \(info.id) --geo \"LAT,LONG X,Y BEARING\"`", .usage)
+                }
+                place = .fromGNSS(info)
+            }
         }
         let store = try ws.openStore(.write)
         try Rescue.preflight(store, ws)

@@ -14,6 +14,10 @@ enum ProbeRunDocument {
     struct Place {
         var map: String
         var point: MapPoint
+        /// How the place is known: "given" (--x/--y) or "gnss" (--here).
+        var rule: String
+        /// With "gnss": the fix's horizontal accuracy, metres.
+        var accuracyM: Double?
     }
 
     static func body(_ report: ProbeReport, place: Place?, startedAt: Date, endedAt: Date, device: DeviceSnapshot,
@@ -39,7 +43,9 @@ enum ProbeRunDocument {
             o["level"] = .string(place.map)
             o["x"] = .int(Int64(place.point.x.rounded()))
             o["y"] = .int(Int64(place.point.y.rounded()))
-            o["position"] = ["x": .double(place.point.x), "y": .double(place.point.y), "rule": "given"]
+            var position: JSONObject = ["x": .double(place.point.x), "y": .double(place.point.y), "rule": .string(place.rule)]
+            if let accuracy = place.accuracyM { position["accuracyM"] = .double(accuracy) }
+            o["position"] = .object(position)
         }
         return .object(o)
     }
