@@ -41,20 +41,18 @@ extension SVGPlot {
                 body.append("<line class=\"grid\" x1=\"\(f(left))\" y1=\"\(f(py(yv)))\" x2=\"\(f(left + width))\" y2=\"\(f(py(yv)))\" stroke=\"#ddd\"/>")
             }
             for (k, s) in series.enumerated() {
-                let color = palette[k % palette.count]
+                let style = seriesStyle(k)
                 let points = panel.values(s).enumerated().compactMap { i, v in v.map { (px(xs(i)), py($0)) } }
                 let line = points.map { "\(f($0.0)),\(f($0.1))" }.joined(separator: " ")
-                body.append("<polyline class=\"series\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(line)\"><title>\(escape(s.label))</title></polyline>")
-                body.append("<g fill=\"\(color)\">" + points.map { "<circle cx=\"\(f($0.0))\" cy=\"\(f($0.1))\" r=\"3\"/>" }.joined() + "</g>")
+                body.append("<polyline class=\"series\" fill=\"none\" \(strokeAttributes(style, width: 2)) points=\"\(line)\"><title>\(escape(s.label))</title></polyline>")
+                body.append("<g class=\"markers\">" + points.map { marker(style, x: $0.0, y: $0.1) }.joined() + "</g>")
             }
         }
         for (k, s) in series.enumerated() {
-            let y = 60 + Double(k) * 18
-            body.append("<line x1=\"\(f(left + width + 24))\" y1=\"\(f(y - 4))\" x2=\"\(f(left + width + 44))\" y2=\"\(f(y - 4))\" stroke=\"\(palette[k % palette.count])\" stroke-width=\"2\"/>")
-            body.append("<text x=\"\(f(left + width + 50))\" y=\"\(f(y))\">\(escape(s.label))</text>")
+            body.append(legendEntry(seriesStyle(k), x: left + width + 24, y: 60 + Double(k) * 18, label: s.label))
         }
         let bottom = 40 + 2 * height + 70 + 50
         if let note { body.append("<text x=\"\(f(left))\" y=\"\(f(bottom + 8))\" font-size=\"10\" fill=\"#555\">\(escape(note))</text>") }
-        return document(width: Int(left + width + 160), height: Int(bottom + (note == nil ? 0 : 20)), title: title, body)
+        return document(width: Int(left + width + 180), height: Int(bottom + (note == nil ? 0 : 20)), title: title, body)
     }
 }

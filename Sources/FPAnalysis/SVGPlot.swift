@@ -157,36 +157,49 @@ package enum SVGPlot {
                                    xLabel: "time (s)", yLabel: "RSSI (dBm)")
         var body = lines
         for (i, s) in series.enumerated() {
-            let color = palette[i % palette.count]
+            let style = seriesStyle(i)
             let sorted = s.points.sorted { $0.time < $1.time }
-            let dots = sorted.map { "<circle cx=\"\(f(px(Double($0.time) / 1000)))\" cy=\"\(f(py($0.rssi)))\" r=\"1.5\"/>" }
-            body.append("<g class=\"samples\" fill=\"\(color)\" opacity=\"0.35\">" + dots.joined() + "</g>")
+            // Samples larger than the axis line's width, so a series at its edge still shows.
+            let dots = sorted.map { "<circle cx=\"\(f(px(Double($0.time) / 1000)))\" cy=\"\(f(py($0.rssi)))\" r=\"2\"/>" }
+            body.append("<g class=\"samples\" fill=\"\(style.color)\" opacity=\"0.35\">" + dots.joined() + "</g>")
             let medians = rollingMedian(sorted.map(\.rssi), window: 5)
-            let pts = zip(sorted, medians).map { "\(f(px(Double($0.time) / 1000))),\(f(py($1)))" }
-            body.append("<polyline class=\"series\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\" points=\"\(pts.joined(separator: " "))\"><title>\(escape(s.name))</title></polyline>")
-            body.append("<text x=\"680\" y=\"\(50 + i * 16)\" fill=\"\(color)\">\(escape(s.name))</text>")
+            let xy = zip(sorted, medians).map { (px(Double($0.time) / 1000), py($1)) }
+            let pts = xy.map { "\(f($0.0)),\(f($0.1))" }
+            body.append("<polyline class=\"series\" fill=\"none\" \(strokeAttributes(style)) points=\"\(pts.joined(separator: " "))\"><title>\(escape(s.name))</title></polyline>")
+            body.append("<g class=\"markers\">" + markerIndexes(xy.count).map { marker(style, x: xy[$0].0, y: xy[$0].1) }.joined() + "</g>")
+            body.append(legendEntry(style, x: 680, y: Double(50 + i * 18), label: s.name))
         }
-        return document(width: 900, height: max(400, 60 + series.count * 16), title: title, body)
+        return document(width: 920, height: max(400, 60 + series.count * 18), title: title, body)
     }
 
     /// Empirical CDF (step lines) of each result's errors and a box plot
-    /// (quartiles by nearest rank, whiskers at min and max).
-    package static func errors(title: String, results: [(label: String, sortedErrors: [Double])]) -> String {
+    /// (quartiles by nearest rank, whiskers at min and max). A result's
+    /// `total` counts the points it tried, located or not: its curve rises
+    /// to the located share, never to 1 when some were not located, and the
+    /// legend says "82 of 122 located".
+    package static func errors(title: String, results: [(label: String, sortedErrors: [Double], total: Int)]) -> String {
         let maxError = max(1, results.flatMap(\.sortedErrors).max() ?? 1)
         let (lines, px, py) = axes(x0: 0, x1: maxError, y0: 0, y1: 1, width: 500, height: 300, left: 60, top: 40,
                                    xLabel: "error (m)", yLabel: "fraction of measurements")
         var body = lines
-        for (i, r) in results.enumerated() where !r.sortedErrors.isEmpty {
-            let color = palette[i % palette.count]
-            var d = "M\(f(px(0))) \(f(py(0)))"
-            let n = Double(r.sortedErrors.count)
-            for (j, e) in r.sortedErrors.enumerated() {
-                d += "L\(f(px(e))) \(f(py(Double(j) / n)))L\(f(px(e))) \(f(py(Double(j + 1) / n)))"
+        for (i, r) in results.enumerated() {
+            let style = seriesStyle(i)
+            let n = Double(max(r.total, r.sortedErrors.count, 1))
+            if !r.sortedErrors.isEmpty {
+                var d = "M\(f(px(0))) \(f(py(0)))"
+                var steps: [(Double, Double)] = []
+                for (j, e) in r.sortedErrors.enumerated() {
+                    d += "L\(f(px(e))) \(f(py(Double(j) / n)))L\(f(px(e))) \(f(py(Double(j + 1) / n)))"
+                    steps.append((px(e), py(Double(j + 1) / n)))
+                }
+                // The curve stops at the largest error: the points beyond it were not located.
+                body.append("<path class=\"cdf\" fill=\"none\" \(strokeAttributes(style)) d=\"\(d)\"><title>\(escape(r.label))</title></path>")
+                body.append("<g class=\"markers\">" + markerIndexes(steps.count).map { marker(style, x: steps[$0].0, y: steps[$0].1) }.joined() + "</g>")
             }
-            body.append("<path class=\"cdf\" fill=\"none\" stroke=\"\(color)\" d=\"\(d)\"><title>\(escape(r.label))</title></path>")
-            body.append("<text x=\"580\" y=\"\(50 + i * 16)\" fill=\"\(color)\">\(escape(r.label))</text>")
+            let located = "\(r.sortedErrors.count) of \(max(r.total, r.sortedErrors.count)) located"
+            body.append(legendEntry(style, x: 580, y: Double(50 + i * 18), label: "\(r.label): \(located)"))
         }
-        // Box plots under the CDF, one row each, over an axis of their own.
+        // Box plots under the CDF, one row each (labelled on the right), over an axis of their own.
         let boxTop = 400.0
         let bx = { (v: Double) in 60 + v / maxError * 500 }
         let boxAxisY = boxTop + Double(results.count) * 30 + 4
@@ -201,18 +214,25 @@ package enum SVGPlot {
         }
         axis.append("<text x=\"310\" y=\"\(f(boxAxisY + 34))\" text-anchor=\"middle\">error (m)</text>")
         body += axis
-        for (i, r) in results.enumerated() where !r.sortedErrors.isEmpty {
+        for (i, r) in results.enumerated() {
+            let y = boxTop + Double(i) * 30
+            let style = seriesStyle(i)
+            body.append("<text class=\"box-label\" x=\"580\" y=\"\(f(y + 14))\">\(escape(r.label))</text>")
             let s = r.sortedErrors
+            guard !s.isEmpty else {
+                body.append("<text x=\"70\" y=\"\(f(y + 14))\" fill=\"#555\">none located</text>")
+                continue
+            }
             let q1 = ErrorSummary.nearestRank(s, 0.25)!, q3 = ErrorSummary.nearestRank(s, 0.75)!
             let med = Reduction.median(s)!
-            let y = boxTop + Double(i) * 30
-            let color = palette[i % palette.count]
-            body.append("<g class=\"box\" stroke=\"\(color)\"><title>\(escape(r.label))</title>"
+            body.append("<g class=\"box\" \(strokeAttributes(style))><title>\(escape(r.label))</title>"
                 + "<line x1=\"\(f(bx(s.first!)))\" y1=\"\(f(y + 10))\" x2=\"\(f(bx(s.last!)))\" y2=\"\(f(y + 10))\"/>"
                 + "<rect x=\"\(f(bx(q1)))\" y=\"\(f(y))\" width=\"\(f(max(1, bx(q3) - bx(q1))))\" height=\"20\" fill=\"white\"/>"
-                + "<line x1=\"\(f(bx(med)))\" y1=\"\(f(y))\" x2=\"\(f(bx(med)))\" y2=\"\(f(y + 20))\" stroke-width=\"2\"/></g>")
+                + "<line x1=\"\(f(bx(med)))\" y1=\"\(f(y))\" x2=\"\(f(bx(med)))\" y2=\"\(f(y + 20))\" stroke-width=\"2\" stroke-dasharray=\"none\"/></g>")
+            body.append(marker(style, x: bx(med), y: y + 10))
         }
-        return document(width: 800, height: Int(boxTop) + results.count * 30 + 50, title: title, body)
+        let legendWidth = (results.map { $0.label.count + 20 }.max() ?? 0) * 7
+        return document(width: max(800, 600 + legendWidth), height: Int(boxTop) + results.count * 30 + 50, title: title, body)
     }
 
     /// A terminal sparkline: one block character per value, scaled between min and max.

@@ -30,10 +30,9 @@ extension Pages {
         } else if table.count > Self.maxEvalPoints {
             context["note"] = "More than \(Self.maxEvalPoints) measurements: run `fprint eval --map \(id)` instead."
         } else {
-            let usable = table.rows.filter { !$0.summary.sortedErrors.isEmpty }
             context["plot"] = SurveyReads.inline(SVGPlot.errors(
                 title: "Leave-one-out errors on \(id) (\(table.count) measurements)",
-                results: usable.map { (label: $0.label, sortedErrors: $0.summary.sortedErrors) }))
+                results: table.rows.map { (label: $0.label, sortedErrors: $0.summary.sortedErrors, total: $0.summary.count + $0.summary.unlocalised) }))
             context["hasRows"] = true
             context["rows"] = table.rows.map { row -> [String: Any] in
                 let s = row.summary

@@ -249,13 +249,14 @@ struct Plot: AsyncParsableCommand {
             let cv = CrossValidation(fingerprints: fps) { scales[$0] ?? MapScale.jBuilding.metersPerUnit }
             let results = cv.run(try Eval.cases(sets: set, estimators: estimator, k: k)).map { r in
                 (label: "\(r.evalCase.set.rawValue) \(r.evalCase.estimator.label) k=\(r.evalCase.k)",
-                 sortedErrors: r.summary.sortedErrors)
+                 sortedErrors: r.summary.sortedErrors, total: r.summary.count + r.summary.unlocalised)
             }
             if out.sparkline {
                 let width = results.map(\.label.count).max() ?? 0
                 for r in results {
                     Terminal.out(r.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                        + SVGPlot.sparkline(r.sortedErrors) + String(format: "  max %.2f m", r.sortedErrors.last ?? 0))
+                        + SVGPlot.sparkline(r.sortedErrors) + String(format: "  max %.2f m, %d of %d located", r.sortedErrors.last ?? 0,
+                                                                       r.sortedErrors.count, r.total))
                 }
                 return
             }
