@@ -75,3 +75,12 @@ extension Fingerprint.Labels {
         createdAtMs = body["createdAt"]?.stringValue.flatMap(ISOTime.milliseconds) ?? 0
     }
 }
+
+extension Fingerprint {
+    /// Where it was taken, as exactly as the document says: `position.x/y`
+    /// when there (an imported dataset's metres, a walk's interpolated
+    /// point), else the whole map units of `x`/`y`. Plots draw this.
+    package var exactPoint: (x: Double, y: Double) {
+        (labels.exactX ?? Double(x), labels.exactY ?? Double(y))
+    }
+}

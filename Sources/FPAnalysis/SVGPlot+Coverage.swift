@@ -45,9 +45,8 @@ extension SVGPlot {
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit, heightM: mapHeight * metersPerUnit)
         let side = cell * scale
         // Cells are whole squares: cut to the outline, none shades outdoors.
-        let clip = outlineClip(outline, id: "coverage-floor", left: left, top: top, scale: scale)
-        if let clip { body.append(clip) }
-        body.append("<g class=\"cells\"" + (clip == nil ? "" : " clip-path=\"url(#coverage-floor)\"") + ">")
+        body.append(areaClip(outline, id: "coverage-floor", left: left, top: top, scale: scale, width: w, height: h))
+        body.append("<g class=\"cells\" clip-path=\"url(#coverage-floor)\">")
         for c in cells {
             let x = left + Double(c.column) * side, y = top + Double(c.row) * side
             let tip = "<title>\(c.beacons) beacon\(c.beacons == 1 ? "" : "s") at the weakest of \(c.points) point\(c.points == 1 ? "" : "s")</title>"

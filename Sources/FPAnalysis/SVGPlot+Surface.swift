@@ -87,6 +87,14 @@ extension SVGPlot {
         return "<clipPath id=\"\(id)\"><polygon points=\"\(points)\"/></clipPath>"
     }
 
+    /// The outline's clip, else the plot's rectangle: a cell at the edge of
+    /// the data reaches past the frame and must not spill over axes or legend.
+    static func areaClip(_ outline: [(x: Double, y: Double)]?, id: String, left: Double, top: Double, scale: Double,
+                         width: Double, height: Double) -> String {
+        outlineClip(outline, id: id, left: left, top: top, scale: scale)
+            ?? "<clipPath id=\"\(id)\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\"/></clipPath>"
+    }
+
     /// The floor outline: the given polygon, else the plot's rectangle.
     static func outlineShape(_ outline: [(x: Double, y: Double)]?, left: Double, top: Double, scale: Double,
                              width: Double, height: Double) -> String {

@@ -73,10 +73,9 @@ package enum SVGPlot {
         }
         // The interpolated surface: 1 m cells, within 3 m of a measured point.
         let unitsPerMeter = 1 / max(metersPerUnit, 1e-9)
-        let clip = outlineClip(outline, id: "heatmap-floor", left: left, top: top, scale: scale)
-        if let clip { body.append(clip) }
+        body.append(areaClip(outline, id: "heatmap-floor", left: left, top: top, scale: scale, width: w, height: h))
         body += Surface(points: points, width: mapWidth, height: mapHeight, cell: unitsPerMeter, reach: 3 * unitsPerMeter,
-                        outline: outline).svg(left: left, top: top, scale: scale, clipID: clip == nil ? nil : "heatmap-floor")
+                        outline: outline).svg(left: left, top: top, scale: scale, clipID: "heatmap-floor")
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
                         heightM: mapHeight * metersPerUnit)

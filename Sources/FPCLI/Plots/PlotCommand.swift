@@ -109,7 +109,8 @@ struct Plot: AsyncParsableCommand {
             let wifi = heardID.hasPrefix("WIFI:")
             let points = zip(fps, medians).compactMap { fp, medians -> SVGPlot.HeatPoint? in
                 guard !(wifi ? fp.wifi : fp.ble).isEmpty else { return nil }
-                return SVGPlot.HeatPoint(x: Double(fp.x), y: Double(fp.y), rssi: medians[heardID], label: String(fp.id.prefix(8)))
+                let at = fp.exactPoint
+                return SVGPlot.HeatPoint(x: at.x, y: at.y, rssi: medians[heardID], label: String(fp.id.prefix(8)))
             }
             if out.sparkline {
                 Terminal.out(SVGPlot.sparkline(points.map { $0.rssi ?? -105 }))
@@ -118,10 +119,11 @@ struct Plot: AsyncParsableCommand {
             let map = filters.map ?? ""
             let config = try ws.configIfAny()
             let plan = underlay == nil ? try floorPlan.plan(map: map, config: config) : nil
-            let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
+            // An imported dataset's map is in metres (its fingerprints say so), not the J building's units.
+            let metersPerUnit = try AnalysisInput.scales(ws, of: fps)[map] ?? MapScale.jBuilding.metersPerUnit
             let registry = try BeaconRegistryFile.load(map: map, explicit: nil, config: config, paths: ws.paths)
             let beacons = HeatmapBeacons(registry: registry, transmitter: heardID)
-            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) } + beacons.all.map { ($0.x, $0.y) },
+            let (maxX, maxY) = SVGPlot.mapExtent(fps.map(\.exactPoint) + beacons.all.map { ($0.x, $0.y) },
                                                  floorPlan: plan,
                                                  extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
                                                  metersPerUnit: metersPerUnit)

@@ -41,14 +41,15 @@ extension Plot {
             let config = try ws.configIfAny()
             let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: config, paths: ws.paths)
             let counted = Coverage.points(fps, minRSSI: minRSSI, beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
-            let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
-            let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
+            // An imported dataset's map is in metres (its fingerprints say so), not the J building's units.
+            let metersPerUnit = try AnalysisInput.scales(ws, of: fps)[map] ?? MapScale.jBuilding.metersPerUnit
+            let points = zip(fps, counted).map { (x: $0.exactPoint.x, y: $0.exactPoint.y, beacons: $1.heard.count) }
             if out.sparkline {
                 Terminal.out(SVGPlot.sparkline(points.map { Double($0.beacons) }))
                 return
             }
             let plan = try floorPlan.plan(map: map, config: config)
-            let (maxX, maxY) = SVGPlot.mapExtent(fps.map { (x: Double($0.x), y: Double($0.y)) }, floorPlan: plan,
+            let (maxX, maxY) = SVGPlot.mapExtent(fps.map(\.exactPoint), floorPlan: plan,
                                                  extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
                                                  metersPerUnit: metersPerUnit)
             let cells = SVGPlot.coverageCells(points, cell: cell / metersPerUnit)
