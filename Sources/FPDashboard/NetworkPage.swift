@@ -73,7 +73,7 @@ extension Pages {
         let values = marks.compactMap(\.value)
         guard !values.isEmpty else { return nil }
         let (width, height) = SVGPlot.mapExtent(marks.map { (x: $0.x, y: $0.y) }, floorPlan: map.floorPlan,
-                                                extent: map.width.flatMap { w in map.height.map { (w, $0) } },
+                                                extent: map.width.flatMap { w in map.height.map { (width: w, height: $0) } },
                                                 metersPerUnit: map.metersPerUnit)
         let title = "\(metric.name.prefix(1).uppercased() + metric.name.dropFirst()) on \(map.id): \(Self.counted(values.count)) "
             + (values.count == 1 ? "probe" : "probes") + (values.count < marks.count ? ", \(marks.count - values.count) without a figure" : "")

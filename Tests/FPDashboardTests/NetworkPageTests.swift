@@ -2,6 +2,7 @@ import FPAnalysis
 import FPCore
 @testable import FPDashboard
 import FPGateway
+import FPStore
 import Foundation
 import Hummingbird
 import FPHTTPTestSupport
@@ -88,8 +89,9 @@ import Testing
     }
 
     @Test func aViewerOfTheGatewaySeesItAndTheIndexLinksToIt() async throws {
-        var f = try fixture()
-        f.config.alertRules = [AlertRule(id: "slow", figure: .download, scope: .everywhere, comparison: .below, limit: 8e6)]
+        var changed = try fixture()
+        changed.config.alertRules = [AlertRule(id: "slow", figure: .download, scope: .everywhere, comparison: .below, limit: 8e6)]
+        let f = changed
         try await f.app.test(.router) { client in
             let viewer = f.cookie("vera", role: .viewer)
             let page = try await client.page(.get, "/_dashboard/network/J1NP", cookie: viewer)
@@ -131,12 +133,13 @@ import Testing
     }
 
     @Test func theGatewaysIndexListsTheLimitAlerts() async throws {
-        var f = try fixture()
+        var changed = try fixture()
         let slow = AlertRule(id: "slow", figure: .download, scope: .map("J1NP"), comparison: .below, limit: 8e6)
-        f.config.dashboardAlerts = {
+        changed.config.dashboardAlerts = {
             [Alert(rule: slow, subject: "map J1NP", since: 1_795_600_000_000, until: nil,
                    values: [AlertValue(at: 1_795_600_000_000, value: 5e6, document: "r4")], worst: 5e6)]
         }
+        let f = changed
         try await f.app.test(.router) { client in
             let index = try await client.page(.get, "/_dashboard/", cookie: f.cookie("vera", role: .viewer))
             #expect(index.text.contains("<h2>Limits and alerts</h2>") && index.text.contains("1 active"))

@@ -15,7 +15,7 @@ DIR/dashboard-network.png and DIR/dashboard-network-hours.png.
 Without chromium, chromedriver or selenium it skips loudly, or fails under
 FPRINT_REQUIRE_REAL=1 (CI sets it).
 """
-import copy, json, os, shutil, socket, sys, urllib.parse
+import copy, json, os, re, shutil, sys, urllib.parse
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -61,12 +61,6 @@ def write_config():
     ENV["FPRINT_CONFIG"] = CONFIG
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def shaped_like(real, number, local, down, rtt, x, y):
     """A run made from the real one: another time, place and figures. Its phases lose their
     signatures (their figures are no longer what the server signed) and keep everything else."""
@@ -107,11 +101,11 @@ def main():
     users = f"{TMP}/users"
     with open(os.open(users, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
         f.write("vera:look-only:viewer\n")
-    probe_port = free_port()
-    gateway, port = start_server([BIN, "gateway", "serve", "--port", "0", "--probe-port", str(probe_port), "--db",
+    gateway, port = start_server([BIN, "gateway", "serve", "--port", "0", "--probe-port", "0", "--db",
                                   f"{TMP}/gateway.sqlite", "--users", users, "--secret-file", SECRET], ENV,
                                  f"{TMP}/gateway.err", GATEWAY_LISTENING, "the gateway", seconds=30)
     base = f"http://127.0.0.1:{port}"
+    probe_port = re.search(r"probes on tcp\+udp 127\.0\.0\.1:(\d+)", open(f"{TMP}/gateway.err").read()).group(1)
     driver = None
     try:
         token = fprint("gateway", "token", "--user", "sam", "--token-only", "--secret-file", SECRET).strip()
@@ -119,7 +113,7 @@ def main():
         out = fprint("probe", "--every", "1s", "--count", "1", "--map", "J2NP", "--x", "500", "--y", "500", "--server",
                      f"127.0.0.1:{probe_port}", "--token", token, "--seconds", "1", "--datagrams", "20", "--pings", "2",
                      "--json", "--db", LOCAL)
-        real = json.loads(out.strip().splitlines()[-1])
+        real = json.loads(out)
         if real.get("mode") != "probe" or not real.get("networkProbes"):
             fail(f"fprint probe --every --json printed no probe run document: {out[:300]}")
         runs = [shaped_like(real, i + 1, *run) for i, run in enumerate(RUNS)]

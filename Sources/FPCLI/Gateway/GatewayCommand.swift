@@ -1,4 +1,5 @@
 import ArgumentParser
+import FPAnalysis
 import FPConfig
 import FPCore
 import FPDashboard
