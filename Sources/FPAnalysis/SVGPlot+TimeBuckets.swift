@@ -14,12 +14,14 @@ extension SVGPlot {
         }
     }
 
-    /// A limit drawn across a chart: its value in the chart's unit and what it is.
+    /// A limit drawn across a chart: its value in the chart's unit, its short
+    /// name (beside the line) and what it is (in the legend).
     package struct LimitLine: Sendable {
         package var value: Double
+        package var name: String
         package var label: String
-        package init(value: Double, label: String) {
-            (self.value, self.label) = (value, label)
+        package init(value: Double, name: String, label: String) {
+            (self.value, self.name, self.label) = (value, name, label)
         }
     }
 
@@ -30,8 +32,9 @@ extension SVGPlot {
     /// highest limit too), `caption` under the time axis (the time zone).
     package static func bucketChart(title: String, slots: [BucketSlot], scale valueScale: ValueScale, limits: [LimitLine],
                                     caption: String) -> String {
-        let left = 70.0, top = 40.0, height = 300.0
-        let slot = max(14.0, min(60.0, 760.0 / Double(max(slots.count, 1))))
+        // Room above the highest bar for its count, and right of the plot for the limits' names.
+        let left = 70.0, top = 52.0, height = 300.0
+        let slot = max(14.0, 720.0 / Double(max(slots.count, 1)))
         let width = slot * Double(max(slots.count, 1))
         let hi = max(valueScale.hi, (limits.map(\.value).max() ?? 0) * 1.1)
         let (lines, _, py) = axes(x0: 0, x1: 1, y0: 0, y1: hi, width: width, height: height, left: left, top: top,
@@ -42,10 +45,11 @@ extension SVGPlot {
         for (i, s) in slots.enumerated() {
             let x0 = left + Double(i) * slot, mid = x0 + slot / 2
             if i % every == 0 {
+                body.append("<line x1=\"\(f(mid))\" y1=\"\(f(top + height))\" x2=\"\(f(mid))\" y2=\"\(f(top + height + 4))\" stroke=\"#000\"/>")
                 body.append("<text class=\"bucket-label\" x=\"\(f(mid))\" y=\"\(f(top + height + 14))\" text-anchor=\"end\" transform=\"rotate(-35 \(f(mid)) \(f(top + height + 14)))\">\(escape(s.label))</text>")
             }
             guard let b = s.summary else { continue }
-            let barWidth = max(6, slot * 0.5), yMin = py(b.min), yMax = py(b.max), yMedian = py(b.median)
+            let barWidth = min(36, max(6, slot * 0.5)), yMin = py(b.min), yMax = py(b.max), yMedian = py(b.median)
             let tip = "\(s.title): \(b.count == 1 ? "1 run" : "\(b.count) runs"), min \(valueScale.text(b.min)), "
                 + "median \(valueScale.text(b.median)), max \(valueScale.text(b.max))" + (s.link == nil ? "" : " (click for finer)")
             var bar = ["<g class=\"bucket\" data-count=\"\(b.count)\" data-median=\"\(String(format: "%g", b.median))\" data-label=\"\(escape(s.label))\"><title>\(escape(tip))</title>",
@@ -64,8 +68,8 @@ extension SVGPlot {
         for (i, limit) in limits.enumerated() {
             let y = py(limit.value)
             body.append("<g class=\"limit\" data-value=\"\(String(format: "%g", limit.value))\"><title>\(escape(limit.label))</title>"
-                + "<line x1=\"\(f(left))\" y1=\"\(f(y))\" x2=\"\(f(left + width))\" y2=\"\(f(y))\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
-                + "<text x=\"\(f(left + width - 4))\" y=\"\(f(y - 4 - Double(i % 2) * 12))\" text-anchor=\"end\" fill=\"#d62728\" font-size=\"11\">\(escape(limit.label))</text></g>")
+                + "<line x1=\"\(f(left))\" y1=\"\(f(y))\" x2=\"\(f(left + width + 6))\" y2=\"\(f(y))\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
+                + "<text x=\"\(f(left + width + 10))\" y=\"\(f(y + 4 + Double(i % 2) * 12))\" fill=\"#d62728\" font-size=\"11\">\(escape(limit.name))</text></g>")
         }
         let y = top + height + 62
         body += ["<text class=\"time-caption\" x=\"\(f(left))\" y=\"\(f(y))\">\(escape(caption))</text>",
@@ -73,10 +77,14 @@ extension SVGPlot {
                  "<rect x=\"\(f(left))\" y=\"\(f(y + 10))\" width=\"8\" height=\"14\" fill=\"\(palette[0])\" fill-opacity=\"0.35\" stroke=\"\(palette[0])\"/>",
                  "<line x1=\"\(f(left - 3))\" y1=\"\(f(y + 17))\" x2=\"\(f(left + 11))\" y2=\"\(f(y + 17))\" stroke=\"#000\" stroke-width=\"2.5\"/>",
                  "<text x=\"\(f(left + 18))\" y=\"\(f(y + 21))\">least to greatest, the median marked, the runs above</text>",
-                 "<line x1=\"\(f(left + 340))\" y1=\"\(f(y + 17))\" x2=\"\(f(left + 364))\" y2=\"\(f(y + 17))\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>",
-                 "<text x=\"\(f(left + 370))\" y=\"\(f(y + 21))\">an alert rule's limit</text>",
-                 "<text class=\"direction\" x=\"\(f(left + 510))\" y=\"\(f(y + 21))\">\(valueScale.higherIsBetter ? "more" : "less") is better</text>",
+                 "<text class=\"direction\" x=\"\(f(left + 380))\" y=\"\(f(y + 21))\">\(valueScale.higherIsBetter ? "more" : "less") is better</text>",
                  "</g>"]
-        return document(width: Int(max(800, left + width + 30)), height: Int(y + 34), title: title, body)
+        // Each limit in full under the legend: the rule, its figure, comparison, limit and scope.
+        for (i, limit) in limits.enumerated() {
+            let ly = y + 42 + Double(i) * 16
+            body.append("<line x1=\"\(f(left - 3))\" y1=\"\(f(ly - 4))\" x2=\"\(f(left + 11))\" y2=\"\(f(ly - 4))\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>")
+            body.append("<text class=\"limit-label\" x=\"\(f(left + 18))\" y=\"\(f(ly))\">limit \(escape(limit.label))</text>")
+        }
+        return document(width: Int(max(800, left + width + 130)), height: Int(y + 34 + Double(limits.count) * 16), title: title, body)
     }
 }

@@ -60,8 +60,8 @@ extension Pages {
         }
         let newest = chosen.sorted { ($0.time ?? .distantPast) > ($1.time ?? .distantPast) }
         let shown = newest.prefix(Self.networkRowsShown)
-        context["tableNote"] = shown.count < newest.count ? "latest \(Self.counted(shown.count)) of \(Self.counted(newest.count))"
-            : Self.counted(newest.count) + (newest.count == 1 ? " run" : " runs")
+        context["tableNote"] = (shown.count < newest.count ? "the latest \(Self.counted(shown.count)) of \(Self.counted(newest.count))"
+            : Self.counted(newest.count)) + ", newest first"
         context["rows"] = shown.map { row($0, map: id, zone: request.zone) }
         return page("Network \(id)", "network", context)
     }
@@ -118,7 +118,7 @@ extension Pages {
             default: return nil
             }
             let value = rule.figure.unit == .rate ? rule.limit / 1e6 : rule.limit
-            return SVGPlot.LimitLine(value: value, label: "\(rule.id): \(rule.summary)")
+            return SVGPlot.LimitLine(value: value, name: rule.id, label: "\(rule.id): \(rule.summary)")
         }
     }
 

@@ -11,9 +11,9 @@ extension Templates {
         · <span id="range">{{range}}</span>{{#allTime}} · <a href="{{allTime}}" id="all-time">all time</a>{{/allTime}}
         · <span id="in-range">{{inRange}}</span> runs</p>
         {{#noFigure}}<p id="no-figure">{{noFigure}}</p>{{/noFigure}}
-        <div class="plots"><section><h2>Over time</h2><p class="muted">Click a bar for its finer periods (a day its hours).</p>
+        <section><h2>Over time</h2><p class="muted">Click a bar for its finer periods (a day its hours).</p>
         <div id="network-chart">{{{chart}}}</div></section>
-        <section><h2>On the floor</h2><div id="network-heatmap">{{{heatmap}}}</div>{{^heatmap}}<p>No run with a place and this figure.</p>{{/heatmap}}</section></div>
+        <section><h2>On the floor</h2><div id="network-heatmap">{{{heatmap}}}</div>{{^heatmap}}<p>No run with a place and this figure.</p>{{/heatmap}}</section>
         <h2>Runs <small id="table-note">{{tableNote}}</small></h2>
         <table id="network-runs"><thead><tr><th>Time</th><th>Link</th><th>Place</th><th>Download</th><th>Upload</th><th>RTT</th>
         <th>Loss</th><th>Jitter</th></tr></thead><tbody>

@@ -71,7 +71,7 @@ import Testing
             #expect(page.text.contains("href=\"?metric=down&amp;by=hour&amp;from=2026-11-26T00:00&amp;to=2026-11-27T00:00\""))
             // Heatmap with its unit, and the table: 5 runs of J1NP, newest first, the failed phase a dash.
             #expect(page.text.contains(">Mbit/s</text>") && page.text.contains("Download on J1NP: 4 probes, 1 without a figure"))
-            #expect(page.text.contains("5 runs"))
+            #expect(page.text.contains("<small id=\"table-note\">5, newest first</small>"))
             let rows = page.text.components(separatedBy: "<tr><td title=\"").dropFirst().map { String($0.prefix(400)) }
             #expect(rows.count == 5 && rows.first?.hasPrefix("r5\">2026-11-28 10:00:00</td>") == true, "\(rows.first ?? "")")
             #expect(rows.first?.contains("<td>wlan0 (wifi) · lab 02:00:00:00:01:00 · -61 dBm</td><td>J1NP (1500, 1500)</td><td class=\"num\">—</td>") == true,

@@ -121,7 +121,7 @@ def main():
         fprint("import", f"{TMP}/runs.json", "--db", LOCAL)
         fprint("sync", "--gateway", f"{base}/fprint", "--db", LOCAL, "--push-only", "--quiet", env=dict(ENV, FPRINT_TOKEN=token))
 
-        driver = headless_chromium("1300,1900", browser_log=True)
+        driver = headless_chromium("1300,2100", browser_log=True)
         wait = WebDriverWait(driver, 20)
         # Anonymous: the login, which leads back to the page asked for.
         driver.get(f"{base}/_dashboard/network/{MAP}?metric=down&by=day")
