@@ -8,18 +8,19 @@ imported with `fprint import` and synced. A viewer logs in and checks: the index
 the rule's alert and links to the page; the heatmap has its unit and colour bar; the
 chart per day has a bar per day with runs and the known median; the limit's line; a
 click on a day opens its hours; the figure switch keeps the range; the table lists the
-runs; no console errors; anonymous is sent to the login. Screenshots go to
+runs; no console errors; anonymous is sent to the login; `fprint dashboard` over the local
+file draws the same days and limit and lists the alert. Screenshots go to
 ${ARTIFACTS:-.build/artifacts}/browser/, and with SCREENSHOTS=DIR also to
 DIR/dashboard-network.png and DIR/dashboard-network-hours.png.
 
 Without chromium, chromedriver or selenium it skips loudly, or fails under
 FPRINT_REQUIRE_REAL=1 (CI sets it).
 """
-import copy, json, os, re, shutil, sys, urllib.parse
+import copy, json, os, re, shutil, sys, urllib.parse, urllib.request
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from browser_support import (GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
+from browser_support import (DASHBOARD_SERVING, GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
                              start_server)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -203,14 +204,31 @@ def main():
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         if errors:
             fail("console errors: " + "; ".join(e.get("message", "") for e in errors))
+        check_local_dashboard()
         print(f"network test: ok ({len(RUNS)} runs on {MAP} from one real probe run: 3 days, Nov 21's median 20 Mbit/s, "
-              f"its hours, the 8 Mbit/s limit, RTT, the gateway's alert; no console errors); screenshots in {ARTIFACTS}")
+              f"its hours, the 8 Mbit/s limit, RTT, the gateway's alert; no console errors; fprint dashboard the same); screenshots in {ARTIFACTS}")
     finally:
         if driver:
             driver.quit()
         gateway.terminate()
         gateway.wait(timeout=10)
         shutil.rmtree(TMP, ignore_errors=True)
+
+
+def check_local_dashboard():
+    """`fprint dashboard` over the local file draws the same page with its own config's rules."""
+    local, port = start_server([BIN, "dashboard", "--db", LOCAL, "--port", "0", "--view-only"], ENV, f"{TMP}/dashboard.err",
+                               DASHBOARD_SERVING, "fprint dashboard", seconds=30)
+    try:
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/_dashboard/network/{MAP}?by=day", timeout=30).read().decode()
+        if page.count('<g class="bucket"') != 3 or '<g class="limit" data-value="8">' not in page:
+            fail("fprint dashboard's Network page lacks the 3 days or the 8 Mbit/s limit")
+        index = urllib.request.urlopen(f"http://127.0.0.1:{port}/_dashboard/", timeout=30).read().decode()
+        if 'id="limit-alerts"' not in index or "slow-down" not in index:
+            fail("fprint dashboard's index does not list the slow-down alert")
+    finally:
+        local.terminate()
+        local.wait(timeout=10)
 
 
 def d_query(url, key):
