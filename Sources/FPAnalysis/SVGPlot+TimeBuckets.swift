@@ -57,8 +57,11 @@ extension SVGPlot {
                        "<rect class=\"hit\" x=\"\(f(x0))\" y=\"\(f(top))\" width=\"\(f(slot))\" height=\"\(f(height))\" fill=\"#fff\" fill-opacity=\"0\"/>",
                        "<rect class=\"range\" x=\"\(f(mid - barWidth / 2))\" y=\"\(f(yMax))\" width=\"\(f(barWidth))\" height=\"\(f(max(yMin - yMax, 1.5)))\" fill=\"\(palette[0])\" fill-opacity=\"0.35\" stroke=\"\(palette[0])\"/>",
                        "<line class=\"median\" x1=\"\(f(mid - barWidth / 2 - 3))\" y1=\"\(f(yMedian))\" x2=\"\(f(mid + barWidth / 2 + 3))\" y2=\"\(f(yMedian))\" stroke=\"#000\" stroke-width=\"2.5\"/>",
-                       "<text class=\"count\" x=\"\(f(mid))\" y=\"\(f(yMax - 4))\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">\(b.count)</text>",
                        "</g>"]
+            // Counts over narrow slots would run into each other: the tooltip still has them.
+            if slot >= 20 {
+                bar.insert("<text class=\"count\" x=\"\(f(mid))\" y=\"\(f(yMax - 4))\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">\(b.count)</text>", at: bar.count - 1)
+            }
             if let link = s.link {
                 bar[0] = "<a class=\"bucket-link\" href=\"\(escape(link))\">" + bar[0]
                 bar[bar.count - 1] += "</a>"
@@ -76,7 +79,7 @@ extension SVGPlot {
                  "<g class=\"legend\">",
                  "<rect x=\"\(f(left))\" y=\"\(f(y + 10))\" width=\"8\" height=\"14\" fill=\"\(palette[0])\" fill-opacity=\"0.35\" stroke=\"\(palette[0])\"/>",
                  "<line x1=\"\(f(left - 3))\" y1=\"\(f(y + 17))\" x2=\"\(f(left + 11))\" y2=\"\(f(y + 17))\" stroke=\"#000\" stroke-width=\"2.5\"/>",
-                 "<text x=\"\(f(left + 18))\" y=\"\(f(y + 21))\">least to greatest, the median marked, the runs above</text>",
+                 "<text x=\"\(f(left + 18))\" y=\"\(f(y + 21))\">least to greatest, the median marked\(slot >= 20 ? ", the runs above" : "")</text>",
                  "<text class=\"direction\" x=\"\(f(left + 380))\" y=\"\(f(y + 21))\">\(valueScale.higherIsBetter ? "more" : "less") is better</text>",
                  "</g>"]
         // Each limit in full under the legend: the rule, its figure, comparison, limit and scope.
