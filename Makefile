@@ -145,6 +145,9 @@ test-vm-probe: build
 # two-floor plan (survey_floors_test.py), each map's page draws its own points only.
 # Then bytes users chose (user_bytes_test.py): an SVG floor plan naming an
 # uploaded script, and script attachments, opened by an admin run nothing.
+# Then a map's Network page (network_test.py): runs shaped like a real `fprint probe --every`
+# run against the gateway's --probe-port, over four days: heatmap with its unit, bars per day
+# with a known median, a day opened into its hours, the alert rule's limit and alert, the table.
 # Skips loudly without them, fails under FPRINT_REQUIRE_REAL=1.
 ARTIFACTS ?= $(CURDIR)/.build/artifacts
 test-browser: build
@@ -153,9 +156,11 @@ test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_floors_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/user_bytes_test.py $(BIN)
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/network_test.py $(BIN)
 
 # The docs' pictures: the dashboard's map page, and every kind of plot as PNG (Tests/screenshots-plots.sh).
 screenshots: build
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
+	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/network_test.py $(BIN)
 	bash Tests/screenshots-plots.sh $(BIN) $(CURDIR)/docs/img

@@ -76,7 +76,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The web dashboard: server-rendered pages of a ReplicableStore's survey (no GRDB here either).
         .target(name: "FPDashboard", dependencies: [
-            "FPCore", "FPAnalysis", "FPHex",
+            "FPCore", "FPAnalysis", "FPHex", "FPProbe",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),

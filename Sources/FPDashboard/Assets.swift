@@ -27,6 +27,7 @@ enum Assets {
         polyline.route{fill:none;stroke:#2e7d32;stroke-width:2.5;stroke-dasharray:6 4}circle.pending{fill:none;stroke:#d62728;stroke-width:2}
         .stopped-banner{background:#b00020;color:#fff;font-weight:bold;padding:.7em 1em;border-radius:4px;max-width:1230px}
         #survey-wrap.stopped svg{cursor:not-allowed;opacity:.55}
+        #network-heatmap svg{max-width:min(100%,640px)}.switch a{margin-right:.5em}a.bucket-link:hover rect.range{fill-opacity:.75}a.bucket-link:hover rect.hit{fill:#e3f2fd;fill-opacity:.6}
         """
 
     static let js = """

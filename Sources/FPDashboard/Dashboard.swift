@@ -30,11 +30,16 @@ package struct Dashboard: Sendable {
         package var survey: (any SurveyDesk)?
         /// The alerts of the app config's rules over the store (`fprint alerts --history`); nil: no rules, no section.
         package var alerts: (@Sendable () async throws -> [FPAnalysis.Alert])?
+        /// The app config's rules: the Network page draws the limits of its figure's.
+        package var alertRules: [AlertRule]
+        /// The Network page's periods (days from local midnight) and times are of this zone.
+        package var timeZone: TimeZone
 
         package init(maps: [String: DashboardMap] = [:], registries: [String: BeaconRegistry] = [:],
                      secureCookie: Bool = false, maxStreams: Int = 64, maxStreamsPerClient: Int = 4,
                      streamLifetime: Duration = .seconds(300), maxMapPoints: Int = 5000, survey: (any SurveyDesk)? = nil,
-                     alerts: (@Sendable () async throws -> [FPAnalysis.Alert])? = nil) {
+                     alerts: (@Sendable () async throws -> [FPAnalysis.Alert])? = nil, alertRules: [AlertRule] = [],
+                     timeZone: TimeZone = .current) {
             self.maps = maps
             self.registries = registries
             self.secureCookie = secureCookie
@@ -44,6 +49,8 @@ package struct Dashboard: Sendable {
             self.maxMapPoints = maxMapPoints
             self.survey = survey
             self.alerts = alerts
+            self.alertRules = alertRules
+            self.timeZone = timeZone
         }
     }
 
@@ -57,6 +64,7 @@ package struct Dashboard: Sendable {
     let options: Options
     let index: SurveyIndex
     let plots = PlotCache()
+    let networkRuns = NetworkRunCache()
     let streams: StreamSlots
     let waitForChange: ChangeWait
     /// Positions published to the gateway (`fprint track --publish`); nil for `fprint dashboard`.
@@ -147,6 +155,7 @@ package struct Dashboard: Sendable {
             case (nil, _): return try await pages.index()
             case ("maps", 2): return try await pages.map(rest[1], transmitter: query["tx"])
             case ("maps", 3) where rest[2] == "errors": return try await pages.errors(rest[1])
+            case ("network", 2): return try await pages.network(rest[1], query: query)
             case ("floor-plans", 2): return pages.floorPlan(rest[1])
             case ("survey", _): return try await survey(rest, method: method, request: &request, pages: pages)
             case ("activity", 1): return try await pages.activity(by: query["by"] ?? "day")

@@ -53,10 +53,14 @@ struct Pages {
         let rows: [[String: Any]] = ids.map { id in
             let list = byMap[id] ?? []
             let owners = Set(list.map(\.owner)).subtracting([MeasurementDocument.unsignedOwner]).sorted()
-            return ["id": id.isEmpty ? "(no map)" : id, "link": Self.link(id),
+            var row: [String: Any] = ["id": id.isEmpty ? "(no map)" : id, "link": Self.link(id),
                     "description": dashboard.options.maps[id]?.description ?? "", "points": list.count,
                     "walks": Set(list.compactMap(\.session)).count, "latest": Self.time(list.map(\.createdAtMs).max() ?? 0),
                     "surveyors": owners.joined(separator: ", ")]
+            // Only maps with probes link to their Network page (a Mustache section shows for 0 too).
+            let probes = list.reduce(0) { $0 + $1.probes }
+            if probes > 0 { row["probeRuns"] = probes }
+            return row
         }
         var context: [String: Any] = ["maps": rows]
         if dashboard.options.registries.isEmpty {
@@ -100,6 +104,8 @@ struct Pages {
             "walkLegend": FloorPlot.walks(shown).map { ["colour": $0.colour, "label": $0.label] },
             "hasBeacons": !(dashboard.options.registries[id]?.entries.isEmpty ?? true),
         ]
+        let probes = points.reduce(0) { $0 + $1.probes }
+        if probes > 0 { context["probeRuns"] = probes }
         let (store, limit, registry) = (dashboard.store, dashboard.options.maxMapPoints, dashboard.options.registries[id])
         let plots = try await dashboard.plots.plots(map: id, sequence: sequence) {
             let fps = try await SurveyReads.fingerprints(store, map: id, limit: limit)

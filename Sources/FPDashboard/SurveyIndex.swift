@@ -13,6 +13,8 @@ package struct SurveyPoint: Sendable, Equatable {
     package var seq: Int?
     /// `couchbase_sync_gateway_id`: who signed it ("-" before a push signed it).
     package var owner: String
+    /// Its network probes (`networkProbes[]`): the map's Network page reads these documents only.
+    package var probes: Int = 0
 
     /// The keys the dashboard reads, decoded from the stored text without
     /// building the document's tree (its scans are thousands of entries).
@@ -24,6 +26,12 @@ package struct SurveyPoint: Sendable, Equatable {
         var sessionId: String?
         var seq: Int?
         var couchbase_sync_gateway_id: String?
+        var networkProbes: [Counted]?
+    }
+
+    /// Any element, counted and not decoded.
+    private struct Counted: Decodable {
+        init(from decoder: any Decoder) throws {}
     }
 
     /// nil for a text that is no measurement (no position): it is not drawn.
@@ -33,6 +41,7 @@ package struct SurveyPoint: Sendable, Equatable {
         self.init(id: id, map: lean.level ?? "", x: x, y: y,
                   createdAtMs: lean.createdAt.flatMap(ISOTime.milliseconds) ?? 0, session: lean.sessionId, seq: lean.seq,
                   owner: lean.couchbase_sync_gateway_id ?? MeasurementDocument.unsignedOwner)
+        probes = lean.networkProbes?.count ?? 0
     }
 
     package init(id: String, map: String, x: Double, y: Double, createdAtMs: Int64, session: String?, seq: Int?,

@@ -20,6 +20,7 @@ enum Templates {
     static let sources: [String: String] = [
         "layout": layout, "login": login, "index": index, "map": map, "activity": activity, "mine": mine,
         "admin": admin, "message": message, "errors": errors, "survey": survey, "surveyIndex": surveyIndex,
+        "network": network,
     ]
 
     static let layout = """
@@ -48,7 +49,8 @@ enum Templates {
     static let index = """
         <h1>Maps</h1>
         <table id="maps"><thead><tr><th>Map</th><th>Points</th><th>Walks</th><th>Latest</th><th>Surveyors</th></tr></thead><tbody>
-        {{#maps}}<tr><td><a href="/_dashboard/maps/{{link}}">{{id}}</a> {{description}}</td><td class="num">{{points}}</td>
+        {{#maps}}<tr><td><a href="/_dashboard/maps/{{link}}">{{id}}</a> {{description}}{{#probeRuns}}
+        · <a class="network-link" href="/_dashboard/network/{{link}}">network ({{probeRuns}} probes)</a>{{/probeRuns}}</td><td class="num">{{points}}</td>
         <td class="num">{{walks}}</td><td>{{latest}}</td><td>{{surveyors}}</td></tr>{{/maps}}
         </tbody></table>{{^maps}}<p>No measurements yet.</p>{{/maps}}
         <h2>Beacon health</h2>
@@ -69,7 +71,8 @@ enum Templates {
 
     static let map = """
         <h1>{{id}} <small>{{description}}</small></h1>
-        <p><span id="point-count">{{points}}</span> points, walks: <span id="walk-count">{{walks}}</span>. <a href="/_dashboard/maps/{{link}}/errors">Positioning errors</a>. Walking now: <span id="live-count">0</span>. <span id="live" class="muted">live updates off</span></p>
+        <p><span id="point-count">{{points}}</span> points, walks: <span id="walk-count">{{walks}}</span>. <a href="/_dashboard/maps/{{link}}/errors">Positioning errors</a>.{{#probeRuns}}
+        <a class="network-link" href="/_dashboard/network/{{link}}">Network ({{probeRuns}} probes)</a>.{{/probeRuns}} Walking now: <span id="live-count">0</span>. <span id="live" class="muted">live updates off</span></p>
         <div class="plots"><section><h2>Floor, points and walks</h2>
         <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div>
         <ul class="legend" id="walk-legend">{{#walkLegend}}<li><span class="swatch" style="background:{{colour}}"></span>{{label}}</li>{{/walkLegend}}

@@ -57,6 +57,10 @@ package struct GatewayConfig: Sendable {
     /// registries, read from the app config by the CLI (FPConfig's parser).
     package var dashboardMaps: [String: DashboardMap] = [:]
     package var beaconRegistries: [String: BeaconRegistry] = [:]
+    /// The app config's alert rules (read by the CLI), and their alerts over the store
+    /// for the dashboard's index (nil: no rules, no section).
+    package var alertRules: [AlertRule] = []
+    package var dashboardAlerts: (@Sendable () async throws -> [FPAnalysis.Alert])?
 
     /// Clients reach the gateway over https (cookies get `Secure`).
     package var servedOverHTTPS: Bool { publicURL?.lowercased().hasPrefix("https:") == true }
@@ -157,7 +161,9 @@ private func makeApplication(
         store: store, access: GatewayDashboardAccess(authenticator: authenticator, sessionTTL: config.sessionTTL),
         options: .init(maps: config.dashboardMaps,
                        registries: config.beaconRegistries,
-                       secureCookie: config.servedOverHTTPS),
+                       secureCookie: config.servedOverHTTPS,
+                       alerts: config.dashboardAlerts,
+                       alertRules: config.alertRules),
         livePositions: livePositions,
         waitForChange: { since, timeout in
             await notifier.waitForChange(after: since, timeout: timeout)

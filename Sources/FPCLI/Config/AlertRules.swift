@@ -17,10 +17,15 @@ enum AlertRules {
         do { return try AlertSettings(json: json) } catch { throw CommandFailure("\(source): \(error.description)", .dataError) }
     }
 
-    /// The dashboard's alerts: the rules in force when it started, over its store at each look; nil without rules.
-    static func dashboardSource(_ ws: Workspace, store: SQLiteDocumentStore) throws -> (@Sendable () async throws -> [Alert])? {
-        guard let config = try ws.configIfAny() else { return nil }
-        let rules = try settings(config.appConfig.alerts, source: config.source).rules
+    /// The rules of a config already read (none without a config).
+    static func rules(_ config: LoadedConfig?) throws -> [AlertRule] {
+        guard let config else { return [] }
+        return try settings(config.appConfig.alerts, source: config.source).rules
+    }
+
+    /// A dashboard's alerts (`fprint dashboard`'s and the gateway's index): the
+    /// rules in force when it started, over its store at each look; nil without rules.
+    static func dashboardSource(_ rules: [AlertRule], store: SQLiteDocumentStore) -> (@Sendable () async throws -> [Alert])? {
         guard !rules.isEmpty else { return nil }
         return { AlertEvaluation.evaluate(rules, try AlertFactsReader.read(store, rules: rules), now: now()) }
     }

@@ -54,8 +54,10 @@ struct DashboardCommand: ReportingCommand {
         let survey = viewOnly ? nil : try surveyRunner(ws, loaded: config ?? ws.loadConfig(), store: store)
         let note = survey.map { "; Survey page: \($0.describe)" } ?? ""
         let stop = StopNotice()
+        let rules = try AlertRules.rules(config)
         let dashboard = LocalDashboard.make(store: store, options: .init(maps: maps, registries: registries, survey: survey,
-                                                                          alerts: try AlertRules.dashboardSource(ws, store: store)), stop: stop)
+                                                                          alerts: AlertRules.dashboardSource(rules, store: store),
+                                                                          alertRules: rules), stop: stop)
         do {
             try await LocalDashboard.run(dashboard, stop: stop, port: port) { bound in
                 // Scripts read the port from this line (useful with --port 0).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FPAnalysis
 import FPConfig
 import FPCore
 import FPDashboard
@@ -150,9 +151,12 @@ struct GatewayServe: ReportingCommand {
         defer { probes?.stop() }
         var alertWatch: Task<Void, Never>?
         do {
-            if let config = try loaded.get() {
-                alertWatch = GatewayAlerts.watch(store: store, databasePath: dbPath,
-                                                 settings: try AlertRules.settings(config.appConfig.alerts, source: config.source))
+            if let loadedConfig = try loaded.get() {
+                let settings = try AlertRules.settings(loadedConfig.appConfig.alerts, source: loadedConfig.source)
+                alertWatch = GatewayAlerts.watch(store: store, databasePath: dbPath, settings: settings)
+                // The dashboard's index lists the same rules' alerts; its Network page draws their limits.
+                config.dashboardAlerts = AlertRules.dashboardSource(settings.rules, store: store)
+                config.alertRules = settings.rules
             }
         } catch {
             // Sync does not need the rules: the gateway serves all the same.

@@ -3,6 +3,7 @@ import FPAnalysis
 import FPConfig
 import FPCore
 import FPDatasets
+import FPProbe
 import Foundation
 
 struct Plot: AsyncParsableCommand {

@@ -1,6 +1,8 @@
+import ArgumentParser
 import FPAnalysis
 import FPConfig
 import FPCore
+import FPProbe
 import FPStore
 import Foundation
 
@@ -77,3 +79,6 @@ enum PlotProbes {
         try out.write(SVGPlot.probeSeries(title: title, samples: samples, scale: scale))
     }
 }
+
+/// `--metric down|up|rtt|loss|jitter` (the metric itself is FPProbe's, which the dashboard shares).
+extension ProbeMetric: ExpressibleByArgument {}

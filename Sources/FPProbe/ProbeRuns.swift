@@ -1,26 +1,24 @@
-import ArgumentParser
 import FPCore
-import FPProbe
 import Foundation
 
 /// One network probe as plots and `export probes-csv --per run` see it: an
 /// element of any stored document's `networkProbes[]` (measure, walk, or a
 /// periodic probe document), with its place, time and headline figures.
-struct ProbeRun {
-    let docID: String
-    let doc: JSONValue
+package struct ProbeRun: Sendable {
+    package let docID: String
+    package let doc: JSONValue
     /// 1-based, in the document's `networkProbes[]`.
-    let number: Int
-    let json: JSONValue
-    let phases: [StoredProbePhase]
+    package let number: Int
+    package let json: JSONValue
+    package let phases: [StoredProbePhase]
 
     /// The document's map, if it has one.
-    var map: String? { doc["level"]?.stringValue }
+    package var map: String? { doc["level"]?.stringValue }
 
     /// Where the probe ran, in map units: halfway between positionStart and
     /// positionEnd (a walk moves on while it probes), else the document's x/y
     /// when the document is on a map.
-    var position: (x: Double, y: Double)? {
+    package var position: (x: Double, y: Double)? {
         if let s = point(json["positionStart"]) {
             guard let e = point(json["positionEnd"]) else { return s }
             return ((s.x + e.x) / 2, (s.y + e.y) / 2)
@@ -29,8 +27,8 @@ struct ProbeRun {
         return (x, y)
     }
 
-    var start: (x: Double, y: Double)? { point(json["positionStart"]) }
-    var end: (x: Double, y: Double)? { point(json["positionEnd"]) }
+    package var start: (x: Double, y: Double)? { point(json["positionStart"]) }
+    package var end: (x: Double, y: Double)? { point(json["positionEnd"]) }
 
     private func point(_ v: JSONValue?) -> (x: Double, y: Double)? {
         guard let x = v?["x"]?.doubleValue, let y = v?["y"]?.doubleValue else { return nil }
@@ -39,29 +37,29 @@ struct ProbeRun {
 
     /// When the probe started: its own `startedAt`, else the document's
     /// createdAt plus the probe's startMs (offset into the measurement).
-    var time: Date? {
+    package var time: Date? {
         if let own = json["startedAt"]?.stringValue.flatMap(ISOTime.parse) { return own }
         guard let created = doc["createdAt"]?.stringValue.flatMap(ISOTime.parse) else { return nil }
         return created.addingTimeInterval(Double(json["startMs"]?.intValue ?? 0) / 1000)
     }
 
     /// A phase's figures when it ran to the end (`ok`): the signed result's where signed.
-    func figures(_ phase: String) -> JSONValue? {
+    package func figures(_ phase: String) -> JSONValue? {
         guard let p = phases.first(where: { $0.name == phase }), p.status == ProbeStatus.ok.rawValue, !p.figures.isEmpty else { return nil }
         return .object(p.figures)
     }
 
     /// The phases whose figures are not the server's signed result as it
     /// stands (no signature, or edited beside it); the ping is never signed and is not named.
-    var unverified: [String] { phases.filter { $0.unverifiedBecause != nil }.map(\.name) }
+    package var unverified: [String] { phases.filter { $0.unverifiedBecause != nil }.map(\.name) }
 
     /// "udp no-udp-answer": the phases that did not end `ok` (skipped ones included), with their status.
-    var failed: [String] {
+    package var failed: [String] {
         phases.filter { $0.status != ProbeStatus.ok.rawValue }.map { "\($0.name) \($0.status)" }
     }
 
     /// Every probe of the documents, in document order.
-    static func all(_ docs: [(id: String, body: JSONValue)]) -> [ProbeRun] {
+    package static func all(_ docs: [(id: String, body: JSONValue)]) -> [ProbeRun] {
         docs.flatMap { d in
             (d.body["networkProbes"]?.arrayValue ?? []).enumerated().map { n, json in
                 ProbeRun(docID: d.id, doc: d.body, number: n + 1, json: json,
@@ -72,11 +70,11 @@ struct ProbeRun {
 }
 
 /// The figure a probe plot shows, in the unit it is shown in.
-enum ProbeMetric: String, ExpressibleByArgument, CaseIterable {
+package enum ProbeMetric: String, CaseIterable, Sendable {
     case down, up, rtt, loss, jitter
 
     /// What the axis or colour bar is called.
-    var name: String {
+    package var name: String {
         switch self {
         case .down: "download"
         case .up: "upload"
@@ -86,7 +84,7 @@ enum ProbeMetric: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
-    var unit: String {
+    package var unit: String {
         switch self {
         case .down, .up: "Mbit/s"
         case .rtt, .jitter: "ms"
@@ -95,10 +93,10 @@ enum ProbeMetric: String, ExpressibleByArgument, CaseIterable {
     }
 
     /// More is better for throughput; for delay, loss and jitter less is.
-    var higherIsBetter: Bool { self == .down || self == .up }
+    package var higherIsBetter: Bool { self == .down || self == .up }
 
     /// The phase the figure comes from.
-    var phase: String {
+    package var phase: String {
         switch self {
         case .down: "down"
         case .up: "up"
@@ -109,7 +107,7 @@ enum ProbeMetric: String, ExpressibleByArgument, CaseIterable {
     /// The probe's figure in `unit`; nil when its phase did not end `ok` or lacks it.
     /// Loss is of the round trip (a datagram lost either way): 1 − (1 − up)(1 − down).
     /// Jitter is the mean of the two directions' RFC 3550 jitter.
-    func value(_ run: ProbeRun) -> Double? {
+    package func value(_ run: ProbeRun) -> Double? {
         guard let f = run.figures(phase) else { return nil }
         switch self {
         case .down, .up: return f["bitsPerSecond"]?.doubleValue.map { $0 / 1e6 }
