@@ -40,7 +40,7 @@ extension Plot {
             let map = filters.map ?? ""
             let config = try ws.configIfAny()
             let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: config, paths: ws.paths)
-            let counted = Coverage.points(fps, minRSSI: minRSSI, beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
+            let counted = Coverage.points(registry.map { r in fps.map(r.resolving) } ?? fps, minRSSI: minRSSI, beacons: registry?.keys)
             let metersPerUnit = AnalysisInput.scales(config, levels: [map])[map] ?? MapScale.jBuilding.metersPerUnit
             let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
             if out.sparkline {
