@@ -84,13 +84,14 @@ import Testing
         #expect(Set(used.compactMap { $0["mac"] as? String }).contains("eddystone:edd1ebeac04e5defa017:0123456789ab"))
         let allError = try #require(beacons["error"] as? Double)
 
-        // --min-rssi leaves the far beacon's weak reports out, and the position comes from the three true ranges.
+        // --min-rssi leaves the far beacon's weak reports out, and the position comes from the three true ranges
+        // (whole-dBm RSSI: about 0.5 m off; with the far beacon's 63 m range about 15 m).
         let trusted = try await fp.run(["locate", "q", "--json", "--min-rssi=-90"])
         #expect(trusted.status == 0, "\(trusted.stderr)")
         let strong = try #require(try fp.json(trusted.stdout)["beacons"] as? [String: Any])
         #expect((strong["used"] as? [Any])?.count == 3)
         let strongError = try #require(strong["error"] as? Double)
-        #expect(strongError < 0.5 && strongError < allError, "\(strongError) m with --min-rssi, \(allError) m without")
+        #expect(strongError < 1.5 && allError > 5, "\(strongError) m with --min-rssi, \(allError) m without")
 
         // Health: each beacon's reports from all its addresses, the TLM battery by the address that advertised the UID.
         let health = try await fp.run(["beacons", "--health", "--map", "J2NP", "--json"])
