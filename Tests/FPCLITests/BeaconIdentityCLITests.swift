@@ -151,6 +151,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: registryPath(fp).path))
     }
 
+    /// A stored walk replayed by `track`: its beacons rotate their addresses in
+    /// every document, and the registry knows them by identity alone.
+    @Test func trackReplaysAWalkOfRotatingBeaconsAsThreeBeacons() async throws {
+        let fp = try FprintRunner()
+        #expect(try await fp.run(["beacons", "import", try write(fp, "ids.csv", Self.sheet), "--map", "J2NP"]).status == 0)
+        try await importDocuments(fp, (1...4).map { seq in
+            var d = Self.document(x: 16, y: 18, minute: seq, salt: seq, far: false)
+            let start = (seq - 1) * 3000
+            d["mode"] = "walk"
+            d["sessionId"] = "rotating-walk"
+            d["seq"] = seq
+            d["window"] = ["startMs": start, "endMs": start + 3000, "start": "", "end": ""]
+            return ("w\(seq)", d)
+        })
+        let r = try await fp.run(["track", "--session", "rotating-walk", "--map", "J2NP", "--method", "beacons", "--truth", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try r.lines.map(fp.json).filter { $0["summary"] == nil }
+        #expect(!rows.isEmpty, "\(r.stderr)")
+        #expect(rows.allSatisfy { $0["transmitters_used"] as? Int == 3 }, "\(rows)")
+        #expect(rows.allSatisfy { ($0["error_m"] as? Double ?? 99) < 2 }, "\(rows)")
+    }
+
     /// eval's BLE transmitters: by address (the default) documents whose beacons
     /// rotate their addresses share none; by identity they share all three.
     /// --min-rssi above every reading leaves no BLE to position with.

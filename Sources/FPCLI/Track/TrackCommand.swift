@@ -351,7 +351,10 @@ struct Track: ReportingCommand {
             if case .array(let items)? = o["bleScans"] {
                 for item in items {
                     guard let a = item["address"]?.stringValue, let r = item["rssi"]?.intValue else { continue }
-                    samples.append(.ble(BLEScan(address: a, rssi: Int(r), time: Int(startMs) + Int(item["time"]?.intValue ?? 0))))
+                    // The decoded frame goes along: the registry matches a beacon by the identity it advertises.
+                    let beacon = item["beacon"].flatMap { try? CanonicalJSON.decode(Beacon.self, from: $0) }
+                    samples.append(.ble(BLEScan(address: a, rssi: Int(r), time: Int(startMs) + Int(item["time"]?.intValue ?? 0),
+                                                beacon: beacon)))
                 }
             }
             if case .array(let items)? = o["wifiScans"] {
