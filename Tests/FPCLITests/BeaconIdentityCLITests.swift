@@ -173,6 +173,28 @@ import Testing
         #expect(rows.allSatisfy { ($0["error_m"] as? Double ?? 99) < 2 }, "\(rows)")
     }
 
+    /// An alert rule's beacon given by its advertised identity (any spelling)
+    /// watches that beacon's reports from every address.
+    @Test func anAlertOnABeaconsIdentityCountsItsRotatingAddresses() async throws {
+        var fp = try FprintRunner()
+        fp.environment["FPRINT_ALERTS_NOW"] = "2026-11-20T10:30:00.000Z"
+        let added = try await fp.run(["alerts", "add", "weak-door", "rssi < -70 dBm",
+                                      "--beacon", "ibeacon:b9407f30f5f8466eaff925556b57fe6d:1:10"])
+        #expect(added.status == 0, "\(added.stderr)")
+        try await importDocuments(fp, [("a", Self.document(x: 16, y: 18, minute: 0, salt: 1, far: false)),
+                                       ("b", Self.document(x: 16, y: 18, minute: 1, salt: 2, far: false))])
+        let r = try await fp.run(["alerts", "--json"])
+        #expect(r.status == 3, "\(r.stderr)")
+        let active = try r.lines.map(fp.json)
+        #expect(active.map { $0["subject"] as? String } == ["beacon ibeacon:\(Self.uuid):1:10"], "\(active)")
+        // 10 m from the door: −79 dBm by the law, the median of its three addresses'
+        // reports; raised by the first document (no hold).
+        #expect(active.first?["worst"] as? Double == -79)
+        #expect((active.first?["values"] as? [[String: Any]])?.map { $0["document"] as? String } == ["a"])
+        let bad = try await fp.run(["alerts", "add", "x", "rssi < -70 dBm", "--beacon", "ibeacon:nope:1:2"])
+        #expect(bad.status == 64 && bad.stderr.contains("is not a MAC address (AA:BB:CC:DD:EE:FF) or a beacon identity"), "\(bad.stderr)")
+    }
+
     /// eval's BLE transmitters: by address (the default) documents whose beacons
     /// rotate their addresses share none; by identity they share all three.
     /// --min-rssi above every reading leaves no BLE to position with.
