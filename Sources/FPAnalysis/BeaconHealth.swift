@@ -54,6 +54,7 @@ package enum BeaconAlert: Sendable, Equatable, CustomStringConvertible {
 /// The health of one registry beacon, from the stored measurements.
 package struct BeaconHealth: Sendable {
     package var map: String
+    /// The entry's id: its MAC, else the identity it advertises (`BeaconIdentity.text`).
     package var mac: String
     package var x: Double
     package var y: Double
@@ -69,17 +70,17 @@ package struct BeaconHealth: Sendable {
     package var temperature: Double?
     package var alerts: [BeaconAlert]
 
-    /// Every registry beacon of `map`, with what `sightings` (by upper-case
-    /// MAC, any map's documents) say of it at `now` (ms since 1970).
+    /// Every registry beacon of `map`, with what `sightings` (by `Entry.id`:
+    /// upper-case MAC, else advertised identity; any map's documents) say of it at `now` (ms since 1970).
     package static func assess(map: String, registry: BeaconRegistry, sightings: [String: [BeaconSighting]],
                                now: Int64, limits: BeaconLimits = BeaconLimits()) -> [BeaconHealth] {
         registry.entries.map { entry in
-            let seen = (sightings[entry.mac] ?? []).sorted { $0.at < $1.at }
+            let seen = (sightings[entry.id] ?? []).sorted { $0.at < $1.at }
             let windowStart = now - Int64(limits.trendDays * 86_400_000)
             let recent = seen.filter { $0.at >= windowStart && $0.at <= now }
             let tlm = seen.last { $0.batteryMilliVolts != nil || $0.temperature != nil }
             var health = BeaconHealth(
-                map: map, mac: entry.mac, x: entry.x, y: entry.y, reports: seen.count, lastHeard: seen.last?.at,
+                map: map, mac: entry.id, x: entry.x, y: entry.y, reports: seen.count, lastHeard: seen.last?.at,
                 medianRSSI: Reduction.median(recent.compactMap { $0.rssi.map(Double.init) }),
                 trendPerWeek: dailyTrend(recent).map { $0 * 7 },
                 batteryMilliVolts: tlm?.batteryMilliVolts, temperature: tlm?.temperature, alerts: [])

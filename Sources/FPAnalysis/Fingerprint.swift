@@ -31,6 +31,10 @@ package struct Fingerprint: Sendable, Equatable {
     package var wifi: [Sample]
     /// Selections' and train/test evaluation's keys (`FingerprintLabels.swift`).
     package var labels = Labels()
+    /// BLE transmitter id → the beacon identity its reports advertised (the
+    /// first an address gave in this document): how a registry matches a
+    /// rotating address to its beacon. Empty for documents without beacon frames.
+    package var bleIdentities: [String: BeaconIdentity] = [:]
 
     package init(id: String, level: String, x: Int, y: Int, ble: [Sample] = [], wifi: [Sample] = []) {
         self.id = id
@@ -43,6 +47,11 @@ package struct Fingerprint: Sendable, Equatable {
 
     package static func bleID(_ address: String) -> String { "BLE:" + address.lowercased() }
     package static func wifiID(_ mac: String) -> String { "WIFI:" + mac }
+    /// `BLE:<address lowercased>` for an address, `BLE:<identity text>` (`ibeacon:…`, `eddystone:…`) otherwise.
+    package static func bleID(_ identity: BeaconIdentity) -> String {
+        if case .mac(let m) = identity { return bleID(m) }
+        return "BLE:" + identity.text
+    }
 }
 
 package struct FingerprintError: Error, Equatable, CustomStringConvertible {
@@ -67,6 +76,7 @@ extension Fingerprint {
         let x = try whole("x"), y = try whole("y")
         let level = o["level"]?.stringValue ?? ""
         var ble: [Sample] = [], wifi: [Sample] = []
+        var identities: [String: BeaconIdentity] = [:]
         if let list = o["bleScans"], !list.isNull {
             guard case .array(let items) = list else { throw FingerprintError("document \(id): bleScans is not an array") }
             ble.reserveCapacity(items.count)
@@ -74,8 +84,12 @@ extension Fingerprint {
                 guard let address = item["address"]?.stringValue else {
                     throw FingerprintError("document \(id): bleScans[\(i)] has no address")
                 }
+                let transmitter = Self.bleID(address)
+                if identities[transmitter] == nil, let beacon = item["beacon"], let id = BeaconIdentity(json: beacon) {
+                    identities[transmitter] = id
+                }
                 guard let rssi = item["rssi"]?.doubleValue else { continue }  // null: RSSI not available
-                ble.append(Sample(transmitter: Self.bleID(address), rssi: rssi, time: Self.time(item)))
+                ble.append(Sample(transmitter: transmitter, rssi: rssi, time: Self.time(item)))
             }
         }
         if let list = o["wifiScans"], !list.isNull {
@@ -91,6 +105,7 @@ extension Fingerprint {
         }
         self.init(id: id, level: level, x: x, y: y, ble: ble, wifi: wifi)
         labels = Labels(body: body)
+        bleIdentities = identities
     }
 
     private static func time(_ item: JSONValue) -> Int { wholeTime(item["time"]?.doubleValue) }

@@ -25,10 +25,13 @@ extension Fingerprint {
             return Int(v)
         }
         var ble: [Sample] = [], wifi: [Sample] = []
+        var identities: [String: BeaconIdentity] = [:]
         for (i, s) in (lean.bleScans ?? []).enumerated() {
             guard let address = s.address else { throw FingerprintError("document \(id): bleScans[\(i)] has no address") }
+            let transmitter = Self.bleID(address)
+            if identities[transmitter] == nil, let b = s.beacon?.identity { identities[transmitter] = b }
             guard let rssi = s.rssi else { continue }
-            ble.append(Sample(transmitter: Self.bleID(address), rssi: rssi, time: Self.wholeTime(s.time)))
+            ble.append(Sample(transmitter: transmitter, rssi: rssi, time: Self.wholeTime(s.time)))
         }
         for (i, s) in (lean.wifiScans ?? []).enumerated() {
             guard let mac = s.mac else { throw FingerprintError("document \(id): wifiScans[\(i)] has no mac") }
@@ -39,6 +42,7 @@ extension Fingerprint {
                   wifi: wifi)
         // The labels' keys are lenient and few: read from the parsed tree (this path is the rare one).
         labels = Labels(body: (try? JSONParser.parse([UInt8](json))) ?? .null)
+        bleIdentities = identities
     }
 
     static func wholeTime(_ t: Double?) -> Int {
@@ -60,5 +64,14 @@ extension Fingerprint {
         var mac: String?
         var rssi: Double?
         var time: Double?
+        var beacon: LeanBeacon?
+    }
+
+    /// A report's beacon object, read leniently: what is not an identity is none, never an error.
+    private struct LeanBeacon: Decodable {
+        var identity: BeaconIdentity?
+        init(from decoder: Decoder) throws {
+            identity = (try? JSONValue(from: decoder)).flatMap(BeaconIdentity.init(json:))
+        }
     }
 }

@@ -73,6 +73,7 @@ private struct LeanReader {
     func fingerprint(id: String) -> Fingerprint? {
         var x: Double?, y: Double?, level = ""
         var ble: [Fingerprint.Sample] = [], wifi: [Fingerprint.Sample] = []
+        var identities: [String: BeaconIdentity] = [:]
         var labels = Fingerprint.Labels()
         let understood = JSONSkim.forEachMember(in: bytes, of: 0..<bytes.count) { key, value in
             switch Key(key) {
@@ -83,8 +84,8 @@ private struct LeanReader {
                 guard let s = string(value) else { return false }
                 level = String(decoding: s, as: UTF8.self)
                 return true
-            case .bleScans: return isNull(value) || samples(value, ble: true, into: &ble)
-            case .wifiScans: return isNull(value) || samples(value, ble: false, into: &wifi)
+            case .bleScans: return isNull(value) || samples(value, ble: true, into: &ble, identities: &identities)
+            case .wifiScans: return isNull(value) || samples(value, ble: false, into: &wifi, identities: &identities)
             // The labels are lenient (`Labels(body:)`): what they cannot use is passed over, never refused;
             // an object with an escaped key goes to the full reader, as everything this walk cannot read.
             case .position: return position(value, into: &labels)
@@ -105,6 +106,7 @@ private struct LeanReader {
         }
         var fp = Fingerprint(id: id, level: level, x: Int(x), y: Int(y), ble: ble, wifi: wifi)
         fp.labels = labels
+        fp.bleIdentities = identities
         return fp
     }
 
@@ -170,7 +172,9 @@ private struct LeanReader {
 
     /// Samples of one list: `address` (BLE) or `mac` (Wi-Fi), `rssi` (null:
     /// not available, skipped) and `time` (missing: 0).
-    func samples(_ list: Range<Int>, ble: Bool, into out: inout [Fingerprint.Sample]) -> Bool {
+    /// A BLE report's `beacon` identity is kept per transmitter (the first its address gave).
+    func samples(_ list: Range<Int>, ble: Bool, into out: inout [Fingerprint.Sample],
+                 identities: inout [String: BeaconIdentity]) -> Bool {
         // Counted first, so the samples take what they need, not up to
         // twice that (eval holds millions of them).
         var count = 0
@@ -180,7 +184,7 @@ private struct LeanReader {
         }
         out.reserveCapacity(count)
         return JSONSkim.forEachElement(in: bytes, of: list) { element in
-            var address: UnsafeBufferPointer<UInt8>?, rssi: Double?, time: Double?
+            var address: UnsafeBufferPointer<UInt8>?, rssi: Double?, time: Double?, beacon: Range<Int>?
             let understood = JSONSkim.forEachMember(in: bytes, of: element) { key, value in
                 let field = Key(key)
                 switch field {
@@ -195,16 +199,41 @@ private struct LeanReader {
                     guard let n = number(value) else { return false }
                     if field == .rssi { rssi = n } else { time = n }
                     return true
+                case .beacon:
+                    if ble { beacon = value }
+                    return true
                 default: return true
                 }
             }
             guard understood, let address else { return false }  // no address: the full reader's error
+            guard rssi != nil || beacon != nil else { return true }
+            let transmitter = names.id(address, ble: ble)
+            if let beacon, identities[transmitter] == nil, let id = identity(beacon) { identities[transmitter] = id }
             if let rssi {
-                out.append(Fingerprint.Sample(transmitter: names.id(address, ble: ble), rssi: rssi,
-                                              time: Fingerprint.wholeTime(time)))
+                out.append(Fingerprint.Sample(transmitter: transmitter, rssi: rssi, time: Fingerprint.wholeTime(time)))
             }
             return true
         }
+    }
+
+    /// A report's `beacon` object as the identity it advertises; nil for none (or one this walk cannot read).
+    func identity(_ value: Range<Int>) -> BeaconIdentity? {
+        guard bytes[value.lowerBound] == UInt8(ascii: "{") else { return nil }
+        var beacon = Beacon(type: "")
+        func whole(_ r: Range<Int>) -> Int? { number(r).flatMap { $0.rounded() == $0 && abs($0) < 1e9 ? Int($0) : nil } }
+        let read = JSONSkim.forEachMember(in: bytes, of: value) { key, v in
+            switch Key(key) {
+            case .type: beacon.type = text(v) ?? ""
+            case .uuid: beacon.uuid = text(v)
+            case .major: beacon.major = whole(v)
+            case .minor: beacon.minor = whole(v)
+            case .namespace: beacon.namespace = text(v)
+            case .instance: beacon.instance = text(v)
+            default: break
+            }
+            return true
+        }
+        return read ? BeaconIdentity(beacon: beacon) : nil
     }
 
     func isNull(_ r: Range<Int>) -> Bool { r.count == 4 && bytes[r.lowerBound] == UInt8(ascii: "n") }
@@ -238,6 +267,7 @@ private struct LeanReader {
     enum Key {
         case x, y, level, bleScans, wifiScans, address, mac, rssi, time, other
         case position, floor, tags, sessionId, createdAt, imported, unit, dataset, radio, transmitters, mode
+        case beacon, type, uuid, major, minor, namespace, instance
 
         init(_ k: UnsafeBufferPointer<UInt8>) {
             func equals(_ s: StaticString) -> Bool {
@@ -247,13 +277,15 @@ private struct LeanReader {
             case 1: self = equals("x") ? .x : equals("y") ? .y : .other
             case 3: self = equals("mac") ? .mac : .other
             case 4: self = equals("rssi") ? .rssi : equals("time") ? .time : equals("tags") ? .tags
-                : equals("unit") ? .unit : equals("mode") ? .mode : .other
-            case 5: self = equals("level") ? .level : equals("floor") ? .floor : equals("radio") ? .radio : .other
+                : equals("unit") ? .unit : equals("mode") ? .mode : equals("type") ? .type : equals("uuid") ? .uuid : .other
+            case 5: self = equals("level") ? .level : equals("floor") ? .floor : equals("radio") ? .radio
+                : equals("major") ? .major : equals("minor") ? .minor : .other
+            case 6: self = equals("beacon") ? .beacon : .other
             case 7: self = equals("address") ? .address : equals("dataset") ? .dataset : .other
             case 8: self = equals("bleScans") ? .bleScans : equals("position") ? .position : equals("imported") ? .imported
-                : .other
+                : equals("instance") ? .instance : .other
             case 9: self = equals("wifiScans") ? .wifiScans : equals("sessionId") ? .sessionId
-                : equals("createdAt") ? .createdAt : .other
+                : equals("createdAt") ? .createdAt : equals("namespace") ? .namespace : .other
             case 12: self = equals("transmitters") ? .transmitters : .other
             default: self = .other
             }

@@ -1,3 +1,4 @@
+import FPCore
 import Foundation
 
 extension SVGPlot {
@@ -55,16 +56,18 @@ package struct HeatmapBeacons: Sendable {
     /// The transmitter's registry name, if it has one.
     let name: String?
 
-    /// `transmitter`: a fingerprint id (`BLE:…`, `WIFI:…`).
-    package init(registry: BeaconRegistry?, transmitter: String) {
+    /// `transmitter`: a fingerprint id (`BLE:…`, `WIFI:…`); `advertised`: the
+    /// identity its address advertised in the measurements, if any.
+    package init(registry: BeaconRegistry?, transmitter: String, advertised: BeaconIdentity? = nil) {
         let entries = registry?.entries ?? []
-        let mine = entries.first { Fingerprint.bleID($0.mac) == transmitter }
+        // By advertised identity, then address (or an identity's id, `BLE:ibeacon:…`), as the registry matches reports.
+        let index = registry?.entryIndex(transmitter: transmitter, identities: advertised.map { [transmitter: $0] } ?? [:])
         func mark(_ e: BeaconRegistry.Entry) -> SVGPlot.MapBeacon {
-            SVGPlot.MapBeacon(x: e.x, y: e.y, label: e.name ?? String(e.mac.suffix(5)))
+            SVGPlot.MapBeacon(x: e.x, y: e.y, label: e.name ?? e.shortLabel)
         }
-        shown = mine.map(mark)
-        others = entries.filter { Fingerprint.bleID($0.mac) != transmitter }.map(mark)
-        name = mine?.name
+        shown = index.map { mark(entries[$0]) }
+        others = entries.indices.filter { $0 != index }.map { mark(entries[$0]) }
+        name = index.flatMap { entries[$0].name }
     }
 
     /// Every beacon marked, for the plot's extent.

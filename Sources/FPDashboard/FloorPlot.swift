@@ -60,14 +60,18 @@ enum FloorPlot {
             let cx = frame.left + b.x * frame.scale, cy = frame.top + b.y * frame.scale
             let diamond = String(format: "M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ", cx, cy - 7, cx + 7, cy, cx, cy + 7, cx - 7, cy)
             let name = b.name.map { " " + $0 } ?? ""
-            out.append("<g class=\"beacon\" id=\"\(beaconAnchor(b.mac))\"><path d=\"\(diamond)\" fill=\"#fdd835\" stroke=\"#263238\" stroke-width=\"1\"/><title>beacon \(SVGPlot.escape(b.mac + name)) at (\(String(format: "%g, %g", b.x, b.y)))</title></g>")
+            out.append("<g class=\"beacon\" id=\"\(beaconAnchor(b.id))\"><path d=\"\(diamond)\" fill=\"#fdd835\" stroke=\"#263238\" stroke-width=\"1\"/><title>beacon \(SVGPlot.escape(b.id + name)) at (\(String(format: "%g, %g", b.x, b.y)))</title></g>")
         }
         out.append("</g></svg>")
         return out.joined(separator: "\n")
     }
 
     /// A beacon's element id on a map page (a MAC's colons are not welcome in a URL fragment).
-    static func beaconAnchor(_ mac: String) -> String { "beacon-" + mac.uppercased().filter { $0 != ":" } }
+    /// An entry's id: a MAC without its colons, an advertised identity with dashes for them.
+    static func beaconAnchor(_ id: String) -> String {
+        BeaconIdentity.mac(id) != nil ? "beacon-" + id.uppercased().filter { $0 != ":" }
+            : "beacon-" + id.replacingOccurrences(of: ":", with: "-")
+    }
 
     struct Walk {
         var session: String

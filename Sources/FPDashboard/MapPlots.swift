@@ -19,6 +19,8 @@ struct MapPlots: Sendable {
     let mapWidth: Double
     let mapHeight: Double
     let points: [Point]
+    /// BLE transmitter → the identity its address advertised, so a heatmap marks a rotating beacon's registry place.
+    let advertised: [String: BeaconIdentity]
     let coverage: (svg: String, cells: Int, gaps: Int)
     /// Measured cells with fewer than `Coverage.needed` beacons (the Survey page marks them).
     let weakCells: [SVGPlot.CoverageCell]
@@ -30,6 +32,9 @@ struct MapPlots: Sendable {
         self.registry = registry
         self.mapWidth = mapWidth
         self.mapHeight = mapHeight
+        var advertised: [String: BeaconIdentity] = [:]
+        for fp in fingerprints { advertised.merge(fp.bleIdentities) { a, _ in a } }
+        self.advertised = advertised
         points = fingerprints.map { fp in
             Point(label: String(fp.id.prefix(8)), x: Double(fp.x), y: Double(fp.y), scannedBLE: !fp.ble.isEmpty,
                   scannedWiFi: !fp.wifi.isEmpty, medians: Reduction.reduce(fp, set: .combined, options: SignalOptions()))
@@ -56,7 +61,7 @@ struct MapPlots: Sendable {
             guard wifi ? p.scannedWiFi : p.scannedBLE else { return nil }
             return SVGPlot.HeatPoint(x: p.x, y: p.y, rssi: p.medians[id], label: p.label)
         }
-        let beacons = HeatmapBeacons(registry: registry, transmitter: id)
+        let beacons = HeatmapBeacons(registry: registry, transmitter: id, advertised: advertised[id])
         return SVGPlot.heatmap(title: beacons.title(transmitter: id, map: map.id, points: heat), points: heat, mapWidth: mapWidth,
                                mapHeight: mapHeight, metersPerUnit: map.metersPerUnit, outline: outline, floorPlan: map.floorPlan,
                                shown: beacons.shown, beacons: beacons.others)
@@ -65,8 +70,8 @@ struct MapPlots: Sendable {
     /// Registry beacons when the map has a registry, else every BLE transmitter (as `fprint plot coverage`).
     static func coverage(map: DashboardMap, fingerprints: [Fingerprint], mapWidth: Double, mapHeight: Double,
                          registry: BeaconRegistry?) -> (svg: String, cells: [SVGPlot.CoverageCell], weak: [SVGPlot.CoverageCell]) {
-        let counted = Coverage.points(fingerprints, minRSSI: coverageRSSI,
-                                      beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
+        let counted = Coverage.points(registry.map { r in fingerprints.map(r.resolving) } ?? fingerprints, minRSSI: coverageRSSI,
+                                      beacons: registry?.keys)
         let points = counted.map { (x: Double($0.x), y: Double($0.y), beacons: $0.heard.count) }
         let cell = coverageCell / map.metersPerUnit
         let cells = SVGPlot.coverageCells(points, cell: cell)

@@ -77,10 +77,9 @@ struct Pages {
     private func beaconHealth(_ points: [SurveyPoint]) async throws -> BeaconHealthPanel {
         let registries = dashboard.options.registries
         let (store, limit) = (dashboard.store, dashboard.options.maxMapPoints)
-        let macs = Set(registries.values.flatMap { $0.entries.map(\.mac) })
         let surveyed = Set(points.map(\.map))
         return try await dashboard.plots.health(sequence: try await dashboard.index.lastSequence()) {
-            BeaconHealthPanel(registries: registries, sightings: try await SurveyReads.sightings(store, macs: macs, limit: limit),
+            BeaconHealthPanel(registries: registries, sightings: try await SurveyReads.sightings(store, registries: registries.keys.sorted().map { registries[$0]! }, limit: limit),
                               surveyed: surveyed, now: Int64(Date().timeIntervalSince1970 * 1000))
         }
     }

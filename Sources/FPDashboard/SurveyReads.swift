@@ -21,14 +21,14 @@ enum SurveyReads {
     }
 
     /// Registry beacons' reports (RSSI, Eddystone-TLM battery and
-    /// temperature) by upper-case MAC, from the latest `limit` documents, for
+    /// temperature) by `Entry.id`, from the latest `limit` documents, for
     /// `BeaconHealth.assess`: read as `fprint beacons --health` reads them.
-    static func sightings(_ store: any ReplicableStore, macs: Set<String>, limit: Int) async throws -> [String: [BeaconSighting]] {
+    static func sightings(_ store: any ReplicableStore, registries: [BeaconRegistry], limit: Int) async throws -> [String: [BeaconSighting]] {
         try await BlockingWork.run("fprint.dashboard.store") { () throws -> [String: [BeaconSighting]] in
             var out: [String: [BeaconSighting]] = [:]
             for summary in try store.list(ListQuery(limit: limit)) {
                 guard let rev = Revision(summary.rev), let text = try store.revisionText(id: summary.id, rev: rev) else { continue }
-                for (mac, seen) in BeaconSighting.reports(in: text.canonicalBody, macs: macs) { out[mac, default: []] += seen }
+                for (mac, seen) in BeaconSighting.reports(in: text.canonicalBody, registries: registries) { out[mac, default: []] += seen }
             }
             return out
         }

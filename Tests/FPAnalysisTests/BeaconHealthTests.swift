@@ -25,7 +25,7 @@ import Testing
             "AA:00:00:00:00:04": [BeaconSighting(at: now - 7 * day, rssi: -80)],
         ]
         let health = BeaconHealth.assess(map: "J3NP", registry: reg, sightings: sightings, now: now)
-        #expect(health.map(\.mac) == reg.entries.map(\.mac))
+        #expect(health.map(\.mac) == reg.entries.map(\.id))
         #expect(health[0].alerts == [.silent(days: 8), .lowBattery(milliVolts: 2450)])
         #expect(health[0].batteryMilliVolts == 2450 && health[0].temperature == 19.5 && health[0].reports == 2)
         #expect(health[1].alerts.isEmpty && health[1].batteryMilliVolts == 2950)

@@ -105,7 +105,7 @@ import Testing
         let r = try BeaconRegistry(json: json, source: "reg.json")
         #expect(r.entries.map(\.mac) == ["C5:D5:21:51:D7:90", "AA:00:00:00:00:01"])
         #expect(r.entries[1].measuredPower == -70 && r.entries[0].measuredPower == nil)
-        #expect(throws: FingerprintError("reg.json: $[0].mac: expected a MAC address")) {
+        #expect(throws: FingerprintError("reg.json: $[0].mac: expected a MAC address (or an iBeacon uuid/major/minor, or an Eddystone namespace/instance)")) {
             try BeaconRegistry(json: [["x": 1]], source: "reg.json")
         }
     }

@@ -107,7 +107,7 @@ import Testing
             AA:00:00:00:00:02,100,200,,B9407F30-F5F8-466E-AFF9-25556B57FE6D,70000,1,,
             AA:00:00:00:00:03,2600,200,,,,,,
             db:d8:0e:71:e0:fd,300,300,,,,,,
-            ,100,200,,B9407F30-F5F8-466E-AFF9-25556B57FE6D,1,2,,
+            ,100,200,,,,,,
             AA:00:00:00:00:04,100,200,4,,,,,
             AA:00:00:00:00:05,ten,200,,,,,,
             AA:00:00:00:00:06,100,200,,,,,00112233445566778899,0011
@@ -133,7 +133,7 @@ import Testing
             "bad.csv:4: major \"70000\" is not a whole number from 0 to 65535",
             "bad.csv:5: (2600, 200) is outside map J2NP: x 0–2500, y 0–3000 map units (50 × 60 m)",
             "bad.csv:6: address DB:D8:0E:71:E0:FD is already on line 2",
-            "bad.csv:7: no address: fprint matches beacons by their Bluetooth address, not by iBeacon uuid/major/minor",
+            "bad.csv:7: no address and no iBeacon uuid/major/minor or Eddystone namespace/instance",
             "bad.csv:8: tx power \"4\" is not the RSSI at 1 m in dBm",
             "bad.csv:9: x \"ten\" is not a number",
             "bad.csv:10: Eddystone instance \"0011\" is not 6 bytes of hex",
@@ -148,8 +148,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("uuid,major,minor,x,y\nB9407F30-F5F8-466E-AFF9-25556B57FE6D,1,2,3,4\n",
-         "ids.csv:1: no address column: fprint matches beacons by their Bluetooth address"),
+        ("name,x,y\ndoor,3,4\n",
+         "ids.csv:1: no column names the beacons: give an address (or mac) column, or iBeacon uuid/major/minor, or Eddystone namespace/instance"),
         ("mac,x\nAA:00:00:00:00:01,3\n", "ids.csv:1: no y column (y in map units, or y_m in metres)"),
         ("mac,x,y,x_m\nAA:00:00:00:00:01,3,4,5\n", "ids.csv:1: give x and y either in map units (x, y) or in metres"),
         ("mac,mac address,x,y\n", "ids.csv:1: columns 1 and 2 both give address"),

@@ -90,8 +90,11 @@ package struct AlertSettings: Sendable, Equatable {
             switch key {
             case "map": scope = .map(value)
             case "beacon":
-                guard let mac = normalisedMAC(value) else { throw AlertRuleError(".beacon: \"\(value)\" is not a MAC address (AA:BB:CC:DD:EE:FF)") }
-                scope = .beacon(mac)
+                // A MAC, or the identity the beacon advertises (matched first, whatever its address).
+                guard let id = normalisedMAC(value).map(BeaconIdentity.mac) ?? BeaconIdentity(text: value) else {
+                    throw AlertRuleError(".beacon: \"\(value)\" is not a MAC address (AA:BB:CC:DD:EE:FF) or a beacon identity (ibeacon:UUID:MAJOR:MINOR, eddystone:NAMESPACE:INSTANCE)")
+                }
+                scope = .beacon(id.text)
             default: scope = .link(value)
             }
         }

@@ -33,7 +33,8 @@ package struct MapDetector: Sendable {
         for m in models {
             guard let radiomap = m.radiomap else { continue }
             for fp in radiomap.fingerprints {
-                for (id, value) in Reduction.reduce(fp, set: .combined, options: SignalOptions()) {
+                // Keyed as the tracker's windows are observed: a beacon by the identity it advertised.
+                for (id, value) in Reduction.reduce(fp.keyed(by: .identity), set: .combined, options: SignalOptions()) {
                     if let b = best[id], b.rssi >= value { continue }
                     best[id] = (m.id, value)
                 }
@@ -41,7 +42,7 @@ package struct MapDetector: Sendable {
         }
         var owner = best.mapValues(\.map)
         for m in models {
-            for e in m.locator?.registry.entries ?? [] { owner[Fingerprint.bleID(e.mac)] = m.id }
+            for id in m.locator?.registry.transmitterIDs ?? [] { owner[id] = m.id }
         }
         return owner
     }

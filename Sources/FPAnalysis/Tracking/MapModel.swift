@@ -101,7 +101,7 @@ extension BeaconLocator {
         guard let r = locate(window) else { return nil }
         var sum = 0.0, ranges = 0.0
         for used in r.beacons {
-            guard let e = registry.entry(address: used.mac) else { continue }
+            let e = registry.entries[used.entry]
             let dx = (r.x - e.x) * metersPerUnit, dy = (r.y - e.y) * metersPerUnit
             let residual = (dx * dx + dy * dy).squareRoot() - used.distanceMeters
             sum += residual * residual

@@ -1,3 +1,5 @@
+import FPCore
+
 /// The radio samples of the last `lengthMs`, for one position per interval.
 ///
 /// Samples arrive in time order (ms on the run's clock) and leave once older
@@ -15,11 +17,15 @@ package struct SignalWindow: Sendable {
     private var head = 0
     private var bleNames: [String: String] = [:]
     private var wifiNames: [String: String] = [:]
+    /// BLE transmitter id → the identity its address advertised (the first; kept for the run).
+    private var identities: [String: BeaconIdentity] = [:]
 
     package init(lengthMs: Int) { self.lengthMs = lengthMs }
 
-    package mutating func addBLE(address: String, rssi: Double, timeMs: Int) {
-        append(Self.interned(address, in: &bleNames, Fingerprint.bleID), rssi, timeMs, ble: true)
+    package mutating func addBLE(address: String, rssi: Double, timeMs: Int, identity: BeaconIdentity? = nil) {
+        let id = Self.interned(address, in: &bleNames, Fingerprint.bleID)
+        if let identity, identities[id] == nil { identities[id] = identity }
+        append(id, rssi, timeMs, ble: true)
     }
 
     package mutating func addWiFi(mac: String, rssi: Double, timeMs: Int) {
@@ -61,7 +67,12 @@ package struct SignalWindow: Sendable {
         let start = endMs - lengthMs
         for i in head..<times.count where times[i] > start && times[i] <= endMs {
             let s = Fingerprint.Sample(transmitter: ids[i], rssi: rssis[i], time: times[i] - start)
-            if isBLE[i] { fp.ble.append(s) } else { fp.wifi.append(s) }
+            if isBLE[i] {
+                fp.ble.append(s)
+                if let id = identities[ids[i]] { fp.bleIdentities[ids[i]] = id }
+            } else {
+                fp.wifi.append(s)
+            }
         }
         return fp
     }

@@ -56,6 +56,10 @@ package struct Tracker: Sendable {
         /// dB a beacon's window median varies by beyond the law: its ranges' share of the
         /// beacon fix's variance (`BeaconLocator.fix`); 0 leaves the residuals alone.
         package var beaconsRangeSigmaDb: Double
+        /// BLE reports weaker than this (dBm) are left out of every window; nil keeps them all.
+        package var minBLERSSI: Double?
+        /// What the window's BLE transmitters are keyed by for WKNN (the radiomap must be keyed alike).
+        package var bleKey: BLEKey = .address
 
         package init(method: TrackMethod = .fused, windowMs: Int = 2000, walkingSpeed: Double = 1, hold: Int = 3,
                      noise: Kalman2D.Noise? = nil, wknnSigma: Double = 1, beaconsSigma: Double = 3,
@@ -98,14 +102,20 @@ package struct Tracker: Sendable {
     /// reports without RSSI and other radios are ignored.
     package mutating func add(_ sample: Sample) {
         switch sample {
-        case .ble(let s): if let rssi = s.rssi { window.addBLE(address: s.address, rssi: Double(rssi), timeMs: s.time) }
+        case .ble(let s):
+            if let rssi = s.rssi, options.minBLERSSI.map({ Double(rssi) >= $0 }) ?? true {
+                window.addBLE(address: s.address, rssi: Double(rssi), timeMs: s.time,
+                              identity: s.beacon.flatMap(BeaconIdentity.init(beacon:)))
+            }
         case .wifi(let s): window.addWiFi(mac: s.mac, rssi: Double(s.rssi), timeMs: s.time)
         case .cell, .geo: break
         }
     }
 
-    package mutating func addBLE(address: String, rssi: Double, timeMs: Int) {
-        window.addBLE(address: address, rssi: rssi, timeMs: timeMs)
+    /// `identity`: what the report advertised (its decoded iBeacon/Eddystone-UID frame), if anything.
+    package mutating func addBLE(address: String, rssi: Double, timeMs: Int, identity: BeaconIdentity? = nil) {
+        if let floor = options.minBLERSSI, rssi < floor { return }
+        window.addBLE(address: address, rssi: rssi, timeMs: timeMs, identity: identity)
     }
 
     package mutating func addWiFi(mac: String, rssi: Double, timeMs: Int) {
@@ -125,7 +135,8 @@ package struct Tracker: Sendable {
         if let fixedMap {
             mapID = fixedMap
         } else {
-            guard let seen = detector?.observe(Reduction.reduce(fp, set: .combined, options: SignalOptions())) else {
+            let keyed = fp.keyed(by: .identity)  // as `MapDetector.owners` keys them
+            guard let seen = detector?.observe(Reduction.reduce(keyed, set: .combined, options: SignalOptions())) else {
                 return nil
             }
             mapID = seen.map
@@ -133,7 +144,7 @@ package struct Tracker: Sendable {
         }
         guard let model = models[mapID] else { return nil }
         let m = model.metersPerUnit
-        let wknn = options.method == .beacons ? nil : model.radiomap?.fix(fp, metersPerUnit: m,
+        let wknn = options.method == .beacons ? nil : model.radiomap?.fix(fp.keyed(by: options.bleKey), metersPerUnit: m,
                                                                                   baseVariance: options.wknnSigma * options.wknnSigma)
         let beacons = options.method == .wknn ? nil : model.locator?.fix(fp, baseVariance: options.beaconsSigma * options.beaconsSigma,
                                                                                  rangeSigmaDb: options.beaconsRangeSigmaDb)

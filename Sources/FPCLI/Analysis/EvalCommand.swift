@@ -12,6 +12,8 @@ struct Eval: ReportingCommand {
 
             File order is the order the documents reached this database: an imported file's own row order, as the evaluator reads that file (`export couch-view` writes it back in the same order). A measurement with no transmitter in common with any other gets no estimate: it is counted as unlocalised, not as an error (the Java evaluator stops there).
 
+            --min-rssi leaves out BLE readings weaker than it before the medians are taken (Wi-Fi is kept); --ble-key identity keys a BLE transmitter by the iBeacon or Eddystone-UID id its address advertised in the document instead of by the address, so a beacon whose address rotates is one transmitter.
+
             Errors are in metres: count, mean, median (even count: mean of the two middle), p75 and p95 (nearest rank), max, and the floor hit rate (estimated floor = the nearest neighbour's map).
 
             With --train and --test: a training set and a test set instead (imported datasets: `fprint import`), positioned as the UJI long-term paper does. A selection is key=value terms joined by commas, all of which must hold, alternatives a|b: map, session, dataset, floor, since, until (createdAt; until exclusive), or any tag (month, campaign, set, point, a table's own columns). Not heard counts --zero-signal (−105) on both sides and every transmitter column of the imported table counts. --method: knnK (mean of the k nearest by Euclidean distance, ties in training-file order; at distance 0 the first such neighbour), wknnK (weights 1/d), gkSkK (Gaussian kernel, σ S dB: per column log(N(a − q; 0, σ²)), log 1e-6 where a side did not hear it; the mean of the k likeliest). Floor: the most frequent among the k (the lowest on a tie). Figures per group (--group-by month: training and test of the same month): mean, median, p75 as Matlab's prctile computes it (the papers' figure), p75 and p95 by nearest rank (fprint's), max, floor success rate. --predictions FILE writes every test fingerprint's estimate as CSV.
@@ -21,6 +23,7 @@ struct Eval: ReportingCommand {
               fprint eval --map J3NP --set combined --estimator wknn --k 1..3
               fprint eval --max-time-ms 5000 --zero-signal=-100 --json
               fprint eval --ble-weight 0.8 --csv > results.csv
+              fprint eval --set ble --min-rssi=-90 --ble-key identity
               fprint eval --train campaign=trn01 --test set=test --group-by month --method knn9,knn1,gk4k12
               fprint eval --train 'month=1,campaign=trn01|trn02' --test 'month=1,set=test' --method wknn3 --predictions m01.csv
             """)
@@ -38,6 +41,7 @@ struct Eval: ReportingCommand {
     var maxTimeMs: Int?
     @Option(name: .customLong("ble-weight"), help: "Multiply BLE medians by this in the combined set (1 = off).")
     var bleWeight: Double = 1
+    @OptionGroup var bleReadings: BLEReadingOptions
     @Option(help: "List this many worst measurements per result (table: id prefixes; JSON: full).") var worst = 3
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "Print CSV (one row per set, estimator and k).") var csv = false
@@ -114,7 +118,7 @@ struct Eval: ReportingCommand {
         let store = try ws.openStore(.read)
         // Reading 60,000 imported documents takes seconds: on a terminal the wait says what it is.
         if Terminal.stderrIsTTY { Terminal.status("eval: reading the stored fingerprints…") }
-        let fps = try AnalysisInput.fingerprints(store, filters)
+        let fps = bleReadings.apply(try AnalysisInput.fingerprints(store, filters))
         Terminal.endStatusIfOpen()
         let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
         if holdout.active {

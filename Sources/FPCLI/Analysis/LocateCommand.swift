@@ -12,7 +12,7 @@ struct Locate: ReportingCommand {
         discussion: """
             The radiomap is every stored document of the measurement's map except the measurement itself (with --session: except the whole walk). WKNN as in `fprint eval` (median RSSI per transmitter, zero signal −105 dBm, weights 1/d).
 
-            Beacon positioning uses the registry Config/beacons/<map>.json (the fim-beacons.json shape: an array of {mac, x, y, floor, …}, null entries skipped, optional measuredPower per beacon): median RSSI → distance with the log-distance model (exponent --path-loss-exponent, default 2; measured power per beacon, else --measured-power), the mean of the closed-form solutions of every 3-beacon subset of the 6 strongest, then damped Gauss–Newton refinement. At least 3 registry beacons must be heard.
+            Beacon positioning uses the registry Config/beacons/<map>.json (the fim-beacons.json shape: an array of {mac, uuid, major, minor, x, y, floor, …}, null entries skipped, optional measuredPower per beacon; an entry may give an iBeacon uuid/major/minor or an Eddystone namespace/instance instead of a mac). A report is matched to its beacon by the identity it advertises first, then its address, and every report of a beacon counts, whichever address it came from: median RSSI → distance with the log-distance model (exponent --path-loss-exponent, default 2; measured power per beacon, else --measured-power), the mean of the closed-form solutions of every 3-beacon subset of the 6 strongest, then damped Gauss–Newton refinement. At least 3 registry beacons must be heard.
 
             --session locates every document of a walk in seq order and smooths the track per axis with a Kalman filter (variances in m²). Live positioning: `fprint track`.
 
@@ -20,6 +20,9 @@ struct Locate: ReportingCommand {
               fprint locate 3f2a9c
               fprint locate --file new-measurement.json --k 3 --json
               fprint locate --session 5d1c… --track-source beacons
+              fprint locate 3f2a9c --min-rssi=-85
+
+            --min-rssi leaves out BLE readings weaker than it, in the measurement and the radiomap alike (Wi-Fi is kept); --ble-key identity keys WKNN's BLE transmitters by the identity their address advertised.
             """)
 
     @Argument(help: "Stored measurement id or unique prefix.") var id: String?
@@ -37,6 +40,7 @@ struct Locate: ReportingCommand {
     var trackSource: TrackSource = .wknn
     @Option(name: .customLong("process-variance"), help: "Kalman process noise per step (m²).") var processVariance = 1.0
     @Option(name: .customLong("measurement-variance"), help: "Kalman measurement noise (m²).") var measurementVariance = 4.0
+    @OptionGroup var bleReadings: BLEReadingOptions
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -85,12 +89,13 @@ struct Locate: ReportingCommand {
             queries = zip(fps, seqs).map { ($0, true, $1) }.sorted { ($0.2 ?? 0) < ($1.2 ?? 0) }
             exclude = Set(texts.map(\.id))
         }
+        queries = queries.map { (bleReadings.apply($0.fp), $0.truth, $0.seq) }
         let level = queries[0].fp.level
         let loaded = try ws.configIfAny()
         let metersPerUnit = try AnalysisInput.scales(ws, levels: [level])[level] ?? MapScale.jBuilding.metersPerUnit
         // The radiomap: the map's other documents, in file order.
-        let mapFPs = try AnalysisInput.fingerprints(
-            AnalysisInput.texts(store, ListQuery(level: level.isEmpty ? nil : level)).filter { !exclude.contains($0.id) })
+        let mapFPs = bleReadings.apply(try AnalysisInput.fingerprints(
+            AnalysisInput.texts(store, ListQuery(level: level.isEmpty ? nil : level)).filter { !exclude.contains($0.id) }))
         let space = SignalSpace(mapFPs, set: set, options: SignalOptions())
         let locator = try beaconLocator(ws: ws, loaded: loaded, level: level, metersPerUnit: metersPerUnit)
 

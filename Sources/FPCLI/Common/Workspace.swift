@@ -201,10 +201,36 @@ struct Workspace {
               let registry = try BeaconRegistryFile.load(map: map, explicit: nil, config: loaded, paths: paths),
               !registry.entries.isEmpty else { return nil }
         let beacons = registry.entries.map { e in
-            RadioEnvironment.BLETransmitter(address: e.mac.uppercased(), position: MapPoint(x: e.x, y: e.y),
-                                            measuredPower: Int((e.measuredPower ?? -66).rounded()))
+            let power = Int((e.measuredPower ?? -66).rounded())
+            guard e.mac == nil else {
+                return RadioEnvironment.BLETransmitter(address: e.mac!, position: MapPoint(x: e.x, y: e.y), measuredPower: power)
+            }
+            // A beacon known only by what it advertises sends that, from a static random address made from it.
+            return RadioEnvironment.BLETransmitter(address: Self.staticRandomAddress(e.id), addressType: "random",
+                                                   position: MapPoint(x: e.x, y: e.y), measuredPower: power,
+                                                   beacon: Self.advertised(e, measuredPower: power))
         }
         return RadioEnvironment(map: map, name: "\(map)'s beacon registry", source: "beacons/\(map).json", scale: info.scale, ble: beacons)
+    }
+
+    /// The frame a registry entry advertises in a simulation: its iBeacon id, else its Eddystone-UID.
+    static func advertised(_ e: BeaconRegistry.Entry, measuredPower: Int) -> Beacon? {
+        switch e.iBeacon ?? e.eddystone {
+        case let .iBeacon(uuid, major, minor)?:
+            return Beacon(type: "ibeacon", uuid: uuid, major: major, minor: minor, measuredPower: measuredPower)
+        case let .eddystoneUID(namespace, instance)?:
+            return Beacon(type: "eddystone-uid", measuredPower: measuredPower - 41, namespace: namespace, instance: instance)
+        default:
+            return nil
+        }
+    }
+
+    /// A static random address (top two bits set) from FNV-1a of `text`: the same text, the same address.
+    static func staticRandomAddress(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in text.utf8 { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        let bytes = (0..<6).map { UInt8(truncatingIfNeeded: hash >> (8 * UInt64($0))) }
+        return ([bytes[0] | 0xC0] + bytes[1...]).map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 
     static func environment(at path: String) throws -> RadioEnvironment {

@@ -27,14 +27,30 @@ enum AlertFactsReader {
         facts.probes = (doc["networkProbes"]?.arrayValue ?? []).map { probe($0, documentStart: start) }
         if !macs.isEmpty || coverage, let scans = doc["bleScans"]?.arrayValue {
             var rssi: [String: [Double]] = [:]
+            var ruleRSSI: [String: [Double]] = [:]
             var heard: [String: [Int64]] = [:]
+            // A rule's beacon is its MAC or the identity it advertises: a report counts under both,
+            // a frame without an identity (Eddystone-TLM) under the one its address advertised here.
+            var advertised: [String: String] = [:]
+            if !macs.isEmpty {
+                for scan in scans {
+                    guard let mac = scan["address"]?.stringValue?.uppercased(), advertised[mac] == nil,
+                          let id = scan["beacon"].flatMap(BeaconIdentity.init(json:)) else { continue }
+                    advertised[mac] = id.text
+                }
+            }
             for scan in scans {
                 guard let mac = scan["address"]?.stringValue?.uppercased() else { continue }
-                if let r = scan["rssi"]?.doubleValue { rssi[mac, default: []].append(r) }
-                if macs.contains(mac) { heard[mac, default: []].append(start + (scan["time"]?.intValue ?? 0)) }
+                let r = scan["rssi"]?.doubleValue
+                if let r { rssi[mac, default: []].append(r) }
+                let identity = scan["beacon"].flatMap(BeaconIdentity.init(json:))?.text ?? advertised[mac]
+                for key in [mac, identity].compactMap({ $0 }) where macs.contains(key) {
+                    if let r { ruleRSSI[key, default: []].append(r) }
+                    heard[key, default: []].append(start + (scan["time"]?.intValue ?? 0))
+                }
             }
-            for mac in macs where heard[mac] != nil {
-                facts.beacons[mac] = .init(medianRSSI: Reduction.median(rssi[mac] ?? []), heard: heard[mac]!)
+            for key in macs where heard[key] != nil {
+                facts.beacons[key] = .init(medianRSSI: Reduction.median(ruleRSSI[key] ?? []), heard: heard[key]!)
             }
             // Coverage counts every BLE transmitter whose median is at least -90 dBm (`fprint coverage`'s default).
             if coverage, let x = doc["x"]?.doubleValue, let y = doc["y"]?.doubleValue {

@@ -90,7 +90,7 @@ extension AlertsCommand {
         @Argument(help: ArgumentHelp("The rule: figure, comparison, limit with its unit (one argument or several).", valueName: "rule"))
         var rule: [String]
         @Option(help: "Only documents of this map.") var map: String?
-        @Option(help: "This beacon (MAC), for rssi and silence.") var beacon: String?
+        @Option(help: "This beacon (its MAC, or the identity it advertises: ibeacon:UUID:MAJOR:MINOR or eddystone:NAMESPACE:INSTANCE), for rssi and silence.") var beacon: String?
         @Option(help: "Only probes that left by this interface or through this SSID.") var link: String?
         @Option(help: ArgumentHelp("How long the figure must keep crossing the limit (e.g. 10min, 30s).", valueName: "time")) var hold: String?
         @OptionGroup var configOptions: ConfigOptions

@@ -34,10 +34,11 @@ struct BeaconSheet {
         return out
     }()
 
-    /// One beacon of the sheet, as the registry file holds it.
+    /// One beacon of the sheet, as the registry file holds it: its address,
+    /// its advertised identity, or both.
     struct Row {
         var line: Int
-        var mac: String
+        var mac: String?
         var name: String?
         var x: Double, y: Double
         var measuredPower: Double?
@@ -47,7 +48,8 @@ struct BeaconSheet {
 
         /// The registry entry (`BeaconRegistry`'s shape; uuid/major/minor as the shipped files have them).
         func json(map: String) -> JSONObject {
-            var o: JSONObject = ["floor": .string(map), "mac": .string(mac), "x": .double(x), "y": .double(y)]
+            var o: JSONObject = ["floor": .string(map), "x": .double(x), "y": .double(y)]
+            if let mac { o["mac"] = .string(mac) }
             if let name { o["name"] = .string(name) }
             if let measuredPower { o["measuredPower"] = .double(measuredPower) }
             if let uuid, let major, let minor {
@@ -102,10 +104,8 @@ struct BeaconSheet {
             }
             index[column] = i
         }
-        if index[.address] == nil {
-            let ids = index[.uuid] != nil || index[.namespace] != nil
-            problems.append("\(file):\(header.line): no address column"
-                + (ids ? ": fprint matches beacons by their Bluetooth address, not by iBeacon uuid/major/minor or Eddystone ids; add each beacon's address (fprint scan shows it)" : " (address or mac)"))
+        if index[.address] == nil && index[.uuid] == nil && index[.namespace] == nil {
+            problems.append("\(file):\(header.line): no column names the beacons: give an address (or mac) column, or iBeacon uuid/major/minor, or Eddystone namespace/instance")
         }
         for (plain, inMetres) in [(Column.x, Column.xMetres), (.y, .yMetres)] where index[plain] == nil && index[inMetres] == nil {
             problems.append("\(file):\(header.line): no \(plain.rawValue) column (\(plain.rawValue) in map units, or \(inMetres.rawValue) in metres)")
@@ -179,14 +179,14 @@ struct BeaconSheet {
 
     static func row(_ cells: RowCells, line: Int, map: MapInfo, metres: Bool, origin: MapPoint? = nil) throws(RowProblem) -> Row {
         let address = cells[.address]
-        guard !address.isEmpty else {
-            let hasID = !cells[.uuid].isEmpty || !cells[.namespace].isEmpty
-            throw RowProblem("no address" + (hasID
-                ? ": fprint matches beacons by their Bluetooth address, not by iBeacon uuid/major/minor or Eddystone ids; add the beacon's address (fprint scan shows it)"
-                : ""))
-        }
-        guard let mac = Self.mac(address) else {
-            throw RowProblem("address \"\(address)\" is not a MAC address (six hex bytes, e.g. DB:D8:0E:71:E0:FD)")
+        var mac: String?
+        if !address.isEmpty {
+            guard let m = Self.mac(address) else {
+                throw RowProblem("address \"\(address)\" is not a MAC address (six hex bytes, e.g. DB:D8:0E:71:E0:FD)")
+            }
+            mac = m
+        } else if [Column.uuid, .major, .minor, .namespace, .instance].allSatisfy({ cells[$0].isEmpty }) {
+            throw RowProblem("no address and no iBeacon uuid/major/minor or Eddystone namespace/instance: the beacon cannot be matched to its reports")
         }
         // Where a position is in metres: an x_m/y_m header, else the row's unit, else --metres.
         var inMetres = metres
@@ -228,10 +228,10 @@ struct BeaconSheet {
         let given = [Column.uuid, .major, .minor].filter { !cells[$0].isEmpty }
         guard !given.isEmpty else { return }
         guard given.count == 3 else { throw RowProblem("an iBeacon id needs uuid, major and minor; only \(given.map(\.rawValue).joined(separator: " and ")) given") }
-        guard let uuid = UUID(uuidString: Self.dashedUUID(cells[.uuid])) else {
+        guard let uuid = BeaconIdentity.canonicalUUID(cells[.uuid]) else {
             throw RowProblem("uuid \"\(cells[.uuid])\" is not a UUID (32 hex digits, e.g. B9407F30-F5F8-466E-AFF9-25556B57FE6D)")
         }
-        row.uuid = uuid.uuidString
+        row.uuid = uuid
         for column in [Column.major, .minor] {
             guard let v = Int(cells[column]), (0...65535).contains(v) else {
                 throw RowProblem("\(column.rawValue) \"\(cells[column])\" is not a whole number from 0 to 65535")
@@ -243,10 +243,10 @@ struct BeaconSheet {
     private static func eddystone(_ cells: RowCells, into row: inout Row) throws(RowProblem) {
         let namespace = cells[.namespace], instance = cells[.instance]
         guard !namespace.isEmpty || !instance.isEmpty else { return }
-        guard let ns = Self.hex(namespace, bytes: 10) else {
+        guard let ns = BeaconIdentity.hex(namespace, bytes: 10) else {
             throw RowProblem("Eddystone namespace \"\(namespace)\" is not 10 bytes of hex (20 digits)")
         }
-        guard let id = Self.hex(instance, bytes: 6) else {
+        guard let id = BeaconIdentity.hex(instance, bytes: 6) else {
             throw RowProblem("Eddystone instance \"\(instance)\" is not 6 bytes of hex (12 digits)")
         }
         row.namespace = ns
@@ -254,33 +254,7 @@ struct BeaconSheet {
     }
 
     /// "db-d8-0e-71-e0-fd", "dbd80e71e0fd" → "DB:D8:0E:71:E0:FD".
-    static func mac(_ text: String) -> String? {
-        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" }).map(String.init)
-        let bytes: [String]
-        if parts.count == 6 {
-            bytes = parts
-        } else if parts.count == 1, text.count == 12 {
-            bytes = stride(from: 0, to: 12, by: 2).map { String(Array(text)[$0..<$0 + 2]) }
-        } else {
-            return nil
-        }
-        guard bytes.allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil }) else { return nil }
-        return bytes.map { $0.uppercased() }.joined(separator: ":")
-    }
-
-    /// 32 hex digits without dashes get them, so `UUID` reads either form.
-    static func dashedUUID(_ text: String) -> String {
-        guard text.count == 32, !text.contains("-") else { return text }
-        let c = Array(text)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
-    }
-
-    /// `bytes` bytes of hex, optionally 0x-prefixed → lower-case digits.
-    static func hex(_ text: String, bytes: Int) -> String? {
-        let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
-        guard digits.count == bytes * 2, digits.allSatisfy(\.isHexDigit) else { return nil }
-        return digits.lowercased()
-    }
+    static func mac(_ text: String) -> String? { BeaconIdentity.mac(text) }
 
     /// Map units from metres, to a thousandth: 12.5 m at 0.02 m a unit is 625, not 624.9999999.
     static func round(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
@@ -289,10 +263,18 @@ struct BeaconSheet {
 extension BeaconSheet.Row {
     /// What must be unique across a sheet: the address, an iBeacon id, an Eddystone id.
     var identities: [String] {
-        var out = ["address \(mac)"]
+        var out = mac.map { ["address \($0)"] } ?? []
         if let uuid, let major, let minor { out.append("iBeacon \(uuid) \(major)/\(minor)") }
         if let namespace, let instance { out.append("Eddystone \(namespace)/\(instance)") }
         return out
+    }
+
+    /// What the beacon is called in tables and warnings: its address, else its advertised identity.
+    var label: String {
+        if let mac { return mac }
+        if let uuid, let major, let minor { return BeaconIdentity.iBeacon(uuid: uuid, major: major, minor: minor).text }
+        if let namespace, let instance { return BeaconIdentity.eddystoneUID(namespace: namespace, instance: instance).text }
+        return "?"
     }
 }
 

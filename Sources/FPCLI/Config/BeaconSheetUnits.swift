@@ -15,7 +15,7 @@ extension BeaconSheet {
             let polygon = outline.map { (x: $0.x, y: $0.y) }
             for row in rows where !SVGPlot.inside(polygon, x: row.x, y: row.y) {
                 out.append(String(format: "%@:%d: warning: %@ at (%g, %g) is outside map %@'s outline", file, row.line,
-                                  row.mac, row.x, row.y, map.id))
+                                  row.label, row.x, row.y, map.id))
             }
         }
         if let corner = unitsInACorner(map: map) { out.append("\(file): warning: \(corner)") }

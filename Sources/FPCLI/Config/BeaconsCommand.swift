@@ -83,8 +83,7 @@ extension BeaconsCommand {
             limits.silentDays = silentDays
             limits.batteryBelowMilliVolts = batteryBelow
             limits.trendDays = trendDays
-            let wanted = Set(registries.flatMap { $0.registry.entries.map(\.mac) })
-            let sightings = try BeaconSightings.read(try ws.openStore(.read), macs: wanted)
+            let sightings = try BeaconSightings.read(try ws.openStore(.read), registries: registries.map(\.registry))
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let report = registries.flatMap {
                 BeaconHealth.assess(map: $0.map, registry: $0.registry, sightings: sightings, now: now, limits: limits)
@@ -102,7 +101,11 @@ extension BeaconsCommand {
             if json {
                 for (map, registry) in registries {
                     for e in registry.entries {
-                        var line: JSONObject = ["map": .string(map), "mac": .string(e.mac), "x": .double(e.x), "y": .double(e.y)]
+                        var line: JSONObject = ["map": .string(map), "mac": e.mac.map(JSONValue.string) ?? .null,
+                                                "x": .double(e.x), "y": .double(e.y)]
+                        line["ibeacon"] = e.iBeacon.map { .string($0.text) } ?? .null
+                        line["eddystone"] = e.eddystone.map { .string($0.text) } ?? .null
+                        line["id"] = .string(e.id)
                         line["floor"] = e.floor.map(JSONValue.string) ?? .null
                         line["measuredPower"] = e.measuredPower.map(JSONValue.double) ?? .null
                         line["name"] = e.name.map(JSONValue.string) ?? .null
@@ -113,10 +116,10 @@ extension BeaconsCommand {
                 return
             }
             let rows = registries.flatMap { map, registry in
-                registry.entries.map { [map, $0.mac, String(format: "%g", $0.x), String(format: "%g", $0.y),
+                registry.entries.map { [map, $0.id, String(format: "%g", $0.x), String(format: "%g", $0.y),
                                         $0.measuredPower.map { String(format: "%g", $0) } ?? "", $0.name ?? ""] }
             }
-            for line in Terminal.table(["MAP", "MAC", "X", "Y", "POWER@1M", "NAME"], rows, rightAligned: [2, 3, 4]) { Terminal.out(line) }
+            for line in Terminal.table(["MAP", "BEACON", "X", "Y", "POWER@1M", "NAME"], rows, rightAligned: [2, 3, 4]) { Terminal.out(line) }
             for (map, registry) in registries {
                 Terminal.err("\(map): \(Terminal.counted(registry.entries.count, "beacon")) from \(sources[map] ?? "?")")
             }
@@ -124,11 +127,11 @@ extension BeaconsCommand {
     }
 }
 
-/// Registry beacons' reports in the stored measurements, by upper-case MAC.
+/// Registry beacons' reports in the stored measurements, by `Entry.id` (MAC, else advertised identity).
 enum BeaconSightings {
-    /// One pass over every stored document; only the reports of `macs` are kept.
-    static func read(_ store: SQLiteDocumentStore, macs: Set<String>) throws -> [String: [BeaconSighting]] {
-        let read = try store.readDocuments(ListQuery()) { text in BeaconSighting.reports(in: text.body, macs: macs) }
+    /// One pass over every stored document; only the reports of the registries' beacons are kept.
+    static func read(_ store: SQLiteDocumentStore, registries: [BeaconRegistry]) throws -> [String: [BeaconSighting]] {
+        let read = try store.readDocuments(ListQuery()) { text in BeaconSighting.reports(in: text.body, registries: registries) }
         DamageLog.shared.record(read.damaged)
         var out: [String: [BeaconSighting]] = [:]
         for document in read.documents {

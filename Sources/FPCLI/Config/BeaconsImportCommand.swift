@@ -11,9 +11,9 @@ extension BeaconsCommand {
             commandName: "import",
             abstract: "Read a deployed-beacon spreadsheet (CSV) into a map's beacon registry in your config folder.",
             discussion: """
-                The sheet's first row names its columns, in any order and case: address (or mac), x and y (map units; metres with --metres, a unit column saying m, or headers x_m/y_m, turned into map units with the map's scale), tx power (or measured power: the RSSI at 1 m, dBm), name, and an iBeacon uuid/major/minor or an Eddystone namespace/instance, which the registry keeps. Beacons are matched by address: a row without one is refused. Other columns are left out and named. Comma, semicolon or tab separated.
+                The sheet's first row names its columns, in any order and case: address (or mac), x and y (map units; metres with --metres, a unit column saying m, or headers x_m/y_m, turned into map units with the map's scale), tx power (or measured power: the RSSI at 1 m, dBm), name, an iBeacon uuid/major/minor and an Eddystone namespace/instance. Each row needs an address, an iBeacon uuid/major/minor or an Eddystone namespace/instance (any or all): a report is matched to its beacon by the identity it advertises first, then by its address, so a beacon whose random address rotates is known by its identity alone. Other columns are left out and named. Comma, semicolon or tab separated.
 
-                Every row is checked (a bad address, a major outside 0–65535, a position outside the map, an address or id given twice, …) and each problem is printed as FILE:LINE: what; any problem and nothing is written (exit 65). The registry is written whole (a temporary file renamed) to beacons/<map>.json in $XDG_CONFIG_HOME/fprint, where it wins over the registry shipped beside the app config. An existing one there is kept unless --replace (overwrite) or --merge (the sheet's beacons added; one with the same address replaced).
+                Every row is checked (a bad address, a uuid that is not 32 hex digits, a major or minor outside 0–65535, a namespace that is not 10 bytes of hex or an instance not 6, a position outside the map, an address or identity given twice, …) and each problem is printed as FILE:LINE: what; any problem and nothing is written (exit 65). The registry is written whole (a temporary file renamed) to beacons/<map>.json in $XDG_CONFIG_HOME/fprint, where it wins over the registry shipped beside the app config. An existing one there is kept unless --replace (overwrite) or --merge (the sheet's beacons added; one with the same address or identity replaced).
 
                 Examples:
                   fprint beacons import deployed.csv --map J2NP --dry-run
@@ -30,7 +30,7 @@ extension BeaconsCommand {
         @Option(help: ArgumentHelp("Where the sheet's metres start on the plan, in map units (the building datum's place on the picture; default the top-left corner).", valueName: "x,y"))
         var origin: String?
         @Flag(help: "Overwrite the map's registry in your config folder.") var replace = false
-        @Flag(help: "Add the sheet's beacons to the map's registry in your config folder (same address: replaced).") var merge = false
+        @Flag(help: "Add the sheet's beacons to the map's registry in your config folder (same address or identity: replaced).") var merge = false
         @Flag(name: .customLong("dry-run"), help: "Check the sheet and show what would be written; write nothing.") var dryRun = false
         @Flag(help: "Print one JSON object: the registry written (or that would be) and the counts.") var json = false
         @OptionGroup var configOptions: ConfigOptions
@@ -103,10 +103,11 @@ extension BeaconsCommand {
                 return
             }
             let rows = sheet.rows.map { r in
-                [r.mac, r.name ?? "", String(format: "%g", r.x), String(format: "%g", r.y),
-                 r.measuredPower.map { String(format: "%g", $0) } ?? "", r.uuid.map { "\($0) \(r.major!)/\(r.minor!)" } ?? ""]
+                [r.mac ?? "", r.name ?? "", String(format: "%g", r.x), String(format: "%g", r.y),
+                 r.measuredPower.map { String(format: "%g", $0) } ?? "", r.uuid.map { "\($0) \(r.major!)/\(r.minor!)" } ?? "",
+                 r.namespace.map { "\($0)/\(r.instance!)" } ?? ""]
             }
-            for line in Terminal.table(["MAC", "NAME", "X", "Y", "POWER@1M", "IBEACON"], rows, rightAligned: [2, 3, 4]) {
+            for line in Terminal.table(["MAC", "NAME", "X", "Y", "POWER@1M", "IBEACON", "EDDYSTONE"], rows, rightAligned: [2, 3, 4]) {
                 Terminal.out(line)
             }
             if !sheet.ignoredColumns.isEmpty { Terminal.err("columns left out: \(sheet.ignoredColumns.joined(separator: ", "))") }
@@ -125,30 +126,47 @@ extension BeaconsCommand {
             }
         }
 
-        /// The sheet's entries merged into `existing` (in its order; same MAC: the sheet's), new ones after.
+        /// The sheet's entries merged into `existing` (in its order; same MAC or advertised identity: the sheet's), new ones after.
         struct Merged {
             var entries: [JSONObject]
             var added = 0, replaced = 0, kept = 0
         }
 
         static func merge(_ sheet: [JSONObject], into existing: [JSONObject]) throws -> Merged {
-            let byMAC = Dictionary(sheet.map { ($0["mac"]?.stringValue ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+            var byIdentity: [BeaconIdentity: Int] = [:]
+            for (i, entry) in sheet.enumerated() {
+                for id in Self.identities(entry) where byIdentity[id] == nil { byIdentity[id] = i }
+            }
             var out = Merged(entries: [])
-            var used = Set<String>()
+            var used = Set<Int>()
             for old in existing {
-                let mac = old["mac"]?.stringValue?.uppercased() ?? ""
-                if let new = byMAC[mac] {
-                    out.entries.append(new)
-                    out.replaced += 1
-                    used.insert(mac)
+                if let i = Self.identities(old).lazy.compactMap({ byIdentity[$0] }).first {
+                    // One sheet row replaces the first old entry it shares an identity with; later ones go.
+                    if used.insert(i).inserted {
+                        out.entries.append(sheet[i])
+                        out.replaced += 1
+                    }
                 } else {
                     out.entries.append(old)
                     out.kept += 1
                 }
             }
-            for entry in sheet where !used.contains(entry["mac"]?.stringValue ?? "") {
+            for (i, entry) in sheet.enumerated() where !used.contains(i) {
                 out.entries.append(entry)
                 out.added += 1
+            }
+            return out
+        }
+
+        /// What a registry entry (or a sheet's) is known by: its MAC and advertised identities.
+        static func identities(_ o: JSONObject) -> [BeaconIdentity] {
+            func text(_ key: String) -> String? { o[key]?.stringValue ?? o[key]?.intValue.map { String($0) } }
+            var out: [BeaconIdentity] = []
+            if let mac = text("mac").flatMap(BeaconIdentity.mac) { out.append(.mac(mac)) }
+            if let u = text("uuid"), let ma = text("major"), let mi = text("minor"),
+               let id = BeaconIdentity.iBeacon(uuid: u, major: ma, minor: mi) { out.append(id) }
+            if let ns = text("namespace"), let inst = text("instance"), let id = BeaconIdentity.eddystone(namespace: ns, instance: inst) {
+                out.append(id)
             }
             return out
         }

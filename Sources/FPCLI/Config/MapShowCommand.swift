@@ -75,7 +75,7 @@ struct MapShowArguments: ParsableArguments {
     private func draw(_ map: MapInfo, plan: SVGPlot.FloorPlan?, points: [(x: Double, y: Double, count: Int)],
                       registry: BeaconRegistry?, routes: [(scenario: Scenario, route: Route)], to output: String) throws {
         let beacons = (registry?.entries ?? []).map {
-            SVGPlot.MapBeacon(x: $0.x, y: $0.y, label: $0.name ?? String($0.mac.suffix(5)))
+            SVGPlot.MapBeacon(x: $0.x, y: $0.y, label: $0.name ?? $0.shortLabel)
         }
         let drawn = routes.map { r in
             SVGPlot.MapRoute(name: r.scenario.name.isEmpty ? r.scenario.scenarioID : r.scenario.name,

@@ -36,14 +36,19 @@ struct CoverageCommand: ReportingCommand {
         guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
         let loaded = try ws.loadConfig()
         // Registry beacons per map (nil: count every BLE transmitter).
-        var registries: [String: Set<String>?] = [:]
+        var registries: [String: BeaconRegistry?] = [:]
         for level in Set(fps.map(\.level)) {
-            let registry = try BeaconRegistryFile.load(map: level, explicit: beacons, config: loaded, paths: ws.paths)
-            registries[level] = .some(registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
+            registries[level] = .some(try BeaconRegistryFile.load(map: level, explicit: beacons, config: loaded, paths: ws.paths))
         }
         var points: [Coverage.Point] = []
         for level in Set(fps.map(\.level)).sorted() {
-            points += Coverage.points(fps.filter { $0.level == level }, minRSSI: minRSSI, beacons: registries[level] ?? nil)
+            let onLevel = fps.filter { $0.level == level }
+            // A registry beacon counts once, whichever of its addresses were heard (identity first).
+            if let registry = registries[level] ?? nil {
+                points += Coverage.points(onLevel.map(registry.resolving), minRSSI: minRSSI, beacons: registry.keys)
+            } else {
+                points += Coverage.points(onLevel, minRSSI: minRSSI, beacons: nil)
+            }
         }
         // Back to file order.
         let order = Dictionary(uniqueKeysWithValues: fps.enumerated().map { ($1.id, $0) })

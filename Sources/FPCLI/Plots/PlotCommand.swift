@@ -71,7 +71,7 @@ struct Plot: AsyncParsableCommand {
             discussion: """
                 With --metric down|up|rtt|loss|jitter: network probes' figures (networkProbes[] of any document on the map) instead of a transmitter, the median of the probes in each 2 m square (not interpolated), the colour bar in the figure's unit, yellow the better end (more Mbit/s, less ms or %).
 
-                The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…); without --transmitter, the one heard at the most points. Points where it was not heard are grey crosses. The whole map is drawn (its extent in the app config), the surface opaque in the colour bar's colours, the map's floor-plan picture (maps[].floorPlan of the app config: a PNG or JPEG with its origin and scale) beneath it where nothing was interpolated, unless --no-floor-plan; --underlay stretches another image (file path or URL) over the plot instead. The map's registry beacons are marked, the one shown larger.
+                The transmitter is a BLE address or Wi-Fi MAC (or eval's id, BLE:… / WIFI:…), or a beacon's advertised identity (ibeacon:UUID:MAJOR:MINOR, eddystone:NAMESPACE:INSTANCE: its reports from every address); without --transmitter, the one heard at the most points. Points where it was not heard are grey crosses. The whole map is drawn (its extent in the app config), the surface opaque in the colour bar's colours, the map's floor-plan picture (maps[].floorPlan of the app config: a PNG or JPEG with its origin and scale) beneath it where nothing was interpolated, unless --no-floor-plan; --underlay stretches another image (file path or URL) over the plot instead. The map's registry beacons are marked, the one shown larger.
 
                 Examples:
                   fprint plot heatmap --map J3NP -o strongest.svg
@@ -80,7 +80,7 @@ struct Plot: AsyncParsableCommand {
                   fprint plot heatmap --map J1NP --metric loss -o loss.png
                 """)
         @OptionGroup var filters: FilterOptions
-        @Option(help: "BLE address, Wi-Fi MAC, or BLE:…/WIFI:… id (default: the one heard at the most points).") var transmitter: String?
+        @Option(help: "BLE address, Wi-Fi MAC, BLE:…/WIFI:… id, or a beacon's advertised identity (ibeacon:UUID:MAJOR:MINOR, eddystone:NAMESPACE:INSTANCE) (default: the one heard at the most points).") var transmitter: String?
         @Option(help: "A network probe figure instead of a transmitter: down, up (Mbit/s), rtt, jitter (ms) or loss (%).")
         var metric: ProbeMetric?
         @Option(help: "An image (path or URL) stretched under the points instead of the map's floor plan.") var underlay: String?
@@ -101,8 +101,10 @@ struct Plot: AsyncParsableCommand {
                                        underlay: underlay, out: out, ws: ws)
                 return
             }
-            let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
+            var fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
+            // A beacon asked for by the identity it advertises is that beacon from whichever address.
+            if transmitter.flatMap(Self.advertisedIdentity) != nil { fps = fps.map { $0.keyed(by: .identity) } }
             let medians = fps.map { Reduction.reduce($0, set: .combined, options: SignalOptions()) }
             let heardID = try Self.transmitterID(transmitter, medians: medians, measurements: fps.count)
             // "Not heard" only where its radio was scanned: a walk window without a
@@ -123,7 +125,8 @@ struct Plot: AsyncParsableCommand {
             // An imported dataset's map is in metres (its fingerprints say so), not the J building's units.
             let metersPerUnit = try AnalysisInput.scales(ws, of: fps)[map] ?? MapScale.jBuilding.metersPerUnit
             let registry = try BeaconRegistryFile.load(map: map, explicit: nil, config: config, paths: ws.paths)
-            let beacons = HeatmapBeacons(registry: registry, transmitter: heardID)
+            let beacons = HeatmapBeacons(registry: registry, transmitter: heardID,
+                                         advertised: fps.lazy.compactMap { $0.bleIdentities[heardID] }.first)
             let (maxX, maxY) = SVGPlot.mapExtent(fps.map(\.exactPoint) + beacons.all.map { ($0.x, $0.y) },
                                                  floorPlan: plan,
                                                  extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
@@ -132,6 +135,14 @@ struct Plot: AsyncParsableCommand {
             try out.write(SVGPlot.heatmap(title: beacons.title(transmitter: heardID, map: map, points: points), points: points,
                                           mapWidth: maxX, mapHeight: maxY, metersPerUnit: metersPerUnit, underlay: underlay,
                                           outline: outline, floorPlan: plan, shown: beacons.shown, beacons: beacons.others))
+        }
+
+        /// `ibeacon:…` or `eddystone:…` (also as `BLE:ibeacon:…`): a beacon by its advertised identity; nil for an address.
+        static func advertisedIdentity(_ asked: String) -> BeaconIdentity? {
+            let text = asked.hasPrefix("BLE:") ? String(asked.dropFirst(4)) : asked
+            guard let id = BeaconIdentity(text: text) else { return nil }
+            if case .mac = id { return nil }
+            return id
         }
 
         /// The transmitter's id as the medians name it: the one asked for, or
@@ -149,9 +160,10 @@ struct Plot: AsyncParsableCommand {
                 guard let best else { throw CommandFailure("no transmitter is heard in any of the \(Terminal.counted(measurements, "measurement"))", .notFound) }
                 return best.key
             }
-            let ids: [String] = asked.hasPrefix("BLE:") || asked.hasPrefix("WIFI:") ? [asked]
-                : [Fingerprint.bleID(asked), Fingerprint.wifiID(asked), Fingerprint.wifiID(asked.uppercased()),
-                   Fingerprint.wifiID(asked.lowercased())]
+            let ids: [String] = advertisedIdentity(asked).map { [Fingerprint.bleID($0)] }
+                ?? (asked.hasPrefix("BLE:") || asked.hasPrefix("WIFI:") ? [asked]
+                    : [Fingerprint.bleID(asked), Fingerprint.wifiID(asked), Fingerprint.wifiID(asked.uppercased()),
+                       Fingerprint.wifiID(asked.lowercased())])
             guard let id = ids.first(where: { id in medians.contains { $0[id] != nil } }) else {
                 throw CommandFailure("transmitter \(asked) is not heard in any of the \(Terminal.counted(measurements, "measurement"))", .notFound)
             }

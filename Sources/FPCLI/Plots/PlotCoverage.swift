@@ -40,7 +40,7 @@ extension Plot {
             let map = filters.map ?? ""
             let config = try ws.configIfAny()
             let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: config, paths: ws.paths)
-            let counted = Coverage.points(fps, minRSSI: minRSSI, beacons: registry.map { Set($0.entries.map { Fingerprint.bleID($0.mac) }) })
+            let counted = Coverage.points(registry.map { r in fps.map(r.resolving) } ?? fps, minRSSI: minRSSI, beacons: registry?.keys)
             // An imported dataset's map is in metres (its fingerprints say so), not the J building's units.
             let metersPerUnit = try AnalysisInput.scales(ws, of: fps)[map] ?? MapScale.jBuilding.metersPerUnit
             let points = zip(fps, counted).map { (x: $0.exactPoint.x, y: $0.exactPoint.y, beacons: $1.heard.count) }

@@ -20,6 +20,8 @@ struct Track: ReportingCommand {
 
             --auto-map chooses among the app config's maps the one whose transmitters are heard strongest, and reports a change only after it held for --hold windows, with a confidence (map_confidence).
 
+            A report is matched to its registry beacon by the identity it advertises (iBeacon uuid/major/minor, Eddystone namespace/instance) first, then its address, so a beacon whose address rotates is one beacon. --min-rssi leaves out BLE readings weaker than it, live and in the radiomap (Wi-Fi is kept); --ble-key identity keys WKNN's BLE transmitters by the identity their address advertised.
+
             --truth (with --simulate or --session) adds each fix's error against the true position and a summary: median, p90, max error, floor-hit rate, time to the first fix.
 
             --publish sends each position to the gateway (sync's --gateway and credentials) for the dashboard's live view, where the map page shows a marker and a trail per user and --device. The gateway keeps the last positions in memory only: they are not stored or replicated. A gateway that does not answer is said once; tracking goes on.
@@ -64,6 +66,7 @@ struct Track: ReportingCommand {
     @Option(name: .customLong("beacons-sigma"), help: "Least error (m) a beacon fix is trusted to, beside its range residuals.")
     var beaconsSigma = 3.0
     @Option(help: "With --auto-map: windows a new map must hold before it is reported.") var hold = 3
+    @OptionGroup var bleReadings: BLEReadingOptions
     @Flag(help: "JSON lines even on a terminal.") var json = false
     @OptionGroup var publishing: PublishOptions
     @OptionGroup var capture: CaptureOptions
@@ -157,8 +160,10 @@ struct Track: ReportingCommand {
         // The table is read (and any bad cell named) before the radiomap.
         let tableFeed = try table.map { try Self.tableFeed($0, columns: columns, map: fixedMap ?? "") }
         let models = try mapModels(ws: ws, loaded: loaded, maps: mapIDs, excluding: sessionIDs)
-        let options = Tracker.Options(method: method, windowMs: windowMs, walkingSpeed: pace.metersPerSecond, hold: hold,
+        var options = Tracker.Options(method: method, windowMs: windowMs, walkingSpeed: pace.metersPerSecond, hold: hold,
                                       wknnSigma: wknnSigma, beaconsSigma: beaconsSigma)
+        options.minBLERSSI = bleReadings.minRSSI
+        options.bleKey = bleReadings.bleKey
         let tracker = Tracker(models: models, fixedMap: fixedMap, options: options)
         let view = TrackView(json: json || !Terminal.stdoutIsTTY, truth: truth, auto: fixedMap == nil, hold: hold)
         let publisher = try publishing.publisher(ws)
@@ -279,9 +284,9 @@ struct Track: ReportingCommand {
         var stored: [String: [Fingerprint]] = [:]
         if let store, method != .beacons {
             for id in maps {
-                stored[id] = try AnalysisInput.fingerprints(
+                stored[id] = bleReadings.apply(try AnalysisInput.fingerprints(
                     AnalysisInput.texts(store, ListQuery(level: id)).filter { !excluding.contains($0.id) })
-                    .filter { selection?.matches($0) ?? true }
+                    .filter { selection?.matches($0) ?? true })
             }
         }
         // An imported dataset's maps are in metres and need no app config.
@@ -346,7 +351,10 @@ struct Track: ReportingCommand {
             if case .array(let items)? = o["bleScans"] {
                 for item in items {
                     guard let a = item["address"]?.stringValue, let r = item["rssi"]?.intValue else { continue }
-                    samples.append(.ble(BLEScan(address: a, rssi: Int(r), time: Int(startMs) + Int(item["time"]?.intValue ?? 0))))
+                    // The decoded frame goes along: the registry matches a beacon by the identity it advertises.
+                    let beacon = item["beacon"].flatMap { try? CanonicalJSON.decode(Beacon.self, from: $0) }
+                    samples.append(.ble(BLEScan(address: a, rssi: Int(r), time: Int(startMs) + Int(item["time"]?.intValue ?? 0),
+                                                beacon: beacon)))
                 }
             }
             if case .array(let items)? = o["wifiScans"] {
