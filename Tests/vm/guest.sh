@@ -65,4 +65,6 @@ P9DB="$OUT/on-9p.sqlite"
 echo $? > "$OUT/9p-measure.rc"
 "$BIN" list --db "$P9DB" --json > "$OUT/9p-list.json" 2> "$OUT/9p-list.err"; echo $? > "$OUT/9p-list.rc"
 awk -v d="$OUT" '$2 == d { print $3 }' /proc/mounts > "$OUT/9p-fstype"
+# Issue 58: fprint advertise on hci1, scan/proximity/regions on hci0.
+bash "$ROOT/Tests/vm/advertise-guest.sh" "$BIN" "$OUT"
 echo done > "$OUT/guest.done"
