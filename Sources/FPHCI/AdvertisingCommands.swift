@@ -107,6 +107,18 @@ extension BDAddress {
     /// The six bytes as an HCI command carries them (least significant first).
     package var littleEndianBytes: [UInt8] { [bytes.5, bytes.4, bytes.3, bytes.2, bytes.1, bytes.0] }
 
+    /// `C1:22:33:44:55:66` (any case) → the address; nil for anything else.
+    package init?(text: some StringProtocol) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 6 else { return nil }
+        var b: [UInt8] = []
+        for p in parts {
+            guard p.count == 2, let v = UInt8(p, radix: 16) else { return nil }
+            b.append(v)
+        }
+        self.init(b[0], b[1], b[2], b[3], b[4], b[5])
+    }
+
     /// A non-resolvable private address (two top bits 00, neither all zeros nor
     /// all ones in the rest) from 46 bits of `random`: one no one can link to
     /// the next, as a phone's privacy address.

@@ -81,11 +81,15 @@ package struct AdvertiseController {
 
     /// Advertising off (legacy), or the set disabled and removed (extended):
     /// the controller as `start` found it. Safe to call when nothing started.
-    package mutating func stop() throws(HCISocketError) {
+    /// `randomAddress`: the controller's random address before `start` set
+    /// one, put back (legacy advertising changes the controller's own; an
+    /// extended set's goes with the set).
+    package mutating func stop(restoring randomAddress: BDAddress? = nil) throws(HCISocketError) {
         defer { mode = nil }
         switch mode {
         case .legacy:
             try engine.send(.setAdvertisingEnable(false))
+            if let randomAddress { try engine.send(.setRandomAddress(randomAddress)) }
         case .extended(let handle):
             try engine.send(.setExtendedAdvertisingEnable(handle: handle, false))
             try engine.send(.removeAdvertisingSet(handle: handle))

@@ -50,6 +50,25 @@ struct AdvertiseControllerTests {
         #expect(t.script.isEmpty)
     }
 
+    /// The controller's earlier random address goes back after advertising stops.
+    @Test func stopPutsTheEarlierRandomAddressBack() throws {
+        var random = Self.params
+        random.randomAddress = true
+        let earlier = BDAddress(0xC0, 0x01, 0x02, 0x03, 0x04, 0x05)
+        let t = ScriptedTransport([
+            Self.step(.setAdvertisingParameters(random), Self.ok),
+            Self.step(.setRandomAddress(Self.address), Self.ok),
+            Self.step(.setAdvertisingData(Self.data), Self.ok),
+            Self.step(.setAdvertisingEnable(true), Self.ok),
+            Self.step(.setAdvertisingEnable(false), Self.ok),
+            Self.step(.setRandomAddress(earlier), Self.ok),
+        ])
+        var c = AdvertiseController(engine: CommandEngine(transport: t, deviceName: "hci0"))
+        try c.start(data: Self.data, parameters: Self.params, randomAddress: Self.address)
+        try c.stop(restoring: earlier)
+        #expect(t.script.isEmpty)
+    }
+
     /// Legacy refused (extended mode): a set of its own, removed at stop.
     @Test func extendedControllerGetsItsOwnSetAndLosesItAtStop() throws {
         let t = ScriptedTransport([

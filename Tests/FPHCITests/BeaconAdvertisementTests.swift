@@ -86,6 +86,13 @@ struct BeaconAdvertisementTests {
         #expect(HCICommand.name(opcode: 0x2006) == "LE Set Advertising Parameters")
     }
 
+    @Test func addressText() {
+        #expect(BDAddress(text: "c1:22:33:44:55:6F") == BDAddress(0xC1, 0x22, 0x33, 0x44, 0x55, 0x6F))
+        #expect(BDAddress(text: "C1:22:33:44:55") == nil)
+        #expect(BDAddress(text: "C1:22:33:44:55:6G") == nil)
+        #expect(BDAddress(text: "C1:22:33:44:55:666") == nil)
+    }
+
     /// Non-resolvable private: the two top bits 0, never all zeros or all ones below them.
     @Test(arguments: [UInt64(0), UInt64.max, 0x3FFF_FFFF_FFFF, 0xDEAD_BEEF_CAFE_F00D])
     func nonResolvablePrivateAddresses(_ random: UInt64) {

@@ -33,6 +33,11 @@ kill -TERM $ADV; wait $ADV; echo $? > "$A/advertise.rc"
 # every advertiser at scan enable) hears nothing of the UUID.
 "$BIN" scan --ble-source hci:hci0 --reports --duration 2 > "$A/after.jsonl" 2> "$A/after.err"; echo $? > "$A/after.rc"
 
+# hci1's own random address before: the rotating advertiser must put it back.
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+hcitool -i hci1 cmd 0x08 0x0005 66 55 44 33 22 c1 > /dev/null   # C1:22:33:44:55:66
+cat /sys/kernel/debug/bluetooth/hci1/random_address > "$A/random-before.txt" 2>&1
+
 # 2. B watches the region while A advertises from a random address changed every 2 s.
 "$BIN" regions watch --uuid "$UUID" --major 7 --exit-after 5 --ble-source hci:hci0 > "$A/regions.jsonl" 2> "$A/regions.err" &
 REG=$!
@@ -48,6 +53,7 @@ kill -TERM $ROT; wait $ROT; echo $? > "$A/rotating.rc"
 wait_for "$A/regions.jsonl" 20 '"exit"'
 echo $(( $(date +%s%3N) - term )) > "$A/exit-after-term.ms"
 kill -INT $REG; wait $REG; echo $? > "$A/regions.rc"
+cat /sys/kernel/debug/bluetooth/hci1/random_address > "$A/random-after.txt" 2>&1
 "$BIN" scan --ble-source hci:hci0 --reports --duration 2 > "$A/after2.jsonl" 2> "$A/after2.err"; echo $? > "$A/after2.rc"
 # TODO(identity registry, branch beaconid): with a rotating address (every 10 s),
 # `fprint track --method beacons` and `fprint beacons --health` on B must still

@@ -15,7 +15,7 @@ struct AdvertiseCommand: ReportingCommand {
 
             --power is written into the frame: for an iBeacon the RSSI expected at 1 m (default -59 dBm), for Eddystone-UID the power at 0 m (default -18 dBm, about 41 dB above the 1 m value). Calibrate it by measuring at 1 m with `fprint scan --proximity`.
 
-            --random-address-every S advertises from a non-resolvable private address, a new one every S seconds (a privacy aid, and a test of scanners that follow beacons by their identity rather than their address). The last random address stays set in the controller; the kernel learns each one and replaces it when it needs its own.
+            --random-address-every S advertises from a non-resolvable private address, a new one every S seconds (a privacy aid, and a test of scanners that follow beacons by their identity rather than their address). At the end the controller's earlier random address is put back (read from debugfs, as root); where it cannot be read, the last one stays, which the kernel knows and replaces when it needs its own.
 
             Needs CAP_NET_RAW and CAP_NET_ADMIN (exit 81 without them); exit 82 when the controller is advertising already for another program.
 
@@ -52,6 +52,7 @@ struct AdvertiseCommand: ReportingCommand {
             throw CommandFailure("--adapter \(adapter): expected hciN (hci0, hci1, …)", .usage)
         }
         let advertiser = try await Advertiser.open(device: device)
+        let previousRandom = randomAddressEvery == nil ? nil : Self.randomAddress(device: device)
         let address = randomAddressEvery.map { _ in BDAddress.nonResolvablePrivate(UInt64.random(in: 0...UInt64.max)) }
         try await advertiser.start(data: beacon.data, parameters: .init(interval: units, randomAddress: address != nil), randomAddress: address)
         Terminal.err("advertising \(beacon.label) on hci\(device) every \(interval) ms from \(address.map { "random address \($0)" } ?? "its public address");"
@@ -78,11 +79,16 @@ struct AdvertiseCommand: ReportingCommand {
         } catch is CancellationError {
             // Ctrl-C or SIGTERM: the usual end; advertising stops below.
         } catch {
-            try? await advertiser.stop()
+            try? await advertiser.stop(restoring: previousRandom)
             throw error
         }
-        try await advertiser.stop()
-        Terminal.err("advertising stopped; hci\(device) left as it was found")
+        try await advertiser.stop(restoring: previousRandom)
+        if randomAddressEvery != nil && previousRandom == nil {
+            Terminal.err("advertising stopped; hci\(device) left as it was found but for its random address, which stays the last one set"
+                + " (its earlier one was unset, or unreadable without debugfs)")
+        } else {
+            Terminal.err("advertising stopped; hci\(device) left as it was found")
+        }
     }
 
     /// The frame to send and how to name it, from the identity options; one-line errors (64) otherwise.
@@ -126,6 +132,15 @@ struct AdvertiseCommand: ReportingCommand {
             throw CommandFailure("--power \(value): expected \(range.lowerBound) to \(range.upperBound) dBm (\(what))", .usage)
         }
         return Int8(value)
+    }
+
+    /// The controller's random address as the kernel last set it (debugfs,
+    /// root only); nil when unreadable or never set (all zeros).
+    static func randomAddress(device: UInt16) -> BDAddress? {
+        guard let text = try? String(contentsOfFile: "/sys/kernel/debug/bluetooth/hci\(device)/random_address", encoding: .utf8),
+              let address = BDAddress(text: text.trimmingCharacters(in: .whitespacesAndNewlines)), address.packed != 0
+        else { return nil }
+        return address
     }
 
     /// `hci1` or `hci:hci1` → 1.
@@ -172,8 +187,8 @@ final class Advertiser: @unchecked Sendable {
         try await run { (c: inout AdvertiseController) throws(HCISocketError) in try c.rotate(to: address) }
     }
 
-    func stop() async throws {
-        try await run { (c: inout AdvertiseController) throws(HCISocketError) in try c.stop() }
+    func stop(restoring randomAddress: BDAddress?) async throws {
+        try await run { (c: inout AdvertiseController) throws(HCISocketError) in try c.stop(restoring: randomAddress) }
     }
 
     private func run(_ body: @escaping @Sendable (inout AdvertiseController) throws(HCISocketError) -> Void) async throws {
