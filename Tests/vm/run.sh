@@ -111,7 +111,7 @@ addresses = sorted({b["address"] for b in inside if ours(b, 302)})
 assert len(addresses) >= 3 and addr not in addresses, inside
 assert all(int(a.split(":")[0], 16) & 0xC0 == 0 for a in addresses), addresses  # non-resolvable private
 silent("after2")
-assert text("random-before.txt") == "C1:22:33:44:55:66" == text("random-after.txt"), \
+assert text("random-before.txt").upper() == "C1:22:33:44:55:66" == text("random-after.txt").upper(), \
     ("hci1's random address not put back", text("random-before.txt"), text("random-after.txt"), text("rotating.err"))
 print(f"test-vm: regions: enter, exit {waited} ms after A's SIGTERM (--exit-after 5), Ctrl-C exits 130; "
       f"one iBeacon from {len(addresses)} rotating random addresses, hci1's own random address put back after; "
