@@ -23,7 +23,7 @@ package struct Fprint: AsyncParsableCommand {
         version: version,
         subcommands: [
             Measure.self, WalkCommand.self, List.self, Show.self, Delete.self, Import.self, Migrate.self,
-            Maps.self, MapCommand.self, Scenarios.self, ScenarioCommand.self, ConfigCommand.self, AdaptersCommand.self, Scan.self, Doctor.self,
+            Maps.self, MapCommand.self, Scenarios.self, ScenarioCommand.self, ConfigCommand.self, AdaptersCommand.self, Scan.self, AdvertiseCommand.self, RegionsCommand.self, Doctor.self,
             Eval.self, Locate.self, Track.self, ExportCommand.self, CoverageCommand.self, BeaconsCommand.self, AlertsCommand.self, Plot.self,
             Sync.self, Login.self, Status.self, GatewayCommand.self, DashboardCommand.self, ProbeCommand.self, Check.self, Repair.self, Maintenance.self,
         ])

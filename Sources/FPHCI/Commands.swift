@@ -19,7 +19,7 @@ package struct HCICommand: Sendable, Equatable {
 
     /// `LE Set Scan Enable`, or `command 0x200C` for opcodes without a name here.
     package static func name(opcode: UInt16) -> String {
-        names[opcode] ?? "command 0x\(Hex.byte(UInt8(opcode >> 8)))\(Hex.byte(UInt8(opcode & 0xFF)))"
+        names[opcode] ?? advertisingNames[opcode] ?? "command 0x\(Hex.byte(UInt8(opcode >> 8)))\(Hex.byte(UInt8(opcode & 0xFF)))"
     }
 
     package enum Opcode {

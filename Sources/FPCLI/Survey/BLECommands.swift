@@ -1,4 +1,5 @@
 import ArgumentParser
+import FPAnalysis
 import FPBLE
 import FPCore
 import FPTransport
@@ -96,6 +97,9 @@ struct Scan: ReportingCommand {
               fprint scan --ble-source hci:hci1 --passive --duration 30
               fprint scan --ble-source btsnoop:capture.btsnoop --fast | jq .
               fprint scan --ble-source btsnoop:capture.btsnoop --fast --reports > reports.jsonl
+              fprint scan --proximity --map J1NP
+
+            --proximity shows each iBeacon and Eddystone-UID beacon instead: its proximity (immediate under 0.5 m, near under 3 m, far beyond; unknown without a reading in the last 5 s or without a measured power), its distance (log-distance path loss, exponent 2, from the frame's measured power, else the registry's) and its RSSI (the median of the last 5 s). With --map, only the map's registered beacons, named as the registry names them.
             """)
 
     @Option(name: .customLong("ble-source"), help: ArgumentHelp("hci:hci0 (default) or btsnoop:FILE.", valueName: "source"))
@@ -107,14 +111,26 @@ struct Scan: ReportingCommand {
     @Flag(help: "JSON lines even on a terminal.") var json = false
     @Flag(help: "One JSON line per advertising report (every field of bleScans[]) instead of a line per transmitter.")
     var reports = false
+    @Flag(help: "Each beacon's distance and proximity (immediate, near, far, unknown) instead.") var proximity = false
+    @Option(help: "With --proximity: only this map's registered beacons, with their registry names.") var map: String?
+    @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
+        if map != nil && !proximity { throw ValidationError("--map applies to --proximity only") }
+        if proximity && reports { throw ValidationError("--proximity and --reports exclude each other") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if bleSource == .sim { throw ValidationError("scan needs a real or replayed source: hci:hciN or btsnoop:FILE") }
         if fast, case .hci = bleSource { throw ValidationError("--fast applies to btsnoop:… replays only") }
     }
 
     func perform() async throws {
+        let registry = try map.map { map in
+            let ws = Workspace(configOptions: configOptions)
+            guard let r = try BeaconRegistryFile.load(map: map, explicit: nil, config: try ws.loadConfig(), paths: ws.paths) else {
+                throw CommandFailure("map \(map) has no beacon registry (beacons/\(map).json; fprint beacons import writes one)", .notFound)
+            }
+            return r
+        }
         let provider = try BLEFailure.provider(bleSource, explicit: true, exclusive: exclusive, passive: passive)
         let clock: any MeasurementClock = fast ? VirtualClock() : MonotonicClock()
         // A fast replay ends with the file; otherwise --duration or Ctrl-C.
@@ -124,7 +140,12 @@ struct Scan: ReportingCommand {
         let lastMs = endMs
         do {
             try await Interrupts.cancellable {
-                try await Self.loop(provider: provider, clock: clock, endMs: lastMs, view: view)
+                if proximity {
+                    try await ProximityScan.loop(provider: provider, clock: clock, endMs: lastMs,
+                                                 live: view == .table, registry: registry)
+                } else {
+                    try await Self.loop(provider: provider, clock: clock, endMs: lastMs, view: view)
+                }
             }
         } catch is CancellationError {
             // Ctrl-C is how a scan normally ends: not an error, nothing was to be stored.
