@@ -55,12 +55,23 @@ echo $(( $(date +%s%3N) - term )) > "$A/exit-after-term.ms"
 kill -INT $REG; wait $REG; echo $? > "$A/regions.rc"
 cat /sys/kernel/debug/bluetooth/hci1/random_address > "$A/random-after.txt" 2>&1
 "$BIN" scan --ble-source hci:hci0 --reports --duration 2 > "$A/after2.jsonl" 2> "$A/after2.err"; echo $? > "$A/after2.rc"
-# TODO(identity registry, branch beaconid): with a rotating address (every 10 s),
-# `fprint track --method beacons` and `fprint beacons --health` on B must still
-# see one registered beacon; the registry matches by MAC until that branch lands.
-echo "needs identity registry" > "$A/rotating-track.todo"
+# 3. A rotates its random address every 10 s while B measures for 25 s; a
+# registry that knows the beacon by its iBeacon identity only (no MAC): the
+# stored reports from every address are one registered beacon to --health.
+printf '[{"uuid": "%s", "major": 7, "minor": 303, "x": 400, "y": 400, "name": "laptop A"}]\n' "$UUID" > "$A/ids.json"
+"$BIN" advertise --ibeacon "$UUID" --major 7 --minor 303 --adapter hci1 --random-address-every 10 \
+    > /dev/null 2> "$A/rotating10.err" &
+ROT=$!
+wait_for "$A/rotating10.err" 5 "Ctrl-C stops"
+RDB="$(mktemp -d /dev/shm/fprint-adv.XXXXXX)/rotating.sqlite"
+"$BIN" measure --map J1NP --x 363 --y 701 --duration 25 --ble-source hci:hci0 --no-wifi --no-cell --no-location \
+    --db "$RDB" > "$A/rotating-measure.id" 2> "$A/rotating-measure.err"; echo $? > "$A/rotating-measure.rc"
+kill -TERM $ROT; wait $ROT
+"$BIN" show "$(cat "$A/rotating-measure.id")" --json --db "$RDB" > "$A/rotating-measure.json" 2>> "$A/rotating-measure.err"
+"$BIN" beacons list --map J1NP --beacons "$A/ids.json" --health --json --db "$RDB" > "$A/rotating-health.json" 2> "$A/rotating-health.err"
+echo $? > "$A/rotating-health.rc"
 
-# 3. Without CAP_NET_RAW/CAP_NET_ADMIN (dropped from the bounding set, so root's exec lacks them): exit 81.
+# 4. Without CAP_NET_RAW/CAP_NET_ADMIN (dropped from the bounding set, so root's exec lacks them): exit 81.
 setpriv --bounding-set -net_admin,-net_raw "$BIN" advertise --ibeacon "$UUID" --major 7 --minor 300 --adapter hci1 --duration 1 \
     > /dev/null 2> "$A/nocap.err"; echo $? > "$A/nocap.rc"
 echo $(( $(date +%s%3N) - t0 )) > "$A/stage.ms"

@@ -114,8 +114,18 @@ silent("after2")
 assert text("random-before.txt").upper() == "C1:22:33:44:55:66" == text("random-after.txt").upper(), \
     ("hci1's random address not put back", text("random-before.txt"), text("random-after.txt"), text("rotating.err"))
 print(f"test-vm: regions: enter, exit {waited} ms after A's SIGTERM (--exit-after 5), Ctrl-C exits 130; "
-      f"one iBeacon from {len(addresses)} rotating random addresses, hci1's own random address put back after; "
-      f"track/beacons --health across them: {text('rotating-track.todo')}", file=sys.stderr)
+      f"one iBeacon from {len(addresses)} rotating random addresses, hci1's own random address put back after", file=sys.stderr)
+# A registry keyed by the iBeacon identity alone: every stored address is one beacon to --health.
+assert text("rotating-measure.rc") == "0", text("rotating-measure.err")
+doc = json.loads(text("rotating-measure.json"))
+scans = [s for s in doc["bleScans"] if ours(s.get("beacon", {}), 303)]
+rotated = sorted({s["address"] for s in scans})
+assert len(rotated) >= 2, ("the 25 s measurement heard fewer than 2 of A's addresses", rotated)
+assert text("rotating-health.rc") == "0", text("rotating-health.err")
+rows = lines("rotating-health.json")  # a JSON line per registered beacon
+assert len(rows) == 1 and rows[0]["reports"] == len(scans), ("one registered beacon with every report", rows, len(scans))
+print(f"test-vm: a registry by iBeacon identity: --health sees one beacon, {len(scans)} reports from "
+      f"{len(rotated)} addresses rotated every 10 s", file=sys.stderr)
 nocap = text("nocap.err")
 assert text("nocap.rc") == "81" and "CAP_NET_ADMIN" in nocap and len(nocap.splitlines()) == 1, (text("nocap.rc"), nocap)
 print(f"test-vm: without capabilities: exit 81: {nocap}", file=sys.stderr)

@@ -44,10 +44,11 @@ enum ProximityScan {
                     guard let b = s.beacon, let key = identity(b) else { continue }
                     var entry: BeaconRegistry.Entry?
                     if let registry {
-                        guard let e = registeredBeacon(registry, address: s.address) else { continue }
+                        // By the identity it advertises first: a beacon whose address rotates is still found.
+                        guard let e = registry.entry(address: s.address, identity: BeaconIdentity(beacon: b)) else { continue }
                         entry = e
                     }
-                    followed[key] = Followed(beacon: b, address: s.address, name: entry?.name ?? entry?.mac,
+                    followed[key] = Followed(beacon: b, address: s.address, name: entry?.name ?? entry?.id,
                                              registryPower: entry?.measuredPower)
                     let power = b.measuredPower ?? entry?.measuredPower.map { Int($0.rounded()) }
                     estimator.add(key: key, rssi: s.rssi, measuredPower: power, atMs: s.time)
@@ -68,11 +69,6 @@ enum ProximityScan {
 
     /// The registry's beacon for an address, matched by MAC for now.
     /// (When the identity registry lands, match by iBeacon/Eddystone identity here.)
-    static func registeredBeacon(_ registry: BeaconRegistry, address: String) -> BeaconRegistry.Entry? {
-        let a = address.uppercased()
-        return registry.entries.first { $0.mac == a }
-    }
-
     static func render(_ followed: [String: Followed], _ estimator: ProximityEstimator, nowMs: Int, live: Bool) {
         let keys = followed.keys.sorted()
         let estimates = keys.map { estimator.estimate(key: $0, nowMs: nowMs) }
