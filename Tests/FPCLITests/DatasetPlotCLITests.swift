@@ -43,4 +43,21 @@ import FPTestSupport
         // Points 0.75, 1.5 and 4.2 m apart fall in three 1 m cells (as J units they were one).
         #expect(cover.stderr.contains("3 cells measured"), "\(cover.stderr)")
     }
+
+    /// A row of a table is one instant: `plot series` draws its readings as bars, not an empty time axis.
+    @Test func seriesOfAnImportedFingerprintIsItsReadings() async throws {
+        let fp = try FprintRunner()
+        #expect(try await fp.run(["import", DatasetFixtures.path("ble-flat-mini.csv")] + DatasetFixtures.flatMapping).status == 0)
+        let id = try #require(try await fp.listed().compactMap { $0["id"] as? String }.first { $0.hasSuffix(":ble-flat-mini:1") })
+        let path = fp.home.appendingPathComponent("row.svg").path
+        let r = try await fp.run(["plot", "series", id, "-o", path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!svg.contains("<polyline") && !svg.contains("time (s)"), "no time axis for one instant")
+        // Row 1 heard all six transmitters; the strongest (rssi_4, -49.55) first, each value written.
+        let bars = svg.components(separatedBy: "<rect class=\"reading\"").count - 1
+        #expect(bars == 6 && svg.contains("one reading each, 6 transmitters"), "\(bars)")
+        let names = svg.components(separatedBy: "text-anchor=\"end\">").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        #expect(names.first == "BLE:rssi_4" && svg.contains(">-49.6</text>"), "\(names)")
+    }
 }
