@@ -8,7 +8,7 @@
 # (issue 57) over a fourth pair.
 # Usage (by run.sh): guest.sh FPRINT_BINARY OUT_DIR [tour]
 set -u
-FPRINT="$1"; OUT="$2"
+FPRINT="$1"; OUT="$2"; TOUR="${3:-}"  # (the loops below reuse $1…)
 export PATH="$PATH:/usr/sbin:/sbin"
 log() { echo "[guest] $(date +%T) $*" >&2; }
 step() { echo "$1 exit $2" >> "$OUT/steps"; }
@@ -68,6 +68,6 @@ ip netns exec cli iperf3 -c 10.78.1.1 -u -b 160k -l 200 -t 5 -J -R > "$OUT/iperf
 ip netns exec cli iperf3 -c 10.78.3.1 -t 2 -J -R > "$OUT/iperf3-direct-down.json" 2>&1
 # Issue 57: a monitor every 20 s while netem steps the rate and loss under it (monitor.sh, monitor_check.py).
 log "monitoring stage"
-bash "$(dirname "$0")/monitor.sh" "$FPRINT" "$OUT" "$TOKEN" "${3:-}"
+bash "$(dirname "$0")/monitor.sh" "$FPRINT" "$OUT" "$TOKEN" "$TOUR"
 kill $GW 2>/dev/null
 echo done > "$OUT/result"

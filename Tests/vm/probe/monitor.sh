@@ -19,7 +19,8 @@
 set -u
 FPRINT="$1"; OUT="$2"; TOKEN="$3"; TOUR="${4:-}"
 M="$OUT/monitor"; mkdir -p "$M"
-EVERY=20 RUNS=7 DROP_AT=36 RESTORE_AT=96
+EVERY=20 RUNS=6 DROP_AT=36 RESTORE_AT=76
+echo "every=$EVERY runs=$RUNS" > "$M/plan"  # for monitor_check.py
 log() { echo "[monitor] $(date +%T) $*" >&2; }
 
 ip link add s-mon netns srv type veth peer name c-mon netns cli
