@@ -3,9 +3,9 @@
 # monitor (`fprint probe --every 20s`) at a desk of J1NP, over a fourth veth
 # pair "mon" (10.78.4.0/24), while a timeline changes netem under it:
 #   from the start   rate 20 Mbit/s, no loss
-#   at DROP_AT       rate 5 Mbit/s, loss 5 % on the uplink
-#   at RESTORE_AT    rate 20 Mbit/s, no loss again
-# (seconds after the monitor's first run; each change's time is logged).
+#   after run 2      rate 5 Mbit/s, loss 5 % on the uplink
+#   after run 4      rate 20 Mbit/s, no loss again
+# (each change's time is logged).
 # The loss is put on the client's egress only: TCP over a 5 % lossy path runs
 # at what its loss allows (~1 Mbit/s at this RTT), not at the link's rate, so a
 # lossy downlink would hide the rate step. The download's data goes the clean
@@ -19,7 +19,7 @@
 set -u
 FPRINT="$1"; OUT="$2"; TOKEN="$3"; TOUR="${4:-}"
 M="$OUT/monitor"; mkdir -p "$M"
-EVERY=20 RUNS=6 DROP_AT=36 RESTORE_AT=76
+EVERY=20 RUNS=6 DROP_AFTER=2 RESTORE_AFTER=4
 echo "every=$EVERY runs=$RUNS" > "$M/plan"  # for monitor_check.py
 log() { echo "[monitor] $(date +%T) $*" >&2; }
 
@@ -46,19 +46,21 @@ fp probe --server 10.78.4.1:5985 --token "$TOKEN" --every "${EVERY}s" --count "$
     --seconds 4 --datagrams 1000 --spacing-ms 2 --pings 5 --db "$DB" --json > "$M/runs.jsonl" 2> "$M/monitor.err" &
 MONITOR=$!
 
-# The timeline counts from the first run's start, as the monitor logs it.
-for _ in $(seq 1 120); do grep -q "probe run #1 at" "$M/monitor.err" 2>/dev/null && break; sleep 0.5; done
-first=$(sed -n 's/.*probe run #1 at \([^ ]*\) .*/\1/p' "$M/monitor.err" | head -1)
-t0=$(date -d "$first" +%s.%N 2>/dev/null) || t0=$(date +%s.%N)
-echo "$t0 start rate=20mbit loss=0%" > "$M/timeline.log"
-change() {  # change AT RATE LOSS
-    sleep "$(python3 -c "import time; print(max(0, $t0 + $1 - time.time()))")"
+# The timeline: each change right after a run is stored, so that it falls between two runs (under
+# emulation a run fills 15-19 s of its 20, and a change at a fixed time often landed inside one).
+# Each change is logged with when it began and when tc was done; monitor_check.py still names any
+# run that was going on meanwhile and does not count it.
+echo "$(date +%s.%N) start rate=20mbit loss=0%" > "$M/timeline.log"
+change_after() {  # change_after RUN RATE LOSS
+    until grep -q "probe run #$1 stored" "$M/monitor.err" 2>/dev/null; do sleep 0.2; done
+    local from; from=$(date +%s.%N)
     shape change "$2" "$3"
-    echo "$(date +%s.%N) change rate=$2 loss=$3 (exit $?)" >> "$M/timeline.log"
+    local rc=$?
+    echo "$(date +%s.%N) change from=$from rate=$2 loss=$3 (exit $rc)" >> "$M/timeline.log"
     log "netem now rate $2, loss $3"
 }
-change "$DROP_AT" 5mbit 5%
-change "$RESTORE_AT" 20mbit 0%
+change_after "$DROP_AFTER" 5mbit 5%
+change_after "$RESTORE_AFTER" 20mbit 0%
 wait $MONITOR
 echo "monitor exit $?" >> "$M/steps"
 ip netns exec cli tc -s qdisc show dev c-mon > "$M/qdisc-cli.txt"
@@ -78,7 +80,7 @@ if [ "$TOUR" = tour ]; then
     while read -r x y rate; do
         shape change "$rate" 0%
         XDG_CONFIG_HOME="$M/tour-config" fp probe --server 10.78.4.1:5985 --token "$TOKEN" --every 1s --count 1 \
-            --map J1NP --x "$x" --y "$y" --seconds 2 --datagrams 100 --spacing-ms 10 --pings 0 --db "$TOUR_DB" \
+            --map J1NP --x "$x" --y "$y" --seconds 4 --datagrams 100 --spacing-ms 10 --pings 0 --db "$TOUR_DB" \
             > /dev/null 2>> "$M/tour.err"
         echo "tour $x,$y $rate exit $?" >> "$M/steps"
     done <<'DESKS'

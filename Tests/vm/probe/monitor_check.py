@@ -3,9 +3,9 @@
 a probe run every 20 s while netem's rate steps 20 -> 5 -> 20 Mbit/s and the
 uplink's loss 0 -> 5 -> 0 %.
 
-Truth is the timeline's log of each netem change. A run that was going on
-when netem changed (its start before a change, its end after) straddles it:
-it is named and not held to either rate. Every other run:
+Truth is the timeline's log of each netem change (made right after a run is
+stored; when tc began and when it was done). A run that was going on while
+netem changed straddles it: it is named and not held to either rate. Every other run:
 - download within +-10 % of the rate in force (netem's `rate` counts whole
   frames, so TCP's payload gets ~95 % of it: 19.1 of 20 Mbit/s);
 - UDP loss up: 0 % where no loss is set (at most 0.5 %, a datagram or five
@@ -56,11 +56,13 @@ def mbit(rate):
 
 
 # The timeline: (time, rate Mbit/s, loss %) from its start, each change logged when made.
-timeline = []
+# A change is in force from its logged time (tc done); it began at `from` (tc started).
+timeline, began = [], []
 for line in lines("timeline.log"):
     words = line.split()
     fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
     timeline.append((float(words[0]), mbit(fields["rate"]), float(fields["loss"].rstrip("%"))))
+    began.append(float(fields.get("from", words[0])))
 print("monitor stage steps:\n" + "\n".join(lines("steps")))
 check(lines("result") == ["done"], "the monitoring stage finished")
 check("monitor exit 0" in lines("steps"), "the monitor exited 0")
@@ -84,7 +86,7 @@ for i, r in enumerate(runs):
     up_loss, down_loss = float(r["loss_up_percent"] or -1), float(r["loss_down_percent"] or -1)
     inside = [k for k, (t, _, _) in enumerate(timeline) if t <= start]
     regime = inside[-1] if inside else 0
-    straddles = [t for t, _, _ in timeline[1:] if start < t < end]
+    straddles = [t for k, (t, _, _) in enumerate(timeline) if k > 0 and start < t and began[k] < end]
     _, rate, loss = timeline[regime]
     head = "#%d   %s  %s  " % (i + 1, clock(start), clock(end))
     if straddles:

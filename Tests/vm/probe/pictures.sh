@@ -16,6 +16,6 @@ trap 'rm -rf "$WORK"' EXIT
 cp "$RUN"/monitor.sqlite "$RUN"/tour.sqlite "$WORK/"
 export XDG_DATA_HOME=$WORK/data XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state
 unset FPRINT_DB FPRINT_CONFIG FPRINT_TOKEN FPRINT_GATEWAY
-CONFIG=(--config "$REPO/Config/app-config.json")
-"$FPRINT" plot series --probes --metric down --map J1NP --db "$WORK/monitor.sqlite" "${CONFIG[@]}" -o "$DEST/probe-monitor-series.png"
-"$FPRINT" plot heatmap --map J1NP --metric down --db "$WORK/tour.sqlite" "${CONFIG[@]}" -o "$DEST/probe-monitor-heatmap.png"
+
+"$FPRINT" plot series --probes --metric down --map J1NP --db "$WORK/monitor.sqlite" -o "$DEST/probe-monitor-series.png"
+"$FPRINT" plot heatmap --map J1NP --metric down --db "$WORK/tour.sqlite" -o "$DEST/probe-monitor-heatmap.png"
