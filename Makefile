@@ -136,6 +136,12 @@ bench-datasets:
 test-vm-probe: build
 	bash Tests/vm/probe/run.sh
 
+# The pictures of docs/network-quality.md's worked monitoring example, from a
+# VM run's real probes (the monitoring stage, and a tour of desks added).
+.PHONY: screenshots-probe
+screenshots-probe: build
+	bash Tests/vm/probe/run.sh --pictures docs/img
+
 # The dashboard in headless Chromium (Debian's chromium and chromium-driver,
 # selenium from PyPI): login, a map's points and heatmap, a live point, no
 # console errors, no admin page for a viewer; then another site's pages

@@ -4,10 +4,11 @@
 #   lossy   10.78.1.0/24  netem on both ends: delay 40ms ±5ms, loss 5 %, rate 20 Mbit/s
 #   clean   10.78.2.0/24  netem on both ends: delay 40ms ±5ms, rate 20 Mbit/s (no loss: throughput)
 #   direct  10.78.3.0/24  no shaping
-# iperf3 and ping measure the same links for reference.
-# Usage (by run.sh): guest.sh FPRINT_BINARY OUT_DIR
+# iperf3 and ping measure the same links for reference. Then monitor.sh's stage
+# (issue 57) over a fourth pair.
+# Usage (by run.sh): guest.sh FPRINT_BINARY OUT_DIR [tour]
 set -u
-FPRINT="$1"; OUT="$2"
+FPRINT="$1"; OUT="$2"; TOUR="${3:-}"  # (the loops below reuse $1…)
 export PATH="$PATH:/usr/sbin:/sbin"
 log() { echo "[guest] $(date +%T) $*" >&2; }
 step() { echo "$1 exit $2" >> "$OUT/steps"; }
@@ -65,5 +66,8 @@ ip netns exec cli iperf3 -c 10.78.2.1 -t 8 -O 1 -J > "$OUT/iperf3-clean-up.json"
 ip netns exec cli iperf3 -c 10.78.1.1 -u -b 160k -l 200 -t 5 -J > "$OUT/iperf3-lossy-udp-up.json" 2>&1
 ip netns exec cli iperf3 -c 10.78.1.1 -u -b 160k -l 200 -t 5 -J -R > "$OUT/iperf3-lossy-udp-down.json" 2>&1
 ip netns exec cli iperf3 -c 10.78.3.1 -t 2 -J -R > "$OUT/iperf3-direct-down.json" 2>&1
+# Issue 57: a monitor every 20 s while netem steps the rate and loss under it (monitor.sh, monitor_check.py).
+log "monitoring stage"
+bash "$(dirname "$0")/monitor.sh" "$FPRINT" "$OUT" "$TOKEN" "$TOUR"
 kill $GW 2>/dev/null
 echo done > "$OUT/result"
