@@ -12,9 +12,9 @@ import Testing
         let svg = SVGPlot.heatmap(title: "t", points: points, mapWidth: 20, mapHeight: 10, metersPerUnit: 1, outline: Self.outline)
         #expect(svg.contains("<clipPath id=\"heatmap-floor\"><polygon points=\""), "\(svg)")
         #expect(svg.contains("<g class=\"surface\" clip-path=\"url(#heatmap-floor)\">"))
-        // Without an outline nothing is clipped (the plot's rectangle bounds it).
+        // Without an outline the plot's rectangle clips it: a cell at the data's edge does not spill past the frame.
         let open = SVGPlot.heatmap(title: "t", points: points, mapWidth: 20, mapHeight: 10, metersPerUnit: 1)
-        #expect(!open.contains("clipPath id=\"heatmap-floor\"") && open.contains("<g class=\"surface\">"))
+        #expect(open.contains("<clipPath id=\"heatmap-floor\"><rect ") && open.contains("<g class=\"surface\" clip-path=\"url(#heatmap-floor)\">"))
     }
 
     @Test func coverageCellsAreClippedToTheOutline() {
