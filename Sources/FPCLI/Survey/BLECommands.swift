@@ -157,10 +157,7 @@ struct Scan: ReportingCommand {
 
     static func loop(provider: any RadioProvider, clock: any MeasurementClock, endMs: Int, view: View) async throws {
         let live = view == .table
-        let sink = SampleSink()
-        let context = CaptureContext(clock: clock, level: "-", position: { _ in MapPoint(x: 0, y: 0) })
-        let status = await provider.start(context: context, sink: sink)
-        guard status.status == .ok else { throw CommandFailure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
+        let ticker = try await BLETicker(provider: provider, clock: clock)
         var stats: [String: TransmitterStats] = [:]
         var t = 0
         var lastPrint = 0
@@ -169,13 +166,10 @@ struct Scan: ReportingCommand {
         var reportCount = 0
         defer { if live { Terminal.out("") } }
         do {
-            while t < endMs {
-                t = min(t + 100, endMs)
-                try await clock.sleep(untilMs: t)
-                try Task.checkCancellation()
-                await provider.advance(toMs: t)
+            try await ticker.run(until: endMs) { now, reports in
+                t = now
                 var heard: [String] = []
-                for case .ble(let s) in sink.drain() {
+                for s in reports {
                     stats[s.address, default: TransmitterStats(address: s.address, last: s)].add(s)
                     changed.insert(s.address)
                     if view == .reports { heard.append(CanonicalJSON.string(s.jsonValue)) }
@@ -195,14 +189,10 @@ struct Scan: ReportingCommand {
             }
         } catch is CancellationError {
             // Ctrl-C or SIGTERM, how a scan usually ends: the closing summary still comes.
-        } catch {
-            await provider.stop()
-            throw error
         }
-        await provider.stop()
         if view == .reports {
             // Reports heard after the last tick (a live reader flushes at stop) still come out.
-            let rest = sink.drain().compactMap { if case .ble(let s) = $0 { s } else { nil } }
+            let rest = ticker.reports()
             if !rest.isEmpty { Terminal.out(rest.map { CanonicalJSON.string($0.jsonValue) }.joined(separator: "\n")) }
             reportCount += rest.count
             Terminal.err("\(Terminal.counted(reportCount, "advertising report")) from \(Terminal.counted(Set(stats.keys).union(rest.map(\.address)).count, "transmitter"))")

@@ -26,21 +26,14 @@ enum ProximityScan {
 
     static func loop(provider: any RadioProvider, clock: any MeasurementClock, endMs: Int, live: Bool,
                      registry: BeaconRegistry?) async throws {
-        let sink = SampleSink()
-        let context = CaptureContext(clock: clock, level: "-", position: { _ in MapPoint(x: 0, y: 0) })
-        let status = await provider.start(context: context, sink: sink)
-        guard status.status == .ok else { throw CommandFailure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
+        let ticker = try await BLETicker(provider: provider, clock: clock)
         var estimator = ProximityEstimator()
         var followed: [String: Followed] = [:]
-        var t = 0, lastPrint = 0
+        var lastPrint = 0
         defer { if live { Terminal.out("") } }
         do {
-            while t < endMs {
-                t = min(t + 100, endMs)
-                try await clock.sleep(untilMs: t)
-                try Task.checkCancellation()
-                await provider.advance(toMs: t)
-                for case .ble(let s) in sink.drain() {
+            try await ticker.run(until: endMs) { t, reports in
+                for s in reports {
                     guard let b = s.beacon, let key = identity(b) else { continue }
                     var entry: BeaconRegistry.Entry?
                     if let registry {
@@ -60,15 +53,9 @@ enum ProximityScan {
             }
         } catch is CancellationError {
             // Ctrl-C or SIGTERM: how a scan usually ends.
-        } catch {
-            await provider.stop()
-            throw error
         }
-        await provider.stop()
     }
 
-    /// The registry's beacon for an address, matched by MAC for now.
-    /// (When the identity registry lands, match by iBeacon/Eddystone identity here.)
     static func render(_ followed: [String: Followed], _ estimator: ProximityEstimator, nowMs: Int, live: Bool) {
         let keys = followed.keys.sorted()
         let estimates = keys.map { estimator.estimate(key: $0, nowMs: nowMs) }

@@ -88,30 +88,15 @@ struct RegionsWatch: ReportingCommand {
     static func loop(provider: any RadioProvider, clock: any MeasurementClock, endMs: Int, monitor: RegionMonitor,
                      startedMs: Int64) async throws {
         var monitor = monitor
-        let sink = SampleSink()
-        let context = CaptureContext(clock: clock, level: "-", position: { _ in MapPoint(x: 0, y: 0) })
-        let status = await provider.start(context: context, sink: sink)
-        guard status.status == .ok else { throw CommandFailure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
-        var t = 0
-        do {
-            while t < endMs {
-                t = min(t + 100, endMs)
-                try await clock.sleep(untilMs: t)
-                try Task.checkCancellation()
-                await provider.advance(toMs: t)
-                var events: [RegionMonitor.Event] = []
-                for case .ble(let s) in sink.drain() {
-                    guard let b = s.beacon else { continue }
-                    events += monitor.observe(.init(address: s.address, beacon: b, rssi: s.rssi, atMs: s.time))
-                }
-                events += monitor.tick(nowMs: t)
-                for e in events { Terminal.out(CanonicalJSON.string(json(e, region: monitor.region, startedMs: startedMs))) }
+        try await BLETicker(provider: provider, clock: clock).run(until: endMs) { t, reports in
+            var events: [RegionMonitor.Event] = []
+            for s in reports {
+                guard let b = s.beacon else { continue }
+                events += monitor.observe(.init(address: s.address, beacon: b, rssi: s.rssi, atMs: s.time))
             }
-        } catch {
-            await provider.stop()
-            throw error
+            events += monitor.tick(nowMs: t)
+            for e in events { Terminal.out(CanonicalJSON.string(json(e, region: monitor.region, startedMs: startedMs))) }
         }
-        await provider.stop()
     }
 
     static func json(_ e: RegionMonitor.Event, region: BeaconRegion, startedMs: Int64) -> JSONValue {
