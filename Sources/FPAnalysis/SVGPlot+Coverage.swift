@@ -33,7 +33,7 @@ extension SVGPlot {
     package static func coverage(title: String, points: [(x: Double, y: Double, beacons: Int)], cells: [CoverageCell],
                                 cell: Double, needed: Int, mapWidth: Double, mapHeight: Double, metersPerUnit: Double,
                                 outline: [(x: Double, y: Double)]? = nil, floorPlan: FloorPlan? = nil,
-                                size: Int = 800) -> String {
+                                axisOrigin: (x: Double, y: Double) = (0, 0), size: Int = 800) -> String {
         let left = 50.0, top = 40.0
         let w = Double(size) - left - 70, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
@@ -42,7 +42,8 @@ extension SVGPlot {
             + "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d62728\" stroke-width=\"2\"/></pattern></defs>"]
         body += floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h, clipID: "coverage-area")
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
-        body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit, heightM: mapHeight * metersPerUnit)
+        body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit, heightM: mapHeight * metersPerUnit,
+                        origin: axisOrigin)
         let side = cell * scale
         // Cells are whole squares: cut to the outline, none shades outdoors.
         body.append(areaClip(outline, id: "coverage-floor", left: left, top: top, scale: scale, width: w, height: h))
@@ -56,8 +57,11 @@ extension SVGPlot {
             }
         }
         body.append("</g>")
+        // One dot per drawn place: a dataset measuring each point dozens of times stacks no copies.
+        var dotted = Set<String>()
         for p in points {
-            body.append("<circle cx=\"\(f(left + p.x * scale))\" cy=\"\(f(top + p.y * scale))\" r=\"1.5\" fill=\"#222\"/>")
+            let at = "cx=\"\(f(left + p.x * scale))\" cy=\"\(f(top + p.y * scale))\""
+            if dotted.insert(at).inserted { body.append("<circle \(at) r=\"1.5\" fill=\"#222\"/>") }
         }
         // Legend: the count scale and what a gap looks like.
         let lx = left + w + 16

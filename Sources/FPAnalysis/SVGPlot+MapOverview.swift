@@ -36,7 +36,7 @@ extension SVGPlot {
     package static func mapOverview(title: String, mapWidth: Double, mapHeight: Double, metersPerUnit: Double,
                                     outline: [(x: Double, y: Double)]?, floorPlan: FloorPlan?,
                                     points: [(x: Double, y: Double, count: Int)], beacons: [MapBeacon],
-                                    routes: [MapRoute], size: Int = 800) -> String {
+                                    routes: [MapRoute], axisOrigin: (x: Double, y: Double) = (0, 0), size: Int = 800) -> String {
         let left = 50.0, top = 40.0
         let w = Double(size) - left - 30, scale = w / max(mapWidth, 1)
         let h = mapHeight * scale
@@ -44,7 +44,7 @@ extension SVGPlot {
         var body = floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h, clipID: "map-area")
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
-                        heightM: mapHeight * metersPerUnit)
+                        heightM: mapHeight * metersPerUnit, origin: axisOrigin)
         // Names placed so far (left, right, baseline): routes starting side by side get their names stacked.
         var placed: [(Double, Double, Double)] = []
         for (i, route) in routes.enumerated() where !route.points.isEmpty {

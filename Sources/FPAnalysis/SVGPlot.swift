@@ -64,7 +64,8 @@ package enum SVGPlot {
     package static func heatmap(title: String, points: [HeatPoint], mapWidth: Double, mapHeight: Double,
                                metersPerUnit: Double = MapScale.jBuilding.metersPerUnit, underlay: String? = nil,
                                outline: [(x: Double, y: Double)]? = nil, floorPlan: FloorPlan? = nil,
-                               shown: MapBeacon? = nil, beacons: [MapBeacon] = [], size: Int = 800) -> String {
+                               shown: MapBeacon? = nil, beacons: [MapBeacon] = [], axisOrigin: (x: Double, y: Double) = (0, 0),
+                               size: Int = 800) -> String {
         let left = 50.0, top = 40.0
         let (w, h, scale) = mapArea(mapWidth: mapWidth, mapHeight: mapHeight, width: Double(size) - left - 70, height: 760)
         var body = floorPlanImage(floorPlan, left: left, top: top, scale: scale, width: w, height: h, clipID: "heatmap-area")
@@ -78,7 +79,7 @@ package enum SVGPlot {
                         outline: outline).svg(left: left, top: top, scale: scale, clipID: "heatmap-floor")
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
-                        heightM: mapHeight * metersPerUnit)
+                        heightM: mapHeight * metersPerUnit, origin: axisOrigin)
         for p in points {
             let cx = left + p.x * scale, cy = top + p.y * scale
             if let r = p.rssi {
@@ -102,17 +103,19 @@ package enum SVGPlot {
         return (mapWidth * scale, mapHeight * scale, scale)
     }
 
-    /// Metre ticks along the bottom (x) and the left (y, downward as on the plan) of a map.
-    static func mapAxes(left: Double, top: Double, width: Double, height: Double, widthM: Double, heightM: Double) -> [String] {
+    /// Metre ticks along the bottom (x) and the left (y, downward as on the plan) of a map;
+    /// `origin`: the metres at the top left corner (an imported dataset's data lie far from 0).
+    static func mapAxes(left: Double, top: Double, width: Double, height: Double, widthM: Double, heightM: Double,
+                        origin: (x: Double, y: Double) = (0, 0)) -> [String] {
         var lines = ["<g class=\"map-axes\" stroke=\"#000\">"]
         var labels: [String] = []
-        for (m, label) in labelledTicks(0, widthM, target: 8) {
-            let x = left + m / max(widthM, 1e-9) * width
+        for (m, label) in labelledTicks(origin.x, origin.x + widthM, target: 8) {
+            let x = left + (m - origin.x) / max(widthM, 1e-9) * width
             lines.append("<line x1=\"\(f(x))\" y1=\"\(f(top + height))\" x2=\"\(f(x))\" y2=\"\(f(top + height + 5))\"/>")
             labels.append("<text x=\"\(f(x))\" y=\"\(f(top + height + 18))\" text-anchor=\"middle\">\(label)</text>")
         }
-        for (m, label) in labelledTicks(0, heightM, target: 6) {
-            let y = top + m / max(heightM, 1e-9) * height
+        for (m, label) in labelledTicks(origin.y, origin.y + heightM, target: 6) {
+            let y = top + (m - origin.y) / max(heightM, 1e-9) * height
             lines.append("<line x1=\"\(f(left - 5))\" y1=\"\(f(y))\" x2=\"\(f(left))\" y2=\"\(f(y))\"/>")
             labels.append("<text x=\"\(f(left - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\">\(label)</text>")
         }

@@ -33,7 +33,7 @@ struct MapFacts {
         rows.append(["map", map.id + (map.floor.map { " (floor \($0))" } ?? "")
             + (map.description.isEmpty ? "" : ": \(map.description)")])
         if !map.location.isEmpty { rows.append(["location", map.location]) }
-        var scale = "\(Self.g(map.scale.meters)) m = \(Self.g(map.scale.units)) map units (\(String(format: "%g", metersPerUnit)) m a unit)"
+        var scale = "\(Self.g(map.scale.meters)) m = \(Self.g(map.scale.units)) map unit\(map.scale.units == 1 ? "" : "s") (\(String(format: "%g", metersPerUnit)) m a unit)"
         if let size = sizeMeters { scale += "; the plan is \(Self.g(size.width)) × \(Self.g(size.height)) m" }
         rows.append(["scale", scale])
         rows.append(["extent", map.extent.map { String(format: "x 0–%g, y 0–%g map units", $0.width, $0.height) } ?? "not given"])

@@ -23,6 +23,9 @@ struct MapShowArguments: ParsableArguments {
           fprint map show J3NP
           fprint map show J3NP --json
           fprint map show J3NP -o j3np.png
+          fprint map show ble-flat-robot --outline ble-flat-robot/layout.csv -o flat.png
+
+        A map the app config does not name but the store holds an imported dataset's measurements of (fprint import) is shown in metres, over the extent its data reaches, with the dataset's credit under the drawing; --outline gives its walls.
         """
 
     @Argument(help: "The map's id (`fprint maps` lists them).") var id: String
@@ -30,6 +33,7 @@ struct MapShowArguments: ParsableArguments {
     var output: String?
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var floorPlanOptions: FloorPlanOptions
+    @OptionGroup var outline: OutlineOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
 
@@ -42,7 +46,10 @@ struct MapShowArguments: ParsableArguments {
     func perform() throws {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let loaded = try ws.loadConfig()
-        let map = try ws.map(id, in: loaded)
+        // A dataset's map is not in the app config: the store's measurements say what it is.
+        let imported = loaded.appConfig.map(id: id) == nil ? try ImportedMap.load(ws, id: id) : nil
+        var map = try imported?.info ?? ws.map(id, in: loaded)
+        if let walls = try outline.corners(map: id, config: loaded) { map.outline = walls.map { MapPoint(x: $0.x, y: $0.y) } }
         let scenarios = (try? loaded.scenarios)?.scenarios ?? []
         if case .failure(let error) = loaded.scenarioLoad { Terminal.err("warning: scenarios not shown: \(error)") }
         let routes = scenarios.flatMap { s in
@@ -56,10 +63,11 @@ struct MapShowArguments: ParsableArguments {
         }, uniquingKeysWith: { a, _ in a })
         let registryPath = BeaconRegistryFile.registryPath(map: id, config: loaded, paths: ws.paths)
         let registry = try BeaconRegistryFile.load(map: id, explicit: nil, config: loaded, paths: ws.paths)
-        let measured = try Self.measuredPoints(ws, map: id)
+        let measured = try imported.map { ($0.documents, $0.points) } ?? Self.measuredPoints(ws, map: id)
         if let output {
             let plan = try floorPlanOptions.plan(map: id, config: loaded)
-            try draw(map, plan: plan, points: measured?.points ?? [], registry: registry, routes: routes, to: output)
+            try draw(map, plan: plan, points: measured?.points ?? [], registry: registry, routes: routes,
+                     imported: imported != nil, credits: imported?.credits ?? [], to: output)
             return
         }
         // Text and JSON show a missing or broken picture rather than failing on it.
@@ -73,7 +81,8 @@ struct MapShowArguments: ParsableArguments {
     }
 
     private func draw(_ map: MapInfo, plan: SVGPlot.FloorPlan?, points: [(x: Double, y: Double, count: Int)],
-                      registry: BeaconRegistry?, routes: [(scenario: Scenario, route: Route)], to output: String) throws {
+                      registry: BeaconRegistry?, routes: [(scenario: Scenario, route: Route)], imported: Bool, credits: [String],
+                      to output: String) throws {
         let beacons = (registry?.entries ?? []).map {
             SVGPlot.MapBeacon(x: $0.x, y: $0.y, label: $0.name ?? $0.shortLabel)
         }
@@ -81,19 +90,26 @@ struct MapShowArguments: ParsableArguments {
             SVGPlot.MapRoute(name: r.scenario.name.isEmpty ? r.scenario.scenarioID : r.scenario.name,
                              points: r.route.waypoints.map { (x: $0.x, y: $0.y) })
         }
+        // An imported dataset's plot starts where its data do (PlotWindow).
+        let reached = points.map { (x: $0.x, y: $0.y) } + beacons.map { (x: $0.x, y: $0.y) } + drawn.flatMap(\.points)
+        let window = PlotWindow.of(reached + (map.outline ?? []).map { (x: $0.x, y: $0.y) }, configured: !imported,
+                                   metersPerUnit: map.scale.metersPerUnit)
+        let outline = window.shift(map.outline?.map { (x: $0.x, y: $0.y) })
         let size: (width: Double, height: Double)
         if let extent = map.extent {
             size = (extent.width, extent.height)
         } else {
-            let all = points.map { (x: $0.x, y: $0.y) } + beacons.map { (x: $0.x, y: $0.y) } + drawn.flatMap(\.points)
-                + (map.outline ?? []).map { (x: $0.x, y: $0.y) }
-            size = SVGPlot.mapExtent(all, floorPlan: plan, metersPerUnit: map.scale.metersPerUnit)
+            size = SVGPlot.mapExtent(reached.map(window.shift) + (outline ?? []), floorPlan: plan, metersPerUnit: map.scale.metersPerUnit)
         }
         let scale = map.scale
         let title = "\(map.id)" + (map.floor.map { " (floor \($0))" } ?? "") + (map.description.isEmpty ? "" : ": \(map.description)")
-        let svg = SVGPlot.mapOverview(
+        let drawing = SVGPlot.mapOverview(
             title: title, mapWidth: size.width, mapHeight: size.height, metersPerUnit: scale.metersPerUnit,
-            outline: map.outline?.map { (x: $0.x, y: $0.y) }, floorPlan: plan, points: points, beacons: beacons, routes: drawn)
+            outline: outline, floorPlan: plan,
+            points: points.map { p in let at = window.shift((p.x, p.y)); return (x: at.x, y: at.y, count: p.count) },
+            beacons: beacons.map(window.shift),
+            routes: drawn.map { SVGPlot.MapRoute(name: $0.name, points: $0.points.map(window.shift)) }, axisOrigin: window.axisOrigin)
+        let svg = SVGPlot.credited(drawing, lines: credits)
         if (output as NSString).pathExtension.lowercased() == "png" {
             try PNGRenderer.render(svg, to: output)
         } else {

@@ -30,6 +30,8 @@ struct Plot: AsyncParsableCommand {
         @Option(name: [.short, .long], help: "File to write: FILE.svg (SVG) or FILE.png (PNG, drawn by librsvg's rsvg-convert); other names are refused; default: SVG on stdout.",
                 completion: .file()) var output: String?
         @Flag(help: "Print a terminal sparkline instead of SVG.") var sparkline = false
+        @Option(help: "A line written under the plot, e.g. the data's authors and licence (repeatable); plots of an imported dataset's measurements carry its credit on their own.")
+        var credit: [String] = []
 
         /// The formats a plot file can have, by its name's ending.
         enum Format { case svg, png }
@@ -50,7 +52,9 @@ struct Plot: AsyncParsableCommand {
             }
         }
 
-        func write(_ svg: String) throws {
+        /// Writes `svg` with `credits` (the datasets drawn) and --credit lines under it.
+        func write(_ plot: String, credits: [String] = []) throws {
+            let svg = SVGPlot.credited(plot, lines: credits + credit)
             guard let output else { FileHandle.standardOutput.write(Data(svg.utf8)); return }
             if Self.format(of: output) == .png {
                 try PNGRenderer.render(svg, to: output)
@@ -85,6 +89,7 @@ struct Plot: AsyncParsableCommand {
         var metric: ProbeMetric?
         @Option(help: "An image (path or URL) stretched under the points instead of the map's floor plan.") var underlay: String?
         @OptionGroup var floorPlan: FloorPlanOptions
+        @OptionGroup var outline: OutlineOptions
         @OptionGroup var out: Output
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var configOptions: ConfigOptions
@@ -127,14 +132,24 @@ struct Plot: AsyncParsableCommand {
             let registry = try BeaconRegistryFile.load(map: map, explicit: nil, config: config, paths: ws.paths)
             let beacons = HeatmapBeacons(registry: registry, transmitter: heardID,
                                          advertised: fps.lazy.compactMap { $0.bleIdentities[heardID] }.first)
-            let (maxX, maxY) = SVGPlot.mapExtent(fps.map(\.exactPoint) + beacons.all.map { ($0.x, $0.y) },
+            let reached = fps.map(\.exactPoint) + beacons.all.map { ($0.x, $0.y) }
+            let corners = try outline.corners(map: map, config: config)
+            let window = PlotWindow.of(reached + (corners ?? []), configured: config?.appConfig.map(id: map) != nil,
+                                       metersPerUnit: metersPerUnit)
+            let walls = window.shift(corners)
+            let (maxX, maxY) = SVGPlot.mapExtent(reached.map(window.shift) + (walls ?? []),
                                                  floorPlan: plan,
                                                  extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
                                                  metersPerUnit: metersPerUnit)
-            let outline = config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) }
-            try out.write(SVGPlot.heatmap(title: beacons.title(transmitter: heardID, map: map, points: points), points: points,
+            // Repeated measurements at one place are one mark (within a centimetre).
+            let places = SVGPlot.HeatPoint.mergedByPlace(points, precision: 0.01 / metersPerUnit).map(window.shift)
+            var title = beacons.title(transmitter: heardID, map: map, points: points)
+            if places.count < points.count { title += " (\(places.count) places)" }
+            try out.write(SVGPlot.heatmap(title: title, points: places,
                                           mapWidth: maxX, mapHeight: maxY, metersPerUnit: metersPerUnit, underlay: underlay,
-                                          outline: outline, floorPlan: plan, shown: beacons.shown, beacons: beacons.others))
+                                          outline: walls, floorPlan: plan, shown: beacons.shown.map(window.shift),
+                                          beacons: beacons.others.map(window.shift), axisOrigin: window.axisOrigin),
+                          credits: fps.datasetCredits)
         }
 
         /// `ibeacon:…` or `eddystone:…` (also as `BLE:ibeacon:…`): a beacon by its advertised identity; nil for an address.
@@ -211,7 +226,8 @@ struct Plot: AsyncParsableCommand {
             }
             let maps = Set(fps.map(\.level)).sorted().joined(separator: ", ")
             let sets = set.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
-            try out.write(SVGPlot.errors(title: "Leave-one-out errors on \(maps), \(sets) (\(fps.count) measurements)", results: results))
+            try out.write(SVGPlot.errors(title: "Leave-one-out errors on \(maps), \(sets) (\(fps.count) measurements)", results: results),
+                          credits: fps.datasetCredits)
         }
     }
 
@@ -274,7 +290,7 @@ struct Plot: AsyncParsableCommand {
                 return
             }
             let config = try? Workspace(configOptions: configOptions).configIfAny()
-            let walls = try outline.map(Self.outlinePoints)
+            let walls = try outline.map(OutlineFile.read)
             // The floors in the order the track (estimated or true) reaches them.
             var maps: [String?] = []
             for s in samples { for m in [s.map, s.truthMap] where (m != nil || s.map == nil) && !maps.contains(m) { maps.append(m) } }
@@ -305,32 +321,6 @@ struct Plot: AsyncParsableCommand {
                 width: mapConfig?.extent?.width ?? max((xs.max() ?? 1) * 1.05, plan.map { $0.x + $0.width } ?? 0),
                 height: mapConfig?.extent?.height ?? max((ys.max() ?? 1) * 1.05, plan.map { $0.y + $0.height } ?? 0),
                 floorPlan: plan, outline: walls)
-        }
-
-        /// An outline file's corners: the x and y columns of a CSV with a header, read by the tables' CSV reader.
-        static func outlinePoints(_ file: String) throws -> [(x: Double, y: Double)] {
-            do {
-                let csv = try CSVFile.read(path: file)
-                let header = try csv.header()
-                guard let xi = header.firstIndex(of: "x"), let yi = header.firstIndex(of: "y") else {
-                    throw CommandFailure("\(file): an outline needs x and y columns (columns: \(header.joined(separator: ", ")))", .dataError)
-                }
-                var points: [(x: Double, y: Double)] = []
-                var first = true
-                try csv.forEachRecord { (record: CSVRecord) throws(DatasetError) -> Bool in
-                    defer { first = false }
-                    guard !first else { return true }
-                    guard xi < record.count, yi < record.count, let x = record.number(xi), let y = record.number(yi) else {
-                        throw record.error(xi < record.count ? yi : xi, "not a corner (x, y numbers)")
-                    }
-                    points.append((x, y))
-                    return true
-                }
-                guard points.count >= 3 else { throw CommandFailure("\(file): an outline needs at least 3 corners", .dataError) }
-                return points
-            } catch let error as DatasetError {
-                throw CommandFailure(error.description, error.description.contains("no such file") ? .notFound : .dataError)
-            }
         }
     }
 }

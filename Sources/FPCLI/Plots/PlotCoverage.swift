@@ -24,6 +24,7 @@ extension Plot {
         var beacons: String?
         @OptionGroup var out: Output
         @OptionGroup var floorPlan: FloorPlanOptions
+        @OptionGroup var outline: OutlineOptions
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var configOptions: ConfigOptions
 
@@ -43,13 +44,20 @@ extension Plot {
             let counted = Coverage.points(registry.map { r in fps.map(r.resolving) } ?? fps, minRSSI: minRSSI, beacons: registry?.keys)
             // An imported dataset's map is in metres (its fingerprints say so), not the J building's units.
             let metersPerUnit = try AnalysisInput.scales(ws, of: fps)[map] ?? MapScale.jBuilding.metersPerUnit
-            let points = zip(fps, counted).map { (x: $0.exactPoint.x, y: $0.exactPoint.y, beacons: $1.heard.count) }
+            let corners = try outline.corners(map: map, config: config)
+            let window = PlotWindow.of(fps.map(\.exactPoint) + (corners ?? []), configured: config?.appConfig.map(id: map) != nil,
+                                       metersPerUnit: metersPerUnit)
+            let points = zip(fps, counted).map { fp, c in
+                let at = window.shift(fp.exactPoint)
+                return (x: at.x, y: at.y, beacons: c.heard.count)
+            }
             if out.sparkline {
                 Terminal.out(SVGPlot.sparkline(points.map { Double($0.beacons) }))
                 return
             }
             let plan = try floorPlan.plan(map: map, config: config)
-            let (maxX, maxY) = SVGPlot.mapExtent(fps.map(\.exactPoint), floorPlan: plan,
+            let walls = window.shift(corners)
+            let (maxX, maxY) = SVGPlot.mapExtent(points.map { ($0.x, $0.y) } + (walls ?? []), floorPlan: plan,
                                                  extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
                                                  metersPerUnit: metersPerUnit)
             let cells = SVGPlot.coverageCells(points, cell: cell / metersPerUnit)
@@ -57,8 +65,8 @@ extension Plot {
             try out.write(SVGPlot.coverage(
                 title: "Beacon coverage on \(map) (≥ \(Int(minRSSI)) dBm, \(String(format: "%g", cell)) m cells)", points: points,
                 cells: cells, cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: maxX, mapHeight: maxY,
-                metersPerUnit: metersPerUnit, outline: config?.appConfig.map(id: map)?.outline?.map { (x: $0.x, y: $0.y) },
-                floorPlan: plan))
+                metersPerUnit: metersPerUnit, outline: walls,
+                floorPlan: plan, axisOrigin: window.axisOrigin), credits: fps.datasetCredits)
             Terminal.err("\(Terminal.counted(cells.count, "cell")) measured, \(gaps) with fewer than \(Coverage.needed) beacons")
         }
     }

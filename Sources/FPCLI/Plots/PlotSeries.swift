@@ -66,7 +66,8 @@ extension Plot {
                 try out.write(SVGPlot.fingerprintBars(
                     title: "RSSI of \(full): one reading each, \(shown)",
                     readings: ranked.map { ($0.name, Reduction.median($0.points.map(\.rssi))!) },
-                    note: "A fingerprint taken at one instant (no time within it): each transmitter's reading, strongest first."))
+                    note: "A fingerprint taken at one instant (no time within it): each transmitter's reading, strongest first."),
+                    credits: [fp].datasetCredits)
                 return
             }
             if out.sparkline {
@@ -78,7 +79,7 @@ extension Plot {
                 }
                 return
             }
-            try out.write(SVGPlot.timeSeries(title: "RSSI of \(full)", series: Array(ranked)))
+            try out.write(SVGPlot.timeSeries(title: "RSSI of \(full)", series: Array(ranked)), credits: [fp].datasetCredits)
         }
     }
 }
