@@ -46,4 +46,27 @@ UJI=(--db "$WORK/uji.sqlite")
 fp import "$REPO/Tests/FPCLITests/Fixtures/uji-mini" "${UJI[@]}" >/dev/null
 fp eval --train campaign=trn01 --test 'campaign=tst01|tst02|tst03|tst04|tst05' --group-by month --json "${UJI[@]}" > "$WORK/months.json"
 fp plot groups "$WORK/months.json" -o "$OUT/plot-groups.png"
+# The public datasets (../shared/datasets, when beside the clone): their maps in metres, walls from
+# the flat's layout.csv, repeated measurements as one mark, each plot with the dataset's credit.
+DATASETS=${DATASETS:-$REPO/../shared/datasets}
+if [ -f "$DATASETS/ble-flat-robot.tar.xz" ] && [ -f "$DATASETS/uji-lib-longterm-m01-15.tar.xz" ]; then
+    tar -xJf "$DATASETS/ble-flat-robot.tar.xz" -C "$WORK"
+    tar -xJf "$DATASETS/uji-lib-longterm-m01-15.tar.xz" -C "$WORK"
+    FLAT=(--db "$WORK/flat.sqlite")
+    fp import "$WORK/ble-flat-robot/calibration_df.csv" --dataset ble-flat-robot --radio ble --transmitter-prefix rssi_ \
+        --x-column x --y-column y --time-column ts --tag set=train "${FLAT[@]}" >/dev/null
+    WALLS=(--outline "$WORK/ble-flat-robot/layout.csv")
+    fp map show ble-flat-robot "${WALLS[@]}" "${FLAT[@]}" -o "$OUT/plot-flat-map.png"
+    fp plot heatmap --map ble-flat-robot --transmitter rssi_4 "${WALLS[@]}" "${FLAT[@]}" -o "$OUT/plot-flat-heatmap.png"
+    row=$("$FPRINT" list --limit 1 --json "${FLAT[@]}" | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["id"])')
+    fp plot series "$row" "${FLAT[@]}" -o "$OUT/plot-flat-series.png"
+    UJIDB=(--db "$WORK/uji-lib.sqlite")
+    fp import "$WORK/uji-lib-longterm/" "${UJIDB[@]}" >/dev/null
+    fp plot heatmap --map UJI-LIB-3 "${UJIDB[@]}" -o "$OUT/plot-uji-heatmap.png"
+    fp eval --train dataset=uji-lib-longterm,campaign=trn01 --test 'dataset=uji-lib-longterm,campaign=tst01|tst02|tst03|tst04|tst05' \
+        --group-by month --method knn9,knn1,gk4k12 --json "${UJIDB[@]}" > "$WORK/uji-months.json"
+    fp plot groups "$WORK/uji-months.json" -o "$OUT/plot-uji-months.png"
+else
+    echo "screenshots-plots: no public datasets at $DATASETS: their plots are not redrawn" >&2
+fi
 echo "screenshots-plots: wrote $(ls "$OUT"/plot-*.png | wc -l) plots to $OUT"

@@ -52,7 +52,12 @@ extension SVGPlot {
             body.append(legendEntry(seriesStyle(k), x: left + width + 24, y: 60 + Double(k) * 18, label: s.label))
         }
         let bottom = 40 + 2 * height + 70 + 50
-        if let note { body.append("<text x=\"\(f(left))\" y=\"\(f(bottom + 8))\" font-size=\"10\" fill=\"#555\">\(escape(note))</text>") }
-        return document(width: Int(left + width + 180), height: Int(bottom + (note == nil ? 0 : 20)), title: title, body)
+        // The note wrapped at words inside the drawing (a long selection ran off its right edge).
+        let noteLines = note.map { wrap($0, at: Int((width + 170) / 5.6)) } ?? []
+        for (n, line) in noteLines.enumerated() {
+            body.append("<text x=\"\(f(left))\" y=\"\(f(bottom + 8 + Double(n) * 13))\" font-size=\"10\" fill=\"#555\">\(escape(line))</text>")
+        }
+        return document(width: Int(left + width + 180), height: Int(bottom + (noteLines.isEmpty ? 0 : 7 + 13 * Double(noteLines.count))),
+                        title: title, body)
     }
 }

@@ -55,7 +55,9 @@ struct EvalHoldoutReport {
         return ["mode": "train-test", "train": .string(options.train ?? ""), "test": .string(options.test ?? ""),
                 "groupBy": options.groupBy.map { .string($0) } ?? .null, "set": .string(set.rawValue),
                 "zeroSignal": .double(signal.zeroSignal), "maxTimeMs": signal.maxTimeMs.map { .int(Int64($0)) } ?? .null,
-                "bleWeight": .double(signal.bleWeight), "unit": "m", "groups": .array(rows)]
+                "bleWeight": .double(signal.bleWeight), "unit": "m", "groups": .array(rows),
+                // Where the test fingerprints came from: a plot of these figures credits them.
+                "datasets": .array(Set(groups.flatMap { $0.test.compactMap(\.labels.dataset) }).sorted().map { .string($0) })]
     }
 
     static func cell(_ d: Double?) -> String { d.map { "\($0)" } ?? "" }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FPAnalysis
 import FPCore
+import FPDatasets
 import Foundation
 
 extension Plot {
@@ -38,7 +39,8 @@ extension Plot {
             try out.write(SVGPlot.groups(
                 title: "75th percentile error and floor success per \(key) (\(parsed.testCount) test fingerprints)",
                 groupLabel: key, groups: parsed.groups, series: parsed.series,
-                note: "train: \(parsed.train) · test: \(parsed.test) · p75 as Matlab's prctile computes it"))
+                note: "train: \(parsed.train) · test: \(parsed.test) · p75 as Matlab's prctile computes it"),
+                credits: DatasetCredits.lines(for: parsed.datasets))
         }
 
         struct Parsed {
@@ -48,6 +50,8 @@ extension Plot {
             var groups: [String]
             var series: [SVGPlot.GroupSeries]
             var testCount: Int
+            /// The datasets the test fingerprints came from (eval's `datasets`; absent before it said them).
+            var datasets: [String] = []
         }
 
         /// The groups and, per method in first-seen order, its figures per group.
@@ -80,7 +84,8 @@ extension Plot {
                                     floorSuccess: labels.indices.map { floor[m]?[$0] })
             }
             return Parsed(groupBy: root["groupBy"]?.stringValue, train: root["train"]?.stringValue ?? "",
-                          test: root["test"]?.stringValue ?? "", groups: labels, series: series, testCount: testCount)
+                          test: root["test"]?.stringValue ?? "", groups: labels, series: series, testCount: testCount,
+                          datasets: root["datasets"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         }
     }
 }
