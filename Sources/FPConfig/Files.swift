@@ -1,3 +1,4 @@
+import FPCore
 import Foundation
 import SystemPackage
 
@@ -17,17 +18,21 @@ package enum Files {
 
     /// Writes through a temporary file in the same directory and `rename(2)`,
     /// so readers (and a crash) see the old content or the new, never a torn
-    /// file. Creates missing directories. `durable: false` skips the fsync,
-    /// for notes whose loss to a power cut costs nothing.
+    /// file. Creates missing directories. Durable (the default): the file is
+    /// fsynced before the rename and its directory after it (and a directory
+    /// made for it, in its parent), so what returned survives a power cut.
+    /// `durable: false` skips both, for notes whose loss costs nothing.
     package static func writeAtomically(_ data: Data, to path: String, permissions: mode_t = 0o644,
                                         durable: Bool = true) throws(ConfigError) {
         let target = URL(fileURLWithPath: path)
         let directory = target.deletingLastPathComponent().path
         let temp = "\(directory)/.\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
+        var madeDirectory = false
         do {
             do {
                 try writeNew(data, to: temp, permissions: permissions, durable: durable)
             } catch Errno.noSuchFileOrDirectory {
+                madeDirectory = true
                 // The directory is made only when missing: asking FileManager
                 // every time cost a no-op `sync` ~0.15 ms.
                 do {
@@ -41,6 +46,11 @@ package enum Files {
                 let failure = Errno(rawValue: errno)
                 unlink(temp)
                 throw failure
+            }
+            if durable {
+                if madeDirectory { DirectorySync.sync(containing: directory) }
+                let failed = DirectorySync.sync(directory: directory)
+                guard failed == 0 else { throw Errno(rawValue: failed) }
             }
         } catch let error as ConfigError {
             throw error

@@ -146,6 +146,8 @@ package struct LinuxDeviceProvider: DeviceInfoProvider {
                 // Present but not a UUID (damaged): replace it.
                 guard rename(temporary, installIdPath) == 0 else { throw POSIXFailure(afterCall: "rename") }
             }
+            // The id is in every document from now on: its name must outlive a power cut.
+            DirectorySync.sync(containing: installIdPath)
             return (id, nil)
         } catch {
             return (id, "install id not kept at \(installIdPath) (\(error))")
