@@ -72,7 +72,8 @@ import Testing
         let issued = try await fp.run(["gateway", "token", "--user", "bob", "--ttl", "1d", "--token-only"] + secret)
         #expect(issued.status == 0, "\(issued.stderr)")
         let list = try await fp.run(["gateway", "token", "--list", "--json"] + secret)
-        let id = try #require(try fp.json(try #require(list.lines.first))["id"] as? String)
+        let first = try #require(list.lines.first)
+        let id = try #require(try fp.json(first)["id"] as? String)
         let revoked = try await Self.traced(fp, ["gateway", "token", "--revoke=\(id)"] + secret)
         #expect(revoked.status == 0 && revoked.stderr.contains("revoked \(id)"), "\(revoked.stderr)")
         let renamed = revoked.trace.enumerated().filter { $0.element.contains("rename") && $0.element.contains(".new-") && $0.element.hasSuffix("= 0") }
