@@ -29,7 +29,7 @@ enum Templates {
         <title>{{title}} · fprint</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_dashboard/style.css"></head>
         <body><header><a class="brand" href="/_dashboard/">fprint</a>
         {{#user}}<nav><a href="/_dashboard/">Maps</a> {{#survey}}<a href="/_dashboard/survey">Survey</a> {{/survey}}<a href="/_dashboard/activity">Activity</a>
-        {{#surveyor}}<a href="/_dashboard/mine">My uploads</a>{{/surveyor}}
+        {{#surveyor}}<a href="/_dashboard/mine">{{uploads}}</a>{{/surveyor}}
         {{#admin}}<a href="/_dashboard/admin">Admin</a>{{/admin}}</nav>
         <span class="who">{{name}} ({{role}}){{#canLogout}}
         <form method="post" action="/_dashboard/logout" class="inline"><button type="submit">Log out</button></form>{{/canLogout}}</span>
@@ -75,14 +75,14 @@ enum Templates {
         <a class="network-link" href="/_dashboard/network/{{link}}">Network ({{probeRuns}} probes)</a>.{{/probeRuns}} Walking now: <span id="live-count">0</span>. <span id="live" class="muted">live updates off</span></p>
         <div class="plots"><section><h2>Floor, points and walks</h2>
         <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div>
-        <ul class="legend" id="walk-legend">{{#walkLegend}}<li><span class="swatch" style="background:{{colour}}"></span>{{label}}</li>{{/walkLegend}}
+        <ul class="legend" id="walk-legend">{{#walkLegend}}<li class="walk">{{{sample}}}{{label}}</li>{{/walkLegend}}
         {{#hasBeacons}}<li><span class="swatch diamond"></span>registered beacon</li>{{/hasBeacons}}</ul></section>
         <section><h2>Heatmap</h2>
         <form method="get" id="tx-form"><label>Transmitter <select name="tx" id="tx">{{#transmitters}}
         <option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}} ({{count}} points)</option>{{/transmitters}}</select></label>
         <noscript><button type="submit">Show</button></noscript></form>
         <div id="heatmap">{{{heatmap}}}</div>{{^heatmap}}<p>No transmitter heard on this map.</p>{{/heatmap}}</section>
-        <section><h2>Coverage and gaps</h2><p>{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section></div>
+        <section><h2>Coverage and gaps</h2><p id="coverage-note">{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section></div>
         """
 
     static let errors = """
@@ -108,10 +108,13 @@ enum Templates {
         """
 
     static let mine = """
-        <h1>My uploads</h1><p><span id="mine-count">{{count}}</span> documents signed by {{name}}.</p>
-        <table id="mine"><thead><tr><th>Created</th><th>Map</th><th>Position</th><th>Walk</th><th>Id</th></tr></thead><tbody>
-        {{#rows}}<tr><td>{{created}}</td><td>{{map}}</td><td>{{x}}, {{y}}</td><td>{{session}}</td><td><code>{{id}}</code></td></tr>{{/rows}}
-        </tbody></table>{{#more}}<p>The latest {{shown}} are shown.</p>{{/more}}
+        <h1>{{heading}}</h1><p><span id="mine-count">{{count}}</span> {{what}}, newest first.{{#range}}
+        Showing <span id="mine-range">{{range}}</span>.{{/range}}</p>
+        {{#pager}}<p class="pager">{{#previous}}<a rel="prev" href="?page={{previous}}">← newer</a>{{/previous}}
+        <span>page {{page}} of {{pages}}</span>{{#next}}<a rel="next" href="?page={{next}}">older →</a>{{/next}}</p>{{/pager}}
+        <table id="mine"><thead><tr><th>Created</th><th>Map</th><th>Position</th><th>Walk</th>{{#local}}<th>Signed by</th>{{/local}}<th>Id</th></tr></thead><tbody>
+        {{#rows}}<tr><td>{{created}}</td><td>{{map}}</td><td>{{x}}, {{y}}</td><td>{{session}}</td>{{#local}}<td>{{owner}}</td>{{/local}}<td><code>{{id}}</code></td></tr>{{/rows}}
+        </tbody></table>
         """
 
     static let admin = """
