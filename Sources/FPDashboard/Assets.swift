@@ -11,7 +11,7 @@ enum Assets {
         .plots{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}.plots>section{flex:0 1 800px;min-width:0;max-width:100%}
         table{border-collapse:collapse;background:#fff}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left}
         .num{text-align:right}.error{color:#b00020}.alert{color:#b00020}.muted{color:#777}.on{font-weight:bold}
-        form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}
+        form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}form.login input[type=checkbox]{width:auto;margin-right:.5em}
         svg{max-width:100%;height:auto;background:#fff}circle.new{stroke:#d62728;stroke-width:2}
         circle.live{fill:#1f77b4;stroke:#fff;stroke-width:2}polyline.live-trail{fill:none;stroke:#1f77b4;stroke-width:2;stroke-dasharray:4 3;opacity:.7}
         text.live-label{font-size:13px;fill:#0d47a1;paint-order:stroke;stroke:#fff;stroke-width:3px}

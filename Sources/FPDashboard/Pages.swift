@@ -176,15 +176,15 @@ struct Pages {
         return page(local ? "Documents" : "My uploads", "mine", context)
     }
 
-    /// The users file and the signers the data knows.
+    /// The users file and the signers the data knows (the gateway's only: `fprint dashboard` has no accounts).
     /// `extra`: the token form's outcome (`issued` or `issueError`).
     func admin(status: HTTPResponse.Status = .ok, _ extra: [String: Any] = [:]) async throws -> Response {
         let accounts = (dashboard.access?.accounts() ?? []).sorted { $0.name < $1.name }
         let byOwner = Dictionary(grouping: try await dashboard.index.snapshot(), by: \.owner)
         var context: [String: Any] = [
-            "canIssue": dashboard.access != nil, "maxDays": Dashboard.maxTokenDays, "sessionsPerUser": Dashboard.sessionsPerUser,
+            "maxDays": Dashboard.maxTokenDays, "sessionsPerUser": Dashboard.sessionsPerUser,
             "accounts": accounts.map { ["name": $0.name, "role": $0.role.rawValue] },
-            "accountsNote": dashboard.access == nil ? "Local mode: no logins." : "The gateway has no users file (tokens only).",
+            "accountsNote": "The gateway has no users file (tokens only).",
             "credentials": (dashboard.access?.credentials() ?? []).map { c in
                 ["id": c.id, "user": c.user, "role": c.role.rawValue, "note": c.note, "issued": Self.time(c.issuedAt * 1000),
                  "expires": Self.time(c.expiresAt * 1000), "revoked": c.revoked && !c.superseded,

@@ -20,7 +20,7 @@ enum Templates {
     static let sources: [String: String] = [
         "layout": layout, "login": login, "index": index, "map": map, "activity": activity, "mine": mine,
         "admin": admin, "message": message, "errors": errors, "survey": survey, "surveyIndex": surveyIndex,
-        "network": network,
+        "network": network, "pager": pager,
     ]
 
     static let layout = """
@@ -110,11 +110,16 @@ enum Templates {
     static let mine = """
         <h1>{{heading}}</h1><p><span id="mine-count">{{count}}</span> {{what}}, newest first.{{#range}}
         Showing <span id="mine-range">{{range}}</span>.{{/range}}</p>
-        {{#pager}}<p class="pager">{{#previous}}<a rel="prev" href="?page={{previous}}">← newer</a>{{/previous}}
-        <span>page {{page}} of {{pages}}</span>{{#next}}<a rel="next" href="?page={{next}}">older →</a>{{/next}}</p>{{/pager}}
+        {{#pager}}{{> pager}}{{/pager}}
         <table id="mine"><thead><tr><th>Created</th><th>Map</th><th>Position</th><th>Walk</th>{{#local}}<th>Signed by</th>{{/local}}<th>Id</th></tr></thead><tbody>
         {{#rows}}<tr><td>{{created}}</td><td>{{map}}</td><td>{{x}}, {{y}}</td><td>{{session}}</td>{{#local}}<td>{{owner}}</td>{{/local}}<td><code>{{id}}</code></td></tr>{{/rows}}
-        </tbody></table>
+        </tbody></table>{{#pager}}{{> pager}}{{/pager}}
+        """
+
+    /// Links to the newer and older pages of a long list, above and below it.
+    static let pager = """
+        <p class="pager">{{#previous}}<a rel="prev" href="?page={{previous}}">← newer</a>{{/previous}}
+        <span>page {{page}} of {{pages}}</span>{{#next}}<a rel="next" href="?page={{next}}">older →</a>{{/next}}</p>
         """
 
     static let admin = """
@@ -140,15 +145,13 @@ enum Templates {
         {{#issued}}<p class="issued">A {{#tokenOnly}}token-only {{/tokenOnly}}{{role}} token for <strong>{{name}}</strong>, valid {{days}} days. Copy it now and hand it over
         privately: it is shown only this once (the gateway keeps its id and expiry, not the token).</p><pre id="issued-token">{{token}}</pre>{{/issued}}
         {{#issueError}}<p class="error" id="issue-error">{{issueError}}</p>{{/issueError}}
-        {{#canIssue}}<form method="post" action="/_dashboard/admin/tokens" class="login" autocomplete="off">
+        <form method="post" action="/_dashboard/admin/tokens" class="login" autocomplete="off">
         <label>User <input name="name" required maxlength="128"></label>
         <label>Role <select name="role"><option>viewer</option><option selected>user</option><option>admin</option></select></label>
         <label>Days valid <input name="days" type="number" min="1" max="{{maxDays}}" value="30"></label>
         <label><input name="tokenOnly" type="checkbox"> Token-only: for a user without a users-file line (it lives until it
         expires or is revoked; any other token ends when its user's line is removed)</label>
-        <button type="submit">Issue</button></form>{{/canIssue}}
-        {{^canIssue}}<p>Local mode has no token secret: issue tokens with <code>fprint gateway token --user NAME --role viewer|user|admin</code>
-        on the gateway's host.</p>{{/canIssue}}
+        <button type="submit">Issue</button></form>
         """
 
     static let surveyIndex = """

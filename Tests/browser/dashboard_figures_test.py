@@ -116,7 +116,7 @@ def main():
         sam = dict(ENV, FPRINT_TOKEN=token)
         sync()
         first = documents()
-        driver = headless_chromium("1280,1000", browser_log=True)
+        driver = headless_chromium("1280,1400", browser_log=True)
         width = driver.execute_script("return window.innerWidth")
         login(driver, base, "vera", "look-only")
         driver.get(f"{base}/_dashboard/maps/{MAP}")
