@@ -253,6 +253,9 @@ try:
             driver.get(base + path)
             wait_for(driver, path, lambda d: d.find_elements(By.TAG_NAME, "h1"), 30)
             driver.save_screenshot(os.path.join(SHOTS, f"{name}.png"))
+        # Back to the Survey page, whose banner the stop below is seen on.
+        driver.get(f"{base}/_dashboard/survey/maps/LAB1")
+        wait_for(driver, "the Survey page again", lambda d: d.find_elements(By.CSS_SELECTOR, "#survey-wrap svg g.points"), 30)
     # The refused click's 422 is an answer the page shows, not an error of the page.
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
               and not (e["source"] == "network" and "/_dashboard/survey/measure" in e["message"] and "422" in e["message"])]
