@@ -144,7 +144,9 @@ screenshots-probe: build
 
 # The dashboard in headless Chromium (Debian's chromium and chromium-driver,
 # selenium from PyPI): login, a map's points and heatmap, a live point, no
-# console errors, no admin page for a viewer; then another site's pages
+# console errors, no admin page for a viewer; every figure of the map page agreeing
+# after a live sync, plot text of 10 px or more, a wrapped token, My uploads in pages
+# and `fprint dashboard` without Admin (dashboard_figures_test.py); then another site's pages
 # against a logged-in admin (cross_site_test.py). Screenshots go to
 # $(ARTIFACTS)/browser/. Then the Survey page of `fprint dashboard` (survey_test.py): clicks
 # measure, a refused click, typed coordinates, a walk, CSRF, a second tab; and on a
@@ -158,6 +160,7 @@ screenshots-probe: build
 ARTIFACTS ?= $(CURDIR)/.build/artifacts
 test-browser: build
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
+	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_figures_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/cross_site_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
 	ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_floors_test.py $(BIN)
@@ -167,6 +170,7 @@ test-browser: build
 # The docs' pictures: the dashboard's map page, and every kind of plot as PNG (Tests/screenshots-plots.sh).
 screenshots: build
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_test.py $(BIN)
+	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/dashboard_figures_test.py $(BIN)
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/survey_test.py $(BIN)
 	FPRINT_REQUIRE_REAL=1 SCREENSHOTS=$(CURDIR)/docs/img ARTIFACTS=$(ARTIFACTS) python3 Tests/browser/network_test.py $(BIN)
 	bash Tests/screenshots-plots.sh $(BIN) $(CURDIR)/docs/img

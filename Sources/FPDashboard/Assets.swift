@@ -7,17 +7,19 @@ enum Assets {
         header{display:flex;gap:1.5em;align-items:center;padding:.6em 1.2em;background:#263238;color:#fff}
         header a{color:#fff;text-decoration:none;margin-right:1em}.brand{font-weight:bold}
         .who{margin-left:auto}.inline{display:inline;margin-left:.6em}
-        main{padding:1em 1.5em;max-width:1400px}section{margin-bottom:2em}
-        .plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:1.5em;align-items:start}
+        main{padding:1em 1.5em;max-width:1720px}section{margin-bottom:2em}
+        .plots{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}.plots>section{flex:0 1 800px;min-width:0;max-width:100%}
         table{border-collapse:collapse;background:#fff}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left}
         .num{text-align:right}.error{color:#b00020}.alert{color:#b00020}.muted{color:#777}.on{font-weight:bold}
-        form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}
+        form.login{display:flex;flex-direction:column;gap:.8em;max-width:24em}form.login input{width:100%}form.login input[type=checkbox]{width:auto;margin-right:.5em}
         svg{max-width:100%;height:auto;background:#fff}circle.new{stroke:#d62728;stroke-width:2}
         circle.live{fill:#1f77b4;stroke:#fff;stroke-width:2}polyline.live-trail{fill:none;stroke:#1f77b4;stroke-width:2;stroke-dasharray:4 3;opacity:.7}
         text.live-label{font-size:13px;fill:#0d47a1;paint-order:stroke;stroke:#fff;stroke-width:3px}
         .stale{opacity:.35}
         ul.legend{list-style:none;padding:0;margin:.4em 0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:.9em}
-        .swatch{display:inline-block;width:1.4em;height:.35em;vertical-align:middle;margin-right:.4em}
+        .swatch{display:inline-block;width:1.4em;height:.35em;vertical-align:middle;margin-right:.4em}svg.sample{vertical-align:middle;margin-right:.4em;background:none}
+        #issued-token{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all;background:#fff;border:1px solid #ddd;padding:.5em}
+        .pager a{margin:0 .8em}
         .swatch.diamond{width:.7em;height:.7em;background:#fdd835;border:1px solid #263238;transform:rotate(45deg)}
         .survey{display:grid;grid-template-columns:minmax(0,820px) minmax(16em,26em);gap:1.5em;align-items:start}
         #survey-wrap svg{cursor:crosshair}.survey-form{display:flex;flex-direction:column;gap:.5em;margin-bottom:1.2em}
@@ -65,7 +67,55 @@ enum Assets {
             layer.appendChild(c);
             count.textContent = String(layer.querySelectorAll('circle.point').length);
             if (p.session) extendTrack(p.session, c.getAttribute('cx') + ',' + c.getAttribute('cy'));
+            fresh[p.id] = true;
+            refreshSoon();
           });
+          // A point is drawn at once, then every figure of the page (counts,
+          // floor, legend, heatmap, coverage) is taken from one new answer of
+          // the server, so they agree as a reload would have them.
+          var fresh = {}, timer = null, fetching = false, again = false;
+          function refreshSoon() {
+            if (!timer) timer = setTimeout(refresh, 300);
+          }
+          function refresh() {
+            timer = null;
+            if (fetching) { again = true; return; }
+            fetching = true;
+            fetch(location.href, { credentials: 'same-origin', headers: { 'Accept': 'text/html' } })
+              .then(function (answer) {
+                if (!answer.ok) throw new Error('the page answered ' + answer.status);
+                return answer.text();
+              })
+              .then(function (text) { replaceFigures(new DOMParser().parseFromString(text, 'text/html')); })
+              // A failed look (the server stopping, a session ended) waits for the next point.
+              .catch(function () {})
+              .then(function () {
+                fetching = false;
+                if (again) { again = false; refreshSoon(); }
+              });
+          }
+          function replaceFigures(page) {
+            var newWrap = page.getElementById('floor-wrap'), newSvg = newWrap && newWrap.querySelector('svg');
+            if (!newSvg) return;
+            newSvg = document.importNode(newSvg, true);
+            // Published positions stay: they come from the stream, not the page.
+            ['polyline.live-trail', 'circle.live', 'text.live-label'].forEach(function (selector) {
+              svg.querySelectorAll(selector).forEach(function (element) { newSvg.appendChild(element); });
+            });
+            svg.parentNode.replaceChild(newSvg, svg);
+            svg = newSvg;
+            layer = svg.querySelector('g.points');
+            layer.querySelectorAll('circle.point').forEach(function (c) {
+              if (fresh[c.getAttribute('data-id')]) { c.setAttribute('class', 'point new'); c.setAttribute('fill', '#d62728'); }
+            });
+            ['point-count', 'walk-count', 'walk-legend', 'heatmap', 'coverage', 'coverage-note'].forEach(function (id) {
+              var mine = document.getElementById(id), theirs = page.getElementById(id);
+              if (mine && theirs) mine.innerHTML = theirs.innerHTML;
+            });
+            var options = page.getElementById('tx');
+            if (select && options) select.innerHTML = options.innerHTML;
+            wrap.dataset.refreshed = newWrap.dataset.since;
+          }
           // A published position (fprint track --publish) moves its publisher's
           // marker, labelled with its name and how long ago it was heard, and
           // extends a trail of its last 300 positions. Silent for a minute the

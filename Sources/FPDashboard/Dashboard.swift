@@ -161,8 +161,13 @@ package struct Dashboard: Sendable {
             case ("activity", 1): return try await pages.activity(by: query["by"] ?? "day")
             case ("mine", 1):
                 guard user.role != .viewer else { return pages.forbidden("Only surveyors have uploads of their own.") }
-                return try await pages.mine()
+                return try await pages.mine(page: query["page"])
             case ("admin", 1):
+                guard access != nil else {
+                    return Responses.message(.notFound, heading: "No admin page here",
+                                             text: "fprint dashboard has no accounts or tokens: the Admin page is the gateway's (fprint gateway serve).",
+                                             user: user, canLogout: false, head: head)
+                }
                 guard user.role == .admin else { return pages.forbidden("The admin page is for admins only.") }
                 return try await pages.admin()
             case ("events", 1):

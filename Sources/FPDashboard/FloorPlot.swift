@@ -45,11 +45,11 @@ enum FloorPlot {
         }
         out += axes(frame, metersPerUnit: map.metersPerUnit)
         out += under(frame)
-        out.append("<g class=\"tracks\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" opacity=\"0.8\">")
-        // Every walk gets its line and colour, even of one point: the live view extends it as the walk syncs.
+        out.append("<g class=\"tracks\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2.5\" opacity=\"0.85\">")
+        // Every walk gets its line and style, even of one point: the live view extends it as the walk syncs.
         for walk in walks(points) {
             let line = walk.points.map { "\(frame.x($0.x)),\(frame.y($0.y))" }.joined(separator: " ")
-            out.append("<polyline class=\"track\" data-session=\"\(SVGPlot.escape(walk.session))\" stroke=\"\(walk.colour)\" points=\"\(line)\"><title>\(SVGPlot.escape(walk.label))</title></polyline>")
+            out.append("<polyline class=\"track\" data-session=\"\(SVGPlot.escape(walk.session))\" \(strokeAttributes(walk.style)) transform=\"translate(\(walk.offset) \(walk.offset))\" points=\"\(line)\"><title>\(SVGPlot.escape(walk.label))</title></polyline>")
         }
         out.append("</g><g class=\"points\">")
         for p in points.sorted(by: { $0.id < $1.id }) {
@@ -76,15 +76,28 @@ enum FloorPlot {
     struct Walk {
         var session: String
         var points: [SurveyPoint]
-        var colour: String
+        /// The plots' series style of its place among the walks: colour and dash.
+        var style: SVGPlot.SeriesStyle
+        /// Pixels its line is moved right and down, so walks of one route lie side by side, not on top.
+        var offset: Int
         /// "walk 1a2b3c4d by carol, 2026-11-20 10:04, 27 points"
         var label: String
     }
 
-    /// A colour each, in the order of their first point; more walks than colours share them.
-    static let walkColours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+    /// Walks in turn: on the route, then 3 px to either side, then 6.
+    static let walkOffsets = [0, 3, -3, 6, -6]
 
-    /// The walks among `points`, each in its order, first walked first.
+    /// `stroke` and, for all but the first style, `stroke-dasharray`.
+    static func strokeAttributes(_ style: SVGPlot.SeriesStyle) -> String {
+        "stroke=\"\(style.color)\"" + (style.dash.map { " stroke-dasharray=\"\($0)\"" } ?? "")
+    }
+
+    /// A legend's sample of a walk's line, as drawn on the floor.
+    static func legendSample(_ style: SVGPlot.SeriesStyle) -> String {
+        "<svg class=\"sample\" width=\"32\" height=\"10\" viewBox=\"0 0 32 10\" aria-hidden=\"true\"><line x1=\"0\" y1=\"5\" x2=\"32\" y2=\"5\" stroke-width=\"2.5\" \(strokeAttributes(style))/></svg>"
+    }
+
+    /// The walks among `points`, each in its order, first walked first; more walks than styles share them.
     static func walks(_ points: [SurveyPoint]) -> [Walk] {
         var bySession: [String: [SurveyPoint]] = [:]
         for p in points { if let s = p.session { bySession[s, default: []].append(p) } }
@@ -97,7 +110,8 @@ enum FloorPlot {
             let when = Pages.time(list.first?.createdAtMs ?? 0)
             let label = "walk \(session.prefix(8))" + (owners.isEmpty ? "" : " by " + owners.joined(separator: ", "))
                 + (when.isEmpty ? "" : ", \(when)") + ", \(list.count) points"
-            return Walk(session: session, points: list, colour: walkColours[i % walkColours.count], label: label)
+            return Walk(session: session, points: list, style: SVGPlot.seriesStyle(i), offset: walkOffsets[i % walkOffsets.count],
+                        label: label)
         }
     }
 

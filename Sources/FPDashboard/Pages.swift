@@ -86,8 +86,10 @@ struct Pages {
 
     /// Floor with points and walks, a heatmap of one transmitter, coverage.
     func map(_ id: String, transmitter: String?) async throws -> Response {
-        let sequence = try await dashboard.index.lastSequence()
-        let points = try await dashboard.index.snapshot().filter { $0.map == id }
+        // One snapshot for every figure (counts, floor, legend, plots), so they
+        // agree, also when the live view fetches the page again after a sync.
+        let (all, sequence) = try await dashboard.index.snapshotWithSequence()
+        let points = all.filter { $0.map == id }
         guard !points.isEmpty || dashboard.options.maps[id] != nil else {
             return Responses.message(.notFound, heading: "No such map", text: "No measurement is on map \(id).",
                                      user: user, canLogout: canLogout, head: head)
@@ -100,14 +102,16 @@ struct Pages {
             "description": map.description, "points": shown.count, "sequence": String(sequence),
             "walks": Set(shown.compactMap(\.session)).count,
             "floor": FloorPlot.svg(map: map, points: shown, beacons: dashboard.options.registries[id]?.entries ?? []),
-            "walkLegend": FloorPlot.walks(shown).map { ["colour": $0.colour, "label": $0.label] },
+            "walkLegend": FloorPlot.walks(shown).map { ["sample": FloorPlot.legendSample($0.style), "label": $0.label] },
             "hasBeacons": !(dashboard.options.registries[id]?.entries.isEmpty ?? true),
         ]
         let probes = points.reduce(0) { $0 + $1.probes }
         if probes > 0 { context["probeRuns"] = probes }
         let (store, limit, registry) = (dashboard.store, dashboard.options.maxMapPoints, dashboard.options.registries[id])
+        let drawn = Set(shown.map(\.id))
         let plots = try await dashboard.plots.plots(map: id, sequence: sequence) {
-            let fps = try await SurveyReads.fingerprints(store, map: id, limit: limit)
+            // The snapshot's documents only: one stored after it waits for the next look.
+            let fps = try await SurveyReads.fingerprints(store, map: id, limit: limit).filter { drawn.contains($0.id) }
             return MapPlots(map: map, fingerprints: fps, mapWidth: frame.mapWidth, mapHeight: frame.mapHeight, registry: registry)
         }
         let ranked = plots.transmitters()
@@ -133,26 +137,54 @@ struct Pages {
         return page("Activity", "activity", context)
     }
 
-    /// The documents this user signed, newest first.
-    func mine() async throws -> Response {
-        let mine = try await dashboard.index.snapshot().filter { $0.owner == user.name }.sorted { $0.createdAtMs > $1.createdAtMs }
-        let shown = mine.prefix(500)
-        return page("My uploads", "mine", [
-            "name": user.name, "count": mine.count, "more": mine.count > shown.count, "shown": shown.count,
+    /// Rows of the uploads table per page.
+    static let uploadsPerPage = 50
+
+    /// The documents this user signed, newest first, `uploadsPerPage` a page
+    /// (`?page=`, from 1). Locally (`fprint dashboard`) every document of the
+    /// database is the user's: nobody signs there, a sync signs with the gateway's name.
+    func mine(page asked: String?) async throws -> Response {
+        let local = dashboard.access == nil
+        let mine = try await dashboard.index.snapshot().filter { local || $0.owner == user.name }
+            .sorted { ($0.createdAtMs, $0.id) > ($1.createdAtMs, $1.id) }
+        let pages = max(1, (mine.count + Self.uploadsPerPage - 1) / Self.uploadsPerPage)
+        guard let number = Int(asked ?? "1"), number >= 1 else {
+            return Responses.message(.badRequest, heading: "Bad page", text: "page=\(asked ?? "") is not a page number (1 to \(pages)).",
+                                     user: user, canLogout: canLogout, head: head)
+        }
+        guard number <= pages else {
+            return Responses.message(.notFound, heading: "No such page",
+                                     text: "page=\(number) is past the last page (\(pages)) of \(mine.count) documents.",
+                                     user: user, canLogout: canLogout, head: head)
+        }
+        let first = (number - 1) * Self.uploadsPerPage
+        let shown = mine[first..<min(mine.count, first + Self.uploadsPerPage)]
+        var context: [String: Any] = [
+            "heading": local ? "Documents" : "My uploads", "local": local, "count": mine.count,
+            "what": local ? "documents in this database" : "documents signed by \(user.name)",
             "rows": shown.map { ["created": Self.time($0.createdAtMs), "map": $0.map, "x": String(format: "%g", $0.x),
-                                 "y": String(format: "%g", $0.y), "session": $0.session ?? "", "id": $0.id] as [String: Any] },
-        ])
+                                 "y": String(format: "%g", $0.y), "session": $0.session ?? "", "id": $0.id,
+                                 "owner": $0.owner == MeasurementDocument.unsignedOwner ? "(unsigned)" : $0.owner] as [String: Any] },
+        ]
+        if !shown.isEmpty { context["range"] = "\(first + 1)–\(first + shown.count) of \(mine.count)" }
+        if pages > 1 {
+            var pager: [String: Any] = ["page": number, "pages": pages]
+            if number > 1 { pager["previous"] = number - 1 }
+            if number < pages { pager["next"] = number + 1 }
+            context["pager"] = pager
+        }
+        return page(local ? "Documents" : "My uploads", "mine", context)
     }
 
-    /// The users file and the signers the data knows.
+    /// The users file and the signers the data knows (the gateway's only: `fprint dashboard` has no accounts).
     /// `extra`: the token form's outcome (`issued` or `issueError`).
     func admin(status: HTTPResponse.Status = .ok, _ extra: [String: Any] = [:]) async throws -> Response {
         let accounts = (dashboard.access?.accounts() ?? []).sorted { $0.name < $1.name }
         let byOwner = Dictionary(grouping: try await dashboard.index.snapshot(), by: \.owner)
         var context: [String: Any] = [
-            "canIssue": dashboard.access != nil, "maxDays": Dashboard.maxTokenDays, "sessionsPerUser": Dashboard.sessionsPerUser,
+            "maxDays": Dashboard.maxTokenDays, "sessionsPerUser": Dashboard.sessionsPerUser,
             "accounts": accounts.map { ["name": $0.name, "role": $0.role.rawValue] },
-            "accountsNote": dashboard.access == nil ? "Local mode: no logins." : "The gateway has no users file (tokens only).",
+            "accountsNote": "The gateway has no users file (tokens only).",
             "credentials": (dashboard.access?.credentials() ?? []).map { c in
                 ["id": c.id, "user": c.user, "role": c.role.rawValue, "note": c.note, "issued": Self.time(c.issuedAt * 1000),
                  "expires": Self.time(c.expiresAt * 1000), "revoked": c.revoked && !c.superseded,

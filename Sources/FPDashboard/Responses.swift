@@ -16,8 +16,12 @@ enum Responses {
         var context: [String: Any] = ["title": title, "content": content]
         if let script { context["script"] = script }
         if let user {
+            // Only the gateway has logins; a page without them is `fprint dashboard`'s, which has no
+            // accounts or tokens (no Admin page), and whose documents are all the local user's.
+            let local = !canLogout
             context["user"] = ["name": user.name, "role": user.role.rawValue, "surveyor": user.role != .viewer,
-                               "admin": user.role == .admin, "canLogout": canLogout, "survey": canSurvey] as [String: Any]
+                               "admin": user.role == .admin && !local, "canLogout": canLogout, "survey": canSurvey,
+                               "uploads": local ? "Documents" : "My uploads"] as [String: Any]
         }
         return html(status, Templates.render("layout", context), head: head)
     }

@@ -78,6 +78,13 @@ package actor SurveyIndex {
         return Array(points.values)
     }
 
+    /// The index as of now and the store sequence it reaches: a page drawn
+    /// from both, and a live view started at that sequence, miss nothing and repeat nothing.
+    package func snapshotWithSequence() async throws -> (points: [SurveyPoint], sequence: Int64) {
+        try await refresh()
+        return (Array(points.values), sequence)
+    }
+
     /// The points that changed after `since` (new or edited, not deleted), and the sequence they reach.
     package func changes(after since: Int64) async throws -> (points: [SurveyPoint], sequence: Int64) {
         let store = self.store

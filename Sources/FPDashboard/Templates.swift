@@ -20,7 +20,7 @@ enum Templates {
     static let sources: [String: String] = [
         "layout": layout, "login": login, "index": index, "map": map, "activity": activity, "mine": mine,
         "admin": admin, "message": message, "errors": errors, "survey": survey, "surveyIndex": surveyIndex,
-        "network": network,
+        "network": network, "pager": pager,
     ]
 
     static let layout = """
@@ -29,7 +29,7 @@ enum Templates {
         <title>{{title}} · fprint</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_dashboard/style.css"></head>
         <body><header><a class="brand" href="/_dashboard/">fprint</a>
         {{#user}}<nav><a href="/_dashboard/">Maps</a> {{#survey}}<a href="/_dashboard/survey">Survey</a> {{/survey}}<a href="/_dashboard/activity">Activity</a>
-        {{#surveyor}}<a href="/_dashboard/mine">My uploads</a>{{/surveyor}}
+        {{#surveyor}}<a href="/_dashboard/mine">{{uploads}}</a>{{/surveyor}}
         {{#admin}}<a href="/_dashboard/admin">Admin</a>{{/admin}}</nav>
         <span class="who">{{name}} ({{role}}){{#canLogout}}
         <form method="post" action="/_dashboard/logout" class="inline"><button type="submit">Log out</button></form>{{/canLogout}}</span>
@@ -75,14 +75,14 @@ enum Templates {
         <a class="network-link" href="/_dashboard/network/{{link}}">Network ({{probeRuns}} probes)</a>.{{/probeRuns}} Walking now: <span id="live-count">0</span>. <span id="live" class="muted">live updates off</span></p>
         <div class="plots"><section><h2>Floor, points and walks</h2>
         <div id="floor-wrap" data-map="{{id}}" data-since="{{sequence}}">{{{floor}}}</div>
-        <ul class="legend" id="walk-legend">{{#walkLegend}}<li><span class="swatch" style="background:{{colour}}"></span>{{label}}</li>{{/walkLegend}}
+        <ul class="legend" id="walk-legend">{{#walkLegend}}<li class="walk">{{{sample}}}{{label}}</li>{{/walkLegend}}
         {{#hasBeacons}}<li><span class="swatch diamond"></span>registered beacon</li>{{/hasBeacons}}</ul></section>
         <section><h2>Heatmap</h2>
         <form method="get" id="tx-form"><label>Transmitter <select name="tx" id="tx">{{#transmitters}}
         <option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}} ({{count}} points)</option>{{/transmitters}}</select></label>
         <noscript><button type="submit">Show</button></noscript></form>
         <div id="heatmap">{{{heatmap}}}</div>{{^heatmap}}<p>No transmitter heard on this map.</p>{{/heatmap}}</section>
-        <section><h2>Coverage and gaps</h2><p>{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section></div>
+        <section><h2>Coverage and gaps</h2><p id="coverage-note">{{coverageNote}}</p><div id="coverage">{{{coverage}}}</div></section></div>
         """
 
     static let errors = """
@@ -108,10 +108,18 @@ enum Templates {
         """
 
     static let mine = """
-        <h1>My uploads</h1><p><span id="mine-count">{{count}}</span> documents signed by {{name}}.</p>
-        <table id="mine"><thead><tr><th>Created</th><th>Map</th><th>Position</th><th>Walk</th><th>Id</th></tr></thead><tbody>
-        {{#rows}}<tr><td>{{created}}</td><td>{{map}}</td><td>{{x}}, {{y}}</td><td>{{session}}</td><td><code>{{id}}</code></td></tr>{{/rows}}
-        </tbody></table>{{#more}}<p>The latest {{shown}} are shown.</p>{{/more}}
+        <h1>{{heading}}</h1><p><span id="mine-count">{{count}}</span> {{what}}, newest first.{{#range}}
+        Showing <span id="mine-range">{{range}}</span>.{{/range}}</p>
+        {{#pager}}{{> pager}}{{/pager}}
+        <table id="mine"><thead><tr><th>Created</th><th>Map</th><th>Position</th><th>Walk</th>{{#local}}<th>Signed by</th>{{/local}}<th>Id</th></tr></thead><tbody>
+        {{#rows}}<tr><td>{{created}}</td><td>{{map}}</td><td>{{x}}, {{y}}</td><td>{{session}}</td>{{#local}}<td>{{owner}}</td>{{/local}}<td><code>{{id}}</code></td></tr>{{/rows}}
+        </tbody></table>{{#pager}}{{> pager}}{{/pager}}
+        """
+
+    /// Links to the newer and older pages of a long list, above and below it.
+    static let pager = """
+        <p class="pager">{{#previous}}<a rel="prev" href="?page={{previous}}">← newer</a>{{/previous}}
+        <span>page {{page}} of {{pages}}</span>{{#next}}<a rel="next" href="?page={{next}}">older →</a>{{/next}}</p>
         """
 
     static let admin = """
@@ -137,15 +145,13 @@ enum Templates {
         {{#issued}}<p class="issued">A {{#tokenOnly}}token-only {{/tokenOnly}}{{role}} token for <strong>{{name}}</strong>, valid {{days}} days. Copy it now and hand it over
         privately: it is shown only this once (the gateway keeps its id and expiry, not the token).</p><pre id="issued-token">{{token}}</pre>{{/issued}}
         {{#issueError}}<p class="error" id="issue-error">{{issueError}}</p>{{/issueError}}
-        {{#canIssue}}<form method="post" action="/_dashboard/admin/tokens" class="login" autocomplete="off">
+        <form method="post" action="/_dashboard/admin/tokens" class="login" autocomplete="off">
         <label>User <input name="name" required maxlength="128"></label>
         <label>Role <select name="role"><option>viewer</option><option selected>user</option><option>admin</option></select></label>
         <label>Days valid <input name="days" type="number" min="1" max="{{maxDays}}" value="30"></label>
         <label><input name="tokenOnly" type="checkbox"> Token-only: for a user without a users-file line (it lives until it
         expires or is revoked; any other token ends when its user's line is removed)</label>
-        <button type="submit">Issue</button></form>{{/canIssue}}
-        {{^canIssue}}<p>Local mode has no token secret: issue tokens with <code>fprint gateway token --user NAME --role viewer|user|admin</code>
-        on the gateway's host.</p>{{/canIssue}}
+        <button type="submit">Issue</button></form>
         """
 
     static let surveyIndex = """

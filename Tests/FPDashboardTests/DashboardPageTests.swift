@@ -184,7 +184,7 @@ import Testing
             }
             #expect(strokes.count == 2 && Set(strokes).count == 2, "\(strokes)")
             #expect(map.text.contains("walk s1 by carol") && map.text.contains("walk s2 by dora, ") && map.text.contains(", 2 points"))
-            #expect(map.count("<span class=\"swatch\"") == 2)
+            #expect(map.count("<li class=\"walk\"><svg class=\"sample\"") == 2)
         }
     }
 

@@ -86,7 +86,7 @@ def main():
         if points < 10:
             fail(f"the seeded survey has only {points} documents")
 
-        driver = headless_chromium("1200,1500", browser_log=True)
+        driver = headless_chromium("1700,1400", browser_log=True)
         wait = WebDriverWait(driver, 10)
 
         # A browser asking for / lands on the login page.

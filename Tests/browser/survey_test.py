@@ -23,7 +23,7 @@ docs/examples/lab-plan.svg, its beacon list, a route), with simulated radios:
   dashboard (SIGINT) discards the walk in progress: both tabs say so in a banner,
   the countdown is gone, the buttons are disabled, exit 130 and stderr names the walk.
 Screenshots go to ${ARTIFACTS:-.build/artifacts}/browser/; with SCREENSHOTS=DIR also
-DIR/survey.png, DIR/survey-index.png, DIR/dashboard-admin.png and DIR/dashboard-mine.png
+DIR/survey.png and DIR/survey-index.png
 (`make screenshots`).
 """
 import json, os, re, signal, sys, urllib.error, urllib.request
@@ -248,12 +248,14 @@ try:
         driver.get(f"{base}/_dashboard/survey/maps/LAB1")
         wait_for(driver, "the Survey page again", lambda d: d.find_elements(By.CSS_SELECTOR, "#survey-wrap svg g.points"), 30)
         driver.save_screenshot(os.path.join(SHOTS, "survey.png"))
-        # The local admin's pages: the Survey index, admin and My uploads (local mode: no logins, no token secret).
-        for name, path in [("survey-index", "/_dashboard/survey"), ("dashboard-admin", "/_dashboard/admin"),
-                           ("dashboard-mine", "/_dashboard/mine")]:
+        # The Survey index (the gateway's Admin and My uploads pages: dashboard_figures_test.py).
+        for name, path in [("survey-index", "/_dashboard/survey")]:
             driver.get(base + path)
             wait_for(driver, path, lambda d: d.find_elements(By.TAG_NAME, "h1"), 30)
             driver.save_screenshot(os.path.join(SHOTS, f"{name}.png"))
+        # Back to the Survey page, whose banner the stop below is seen on.
+        driver.get(f"{base}/_dashboard/survey/maps/LAB1")
+        wait_for(driver, "the Survey page again", lambda d: d.find_elements(By.CSS_SELECTOR, "#survey-wrap svg g.points"), 30)
     # The refused click's 422 is an answer the page shows, not an error of the page.
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
               and not (e["source"] == "network" and "/_dashboard/survey/measure" in e["message"] and "422" in e["message"])]
