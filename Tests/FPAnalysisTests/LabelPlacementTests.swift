@@ -138,8 +138,8 @@ extension SVGElements.Element {
         // A legend entry a route: a sample line and the name.
         let entries = elements.filter { $0.name == "g" && $0.attributes["class"] == "legend-entry" }
         #expect(entries.count == 3)
-        #expect(elements.filter { $0.name == "text" && $0.ancestors.last?["class"] == "legend-entry" }.map(\.text)
-            == ["loop", "loop backwards", "elsewhere"])
+        let legend: [String] = elements.filter { $0.name == "text" && $0.ancestors.last?["class"] == "legend-entry" }.map { $0.text }
+        #expect(legend == ["loop", "loop backwards", "elsewhere"])
         let names = DrawnLabels(elements, classes: ["route-name"])
         #expect(names.boxes.count == 3 && names.overlapping.isEmpty, "\(names.overlapping)")
     }

@@ -17,22 +17,25 @@ import Testing
 
     @Test func theErrorPanelMarksTheTrueAndTheReportedFloorChange() throws {
         // Truly upstairs from 7 s; the tracker says so at 10 s.
-        let samples = (0..<20).map { t in
-            sample(Double(t), 500 + Double(t) * 40, 1500, map: t < 10 ? "J2NP" : "J3NP", truthMap: t < 7 ? "J2NP" : "J3NP")
+        let samples = (0..<20).map { (t: Int) -> SVGPlot.TrackSample in
+            let x = 500 + Double(t) * 40
+            return sample(Double(t), x, 1500, map: t < 10 ? "J2NP" : "J3NP", truthMap: t < 7 ? "J2NP" : "J3NP")
         }
         let elements = try SVGElements.parse(SVGPlot.track(title: "t", samples: samples, floors: Self.floors, metersPerUnit: 0.02))
-        let reported = elements.with(class: "floor-change-time"), truth = elements.with(class: "true-floor-change-time")
+        let reported: [SVGElements.Element] = elements.with(class: "floor-change-time")
+        let truth: [SVGElements.Element] = elements.with(class: "true-floor-change-time")
         #expect(reported.count == 1 && truth.count == 1)
         let rx = try #require(Double(reported.first?.attributes["x1"] ?? "")), tx = try #require(Double(truth.first?.attributes["x1"] ?? ""))
         #expect(tx < rx - 10, "true at \(tx), reported at \(rx)")
         // Told apart without colour, and each named.
         #expect(reported.first?.attributes["stroke-dasharray"] != truth.first?.attributes["stroke-dasharray"])
         let labels = DrawnLabels(elements, classes: ["floor-change-time-label", "true-floor-change-time-label"])
-        #expect(labels.boxes.map(\.text).sorted() == ["reported → J3NP", "true → J3NP"])
-        #expect(labels.overlapping.isEmpty, "\(labels.boxes)")
-        let lines = (reported + truth).map { e -> SVGLabelPlacer.Mark in
-            .segment(x1: Double(e.attributes["x1"]!)!, y1: Double(e.attributes["y1"]!)!, x2: Double(e.attributes["x2"]!)!,
-                     y2: Double(e.attributes["y2"]!)!, width: 1)
+        let texts: [String] = labels.boxes.map { $0.text }
+        #expect(texts.sorted() == ["reported → J3NP", "true → J3NP"])
+        #expect(labels.overlapping.isEmpty, "\(texts)")
+        let lines = (reported + truth).map { (e: SVGElements.Element) -> SVGLabelPlacer.Mark in
+            let v = { (name: String) in Double(e.attributes[name] ?? "") ?? 0 }
+            return .segment(x1: v("x1"), y1: v("y1"), x2: v("x2"), y2: v("y2"), width: 1)
         }
         #expect(labels.covering(lines + elements.segments(class: "error")).isEmpty)
         // Truth and report agreeing: both lines, at the same time.
@@ -44,8 +47,11 @@ import Testing
 
     @Test func theErrorLineBreaksAtATwentySecondHoleAndAtUnscoredPositions() throws {
         // A fix a second for 10 s, nothing for 20 s, then 10 more, one of them unscored.
-        let samples = (0..<10).map { sample(Double($0), 1000, 1000, map: "J3NP") }
-            + (30..<40).map { sample(Double($0), 1000, 1000, map: "J3NP", error: $0 == 35 ? nil : 1) }
+        let before: [SVGPlot.TrackSample] = (0..<10).map { (t: Int) in sample(Double(t), 1000, 1000, map: "J3NP") }
+        let after: [SVGPlot.TrackSample] = (30..<40).map { (t: Int) in
+            sample(Double(t), 1000, 1000, map: "J3NP", error: t == 35 ? nil : 1)
+        }
+        let samples = before + after
         let svg = SVGPlot.track(title: "t", samples: samples, floors: [.init(map: "J3NP", width: 2500, height: 3000)],
                                 metersPerUnit: 0.02)
         let elements = try SVGElements.parse(svg)
@@ -60,8 +66,13 @@ import Testing
 
     @Test func accuracyCirclesAreUnfilledAndDoNotPileUp() throws {
         // A walker standing still for 30 s, then walking off: circles on the spot would cover each other.
-        let samples = (0..<30).map { sample(Double($0), 1000 + Double($0 % 3), 1000, map: "J3NP", accuracy: 3) }
-            + (30..<40).map { sample(Double($0), 1000 + Double($0 - 29) * 250, 1000, map: "J3NP", accuracy: 3) }
+        let still: [SVGPlot.TrackSample] = (0..<30).map { (t: Int) in
+            sample(Double(t), 1000 + Double(t % 3), 1000, map: "J3NP", accuracy: 3)
+        }
+        let walking: [SVGPlot.TrackSample] = (30..<40).map { (t: Int) in
+            sample(Double(t), 1000 + Double(t - 29) * 250, 1000, map: "J3NP", accuracy: 3)
+        }
+        let samples = still + walking
         let svg = SVGPlot.track(title: "t", samples: samples, floors: [.init(map: "J3NP", width: 2500, height: 3000)],
                                 circles: 6, metersPerUnit: 0.02)
         let circles = try SVGElements.parse(svg).with(class: "accuracy-circle")
@@ -71,10 +82,14 @@ import Testing
             #expect(opacity <= 0.15, "\(c.attributes)")
         }
         // No circle's centre inside another's: 3 m is 150 map units.
-        let centres = circles.map { (x: Double($0.attributes["cx"]!)!, y: Double($0.attributes["cy"]!)!, r: Double($0.attributes["r"]!)!) }
+        let centres: [(x: Double, y: Double, r: Double)] = circles.map { (c: SVGElements.Element) in
+            let v = { (name: String) in Double(c.attributes[name] ?? "") ?? 0 }
+            return (v("cx"), v("cy"), v("r"))
+        }
         for (i, a) in centres.enumerated() {
             for b in centres.dropFirst(i + 1) {
-                #expect(((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() >= max(a.r, b.r) - 0.1, "\(centres)")
+                let d = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+                #expect(d >= max(a.r, b.r) - 0.1, "\(centres)")
             }
         }
         #expect(svg.contains("stated accuracy of \(circles.count) position"))
@@ -91,7 +106,8 @@ import Testing
         let scale = 700.0 / 2500
         #expect(drawn.polyline.map { [$0.x, $0.y] } == route.map { [50 + $0.x * scale, 50 + $0.y * scale].map { ($0 * 10).rounded() / 10 } })
         #expect(drawn.ancestors.contains { $0["clip-path"] == "url(#track-panel-0)" })
-        #expect(elements.filter { $0.ancestors.last?["class"] == "legend" }.map(\.text).contains("surveyed route"))
+        let legend: [String] = elements.filter { $0.ancestors.last?["class"] == "legend" }.map { $0.text }
+        #expect(legend.contains("surveyed route"))
         // Without a route: neither line nor legend entry.
         let none = SVGPlot.track(title: "t", samples: samples, floors: [.init(map: "J3NP", width: 2500, height: 3000)], metersPerUnit: 0.02)
         #expect(!none.contains("surveyed"))
@@ -116,13 +132,14 @@ import Testing
 
     @Test func floorChangeLabelsCoverNoEstimateTruthOrOtherLabel() throws {
         // Crowded around the change: fixes every 15 units, the truth 60 units above, both floors alike.
-        let samples = (0..<40).map { t in
-            sample(Double(t), 1200 + Double(t % 20) * 15, 1500 + Double(t % 7) * 10, map: t < 20 ? "J2NP" : "J3NP")
+        let samples = (0..<40).map { (t: Int) -> SVGPlot.TrackSample in
+            let x = 1200 + Double(t % 20) * 15, y = 1500 + Double(t % 7) * 10
+            return sample(Double(t), x, y, map: t < 20 ? "J2NP" : "J3NP")
         }
         let elements = try SVGElements.parse(SVGPlot.track(title: "t", samples: samples, floors: Self.floors, circles: 4,
                                                            metersPerUnit: 0.02))
         let labels = DrawnLabels(elements, classes: ["floor-change-label"])
-        #expect(labels.boxes.map(\.text) == ["to J3NP at 19 s", "from J2NP at 20 s"])
+        #expect(labels.boxes.map { $0.text } == ["to J3NP at 19 s", "from J2NP at 20 s"])
         let marks = elements.discs(class: "fix") + elements.segments(class: "truth", width: 4)
             + elements.segments(class: "estimate", width: 1.5)
         #expect(labels.covering(marks).isEmpty, "\(labels.covering(marks))")
