@@ -145,4 +145,26 @@ import Testing
         #expect(labels.covering(marks).isEmpty, "\(labels.covering(marks))")
         #expect(labels.overlapping.isEmpty)
     }
+
+    @Test func eachMethodsOwnFixesGetALineTheEstimatesAndTruthDoNotShare() throws {
+        let samples = (0..<12).map { (t: Int) -> SVGPlot.TrackSample in
+            var s = sample(Double(t), 600 + Double(t) * 100, 1200, map: "J3NP")
+            s.methods = [("beacons", s.x, s.y + 40), ("wknn", s.x, s.y - 40)]
+            return s
+        }
+        let elements = try SVGElements.parse(SVGPlot.track(title: "t", samples: samples,
+                                                           floors: [.init(map: "J3NP", width: 2500, height: 3000)], metersPerUnit: 0.02))
+        let methods = elements.filter { $0.name == "polyline" && $0.ancestors.last?["class"] == "method" }
+        #expect(methods.count == 2 && methods.allSatisfy { $0.polyline.count == 12 })
+        // 40 units (11.2 px) below and above the estimates, as given.
+        let estimate = try #require(elements.with(class: "estimate").first)
+        #expect(abs(methods[0].polyline[0].y - estimate.polyline[0].y - 11.2) < 0.1)
+        var looks: [String] = []
+        for e in [try #require(elements.with(class: "truth").first), estimate] + methods {
+            looks.append("\(e.attributes["stroke-width"] ?? "1")/\(e.attributes["stroke-dasharray"] ?? "solid")")
+        }
+        #expect(Set(looks).count == 4, "\(looks)")
+        let legend: [String] = elements.filter { $0.ancestors.last?["class"] == "legend" }.map { $0.text }
+        #expect(legend.contains("fixes of beacons alone") && legend.contains("fixes of wknn alone"))
+    }
 }

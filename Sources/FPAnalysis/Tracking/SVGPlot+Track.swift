@@ -11,8 +11,10 @@ extension SVGPlot {
         package var accuracyM: Double?
         package var map: String?
         package var truthMap: String?
+        /// Each method's own fix of the window (map units), before the filter: `fprint track --json`'s `fixes`.
+        package var methods: [(name: String, x: Double, y: Double)] = []
         package init(timeS: Double, x: Double, y: Double, truth: (x: Double, y: Double)?, errorM: Double?, accuracyM: Double?,
-                     map: String? = nil, truthMap: String? = nil) {
+                     map: String? = nil, truthMap: String? = nil, methods: [(name: String, x: Double, y: Double)] = []) {
             self.timeS = timeS
             self.x = x
             self.y = y
@@ -21,6 +23,7 @@ extension SVGPlot {
             self.accuracyM = accuracyM
             self.map = map
             self.truthMap = truthMap
+            self.methods = methods
         }
     }
 
@@ -67,6 +70,9 @@ extension SVGPlot {
                                       metersPerUnit: metersPerUnit))
         let changes = floorChanges(samples, floor: onFloor)
         let gaps = trackGaps(samples)
+        // The methods' own fixes, in the order they first appear; each drawn in a series style of its own.
+        var methods: [String] = []
+        for s in samples { for m in s.methods where !methods.contains(m.name) { methods.append(m.name) } }
         var body: [String] = []
         var x = left
         var outside = 0
@@ -77,12 +83,12 @@ extension SVGPlot {
             outside += mine.filter { !(0...floor.width).contains(samples[$0].x) || !(0...floor.height).contains(samples[$0].y) }.count
             body += trackPanel(panelArea, floor: floor, samples: samples, indices: mine,
                                truth: samples.filter { onFloor($0.truthMap ?? $0.map) == i }.compactMap(\.truth),
-                               circled: mine.filter(chosen.contains), changes: changes, gaps: gaps, floorIndex: onFloor,
+                               circled: mine.filter(chosen.contains), changes: changes, gaps: gaps, methods: methods, floorIndex: onFloor,
                                metersPerUnit: metersPerUnit, titled: floors.count > 1)
             x += areas[i].width + gap
         }
         let legendY = top + h + 58
-        body += trackLegend(left: left, y: legendY, right: width - 20, circled: chosen.count, changed: !changes.isEmpty,
+        body += trackLegend(left: left, y: legendY, right: width - 20, methods: methods, circled: chosen.count, changed: !changes.isEmpty,
                             surveyed: floors.contains { !$0.surveyed.isEmpty }, outside: outside)
         let panelTop = legendY + 44
         body += trackTimePanel(samples, changes: changes, trueChanges: trueFloorChanges(samples, floor: onFloor), gaps: gaps,

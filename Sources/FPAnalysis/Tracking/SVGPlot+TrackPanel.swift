@@ -18,7 +18,7 @@ extension SVGPlot {
     /// line per visit, broken at `gaps`), the accuracy circles and the floor
     /// changes, whose labels go where they cover no mark and no other label.
     static func trackPanel(_ p: TrackPanel, floor: TrackFloor, samples: [TrackSample], indices: [Int],
-                           truth: [(x: Double, y: Double)], circled: [Int], changes: [Int], gaps: Set<Int>,
+                           truth: [(x: Double, y: Double)], circled: [Int], changes: [Int], gaps: Set<Int>, methods: [String],
                            floorIndex: (String?) -> Int, metersPerUnit: Double, titled: Bool) -> [String] {
         let clipID = "track-panel-\(p.index)"
         var body = floorPlanImage(floor.floorPlan, left: p.left, top: p.top, scale: p.scale, width: p.width, height: p.height,
@@ -47,6 +47,17 @@ extension SVGPlot {
         var runs: [[Int]] = []
         for i in indices {
             if let last = runs.last?.last, last == i - 1, !gaps.contains(last) { runs[runs.count - 1].append(i) } else { runs.append([i]) }
+        }
+        // Each method's own fixes, thin, in its series style: how far the filter moved them.
+        for (k, name) in methods.enumerated() {
+            let style = methodStyle(k)
+            for run in runs {
+                let xy = pixels(run.compactMap { i in samples[i].methods.first { $0.name == name }.map { (x: $0.x, y: $0.y) } })
+                guard xy.count > 1 else { continue }
+                inside.append("<g class=\"method\" fill=\"none\"><title>\(escape(name)) fixes</title><polyline points=\"\(polyline(xy))\" \(strokeAttributes(style, width: 1))/>"
+                    + markerIndexes(xy.count, count: 6).map { marker(style, x: xy[$0].x, y: xy[$0].y, r: 3) }.joined() + "</g>")
+                placer.add(polyline: xy, width: 1)
+            }
         }
         for run in runs {
             let xy = pixels(run.map { (x: samples[$0].x, y: samples[$0].y) })
@@ -93,4 +104,9 @@ extension SVGPlot {
                          widthM: floor.width * metersPerUnit)
         return body
     }
+
+    /// A method's line: a series style unlike the estimates' (blue, solid,
+    /// dots) and the surveyed route's (green, dashed): dash-dot red with
+    /// diamonds, dashed purple with crosses, ….
+    static func methodStyle(_ k: Int) -> SeriesStyle { seriesStyle(k + 3) }
 }

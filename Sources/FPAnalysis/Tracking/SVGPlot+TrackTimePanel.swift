@@ -83,7 +83,7 @@ extension SVGPlot {
 
     /// Under the map panels: a sample of each mark drawn, then what it is.
     /// Entries that would pass `right` start a second row.
-    static func trackLegend(left: Double, y: Double, right: Double, circled: Int, changed: Bool, surveyed: Bool,
+    static func trackLegend(left: Double, y: Double, right: Double, methods: [String] = [], circled: Int, changed: Bool, surveyed: Bool,
                             outside: Int) -> [String] {
         var items = ["<g class=\"legend\">"]
         var x = left, y = y
@@ -101,6 +101,11 @@ extension SVGPlot {
         entry({ "<line x1=\"\(f(x))\" y1=\"\(f(mid))\" x2=\"\(f(x + 24))\" y2=\"\(f(mid))\" \(TrackLook.truth)/>" }, "true path")
         entry({ "<line x1=\"\(f(x))\" y1=\"\(f(mid))\" x2=\"\(f(x + 24))\" y2=\"\(f(mid))\" \(TrackLook.estimate)/>"
             + "<circle cx=\"\(f(x + 12))\" cy=\"\(f(mid))\" r=\"2.5\" fill=\"#1f77b4\"/>" }, "estimates")
+        for (k, name) in methods.enumerated() {
+            let style = methodStyle(k)
+            entry({ "<line x1=\"\(f(x))\" y1=\"\(f(mid))\" x2=\"\(f(x + 24))\" y2=\"\(f(mid))\" \(strokeAttributes(style, width: 1.5))/>"
+                + marker(style, x: x + 12, y: mid, r: 3) }, "fixes of \(name) alone")
+        }
         if surveyed {
             entry({ "<line x1=\"\(f(x))\" y1=\"\(f(mid))\" x2=\"\(f(x + 24))\" y2=\"\(f(mid))\" \(TrackLook.surveyed)/>" }, "surveyed route")
         }

@@ -239,6 +239,8 @@ struct Plot: AsyncParsableCommand {
         var circles = 5
         @Option(help: "Draw this scenario's route, the surveyed path, on the floors the track reaches.")
         var scenario: String?
+        @Flag(name: .customLong("method-fixes"), help: "Also draw each method's own fixes (wknn, beacons) before the filter, a line each.")
+        var methodFixes = false
         @OptionGroup var out: Output
         @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var configOptions: ConfigOptions
@@ -262,9 +264,17 @@ struct Plot: AsyncParsableCommand {
                     guard let tx = tr["x"]?.doubleValue, let ty = tr["y"]?.doubleValue else { return nil }
                     return (tx, ty)
                 }
+                // A method's own fix is in metres: back to map units by this line's own x / x_m.
+                var own: [(name: String, x: Double, y: Double)] = []
+                if methodFixes, case .object(let fixes)? = o["fixes"], let xm = o["x_m"]?.doubleValue, xm != 0 {
+                    for name in fixes.keys.sorted() {
+                        guard let fx = fixes[name]?["x_m"]?.doubleValue, let fy = fixes[name]?["y_m"]?.doubleValue else { continue }
+                        own.append((name, fx * x / xm, fy * x / xm))
+                    }
+                }
                 samples.append(.init(timeS: t / 1000, x: x, y: y, truth: truth, errorM: o["error_m"]?.doubleValue,
                                      accuracyM: o["accuracy_m"]?.doubleValue, map: o["map"]?.stringValue,
-                                     truthMap: o["truth"]?["map"]?.stringValue))
+                                     truthMap: o["truth"]?["map"]?.stringValue, methods: own))
                 if let m = o["method"]?.stringValue, !methods.contains(m) { methods.append(m) }
                 if case .array(let heard)? = o["radios"] { radios.formUnion(heard.compactMap(\.stringValue)) }
                 if metersPerUnit == nil, let xm = o["x_m"]?.doubleValue, x != 0 { metersPerUnit = xm / x }
