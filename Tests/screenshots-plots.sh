@@ -40,6 +40,9 @@ fp track --simulate --scenario scenarioJ3NP1 --seed 7 --fast --truth --json "${C
 fp plot track "$WORK/track.jsonl" "${CONFIG[@]}" -o "$OUT/plot-track.png"
 fp track --auto-map --simulate --scenario scenarioJ2J3 --seed 7 --fast --truth --json "${CONFIG[@]}" > "$WORK/floors.jsonl"
 fp plot track "$WORK/floors.jsonl" "${CONFIG[@]}" -o "$OUT/plot-track-floors.png"
+# Walking 3 m inside the surveyed loop, the route drawn beside the walk.
+fp track --simulate --scenario scenarioJ3NP1 --off-route 3 --seed 7 --fast --truth --json "${CONFIG[@]}" > "$WORK/off-route.jsonl"
+fp plot track "$WORK/off-route.jsonl" --scenario scenarioJ3NP1 "${CONFIG[@]}" -o "$OUT/plot-track-off-route.png"
 
 # A train/test evaluation by month, on the UJI dataset's layout (the hand-made fixture).
 UJI=(--db "$WORK/uji.sqlite")

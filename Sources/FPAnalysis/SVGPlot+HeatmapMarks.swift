@@ -4,18 +4,29 @@ import Foundation
 extension SVGPlot {
     /// The heatmap's registry beacons: the transmitter shown as a large
     /// labelled diamond ringed in white, the others as small hollow diamonds
-    /// (labelled, so a reader can pick the next one to plot).
-    static func heatmapBeacons(shown: MapBeacon?, others: [MapBeacon], left: Double, top: Double, scale: Double) -> [String] {
+    /// (labelled, so a reader can pick the next one to plot). The labels go
+    /// where `placer` finds them clear of the points, the diamonds and each other.
+    static func heatmapBeacons(shown: MapBeacon?, others: [MapBeacon], left: Double, top: Double, scale: Double,
+                               placer: inout SVGLabelPlacer) -> [String] {
         var lines: [String] = []
+        let at = { (b: MapBeacon) in (x: left + b.x * scale, y: top + b.y * scale) }
         for b in others {
-            let cx = left + b.x * scale, cy = top + b.y * scale
-            lines.append("<path class=\"beacon\" d=\"\(diamond(cx, cy, 5))\" fill=\"white\" stroke=\"\(beaconColor)\" stroke-width=\"1.5\"><title>\(escape(b.label))</title></path>")
-            lines.append(label(b.label, x: cx + 7, y: cy + 4, color: beaconColor, cssClass: "beacon-label"))
+            let c = at(b)
+            lines.append("<path class=\"beacon\" d=\"\(diamond(c.x, c.y, 5))\" fill=\"white\" stroke=\"\(beaconColor)\" stroke-width=\"1.5\"><title>\(escape(b.label))</title></path>")
+            placer.add(.disc(x: c.x, y: c.y, r: 5.5))
         }
         if let b = shown {
-            let cx = left + b.x * scale, cy = top + b.y * scale
-            lines.append("<path class=\"transmitter\" d=\"\(diamond(cx, cy, 10))\" fill=\"\(beaconColor)\" stroke=\"white\" stroke-width=\"2\"><title>\(escape(b.label)) (shown)</title></path>")
-            lines.append(label(b.label, x: cx + 12, y: cy + 4, color: beaconColor, cssClass: "transmitter-label"))
+            let c = at(b)
+            lines.append("<path class=\"transmitter\" d=\"\(diamond(c.x, c.y, 10))\" fill=\"\(beaconColor)\" stroke=\"white\" stroke-width=\"2\"><title>\(escape(b.label)) (shown)</title></path>")
+            placer.add(.disc(x: c.x, y: c.y, r: 11))
+            // The shown one's label first: it gets the best spot.
+            lines.append(SVGLabelPlacer.svg(b.label, at: placer.place(b.label, near: c.x, c.y, gap: 12), color: beaconColor,
+                                            cssClass: "transmitter-label"))
+        }
+        for b in others {
+            let c = at(b)
+            lines.append(SVGLabelPlacer.svg(b.label, at: placer.place(b.label, near: c.x, c.y, gap: 7), color: beaconColor,
+                                            cssClass: "beacon-label"))
         }
         return lines
     }

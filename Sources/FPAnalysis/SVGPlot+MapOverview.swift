@@ -32,7 +32,10 @@ extension SVGPlot {
     /// the outline (or the plot's rectangle), axes and a scale bar in metres,
     /// measured points (dark dots, one per position, the count in its
     /// tooltip), registry beacons (labelled diamonds) and each route as a
-    /// coloured line from a dot at its start, with its name there.
+    /// line of its own colour, dash and marker from a dot at its start, with
+    /// its name there and a legend entry. Routes sharing a corridor are drawn
+    /// side by side (`lanes`); labels are placed where they cover no mark and
+    /// no other label (`SVGLabelPlacer`).
     package static func mapOverview(title: String, mapWidth: Double, mapHeight: Double, metersPerUnit: Double,
                                     outline: [(x: Double, y: Double)]?, floorPlan: FloorPlan?,
                                     points: [(x: Double, y: Double, count: Int)], beacons: [MapBeacon],
@@ -45,47 +48,50 @@ extension SVGPlot {
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
                         heightM: mapHeight * metersPerUnit, origin: axisOrigin)
-        // Names placed so far (left, right, baseline): routes starting side by side get their names stacked.
-        var placed: [(Double, Double, Double)] = []
-        for (i, route) in routes.enumerated() where !route.points.isEmpty {
-            let color = palette[i % palette.count]
-            let line = route.points.map { "\(f(px($0.x))),\(f(py($0.y)))" }.joined(separator: " ")
-            let start = route.points[0]
-            body.append("<g class=\"route\" stroke=\"\(color)\" fill=\"none\"><title>\(escape(route.name))</title>"
-                + "<polyline points=\"\(line)\" stroke-width=\"2.5\" stroke-linejoin=\"round\" opacity=\"0.85\"/>"
-                + "<circle cx=\"\(f(px(start.x)))\" cy=\"\(f(py(start.y)))\" r=\"4\" fill=\"\(color)\"/></g>")
-            let span = Double(route.name.count) * 6.2 + 14
-            let from = min(px(start.x) - 7, left + w - span), to = from + span
-            var y = py(start.y) - 7
-            while placed.contains(where: { $0.0 < to && from < $0.1 && abs($0.2 - y) < 12 }) { y -= 13 }
-            placed.append((from, to, y))
-            body.append(label(route.name, x: px(start.x), y: y, color: color, cssClass: "route-name", within: left + w))
+        var placer = SVGLabelPlacer(frame: .init(x0: left, y0: top, x1: left + w, y1: top + h))
+        // The scale bar's corner is taken.
+        placer.add(.box(.init(x0: left, y0: top + h - 40, x1: left + 170, y1: top + h)))
+        let drawn = routes.filter { !$0.points.isEmpty }
+        let pixels = drawn.map { $0.points.map { (x: px($0.x), y: py($0.y)) } }
+        let lane = lanes(pixels)
+        var starts: [(x: Double, y: Double)] = []
+        for (i, route) in drawn.enumerated() {
+            let style = seriesStyle(i)
+            let line = offset(pixels[i], by: Double(lane[i]) * laneWidth)
+            let start = line[0]
+            starts.append(start)
+            body.append("<g class=\"route\" fill=\"none\"><title>\(escape(route.name))</title>"
+                + "<polyline points=\"\(line.map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " "))\" \(strokeAttributes(style, width: 2)) stroke-linejoin=\"round\"/>"
+                + "<circle class=\"route-start\" cx=\"\(f(start.x))\" cy=\"\(f(start.y))\" r=\"4.5\" fill=\"\(style.color)\" stroke=\"white\"/>"
+                + markerIndexes(line.count, count: 6).dropFirst().map { marker(style, x: line[$0].x, y: line[$0].y, r: 3) }.joined()
+                + "</g>")
+            placer.add(polyline: line, width: 2)
+            placer.add(.disc(x: start.x, y: start.y, r: 5))
         }
         for p in points {
             body.append("<circle class=\"point\" cx=\"\(f(px(p.x)))\" cy=\"\(f(py(p.y)))\" r=\"3\" fill=\"#222\" stroke=\"white\" stroke-width=\"0.8\">"
                 + "<title>(\(f(p.x)), \(f(p.y))): \(p.count) measurement\(p.count == 1 ? "" : "s")</title></circle>")
+            placer.add(.disc(x: px(p.x), y: py(p.y), r: 3.4))
         }
         for b in beacons {
             let cx = px(b.x), cy = py(b.y), r = 7.0
-            body.append("<path class=\"beacon\" d=\"M\(f(cx)) \(f(cy - r))L\(f(cx + r)) \(f(cy))L\(f(cx)) \(f(cy + r))L\(f(cx - r)) \(f(cy))Z\" "
+            body.append("<path class=\"beacon\" d=\"\(diamond(cx, cy, r))\" "
                 + "fill=\"\(beaconColor)\" stroke=\"white\" stroke-width=\"1\"><title>\(escape(b.label))</title></path>")
-            body.append(label(b.label, x: cx + 9, y: cy + 4, color: beaconColor, cssClass: "beacon-label"))
+            placer.add(.disc(x: cx, y: cy, r: r))
+        }
+        // Labels last, when every mark is known: beacons' short names next to them, then the routes' at their starts.
+        for b in beacons {
+            let at = placer.place(b.label, near: px(b.x), py(b.y), gap: 9)
+            body.append(SVGLabelPlacer.svg(b.label, at: at, color: beaconColor, cssClass: "beacon-label"))
+        }
+        for (i, route) in drawn.enumerated() {
+            let at = placer.place(route.name, near: starts[i].x, starts[i].y, gap: 7)
+            body.append(SVGLabelPlacer.svg(route.name, at: at, color: seriesStyle(i).color, cssClass: "route-name"))
         }
         body += scaleBar(left: left + 12, bottom: top + h - 14, pixelsPerMeter: scale / max(metersPerUnit, 1e-9),
                          widthM: mapWidth * metersPerUnit)
-        body += overviewLegend(left: left, y: top + h + 56, routes: !routes.isEmpty)
-        return document(width: size, height: Int(top + h + 72), title: title, body)
-    }
-
-    /// Text with a white halo, readable over the plan and the lines under it.
-    /// `within`: the right edge it must end before; a label that would run
-    /// past it is put to the left of `x` instead of 7 px right of it.
-    static func label(_ text: String, x: Double, y: Double, color: String, cssClass: String, within: Double? = nil) -> String {
-        // About 6.2 px a character at 11 px sans-serif.
-        let leftward = within.map { x + 7 + Double(text.count) * 6.2 > $0 } ?? false
-        let at = within == nil ? x : leftward ? x - 7 : x + 7
-        return "<text class=\"\(cssClass)\" x=\"\(f(at))\" y=\"\(f(y))\" fill=\"\(color)\" font-size=\"11\" stroke=\"white\" "
-            + "stroke-width=\"3\" paint-order=\"stroke\"\(leftward ? " text-anchor=\"end\"" : "")>\(escape(text))</text>"
+        body += overviewLegend(left: left, y: top + h + 56, routes: drawn.map(\.name))
+        return document(width: size, height: Int(top + h + 72) + 18 * drawn.count, title: title, body)
     }
 
     /// A bar of a round length in metres (1, 2 or 5 × 10ⁿ, about a fifth of the plan's width).
@@ -101,15 +107,19 @@ extension SVGPlot {
             + "<text x=\"\(f(left + length / 2))\" y=\"\(f(bottom - 7))\" text-anchor=\"middle\">\(text)</text></g>"]
     }
 
-    private static func overviewLegend(left: Double, y: Double, routes: Bool) -> [String] {
+    /// What the marks are, and a row a route: a sample of its line and marker, then its name.
+    private static func overviewLegend(left: Double, y: Double, routes: [String]) -> [String] {
         var items = ["<g class=\"legend\">",
                      "<circle cx=\"\(f(left + 4))\" cy=\"\(f(y - 4))\" r=\"3\" fill=\"#222\"/>",
                      "<text x=\"\(f(left + 12))\" y=\"\(f(y))\">measured point</text>",
                      "<path d=\"M\(f(left + 124)) \(f(y - 10))l6 6l-6 6l-6 -6Z\" fill=\"\(beaconColor)\"/>",
                      "<text x=\"\(f(left + 134))\" y=\"\(f(y))\">beacon</text>"]
-        if routes {
-            items.append("<line x1=\"\(f(left + 196))\" y1=\"\(f(y - 4))\" x2=\"\(f(left + 216))\" y2=\"\(f(y - 4))\" stroke=\"\(palette[0])\" stroke-width=\"2.5\"/>")
-            items.append("<text x=\"\(f(left + 222))\" y=\"\(f(y))\">route (from the dot)</text>")
+        if !routes.isEmpty {
+            items.append("<circle cx=\"\(f(left + 200))\" cy=\"\(f(y - 4))\" r=\"4.5\" fill=\"#555\"/>")
+            items.append("<text x=\"\(f(left + 210))\" y=\"\(f(y))\">a route's start; its line and marks:</text>")
+        }
+        for (i, name) in routes.enumerated() {
+            items.append(legendEntry(seriesStyle(i), x: left, y: y + 18 * Double(i + 1), label: name))
         }
         return items + ["</g>"]
     }

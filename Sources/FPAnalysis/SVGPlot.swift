@@ -80,15 +80,17 @@ package enum SVGPlot {
         body.append(outlineShape(outline, left: left, top: top, scale: scale, width: w, height: h))
         body += mapAxes(left: left, top: top, width: w, height: h, widthM: mapWidth * metersPerUnit,
                         heightM: mapHeight * metersPerUnit, origin: axisOrigin)
+        var placer = SVGLabelPlacer(frame: .init(x0: left, y0: top, x1: left + w, y1: top + h))
         for p in points {
             let cx = left + p.x * scale, cy = top + p.y * scale
+            placer.add(.disc(x: cx, y: cy, r: p.rssi == nil ? 4.5 : 6.8))
             if let r = p.rssi {
                 body.append("<circle class=\"heard\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"6\" fill=\"\(color(rssi: r))\" stroke=\"white\" stroke-width=\"1.5\"><title>\(escape(p.label)): \(f(r)) dBm</title></circle>")
             } else {
                 body.append("<path class=\"unheard\" d=\"M\(f(cx - 4)) \(f(cy - 4))L\(f(cx + 4)) \(f(cy + 4))M\(f(cx - 4)) \(f(cy + 4))L\(f(cx + 4)) \(f(cy - 4))\" stroke=\"#999\"><title>\(escape(p.label)): not heard</title></path>")
             }
         }
-        body += heatmapBeacons(shown: shown, others: beacons, left: left, top: top, scale: scale)
+        body += heatmapBeacons(shown: shown, others: beacons, left: left, top: top, scale: scale, placer: &placer)
         body += colorBar(x: left + w + 16, top: top + 20, height: min(240, max(120, h - 20)))
         body += heatmapLegend(left: left, y: top + h + 56, shown: shown != nil, others: !beacons.isEmpty)
         return document(width: size, height: Int(top + h + 72), title: title, body)

@@ -168,18 +168,21 @@ extension [SVGElements.Element] {
 }
 
 @Suite struct MapLabelTests {
-    /// A route starting at the map's right edge: its name runs leftwards, not off the picture.
-    @Test func aNameAtTheRightEdgeEndsAtItsPoint() throws {
+    /// A route starting at the map's right edge: its name stays in the picture, beside its start.
+    @Test func aNameAtTheRightEdgeStaysInThePictureBesideItsStart() throws {
         let route = SVGPlot.MapRoute(name: "FIM UHK - 2 NP, stairs, 3 NP (track: floor change)", points: [(x: 2400, y: 100), (x: 2400, y: 900)])
         let near = SVGPlot.MapRoute(name: "left", points: [(x: 100, y: 100)])
         let svg = SVGPlot.mapOverview(title: "t", mapWidth: 2500, mapHeight: 1000, metersPerUnit: 0.02, outline: nil, floorPlan: nil,
                                       points: [], beacons: [], routes: [route, near])
-        let names = try SVGElements.parse(svg).with(class: "route-name")
-        let right = try #require(names.first { $0.text == route.name })
+        let names = DrawnLabels(try SVGElements.parse(svg), classes: ["route-name"]).boxes
         let scale = 720.0 / 2500
-        #expect(right.attributes["text-anchor"] == "end" && Double(right.attributes["x"] ?? "") == (50 + 2400 * scale - 7).rounded(toPlaces: 1))
-        let left = try #require(names.first { $0.text == "left" })
-        #expect(left.attributes["text-anchor"] == nil && Double(left.attributes["x"] ?? "") == (50 + 100 * scale + 7).rounded(toPlaces: 1))
+        let frame = SVGLabelPlacer.Box(x0: 50, y0: 40, x1: 770, y1: 40 + 1000 * scale)
+        for (name, start) in [(route.name, (x: 2400.0, y: 100.0)), ("left", (x: 100, y: 100))] {
+            let box = try #require(names.first { $0.text == name }?.box)
+            #expect(frame.contains(box), "\(name): \(box)")
+            let x = 50 + start.x * scale, y = 40 + start.y * scale
+            #expect(min(abs(box.x0 - x), abs(box.x1 - x)) < 20 && abs((box.y0 + box.y1) / 2 - y) < 30, "\(name): \(box)")
+        }
     }
 }
 
@@ -192,12 +195,12 @@ extension Double {
 
 extension MapLabelTests {
     /// Two routes starting side by side: their names do not print over each other.
-    @Test func namesOfRoutesStartingSideBySideAreStacked() throws {
+    @Test func namesOfRoutesStartingSideBySideDoNotOverlap() throws {
         let a = SVGPlot.MapRoute(name: "FIM UHK - 3 NP, lift, 1 NP", points: [(x: 1000, y: 2400)])
         let b = SVGPlot.MapRoute(name: "FIM UHK - 3 NP (track: two floors down)", points: [(x: 1050, y: 2400)])
         let svg = SVGPlot.mapOverview(title: "t", mapWidth: 2500, mapHeight: 3000, metersPerUnit: 0.02, outline: nil, floorPlan: nil,
                                       points: [], beacons: [], routes: [a, b])
-        let ys = try SVGElements.parse(svg).with(class: "route-name").compactMap { Double($0.attributes["y"] ?? "") }
-        #expect(ys.count == 2 && abs(ys[0] - ys[1]) >= 12, "\(ys)")
+        let names = DrawnLabels(try SVGElements.parse(svg), classes: ["route-name"])
+        #expect(names.boxes.count == 2 && names.overlapping.isEmpty, "\(names.boxes)")
     }
 }

@@ -106,8 +106,8 @@ import Testing
         let r = try await fp.run(Self.show + ["J3NP", "-o", file])
         #expect(r.status == 0, "\(r.stderr)")
         let png = try PNGImage(Data(contentsOf: URL(fileURLWithPath: file)))
-        // 800 px wide; 3,000 units high at 720/2,500 px a unit, with title, axes and legend around it.
-        #expect(png.width == 800 && png.height == Int(40 + 3000 * Self.scale + 72))
+        // 800 px wide; 3,000 units high at 720/2,500 px a unit, with title, axes and legend (a row per route: 3) around it.
+        #expect(png.width == 800 && png.height == Int(40 + 3000 * Self.scale + 72) + 3 * 18)
         func isBeacon(_ p: (Int, Int, Int)) -> Bool { abs(p.0 - 0xcc) < 12 && p.1 < 12 && abs(p.2 - 0x77) < 12 }
         let registry = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: FprintRunner.repositoryRoot
             .appendingPathComponent("Config/beacons/J3NP.json"))) as? [Any]).compactMap { $0 as? [String: Any] }

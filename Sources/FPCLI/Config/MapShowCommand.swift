@@ -17,7 +17,7 @@ struct MapShow: ReportingCommand {
 struct MapShowArguments: ParsableArguments {
     static let abstract = "A map: its scale, extent, outline and floor plan, the points measured on it, its beacons and routes; -o draws it."
     static let discussion = """
-        The drawing (-o FILE.png through librsvg's rsvg-convert, or FILE.svg) puts the map's floor-plan picture under its outline (or its extent's rectangle), with axes and a scale bar in metres, every measured position of the store (one dot each), the registry beacons (magenta diamonds, labelled by name or the address's last two bytes) and each scenario's route on this map (a line from a dot at its start, with its name).
+        The drawing (-o FILE.png through librsvg's rsvg-convert, or FILE.svg) puts the map's floor-plan picture under its outline (or its extent's rectangle), with axes and a scale bar in metres, every measured position of the store (one dot each), the registry beacons (magenta diamonds, labelled by name or the address's last two bytes) and each scenario's route on this map (a line of its own colour, dash and marker from a dot at its start, side by side with a route sharing its corridor, named there and in the legend).
 
         Examples:
           fprint map show J3NP

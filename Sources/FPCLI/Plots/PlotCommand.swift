@@ -243,14 +243,20 @@ struct Plot: AsyncParsableCommand {
                   fprint plot track walk.jsonl -o track.svg
                   fprint plot track walk.jsonl --sparkline
                   fprint plot track flat.jsonl --outline ble-flat-robot/layout.csv --circles 6 -o flat.png
+                  fprint track --simulate --scenario scenarioJ3NP1 --off-route 3 --fast --truth --json > off.jsonl
+                  fprint plot track off.jsonl --scenario scenarioJ3NP1 -o off.svg
 
-                The floor's outline is the map's (app config) or --outline, a CSV of x,y corners in map units (the header's x and y columns, as ble-flat-robot's layout.csv).
+                The floor's outline is the map's (app config) or --outline, a CSV of x,y corners in map units (the header's x and y columns, as ble-flat-robot's layout.csv). --scenario draws that scenario's route on each floor the track reaches (dashed green): where the radio map was surveyed, so a walk off it (track --off-route) shows how far it strayed.
                 """)
         @Argument(help: "JSON lines of `fprint track --json` (- for standard input).", completion: .file()) var input: String
         @Option(help: "The floor's outline: a CSV file with x and y columns, corners in order (map units).", completion: .file())
         var outline: String?
         @Option(help: "Draw the stated accuracy (accuracy_m) of this many positions, spread over the track, as circles.")
         var circles = 5
+        @Option(help: "Draw this scenario's route, the surveyed path, on the floors the track reaches.")
+        var scenario: String?
+        @Flag(name: .customLong("method-fixes"), help: "Also draw each method's own fixes (wknn, beacons) before the filter, a line each.")
+        var methodFixes = false
         @OptionGroup var out: Output
         @OptionGroup var floorPlan: FloorPlanOptions
         @OptionGroup var configOptions: ConfigOptions
@@ -274,9 +280,17 @@ struct Plot: AsyncParsableCommand {
                     guard let tx = tr["x"]?.doubleValue, let ty = tr["y"]?.doubleValue else { return nil }
                     return (tx, ty)
                 }
+                // A method's own fix is in metres: back to map units by this line's own x / x_m.
+                var own: [(name: String, x: Double, y: Double)] = []
+                if methodFixes, case .object(let fixes)? = o["fixes"], let xm = o["x_m"]?.doubleValue, xm != 0 {
+                    for name in fixes.keys.sorted() {
+                        guard let fx = fixes[name]?["x_m"]?.doubleValue, let fy = fixes[name]?["y_m"]?.doubleValue else { continue }
+                        own.append((name, fx * x / xm, fy * x / xm))
+                    }
+                }
                 samples.append(.init(timeS: t / 1000, x: x, y: y, truth: truth, errorM: o["error_m"]?.doubleValue,
                                      accuracyM: o["accuracy_m"]?.doubleValue, map: o["map"]?.stringValue,
-                                     truthMap: o["truth"]?["map"]?.stringValue))
+                                     truthMap: o["truth"]?["map"]?.stringValue, methods: own))
                 if let m = o["method"]?.stringValue, !methods.contains(m) { methods.append(m) }
                 if case .array(let heard)? = o["radios"] { radios.formUnion(heard.compactMap(\.stringValue)) }
                 if metersPerUnit == nil, let xm = o["x_m"]?.doubleValue, x != 0 { metersPerUnit = xm / x }
@@ -290,13 +304,21 @@ struct Plot: AsyncParsableCommand {
                 return
             }
             let config = try? Workspace(configOptions: configOptions).configIfAny()
+            // The route's legs by map: where the radio map was surveyed.
+            var surveyed: [String: [[(x: Double, y: Double)]]] = [:]
+            if let scenario {
+                let ws = Workspace(configOptions: configOptions)
+                for leg in try ws.scenario(scenario, in: try ws.loadConfig()).legs {
+                    surveyed[leg.mapID, default: []].append(leg.route.waypoints.map { (x: $0.x, y: $0.y) })
+                }
+            }
             let walls = try outline.map(OutlineFile.read)
             // The floors in the order the track (estimated or true) reaches them.
             var maps: [String?] = []
             for s in samples { for m in [s.map, s.truthMap] where (m != nil || s.map == nil) && !maps.contains(m) { maps.append(m) } }
             let floors = try maps.map { map in
                 Self.floor(map, samples: samples, config: config, plan: try floorPlan.plan(map: map ?? "", config: config),
-                               outline: walls)
+                               outline: walls, surveyed: surveyed[map ?? ""] ?? [])
             }
             let set = ["ble", "wifi"].filter(radios.contains).map { $0 == "ble" ? "BLE" : "Wi-Fi" }.joined(separator: " + ")
             let how = (methods + (set.isEmpty ? [] : [set])).joined(separator: ", ")
@@ -310,17 +332,17 @@ struct Plot: AsyncParsableCommand {
         /// A floor's panel: the app config's extent of the map when it has one,
         /// else what the track and walls on it reach (and its plan).
         static func floor(_ map: String?, samples: [SVGPlot.TrackSample], config: LoadedConfig?, plan: SVGPlot.FloorPlan?,
-                          outline: [(x: Double, y: Double)]?) -> SVGPlot.TrackFloor {
+                          outline: [(x: Double, y: Double)]?, surveyed: [[(x: Double, y: Double)]] = []) -> SVGPlot.TrackFloor {
             let mapConfig = config?.appConfig.map(id: map ?? "")
             let walls = outline ?? mapConfig?.outline?.map { (x: $0.x, y: $0.y) }
             let here = samples.filter { $0.map == map }, truths = samples.filter { ($0.truthMap ?? $0.map) == map }.compactMap(\.truth)
-            let xs = here.map(\.x) + truths.map(\.x) + (walls ?? []).map(\.x)
-            let ys = here.map(\.y) + truths.map(\.y) + (walls ?? []).map(\.y)
+            let xs = here.map(\.x) + truths.map(\.x) + (walls ?? []).map(\.x) + surveyed.joined().map(\.x)
+            let ys = here.map(\.y) + truths.map(\.y) + (walls ?? []).map(\.y) + surveyed.joined().map(\.y)
             return SVGPlot.TrackFloor(
                 map: map ?? "?",
                 width: mapConfig?.extent?.width ?? max((xs.max() ?? 1) * 1.05, plan.map { $0.x + $0.width } ?? 0),
                 height: mapConfig?.extent?.height ?? max((ys.max() ?? 1) * 1.05, plan.map { $0.y + $0.height } ?? 0),
-                floorPlan: plan, outline: walls)
+                floorPlan: plan, outline: walls, surveyed: surveyed)
         }
     }
 }
