@@ -122,6 +122,16 @@ bench-eval:
 	$(RELEASE) --product fprint-bench
 	$(RELEASE_BIN)/fprint-bench --eval-only
 
+# The tracking figures of docs/positioning.md (issue 59): 30 random seeds per
+# map and method (printed; SEEDS=a,b,c repeats a run), the floor changes and
+# off-route walks; the table goes to .build/bench-tracking.md. Fails when fewer than
+# 90 % of WKNN's or fused's runs have 55–80 % of fixes within the stated accuracy.
+.PHONY: bench-tracking
+bench-tracking:
+	$(RELEASE) --product fprint-bench
+	$(RELEASE) --product fprint
+	$(RELEASE_BIN)/fprint-bench --tracking-figures --fprint $(RELEASE_BIN)/fprint --out .build/bench-tracking.md $(if $(SEEDS),--seeds $(SEEDS))
+
 # Only the public UJI long-term dataset: `fprint import` of its 15 months and `fprint eval` of the paper's protocol.
 .PHONY: bench-datasets
 bench-datasets:

@@ -7,7 +7,7 @@ import Foundation
 //   fprint-bench [--fprint PATH] [--docs N] [--list-docs N] [--dir DIR]
 //                [--eval-only] [--eval-fingerprints N] [--eval-transmitters M]
 //                [--sync [--sync-docs N]] [--commands-only] [--keep-dir]
-//                [--replay] [--track-only] [--datasets [--datasets-dir DIR]]
+//                [--replay] [--track-only] [--tracking-figures [--runs N] [--seeds a,b] [--out FILE]] [--datasets [--datasets-dir DIR]]
 //                [--walk-import-only] [--peers-dir DIR] [--store-only]
 //
 // 1. Inserts N (10,000) walk documents of realistic size (50 BLE transmitters
@@ -38,6 +38,11 @@ struct Args {
     var replay = false
     /// Only the live-positioning benchmark (TrackBench.swift).
     var trackOnly = false
+    /// Only the tracking figures of docs/positioning.md (TrackingFigures.swift): runs per map and method, or these seeds.
+    var trackingFigures = false
+    var trackingRuns = 30
+    var trackingSeeds: [UInt64]?
+    var trackingOut: String?
     /// Only the gateway-under-attack figures (AbuseBench.swift).
     var abuse = false
     var captures = "Tests/FPHCITests/Fixtures/captures"
@@ -70,6 +75,17 @@ struct Args {
             case "--json-only": jsonOnly = true
             case "--replay": replay = true
             case "--track-only": trackOnly = true
+            case "--tracking-figures": trackingFigures = true
+            case "--runs": trackingRuns = Int(it.next() ?? "") ?? trackingRuns
+            case "--seeds":
+                let text = it.next() ?? ""
+                let seeds = text.split(separator: ",").compactMap { UInt64($0) }
+                guard !seeds.isEmpty, seeds.count == text.split(separator: ",").count else {
+                    FileHandle.standardError.write(Data("fprint-bench: --seeds takes numbers separated by commas, got '\(text)'\n".utf8))
+                    exit(64)
+                }
+                trackingSeeds = seeds
+            case "--out": trackingOut = it.next()
             case "--abuse": abuse = true
             case "--captures": captures = it.next() ?? captures
             case "--commands-only": commandsOnly = true
@@ -187,6 +203,15 @@ func jsonBench() throws {
 
 func run() throws {
     let args = Args()
+    if args.trackingFigures {
+        guard let fprint = args.fprint else { throw BenchError("--tracking-figures needs --fprint PATH") }
+        try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        let met = try runTrackingFigures(fprint: fprint, dir: args.dir, runs: args.trackingRuns, seeds: args.trackingSeeds,
+                                         out: args.trackingOut)
+        if !met { exit(1) }
+        return
+    }
     if args.trackOnly {
         guard let fprint = args.fprint else { throw BenchError("--track-only needs --fprint PATH") }
         try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)

@@ -33,15 +33,28 @@ import Testing
 
     @Test func aLiftShieldsEverySignalAndPassesTheFloorsBetween() throws {
         let sim = try simulation(via: .lift, floors: ["A": 3, "B": 1, "M": 2])
-        // Doors 8 s and 4 s a floor: 16 s for two floors.
-        #expect(sim.durationMs == 216_000)
+        // Doors 8 s and 4 s a floor: 16 s for two floors; then 10 m from the lift to B's route, and its 100 m.
+        #expect(sim.durationMs == 226_000)
         // Doors closing: still at floor 3, but inside the car's 10 dB.
         #expect(sim.lossDb(from: "A", atMs: 102_000) == 10 && sim.lossDb(from: "B", atMs: 102_000) == 40)
         // Riding past floor 2 (M), which is the true map there.
         #expect(sim.lossDb(from: "M", atMs: 108_000) == 10 && sim.truth(atMs: 108_000).map == "M")
         // The car stands at its door on each floor; out of it, no car.
-        #expect(sim.truth(atMs: 102_000).point == MapPoint(x: 100, y: 0) && sim.truth(atMs: 114_000).point == MapPoint(x: 100, y: 10))
+        #expect(sim.truth(atMs: 102_000).point == MapPoint(x: 100, y: 0) && sim.truth(atMs: 116_000).point == MapPoint(x: 100, y: 0))
         #expect(sim.lossDb(from: "B", atMs: 115_000) == 10 && sim.lossDb(from: "B", atMs: 116_000) == 0)
+    }
+
+    /// Issue 59: the lift's shaft is at one place on every floor it serves, so the
+    /// true position does not jump sideways while the car rides (B's route
+    /// starts 10 m away: the walker leaves the car and walks there).
+    @Test func aLiftIsAtOnePlaceOnEveryFloorItServes() throws {
+        let sim = try simulation(via: .lift, floors: ["A": 3, "B": 1, "M": 2])
+        let inCar = stride(from: 100_000, through: 116_000, by: 500).map { sim.truth(atMs: $0) }
+        #expect(Set(inCar.map(\.map)) == ["A", "M", "B"])
+        #expect(inCar.allSatisfy { $0.point == MapPoint(x: 100, y: 0) })
+        // Out of the car, the walk to B's first point is walked at the pace, not jumped.
+        #expect(sim.truth(atMs: 121_000) == ("B", MapPoint(x: 100, y: 5)))
+        #expect(sim.truth(atMs: 126_000) == ("B", MapPoint(x: 100, y: 10)))
     }
 
     @Test func mapsWithoutAFloorAreHeardOnlyOnThemselves() throws {

@@ -9,22 +9,30 @@ import Foundation
 /// map's transmitters; the scores become probabilities (softmax, 3 dB
 /// temperature: a map 3 dB weaker is e times less likely). The reported map
 /// changes only after another map has been the most likely for `hold`
-/// windows in a row; the confidence is the reported map's mean probability
+/// windows in a row and its mean probability over them is at least
+/// `minConfidence`; the confidence is the reported map's mean probability
 /// over the last `hold` windows.
+///
+/// Why the floor of confidence: away from stairs and lifts a floor's signals
+/// through the ceiling can edge out a weak spot of the walker's own floor for
+/// a few windows (J2NP's corridor under J3NP, issue 59), barely (0.5–0.7);
+/// on real stairs the new floor wins by 6 dB and more (0.8–1).
 package struct MapDetector: Sendable {
     package let owner: [String: String]
     package let maps: [String]
     package let hold: Int
     package let temperatureDb: Double
+    package let minConfidence: Double
     package private(set) var current: String?
     private var challenger: (map: String, windows: Int)?
     private var recent: [[String: Double]] = []
 
-    package init(owner: [String: String], hold: Int = 3, temperatureDb: Double = 3) {
+    package init(owner: [String: String], hold: Int = 3, temperatureDb: Double = 3, minConfidence: Double = 0.75) {
         self.owner = owner
         maps = Array(Set(owner.values)).sorted()
         self.hold = max(1, hold)
         self.temperatureDb = temperatureDb
+        self.minConfidence = minConfidence
     }
 
     /// Transmitter owners from the maps' radiomaps and registries.
@@ -80,7 +88,8 @@ package struct MapDetector: Sendable {
             } else {
                 let n = challenger?.map == likeliest ? challenger!.windows + 1 : 1
                 challenger = (likeliest, n)
-                if n >= hold {
+                let sure = recent.suffix(hold).reduce(0) { $0 + ($1[likeliest] ?? 0) } / Double(min(hold, recent.count))
+                if n >= hold && sure >= minConfidence {
                     current = likeliest
                     challenger = nil
                 }

@@ -10,6 +10,10 @@ package struct MapModel: Sendable {
     /// The radiomap in cells, for the Bayes filter (`RadiomapFilter`); nil
     /// where the survey is too sparse for one (`RadiomapCells.dense`).
     package let cells: RadiomapCells?
+    /// A sparse survey's cells (a walk's documents along a line): the belief
+    /// over them does not place the walker, but tells how many places the
+    /// signals fit, which is what the stated accuracy must cover.
+    package let sparseCells: RadiomapCells?
 
     package init(id: String, floor: Int?, metersPerUnit: Double, radiomap: Radiomap?, locator: BeaconLocator?) {
         self.id = id
@@ -17,7 +21,9 @@ package struct MapModel: Sendable {
         self.metersPerUnit = metersPerUnit
         self.radiomap = radiomap
         self.locator = locator
-        cells = radiomap.map { RadiomapCells($0.fingerprints, metersPerUnit: metersPerUnit) }.flatMap { $0.dense ? $0 : nil }
+        let all = radiomap.map { RadiomapCells($0.fingerprints, metersPerUnit: metersPerUnit) }
+        cells = all.flatMap { $0.dense ? $0 : nil }
+        sparseCells = all.flatMap { $0.dense ? nil : $0 }
     }
 }
 

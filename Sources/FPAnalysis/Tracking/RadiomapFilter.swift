@@ -167,6 +167,24 @@ package struct RadiomapFilter: Sendable {
         return rows
     }
 
+    /// The distance (m) from a point (map units) within which the belief holds
+    /// `mass`: near the point when the belief agrees with it, as far as
+    /// another place when that place holds more than 1 − `mass` of it.
+    package func radius(holding mass: Double, aroundX px: Double, y py: Double) -> Double? {
+        guard started else { return nil }
+        let m = cells.metersPerUnit
+        let byDistance = belief.indices.map { c -> (Double, Double) in
+            let dx = (cells.x[c] - px) * m, dy = (cells.y[c] - py) * m
+            return ((dx * dx + dy * dy).squareRoot(), belief[c])
+        }.sorted { $0.0 < $1.0 }
+        var held = 0.0
+        for (d, b) in byDistance {
+            held += b
+            if held >= mass { return d }
+        }
+        return byDistance.last?.0
+    }
+
     /// The belief's mean (map units) and variance per axis (m²), the cell's
     /// own extent included (a uniform square: side²/12).
     package var estimate: (x: Double, y: Double, varianceX: Double, varianceY: Double)? {

@@ -42,23 +42,35 @@ package struct TrackEvaluation: Sendable, Equatable {
         /// honest accuracy (√(σx² + σy²) of a 2-D Gaussian) holds about 63 %.
         package var withinAccuracyRate: Double
         /// Per change of the true map (floor), how long after it the reported
-        /// map became the new one for good (negative: before it); nil: never.
+        /// map became the new one and held it `settleMs` (negative: before it); nil: never.
         package var floorChangeDelaysMs: [Int?] = []
     }
 
-    /// For each change of the true map: the first position from which the
-    /// reported map equals the new one up to the next change, its time
-    /// against the change's (searched from the previous change on, so a
-    /// detector that switched early counts early).
+    /// How long the reported map must stay the new one for a change to count as reported.
+    package static let settleMs = 5_000
+
+    /// For each change of the true map: the first position that starts a run
+    /// of the new map lasting `settleMs` (or up to the next change or the end),
+    /// its time against the change's, searched from the previous change on, so
+    /// a detector that switched early counts early. A one-window flip back
+    /// afterwards does not move it, nor does a one-window flip before it count.
     package var floorChangeDelaysMs: [Int?] {
         let changes = entries.indices.dropFirst().filter { entries[$0].truthMap != entries[$0 - 1].truthMap }
         return changes.enumerated().map { n, change in
             let searchFrom = n == 0 ? 0 : changes[n - 1]
             let until = n + 1 < changes.count ? changes[n + 1] : entries.count
             let map = entries[change].truthMap
-            var settled = until
-            while settled > searchFrom && entries[settled - 1].map == map { settled -= 1 }
-            return settled < until ? entries[settled].timeMs - entries[change].timeMs : nil
+            var i = searchFrom
+            while i < until {
+                guard entries[i].map == map else { i += 1; continue }
+                var end = i
+                while end < until && entries[end].map == map { end += 1 }
+                if end == until || entries[end - 1].timeMs - entries[i].timeMs >= Self.settleMs {
+                    return entries[i].timeMs - entries[change].timeMs
+                }
+                i = end
+            }
+            return nil
         }
     }
 

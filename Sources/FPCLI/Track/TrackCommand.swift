@@ -16,9 +16,9 @@ struct Track: ReportingCommand {
         discussion: """
             Runs the radios continuously (real ones, --simulate --scenario S, a --ble-source btsnoop:FILE replay, or a stored walk with --session ID) and every --interval prints one position from the signals of the last --window: JSON lines {time, map, floor, x, y, x_m, y_m, accuracy_m, method, transmitters_used, …} when piped or with --json, a live line on a terminal. Ctrl-C ends it with a summary.
 
-            Methods: wknn (the map's stored radiomap, as eval), beacons (trilateration from the registry beacons/<map>.json, as locate), fused (both, each weighed by its own variance in one Kalman update; the default). Positions are filtered by a 2-D constant-velocity Kalman filter whose process noise follows the walking pace (speed-correction setting); accuracy_m comes from its covariance.
+            Methods: wknn (the map's stored radiomap, as eval), beacons (trilateration from the registry beacons/<map>.json, as locate), fused (both, each weighed by its own variance in one Kalman update; the default). Positions are filtered by a 2-D constant-velocity Kalman filter whose process noise follows the walking pace (speed-correction setting); accuracy_m comes from its covariance, widened when a belief over the survey's places finds another place the signals fit as well.
 
-            --auto-map chooses among the app config's maps the one whose transmitters are heard strongest, and reports a change only after it held for --hold windows, with a confidence (map_confidence).
+            --auto-map chooses among the app config's maps the one whose transmitters are heard strongest, and reports a change only after it held for --hold windows and was at least 75 % sure over them, with a confidence (map_confidence).
 
             A report is matched to its registry beacon by the identity it advertises (iBeacon uuid/major/minor, Eddystone namespace/instance) first, then its address, so a beacon whose address rotates is one beacon. --min-rssi leaves out BLE readings weaker than it, live and in the radiomap (Wi-Fi is kept); --ble-key identity keys WKNN's BLE transmitters by the identity their address advertised.
 

@@ -53,13 +53,17 @@ struct TrackSimulation: Sendable {
         var legs: [Leg] = []
         var clock = 0
         for leg in scenario.legs {
-            let route = Self.inside(leg.route, by: offRouteM / scale.metersPerUnit)
+            var route = Self.inside(leg.route, by: offRouteM / scale.metersPerUnit)
             var passage: FloorPassage?
             if let previous = legs.last, let a = floors[previous.map], let b = floors[leg.mapID], a != b {
-                let p = FloorPassage(via: leg.via, fromFloor: a, toFloor: b, startMs: clock,
-                                     from: previous.route.waypoints.last!, to: route.waypoints[0])
+                let car = previous.route.waypoints.last!
+                let p = FloorPassage(via: leg.via, fromFloor: a, toFloor: b, startMs: clock, from: car, to: route.waypoints[0])
                 clock = p.endMs
                 passage = p
+                // A lift is one shaft: the walker leaves the car where they entered it, then walks to the leg.
+                if leg.via == .lift, route.waypoints[0] != car, let fromCar = Route(waypoints: [car] + route.waypoints) {
+                    route = fromCar
+                }
             }
             let walkMs = Int((route.length / unitsPerMs).rounded(.up))
             legs.append(Leg(map: leg.mapID, route: route, startMs: clock, endMs: clock + walkMs, passage: passage))
@@ -224,9 +228,11 @@ struct FloorPassage: Sendable {
 
     func carLossDb(atMs ms: Int) -> Double { via == .lift && ms >= startMs && ms < endMs ? Self.liftCarLossDb : 0 }
 
-    /// Walked evenly from the last leg's end to the next one's start (stairs); a lift's car stands at its door.
+    /// Walked evenly from the last leg's end to the next one's start (stairs); a lift's car stays in its
+    /// shaft, at the same place on every floor (where the last leg ended).
     func point(atMs ms: Int) -> MapPoint {
-        let f = via == .stairs ? progress(atMs: ms) : (progress(atMs: ms) >= 0.5 ? 1 : 0)
+        guard via == .stairs else { return from }
+        let f = progress(atMs: ms)
         return MapPoint(x: from.x + (to.x - from.x) * f, y: from.y + (to.y - from.y) * f)
     }
 }
