@@ -61,6 +61,14 @@ if [ -f "$DATASETS/ble-flat-robot.tar.xz" ] && [ -f "$DATASETS/uji-lib-longterm-
     WALLS=(--outline "$WORK/ble-flat-robot/layout.csv")
     fp map show ble-flat-robot "${WALLS[@]}" "${FLAT[@]}" -o "$OUT/plot-flat-map.png"
     fp plot heatmap --map ble-flat-robot --transmitter rssi_4 "${WALLS[@]}" "${FLAT[@]}" -o "$OUT/plot-flat-heatmap.png"
+    # The robot's test track replayed against the calibration survey (docs/positioning.md).
+    fp import "$WORK/ble-flat-robot/test_robot_df.csv" --dataset ble-flat-robot --radio ble --transmitter-prefix rssi_ \
+        --x-column x --y-column y --time-column ts --tag set=test "${FLAT[@]}" >/dev/null
+    fp track --table "$WORK/ble-flat-robot/test_robot_df.csv" --map ble-flat-robot --train set=train --radio ble \
+        --transmitter-prefix rssi_ --x-column x --y-column y --time-column ts --truth --json "${FLAT[@]}" > "$WORK/flat.jsonl"
+    fp plot track "$WORK/flat.jsonl" "${WALLS[@]}" --circles 6 \
+        --credit "Data: M. Kolakowski, BLE RSS dataset for radio-map calibration, Sensors 2021 21:6270, doi:10.5281/zenodo.5457591, CC BY 4.0" \
+        -o "$OUT/plot-flat-track.png"
     row=$("$FPRINT" list --limit 1 --json "${FLAT[@]}" | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["id"])')
     fp plot series "$row" "${FLAT[@]}" -o "$OUT/plot-flat-series.png"
     UJIDB=(--db "$WORK/uji-lib.sqlite")
