@@ -54,9 +54,9 @@ install -d "$work/man"
 for page in "$work"/man/*.1; do
     name=$(basename "$page" .1)
     dashed=${name//./-}
-    # Titles and cross references only: the pages' text may say fprint.sqlite.
-    sed -e '/^\.\(Dt\|Xr\) /s/\(fprint\|FPRINT\)\.\([A-Za-z]\)/\1-\2/g' \
-        -e '/^\.\(Dt\|Xr\) /s/\([A-Za-z]\)\.\([A-Za-z]\)/\1-\2/g' "$page" >"$work/man/$dashed.page"
+    # Titles and cross references only (the pages' text may say fprint.sqlite);
+    # an empty line is a paragraph break mdoc warns about: .Pp says it.
+    sed -e '/^\.\(Dt\|Xr\) /s/\([A-Za-z]\)\.\([A-Za-z]\)/\1-\2/g' -e 's/^$/.Pp/' "$page" >"$work/man/$dashed.page"
     gzip -9n <"$work/man/$dashed.page" >"$root/usr/share/man/man1/$dashed.1.gz"
 done
 [ -s "$root/usr/share/man/man1/fprint-measure.1.gz" ] || fail "no man page for fprint measure"

@@ -96,13 +96,15 @@ License: fprint
  fprint has not stated a licence yet; until it does, no rights beyond
  installing and running this package are granted.
 
-Files: usr/bin/fprint (Swift runtime, standard library, Foundation, Dispatch)
+Files: usr/bin/fprint usr/lib/fprint/fprint-radio
 Copyright: Copyright (c) 2014 - 2025 Apple Inc. and the Swift project authors
 License: Apache-2.0 with Swift-exception
+Comment: the Swift runtime, standard library, Foundation and Dispatch
 
-Files: usr/bin/fprint (libstdc++, linked statically)
+Files: usr/bin/fprint usr/lib/fprint/fprint-radio
 Copyright: Copyright (C) 1997-2022 Free Software Foundation, Inc.
 License: GPL-3+ with GCC-exception
+Comment: libstdc++, linked statically
  This library is free software; you can redistribute it and/or modify it
  under the terms of the GNU General Public License as published by the Free
  Software Foundation; either version 3, or (at your option) any later
@@ -112,7 +114,7 @@ License: GPL-3+ with GCC-exception
  /usr/share/common-licenses/GPL-3.
 """)
 for name, holder, licence in stanzas:
-    out.write(f"\nFiles: usr/bin/fprint ({name})\nCopyright: {holder}\nLicense: {licence}\n")
+    out.write(f"\nFiles: usr/bin/fprint usr/lib/fprint/fprint-radio\nCopyright: {holder}\nLicense: {licence}\nComment: {name}\n")
 
 out.write("""
 License: Apache-2.0

@@ -21,11 +21,11 @@ package enum RadioHelper {
 
     /// Replaces this process with the helper when `arguments` (with the
     /// program name) run a scanning command, this user may run the helper,
-    /// and it holds capabilities; returns otherwise. FPRINT_NO_RADIO_HELPER=1 opts out.
+    /// and it is the group's (scanning without root is on); returns otherwise. FPRINT_NO_RADIO_HELPER=1 opts out.
     package static func handOverIfGranted(_ arguments: [String], helper: String = path) {
         guard arguments.count > 1, scanningCommands.contains(arguments[1]), geteuid() != 0,
               ProcessInfo.processInfo.environment["FPRINT_NO_RADIO_HELPER"] == nil,
-              access(helper, X_OK) == 0, holdsCapabilities(helper), !isRunning(helper)
+              access(helper, X_OK) == 0, isGroupOnly(helper), !isRunning(helper)
         else { return }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
@@ -33,9 +33,12 @@ package enum RadioHelper {
         // The helper could not start: go on without it (exit 81 says what to do).
     }
 
-    /// Whether `file` carries file capabilities (postinst's setcap).
-    static func holdsCapabilities(_ file: String) -> Bool {
-        getxattr(file, "security.capability", nil, 0) > 0
+    /// Whether scanning without root is on: postinst then makes the copy
+    /// root:fprint 0750 with its capabilities, and 0755 without them when it
+    /// is off. (The mode, not the capabilities: Glibc's module has no getxattr.)
+    static func isGroupOnly(_ file: String) -> Bool {
+        var info = stat()
+        return stat(file, &info) == 0 && info.st_mode & S_IXOTH == 0 && info.st_mode & S_IXGRP != 0
     }
 
     static func isRunning(_ file: String) -> Bool {
@@ -46,7 +49,7 @@ package enum RadioHelper {
     /// installed; nil elsewhere (the caller's setcap advice holds then).
     package static func permissionAdvice(helper: String = path, user: String = loginName()) -> String? {
         guard FileManager.default.fileExists(atPath: helper) else { return nil }
-        guard holdsCapabilities(helper) else {
+        guard isGroupOnly(helper) else {
             return "scanning without root is off on this machine: `sudo dpkg-reconfigure fprint` turns it on for the \(group) group"
         }
         let listed = getgrnam(group).map { entry in
