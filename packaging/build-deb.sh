@@ -36,7 +36,8 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/u
 install -m 0755 "$root/usr/bin/fprint" "$root/usr/lib/fprint/fprint-radio"
 cp -R Config Scenarios "$root/usr/share/fprint/"
 
-"$root/usr/bin/fprint" --generate-completion-script bash >"$root/usr/share/bash-completion/completions/fprint"
+# Sourced, never run: no #! line (lintian's bash-completion-with-hashbang).
+"$root/usr/bin/fprint" --generate-completion-script bash | sed '1{/^#!/d}' >"$root/usr/share/bash-completion/completions/fprint"
 "$root/usr/bin/fprint" --generate-completion-script zsh >"$root/usr/share/zsh/vendor-completions/_fprint"
 "$root/usr/bin/fprint" --generate-completion-script fish >"$root/usr/share/fish/vendor_completions.d/fprint.fish"
 
@@ -55,8 +56,12 @@ for page in "$work"/man/*.1; do
     name=$(basename "$page" .1)
     dashed=${name//./-}
     # Titles and cross references only (the pages' text may say fprint.sqlite);
-    # an empty line is a paragraph break mdoc warns about: .Pp says it.
-    sed -e '/^\.\(Dt\|Xr\) /s/\([A-Za-z]\)\.\([A-Za-z]\)/\1-\2/g' -e 's/^$/.Pp/' "$page" >"$work/man/$dashed.page"
+    # NAME says fprint-measure, as whatis and `man fprint-measure` want, and the
+    # synopsis keeps the command as typed; an empty line (mdoc warns) is .Pp.
+    command=${name//./ }
+    sed -e '/^\.\(Dt\|Xr\) /s/\([A-Za-z]\)\.\([A-Za-z]\)/\1-\2/g' -e 's/^$/.Pp/' \
+        -e "s/^\.Nm \"$command\"\$/.Nm $dashed/" -e "/^\.Sh SYNOPSIS/,/^\.Sh /s/^\.Nm\$/.Nm \"$command\"/" \
+        "$page" >"$work/man/$dashed.page"
     gzip -9n <"$work/man/$dashed.page" >"$root/usr/share/man/man1/$dashed.1.gz"
 done
 [ -s "$root/usr/share/man/man1/fprint-measure.1.gz" ] || fail "no man page for fprint measure"

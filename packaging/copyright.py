@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes the package's copyright file: fprint, then every component linked
-into the binary. A package of .build/checkouts counts when one of its
-modules' symbols is in the binary (Swift mangles the module name into each
-of its symbols: $s<length><Module>); C targets count by their file names'
-symbols (e.g. CCryptoBoringSSL_). A licence it cannot recognise stops the
-build: the file must name every bundled component truthfully.
+into the binary. A package of .build/checkouts counts when the symbols of a
+module the release build compiled from it are in the binary (Swift mangles
+the module name into each of its symbols: $s<length><Module>). A licence it
+cannot recognise stops the build: the file must name every bundled
+component truthfully.
 
 Usage: copyright.py BINARY CHECKOUTS_DIR > copyright
 """
@@ -15,6 +15,7 @@ import sys
 
 binary, checkouts = sys.argv[1], sys.argv[2]
 symbols = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
+symbols_lower = symbols.lower()
 
 
 def licence_of(text):
@@ -46,21 +47,35 @@ def copyright_line(folder, licence_text):
     return None
 
 
-def linked(folder):
-    sources = os.path.join(folder, "Sources")
-    if not os.path.isdir(sources):
-        return False
-    for target in os.listdir(sources):
-        module = re.sub(r"[^A-Za-z0-9_]", "_", target)
-        if f"$s{len(module)}{module}" in symbols or f"{module}_" in symbols and target.startswith("C"):
-            return True
-    return False
+def modules_by_package():
+    """Each checkout's Swift modules, from the release build's own lists of
+    the sources it compiled (<Module>.build/sources beside the binary)."""
+    found = {}
+    build = os.path.dirname(os.path.realpath(binary))
+    for entry in os.listdir(build):
+        listing = os.path.join(build, entry, "sources")
+        if not entry.endswith(".build") or not os.path.exists(listing):
+            continue
+        for line in open(listing):
+            path = os.path.realpath(line.strip())
+            root = os.path.realpath(checkouts) + os.sep
+            if path.startswith(root):
+                found.setdefault(path[len(root):].split(os.sep)[0], set()).add(entry[: -len(".build")])
+                break
+    return found
+
+
+modules = modules_by_package()
+
+
+def linked(package):
+    return any(f"$s{len(m)}{m}" in symbols for m in modules.get(package, ()))
 
 
 stanzas = []
 for package in sorted(os.listdir(checkouts), key=str.lower):
     folder = os.path.join(checkouts, package)
-    if not linked(folder):
+    if not linked(package):
         continue
     licence_file = next((f for f in sorted(os.listdir(folder)) if f.lower().startswith("licen")), None)
     if licence_file is None:
@@ -72,9 +87,9 @@ for package in sorted(os.listdir(checkouts), key=str.lower):
     holder = copyright_line(folder, text) or f"the {package} authors"
     stanzas.append((package, holder, licence))
     # Third-party code a package carries in its own C targets (llhttp in swift-nio, …).
-    for target in sorted(os.listdir(os.path.join(folder, "Sources"))):
+    for target in sorted(os.listdir(os.path.join(folder, "Sources"))) if os.path.isdir(os.path.join(folder, "Sources")) else []:
         inner = os.path.join(folder, "Sources", target, "LICENSE")
-        if os.path.exists(inner) and (f"{target}_" in symbols or target.lower() in symbols.lower()):
+        if os.path.exists(inner) and (f"{target}_" in symbols or target.lower() in symbols_lower):
             text = open(inner, encoding="utf-8", errors="replace").read()
             licence = licence_of(text)
             if licence is None:
@@ -100,6 +115,16 @@ Files: usr/bin/fprint usr/lib/fprint/fprint-radio
 Copyright: Copyright (c) 2014 - 2025 Apple Inc. and the Swift project authors
 License: Apache-2.0 with Swift-exception
 Comment: the Swift runtime, standard library, Foundation and Dispatch
+
+Files: usr/bin/fprint usr/lib/fprint/fprint-radio
+Copyright: Copyright (C) 2016 and later Unicode, Inc. and others
+License: Unicode-3.0
+ UNICODE LICENSE V3: permission is hereby granted, free of charge, to any
+ person obtaining a copy of data files and any associated documentation or
+ software, to deal in them without restriction, provided that this
+ copyright and permission notice appear with all copies.
+ The full text: https://www.unicode.org/license.txt
+Comment: ICU, linked into Foundation (swift-foundation-icu)
 
 Files: usr/bin/fprint usr/lib/fprint/fprint-radio
 Copyright: Copyright (C) 1997-2022 Free Software Foundation, Inc.

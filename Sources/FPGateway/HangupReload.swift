@@ -36,6 +36,7 @@ struct HangupReload {
                 logger.error("SIGHUP: the access log stays where it was", metadata: ["problem": .string("\(error)")])
             }
         }
-        logger.notice("SIGHUP: \(done.isEmpty ? "nothing to reload (no users file, no access log file)" : done.joined(separator: ", "))")
+        // At warning, the gateway's stderr level: whoever reloads reads what happened.
+        logger.warning("SIGHUP: \(done.isEmpty ? "nothing to reload (no users file, no access log file)" : done.joined(separator: ", "))")
     }
 }
