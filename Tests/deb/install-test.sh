@@ -30,7 +30,7 @@ if [ ! -s "$base" ]; then
     mkdir -p "$cache"
     rm -rf "$cache/root"
     debootstrap --variant=minbase --cache-dir="$cache" \
-        --include=systemd,dbus,man-db,bash-completion,curl,libcurl4,adduser,libcap2-bin,libsqlite3-0,libzstd1,passwd \
+        --include=systemd,dbus,man-db,bash-completion,curl,libcurl4,adduser,libcap2-bin,procps,libsqlite3-0,libzstd1,passwd \
         bookworm "$cache/root" "$mirror" >"$cache/debootstrap.log" 2>&1 || { tail -20 "$cache/debootstrap.log" >&2; fail "debootstrap"; }
     tar -C "$cache/root" -cf "$base.new" . && mv "$base.new" "$base"
     rm -rf "$cache/root"
@@ -61,6 +61,8 @@ step "apt install ./$(basename "$deb") (debconf: fprint/group-scan true)"
 mount_chroot
 cp "$deb" "$root/tmp/"
 echo "fprint fprint/group-scan boolean true" | in_root debconf-set-selections
+# A base made before a dependency was added fetches it from the archive.
+in_root apt-get update -q >"$work/update.log" 2>&1 || { tail -10 "$work/update.log" >&2; fail "apt-get update"; }
 in_root apt-get install -y -q "/tmp/$(basename "$deb")" >"$work/install.log" 2>&1 || { tail -30 "$work/install.log" >&2; fail "apt install"; }
 version=$(in_root fprint --version)
 [ "$(basename "$deb")" = "fprint_${version}_amd64.deb" ] || fail "fprint --version says $version"
