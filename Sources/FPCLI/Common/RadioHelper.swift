@@ -21,7 +21,8 @@ package enum RadioHelper {
 
     /// Replaces this process with the helper when `arguments` (with the
     /// program name) run a scanning command, this user may run the helper,
-    /// and it is the group's (scanning without root is on); returns otherwise. FPRINT_NO_RADIO_HELPER=1 opts out.
+    /// and it is the group's (scanning without root is on); returns
+    /// otherwise. FPRINT_NO_RADIO_HELPER=1 opts out.
     package static func handOverIfGranted(_ arguments: [String], helper: String = path) {
         guard arguments.count > 1, scanningCommands.contains(arguments[1]), geteuid() != 0,
               ProcessInfo.processInfo.environment["FPRINT_NO_RADIO_HELPER"] == nil,
