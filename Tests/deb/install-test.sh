@@ -79,7 +79,7 @@ in_root systemd-analyze verify /lib/systemd/system/fprint-gateway.service >"$wor
     || { cat "$work/verify.log" >&2; fail "systemd-analyze verify"; }
 
 step "who may scan: /usr/lib/fprint/fprint-radio"
-radio=$(stat -c '%U:%G %a' "$root/usr/lib/fprint/fprint-radio")
+radio=$(in_root stat -c '%U:%G %a' /usr/lib/fprint/fprint-radio)  # names as the installed root has them
 [ "$radio" = "root:fprint 750" ] || fail "fprint-radio is $radio, not root:fprint 750"
 getcap "$root/usr/lib/fprint/fprint-radio" | grep -q "cap_net_admin,cap_net_raw=ep" || fail "fprint-radio has no capabilities"
 [ "$(stat -c '%a' "$root/usr/bin/fprint")" = 755 ] || fail "/usr/bin/fprint is not 0755"
