@@ -42,11 +42,11 @@ ok "a token issued as the service user is accepted"
 
 echo "security: $(systemd-analyze security fprint-gateway.service --no-pager | tail -1)"
 
-alice=$(runuser -u alice -- fprint doctor 2>&1)
+alice=$(runuser -u alice -- env HOME=/home/alice fprint doctor 2>&1)
 grep -q "CAP_NET_RAW: raw HCI sockets for BLE" <<<"$alice" || fail "alice (group fprint) holds no CAP_NET_RAW: $alice"
 grep -q "CAP_NET_ADMIN: Wi-Fi scans are triggered" <<<"$alice" || fail "alice holds no CAP_NET_ADMIN: $alice"
 ok "alice (group fprint) scans with CAP_NET_RAW and CAP_NET_ADMIN"
-bob=$(runuser -u bob -- fprint doctor 2>&1)
+bob=$(runuser -u bob -- env HOME=/home/bob fprint doctor 2>&1)
 grep -q "no CAP_NET_RAW" <<<"$bob" || fail "bob (not in the group) holds CAP_NET_RAW: $bob"
 grep -q "sudo adduser bob fprint" <<<"$bob" || fail "bob is not told about the fprint group: $bob"
 ok "bob (not in the group) has no capabilities and is told to join the fprint group"
