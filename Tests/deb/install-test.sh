@@ -88,7 +88,7 @@ in_root adduser --quiet --disabled-password --gecos "" alice >/dev/null
 in_root adduser --quiet --disabled-password --gecos "" bob >/dev/null
 in_root adduser --quiet alice fprint >/dev/null
 # A user's own store, which nothing of the package may touch.
-in_root runuser -u bob -- env HOME=/home/bob fprint measure --map J1NP --x 363 --y 701 --simulate --fast --duration 2 --seed 1 >/dev/null 2>&1 \
+in_root runuser -u bob -- env HOME=/home/bob fprint measure --map J1NP --x 363 --y 701 --simulate --fast --duration 5 --seed 1 >/dev/null 2>&1 \
     || fail "bob's measure"
 bob_store=/home/bob/.local/share/fprint/fprint.sqlite
 [ -s "$root$bob_store" ] || fail "no $bob_store"
