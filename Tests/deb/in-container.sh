@@ -4,7 +4,7 @@
 # its data; the fprint group's members hold the scanning capabilities through
 # fprint-radio, others do not. Prints "ok …" lines; the first failure ends it.
 set -uo pipefail
-fail() { echo "FAIL: $*"; systemctl status fprint-gateway.service --no-pager 2>&1 | tail -20; exit 1; }
+fail() { echo "FAIL: $*"; systemctl status fprint-gateway.service --no-pager 2>&1 | tail -20; journalctl -u fprint-gateway.service --no-pager 2>&1 | tail -30; exit 1; }
 ok() { echo "ok $*"; }
 url=http://127.0.0.1:5984
 
