@@ -95,6 +95,24 @@ clean:
 test-install:
 	bash Tests/install-smoke.sh
 
+# The Debian package, fprint_VERSION_amd64.deb, from the release build
+# (packaging/build-deb.sh: binary, Config, completions, man pages, docs,
+# copyright, the gateway's systemd unit, debconf's question; docs/install.md),
+# then lintian: an error, or a warning not overridden with its reason in
+# packaging/lintian-overrides, fails the target.
+.PHONY: deb test-deb
+deb: release
+	bash packaging/build-deb.sh $(RELEASE_BIN)/fprint $(CURDIR)
+	lintian --fail-on error,warning --info $(CURDIR)/fprint_$$($(RELEASE_BIN)/fprint --version)_amd64.deb
+
+# The package installed with apt into a clean Debian bookworm root
+# (debootstrap, cached in .build/deb-cache): version, man page, bash
+# completion, `systemd-analyze verify` of the unit, the gateway started as its
+# service user from the unit's own command line, data kept across an upgrade
+# and `remove`, purge, and the fprint group's capabilities (Tests/deb/install-test.sh).
+test-deb: deb
+	bash Tests/deb/install-test.sh $(CURDIR)/fprint_$$($(RELEASE_BIN)/fprint --version)_amd64.deb
+
 # The real-kernel BLE test: qemu VM with btvirt controllers (DESIGN.md §6), ~2–3 min (software emulation).
 # Needs linux-image-amd64 qemu-system-x86 bluez bluez-test-tools busybox-static (apt) and virtme-ng (pip).
 test-vm:

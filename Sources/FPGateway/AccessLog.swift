@@ -51,20 +51,6 @@ final class AccessLog: @unchecked Sendable {
         lock.withLock { handle = fresh }
     }
 
-    /// Reopens the log at every SIGHUP while the returned source lives (the
-    /// signal no longer ends the process then).
-    func reopenOnHangup(logger: Logger) -> any DispatchSourceSignal {
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler { [self] in
-            do { try reopen() } catch {
-                logger.error("SIGHUP: the access log stays where it was", metadata: ["problem": .string("\(error)")])
-            }
-        }
-        source.resume()
-        return source
-    }
-
     func write(_ entry: Entry, started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15

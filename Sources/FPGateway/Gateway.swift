@@ -104,6 +104,8 @@ package struct GatewayAssembly {
     let shutdownGrace: Duration
     /// The access log written to a file, which SIGHUP opens again (log rotation).
     let accessLog: AccessLog?
+    /// The users file, which SIGHUP reads again.
+    let users: UsersSource
 
     /// Runs until the given signals (or task cancellation) stop it; open
     /// requests get `shutdownGrace` to finish, then they are cancelled.
@@ -123,10 +125,10 @@ package func buildGateway(
 ) throws -> GatewayAssembly {
     let logger = logger ?? ServerLogHandler.logger(label: "fprint.gateway", level: .info)
     let stop = StopNotice()
-    let (app, notifier, accessLog) = try makeApplication(store: store, config: config, host: host, port: port, logger: logger,
+    let (app, notifier, accessLog, users) = try makeApplication(store: store, config: config, host: host, port: port, logger: logger,
                                                          stop: stop, onServerRunning: onServerRunning)
     return GatewayAssembly(app: app, notifierService: ChangeNotifierService(notifier: notifier), stop: stop, logger: logger,
-                           shutdownGrace: config.shutdownGrace, accessLog: accessLog)
+                           shutdownGrace: config.shutdownGrace, accessLog: accessLog, users: users)
 }
 
 /// The Hummingbird application alone (tests drive it through FPHTTPTestSupport).
@@ -139,7 +141,7 @@ package func buildGatewayApplication(store: any ReplicableStore, config: Gateway
 private func makeApplication(
     store: any ReplicableStore, config: GatewayConfig, host: String, port: Int, logger: Logger, stop: StopNotice,
     onServerRunning: @escaping @Sendable (Int) async -> Void
-) throws -> (Application<GatewayResponder>, ChangeNotifier, AccessLog?) {
+) throws -> (Application<GatewayResponder>, ChangeNotifier, AccessLog?, UsersSource) {
     let openFiles = ProcessLimits.raiseOpenFiles()
     ProcessLimits.returnLargeBuffersToTheKernel()
     // Leave descriptors for the database, the listener and accept() itself.
@@ -185,7 +187,7 @@ private func makeApplication(
         configuration: .init(address: .hostname(host, port: port), serverName: "fprint-gateway"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger)
-    return (app, notifier, accessLog)
+    return (app, notifier, accessLog, users)
 }
 
 /// Why `fprint gateway` could not start serving.
@@ -206,9 +208,9 @@ package func runGateway(store: any ReplicableStore, config: GatewayConfig, host:
     } catch let error as GatewaySetupError {
         throw GatewayStartError.setup(error.description)
     }
-    // logrotate moves the access log away and sends SIGHUP: lines go to a new file.
-    let hangup = gateway.accessLog.flatMap { $0.path == nil ? nil : $0.reopenOnHangup(logger: logger) }
-    defer { hangup?.cancel() }
+    // `systemctl reload` and logrotate send SIGHUP: users read again, lines to a new log file.
+    let hangup = HangupReload(accessLog: gateway.accessLog, users: gateway.users, logger: logger).start()
+    defer { hangup.cancel() }
     do {
         // The open requests' grace, then 3 s for the cancelled ones to end.
         try await gateway.run(signals: [.sigterm, .sigint], exitDeadline: config.shutdownGrace + .seconds(3))

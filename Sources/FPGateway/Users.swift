@@ -36,6 +36,8 @@ package struct BasicUsers: Sendable {
 
     package var isEmpty: Bool { entries.isEmpty }
 
+    package var count: Int { entries.count }
+
     package func contains(_ name: String) -> Bool { entries[name] != nil }
 
     package func authenticate(name: String, password: String) -> GatewayUser? {

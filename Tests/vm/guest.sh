@@ -48,6 +48,8 @@ echo $? > "$OUT/combined.rc"
 kill "$(cat "$OUT/hostapd.pid")"
 # fprint scan on the real socket, piped: JSON lines.
 "$BIN" scan --ble-source hci:hci0 --duration 3 > "$OUT/scan.jsonl" 2> "$OUT/scan.err"; echo $? > "$OUT/scan.rc"
+# Issue 62: a member of the fprint group scans without root, anyone else gets exit 81.
+bash "$ROOT/Tests/vm/group-scan-guest.sh" "$BIN" "$OUT"
 sleep 1
 kill -INT $BTMON; wait $BTMON
 # --exclusive: HCI user channel. Refused while hci0 is up, works once it is down.

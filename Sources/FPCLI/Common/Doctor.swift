@@ -56,7 +56,7 @@ struct Doctor: ReportingCommand {
             for (cap, has) in HostCapabilities.relevantCapabilities(mask).sorted(by: { $0.key < $1.key }) {
                 let why = cap == "CAP_NET_ADMIN" ? "Wi-Fi scans are triggered" : "raw HCI sockets for BLE"
                 rows.append(Row(source: "privilege", status: has ? "ok" : "warning",
-                                detail: has ? "\(cap): \(why)" : "no \(cap): \(cap == "CAP_NET_ADMIN" ? "Wi-Fi reads cached scan results only" : "BLE capture needs it") (run as root or setcap)"))
+                                detail: has ? "\(cap): \(why)" : "no \(cap): \(cap == "CAP_NET_ADMIN" ? "Wi-Fi reads cached scan results only" : "BLE capture needs it") (\(RadioHelper.permissionAdvice() ?? "run as root or setcap"))"))
             }
         }
         let gpsdProvider = GPSDProvider(endpoint: gpsd.flatMap(GPSDEndpoint.init) ?? .default)

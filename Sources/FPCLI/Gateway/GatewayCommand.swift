@@ -23,7 +23,14 @@ struct GatewayFiles: ParsableArguments {
                                valueName: "path"))
     var secretFile: String?
 
+    @Option(help: ArgumentHelp("The ledger of issued tokens, sessions and revocations, which the gateway writes (default: beside the secret, <secret-file>.credentials.json).",
+                               valueName: "path"))
+    var credentialsFile: String?
+
     func secretPath(_ paths: FPPaths) -> String { secretFile ?? paths.configDirectory + "/gateway-secret" }
+
+    /// The packaged service keeps the secret in read-only /etc and the ledger in its state folder.
+    func ledgerPath(_ paths: FPPaths) -> String { credentialsFile ?? CredentialLedger.path(besideSecret: secretPath(paths)) }
 
     /// Reads the secret, creating a random one (0600) on first use unless not `create`.
     func loadSecret(_ paths: FPPaths, create: Bool = true) throws -> Data {
@@ -133,7 +140,7 @@ struct GatewayServe: ReportingCommand {
         config.files["probe-key.json"] = CanonicalJSON.data(signer.publicKey.json)
         // The users file is read again whenever it changes; issued credentials live beside the secret.
         config.usersFile = users
-        config.ledgerPath = CredentialLedger.path(besideSecret: files.secretPath(paths))
+        config.ledgerPath = files.ledgerPath(paths)
         config.trustedProxies = proxies
         do {
             (config.dashboardMaps, config.beaconRegistries) = try DashboardSetup.maps(try loaded.get(), paths: paths, strict: false)

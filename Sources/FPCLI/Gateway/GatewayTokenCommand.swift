@@ -59,7 +59,7 @@ struct GatewayToken: ReportingCommand {
     func perform() async throws {
         let paths = Workspace().paths
         let secret = try files.loadSecret(paths)
-        let ledger = CredentialLedger(path: CredentialLedger.path(besideSecret: files.secretPath(paths)))
+        let ledger = CredentialLedger(path: files.ledgerPath(paths))
         if let problem = ledger.unreadable() { throw CommandFailure("\(problem)", .dataError) }
         if let user {
             let authority = TokenAuthority(secret: secret)

@@ -43,7 +43,10 @@ enum BLEFailure {
     static func failure(_ e: HCISocketError, device: UInt16?) -> CommandFailure {
         switch e {
         case .noBluetooth: return CommandFailure(e.description, .noBluetooth)
-        case .permission: return CommandFailure(e.description, .blePermission)
+        case .permission(let op):
+            // Where the package is installed, the fprint group is the way, not setcap.
+            guard let advice = RadioHelper.permissionAdvice() else { return CommandFailure(e.description, .blePermission) }
+            return CommandFailure("permission denied for \(op): raw HCI needs CAP_NET_RAW and CAP_NET_ADMIN; \(advice)", .blePermission)
         case .noAdapter, .adapterDown:
             return CommandFailure(e.description + "; " + existingAdapters(), .adapterUnavailable)
         case .adapterBusy, .closed: return CommandFailure(e.description, .adapterUnavailable)

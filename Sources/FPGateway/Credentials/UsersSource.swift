@@ -71,6 +71,13 @@ package final class UsersSource: Sendable {
         return state.withLock { s in s.problem.map { .failure(GatewaySetupError($0)) } ?? .success((s.users, s.version)) }
     }
 
+    /// Reads the file again even if it looks unchanged (SIGHUP): an edit
+    /// that kept its size and times is seen too.
+    package func reload() -> Result<BasicUsers, GatewaySetupError> {
+        state.withLock { $0.identity = nil }
+        return current()
+    }
+
     static func load(_ path: String) throws -> BasicUsers {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw GatewaySetupError("\(path): the users file cannot be read")
