@@ -21,6 +21,7 @@ package final class HCIScanProvider: RadioProvider, @unchecked Sendable {
     var previous: HCISocket.SavedFilter?
     var reader: HCIEventReader?
     var prepared: (any HCIScanSocket)?
+    var startFailure: HCISocketError?
     let retryPauseMs: Int
 
     /// `socket`: one already opened by `preflight`, used instead of opening again
@@ -78,9 +79,14 @@ package final class HCIScanProvider: RadioProvider, @unchecked Sendable {
             reader.start(reading: socket, threadName: "fprint-hci\(device)")
             return ProviderStatus(status: .ok, source: source)
         } catch {
+            // Kept as the socket said it, so a command can give its exit code (a permission is 81, not 84).
+            lock.withLock { startFailure = error as? HCISocketError }
             return ProviderStatus(status: .unavailable, source: source, reason: "\(error)")
         }
     }
+
+    /// Why the last start failed, when the HCI socket said so; nil otherwise.
+    package var lastStartFailure: HCISocketError? { lock.withLock { startFailure } }
 
     /// Real radios deliver from their own thread; the tick is not needed.
     package func advance(toMs ms: Int) async {}

@@ -44,7 +44,11 @@ final class FakeAdapter: HCIScanSocket, @unchecked Sendable {
 
     var isGone: Bool { lock.withLock { gone } }
 
+    /// Every write fails with this, as a socket without CAP_NET_RAW's writes do.
+    var refusesWrites: HCISocketError?
+
     func write(_ frame: [UInt8]) throws(HCISocketError) {
+        if let refusesWrites { throw refusesWrites }
         let accepted = lock.withLock { () -> Bool in
             if gone { return false }
             let opcode = UInt16(frame[1]) | UInt16(frame[2]) << 8

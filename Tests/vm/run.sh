@@ -142,9 +142,8 @@ assert text("member.rc") == "0", ("the fprint group's member", text("member.rc")
 rows = [json.loads(l) for l in open(f"{G}/member.jsonl") if l.strip()]
 assert any(r["address"] == addr and r.get("beacon", {}).get("major") == 1 for r in rows), rows
 err = text("outsider.err")
-# Refused, in one line. Not yet exit 81 with the group's advice: scan's BLETicker
-# turns every provider start failure into 84 with the provider's reason (open bug).
-assert text("outsider.rc") != "0" and "permission denied" in err and len(err.splitlines()) == 1, (text("outsider.rc"), err)
+# Refused in one line with the permission's own exit, 81 (BLETicker passes the socket's failure on).
+assert text("outsider.rc") == "81" and "permission denied" in err and len(err.splitlines()) == 1, (text("outsider.rc"), err)
 print(f"test-vm: group scan: uid 4242 in the group heard {addr} without root; uid 4244 outside: exit {text('outsider.rc')}: {err}", file=sys.stderr)
 PY
 echo "test-vm: PASS in $(( $(date +%s) - start )) s" >&2

@@ -1,3 +1,4 @@
+import FPBLE
 import FPCore
 import Foundation
 
@@ -17,7 +18,13 @@ struct BLETicker {
         (self.provider, self.clock) = (provider, clock)
         let context = CaptureContext(clock: clock, level: "-", position: { _ in MapPoint(x: 0, y: 0) })
         let status = await provider.start(context: context, sink: sink)
-        guard status.status == .ok else { throw CommandFailure("BLE: \(status.reason ?? "unavailable")", .hciFailure) }
+        guard status.status == .ok else {
+            // The socket's own failure has its documented exit (a permission is 81, a missing adapter 80).
+            if let hci = provider as? HCIScanProvider, let failure = hci.lastStartFailure {
+                throw BLEFailure.failure(failure, device: hci.device)
+            }
+            throw CommandFailure("BLE: \(status.reason ?? "unavailable")", .hciFailure)
+        }
     }
 
     /// Ticks until `endMs`, calling `tick` with the time and the reports heard since the last tick.
