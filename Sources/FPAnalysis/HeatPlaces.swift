@@ -8,15 +8,8 @@ extension SVGPlot.HeatPoint {
     /// tooltip says how many heard it. `precision`: map units within which
     /// positions are one place. Places keep the order they were first met.
     package static func mergedByPlace(_ points: [Self], precision: Double) -> [Self] {
-        var order: [PlaceKey] = []
-        var groups: [PlaceKey: [Self]] = [:]
-        for p in points {
-            let key = PlaceKey(x: Int((p.x / precision).rounded()), y: Int((p.y / precision).rounded()))
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(p)
-        }
-        return order.map { key in
-            let group = groups[key]!
+        places(points, precision: precision) { ($0.x, $0.y) }.map { place in
+            let group = place.members
             guard group.count > 1 else { return group[0] }
             // Not heard sorts below every level: a median that lands on one is "not heard".
             let levels = group.map { $0.rssi ?? -.infinity }.sorted()
@@ -27,6 +20,4 @@ extension SVGPlot.HeatPoint {
             return Self(x: group[0].x, y: group[0].y, rssi: median.isFinite ? median : nil, label: label)
         }
     }
-
-    private struct PlaceKey: Hashable { var x: Int, y: Int }
 }

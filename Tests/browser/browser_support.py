@@ -12,6 +12,9 @@ except ImportError:
     webdriver = Service = By = WebDriverWait = None
 
 NAME = "browser test"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
+SHOTS = os.environ.get("SCREENSHOTS")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 
@@ -31,13 +34,27 @@ def missing(why):
 
 
 def begin(name):
-    """Names the test in its messages and checks that selenium and Chromium are here."""
+    """Names the test in its messages, checks that selenium and Chromium are here and
+    returns the fprint under test: the first argument, else the debug build."""
     global NAME
     NAME = name
     if webdriver is None:
         missing("python selenium is not installed")
     if not CHROMIUM or not DRIVER:
         missing("chromium or chromedriver is not on PATH")
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
+    if not os.access(binary, os.X_OK):
+        fail(f"{binary}: no fprint binary (run swift build first)")
+    return binary
+
+
+def finish(driver, server, tmp, seconds=10):
+    """Quits the browser, ends the server and removes the sandbox, whatever the test's outcome."""
+    if driver:
+        driver.quit()
+    server.terminate()
+    server.wait(timeout=seconds)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 GATEWAY_LISTENING = r"listening on http://127\.0\.0\.1:(\d+)/"

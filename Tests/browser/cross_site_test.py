@@ -13,16 +13,14 @@ Also: logging out ends the session on the server (a copied cookie is refused aft
 
 Skips loudly without chromium, chromedriver or selenium, fails under FPRINT_REQUIRE_REAL=1.
 """
-import http.server, json, os, shutil, socketserver, subprocess, sys, threading, time, urllib.error, urllib.request
+import http.server, json, os, shutil, socketserver, subprocess, threading, time, urllib.error, urllib.request
 
-from browser_support import GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium, sandbox, start_server
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
-ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
+from browser_support import (ARTIFACTS, GATEWAY_LISTENING, REPO, By, WebDriverWait, begin, fail, headless_chromium,
+                             sandbox, start_server)
 
 
-begin("cross-site test")
+
+BIN = begin("cross-site test")
 
 TMP, ENV = sandbox("fprint-cross-site-", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
 SECRET = f"{TMP}/secret"

@@ -11,22 +11,16 @@ uploads come 50 a page. `fprint dashboard` over the local file lists its documen
 no Admin page. Screenshots go to ${ARTIFACTS:-.build/artifacts}/browser/; with
 SCREENSHOTS=DIR, DIR/dashboard-admin.png and DIR/dashboard-mine.png.
 """
-import json, os, shutil, sys, time, urllib.error, urllib.request
+import json, os, time, urllib.error, urllib.request
 
-from browser_support import (DASHBOARD_SERVING, GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium,
-                             run_fprint, sandbox, start_server)
+from browser_support import (ARTIFACTS, DASHBOARD_SERVING, GATEWAY_LISTENING, REPO, SHOTS, By, WebDriverWait, begin,
+                             fail, finish, headless_chromium, run_fprint, sandbox, start_server)
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
-ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
-SHOTS = os.environ.get("SCREENSHOTS")
 MAP = "J1NP"
 # Smallest plot text on screen, in CSS pixels (the plots draw 12 px labels, a few of 10 px).
 MIN_TEXT_PX = 10
 
-begin("dashboard figures test")
-if not os.access(BIN, os.X_OK):
-    fail(f"{BIN}: no fprint binary (run swift build first)")
+BIN = begin("dashboard figures test")
 
 TMP, ENV = sandbox("fprint-figures-", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
 LOCAL, SECRET = f"{TMP}/survey.sqlite", f"{TMP}/gateway-secret"
@@ -200,11 +194,7 @@ def main():
         check_local(driver, total)
         print(f"dashboard figures test: ok; screenshots in {ARTIFACTS}")
     finally:
-        if driver:
-            driver.quit()
-        gateway.terminate()
-        gateway.wait(timeout=10)
-        shutil.rmtree(TMP, ignore_errors=True)
+        finish(driver, gateway, TMP)
 
 
 def check_local(driver, local_docs):

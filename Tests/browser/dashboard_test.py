@@ -12,21 +12,15 @@ DIR/dashboard.png, DIR/heatmap.png and DIR/dashboard-{walks,index,activity,error
 Without chromium, chromedriver or selenium it skips loudly, or fails under
 FPRINT_REQUIRE_REAL=1 (CI sets it).
 """
-import http.client, json, os, shutil, subprocess, sys, time, urllib.error, urllib.request
+import http.client, json, os, subprocess, time, urllib.error, urllib.request
 
-from browser_support import (DASHBOARD_SERVING, GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium,
-                             run_fprint, sandbox, start_server)
+from browser_support import (ARTIFACTS, DASHBOARD_SERVING, GATEWAY_LISTENING, REPO, SHOTS, By, WebDriverWait, begin,
+                             fail, finish, headless_chromium, run_fprint, sandbox, start_server)
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
-ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
-SHOTS = os.environ.get("SCREENSHOTS")
 MAP = "J1NP"
 
 
-begin("browser test")
-if not os.access(BIN, os.X_OK):
-    fail(f"{BIN}: no fprint binary (run swift build first)")
+BIN = begin("browser test")
 
 TMP, ENV = sandbox("fprint-browser-", FPRINT_CONFIG=os.path.join(REPO, "Config/app-config.json"))
 LOCAL, SECRET = f"{TMP}/survey.sqlite", f"{TMP}/gateway-secret"
@@ -229,11 +223,7 @@ def main():
         print(f"browser test: ok ({points} points, live point, walk and published positions, no console errors, admin refused, fprint dashboard); "
               f"screenshots in {ARTIFACTS}")
     finally:
-        if driver:
-            driver.quit()
-        gateway.terminate()
-        gateway.wait(timeout=10)
-        shutil.rmtree(TMP, ignore_errors=True)
+        finish(driver, gateway, TMP)
 
 
 if __name__ == "__main__":

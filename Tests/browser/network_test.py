@@ -16,17 +16,13 @@ DIR/dashboard-network.png and DIR/dashboard-network-hours.png.
 Without chromium, chromedriver or selenium it skips loudly, or fails under
 FPRINT_REQUIRE_REAL=1 (CI sets it).
 """
-import copy, json, os, re, shutil, sys, urllib.parse, urllib.request
+import copy, json, os, re, urllib.parse, urllib.request
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from browser_support import (DASHBOARD_SERVING, GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
-                             start_server)
+from browser_support import (ARTIFACTS, DASHBOARD_SERVING, GATEWAY_LISTENING, REPO, SHOTS, By, WebDriverWait, begin,
+                             fail, finish, headless_chromium, run_fprint, sandbox, start_server)
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
-ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
-SHOTS = os.environ.get("SCREENSHOTS")
 ZONE = "Europe/Prague"
 MAP = "J1NP"
 
@@ -41,9 +37,7 @@ RUNS = [
     ("2026-11-23 12:00", None, 38, 600, 2400),
 ]
 
-begin("network test")
-if not os.access(BIN, os.X_OK):
-    fail(f"{BIN}: no fprint binary (run swift build first)")
+BIN = begin("network test")
 
 TMP, ENV = sandbox("fprint-network-", TZ=ZONE)
 LOCAL, SECRET, CONFIG = f"{TMP}/survey.sqlite", f"{TMP}/gateway-secret", f"{TMP}/app-config.json"
@@ -208,11 +202,7 @@ def main():
         print(f"network test: ok ({len(RUNS)} runs on {MAP} from one real probe run: 3 days, Nov 21's median 20 Mbit/s, "
               f"its hours, the 8 Mbit/s limit, RTT, the gateway's alert; no console errors; fprint dashboard the same); screenshots in {ARTIFACTS}")
     finally:
-        if driver:
-            driver.quit()
-        gateway.terminate()
-        gateway.wait(timeout=10)
-        shutil.rmtree(TMP, ignore_errors=True)
+        finish(driver, gateway, TMP)
 
 
 def check_local_dashboard():

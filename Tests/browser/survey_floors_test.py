@@ -16,19 +16,14 @@ drawn only on its own map's page:
 Screenshots: ${ARTIFACTS:-.build/artifacts}/browser/survey-floors.png (ANNEX1 after the walk),
 survey-stairs.png (ANNEX1 after the stairs walk).
 """
-import json, os, signal, sys
+import json, os, signal
 
-from browser_support import (DASHBOARD_SERVING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
-                             start_server)
+from browser_support import (ARTIFACTS, DASHBOARD_SERVING, REPO, By, WebDriverWait, begin, fail, headless_chromium,
+                             run_fprint, sandbox, start_server)
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
-ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
 PLAN = os.path.join(REPO, "docs/examples/lab-plan.svg")
 
-begin("survey floors test")
-if not os.access(BIN, os.X_OK):
-    fail(f"{BIN}: no fprint binary (run swift build first)")
+BIN = begin("survey floors test")
 
 TMP, ENV = sandbox("fprint-floors-")
 DB = f"{TMP}/floors.sqlite"

@@ -26,20 +26,14 @@ Screenshots go to ${ARTIFACTS:-.build/artifacts}/browser/; with SCREENSHOTS=DIR 
 DIR/survey.png and DIR/survey-index.png
 (`make screenshots`).
 """
-import json, os, re, signal, sys, urllib.error, urllib.request
+import json, os, re, signal, urllib.error, urllib.request
 
-from browser_support import (DASHBOARD_SERVING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
-                             start_server)
+from browser_support import (ARTIFACTS, DASHBOARD_SERVING, REPO, SHOTS, By, WebDriverWait, begin, fail,
+                             headless_chromium, run_fprint, sandbox, start_server)
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
-ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
-SHOTS = os.environ.get("SCREENSHOTS")
 EXAMPLES = os.path.join(REPO, "docs/examples")
 
-begin("survey test")
-if not os.access(BIN, os.X_OK):
-    fail(f"{BIN}: no fprint binary (run swift build first)")
+BIN = begin("survey test")
 
 # Your own app config (made by `fprint map add`) is in force: no FPRINT_CONFIG.
 TMP, ENV = sandbox("fprint-survey-")

@@ -12,18 +12,13 @@ user's script as the admin.
 
 Skips loudly without chromium, chromedriver or selenium, fails under FPRINT_REQUIRE_REAL=1.
 """
-import base64, json, os, shutil, sys, time, urllib.request
+import base64, json, os, time, urllib.request
 
-from browser_support import (GATEWAY_LISTENING, By, WebDriverWait, begin, fail, headless_chromium, run_fprint, sandbox,
-                             start_server)
+from browser_support import (ARTIFACTS, GATEWAY_LISTENING, By, WebDriverWait, begin, fail, finish,
+                             headless_chromium, run_fprint, sandbox, start_server)
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, ".build/debug/fprint"))
-ARTIFACTS = os.path.join(os.environ.get("ARTIFACTS", os.path.join(REPO, ".build/artifacts")), "browser")
 
-begin("user bytes test")
-if not os.access(BIN, os.X_OK):
-    fail(f"{BIN}: no fprint binary (run swift build first)")
+BIN = begin("user bytes test")
 
 TMP, ENV = sandbox("fprint-user-bytes-")
 ACCESS_LOG = f"{TMP}/access.jsonl"
@@ -128,11 +123,7 @@ def main():
         print(f"user bytes test: ok (the plan, a text/javascript and a text/html attachment opened by an admin ran "
               f"nothing; the map page draws the plan: {ARTIFACTS}/user-bytes-map.png)")
     finally:
-        if driver:
-            driver.quit()
-        gateway.terminate()
-        gateway.wait(timeout=30)
-        shutil.rmtree(TMP, ignore_errors=True)
+        finish(driver, gateway, TMP, seconds=30)
 
 
 main()

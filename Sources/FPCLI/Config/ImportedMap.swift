@@ -20,20 +20,11 @@ struct ImportedMap {
         let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), try FilterOptions.parse(["--map", id]))
             .filter { $0.labels.inMetres }
         guard !fps.isEmpty else { return nil }
-        var counts: [PlaceKey: (x: Double, y: Double, count: Int)] = [:]
-        var order: [PlaceKey] = []
-        for fp in fps {
-            let at = fp.exactPoint
-            let key = PlaceKey(x: Int((at.x * 100).rounded()), y: Int((at.y * 100).rounded()))
-            if counts[key] == nil { order.append(key) }
-            counts[key, default: (at.x, at.y, 0)].count += 1
-        }
+        let measured = places(fps, precision: 0.01) { $0.exactPoint }.map { ($0.x, $0.y, $0.members.count) }
         let datasets = Set(fps.compactMap(\.labels.dataset)).sorted()
         let floors = Set(fps.compactMap(\.labels.floor))
         let info = MapInfo(id: id, location: "", description: "imported from \(datasets.isEmpty ? "a dataset" : datasets.joined(separator: ", ")) (not in the app config)",
                            mapURL: "", scale: MapScale(meters: 1, units: 1), floor: floors.count == 1 ? floors.first : nil)
-        return ImportedMap(info: info, documents: fps.count, points: order.compactMap { counts[$0] }, credits: fps.datasetCredits)
+        return ImportedMap(info: info, documents: fps.count, points: measured, credits: fps.datasetCredits)
     }
-
-    private struct PlaceKey: Hashable { var x: Int, y: Int }
 }

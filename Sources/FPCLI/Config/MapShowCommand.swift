@@ -92,20 +92,15 @@ struct MapShowArguments: ParsableArguments {
         }
         // An imported dataset's plot starts where its data do (PlotWindow).
         let reached = points.map { (x: $0.x, y: $0.y) } + beacons.map { (x: $0.x, y: $0.y) } + drawn.flatMap(\.points)
-        let window = PlotWindow.of(reached + (map.outline ?? []).map { (x: $0.x, y: $0.y) }, configured: !imported,
-                                   metersPerUnit: map.scale.metersPerUnit)
-        let outline = window.shift(map.outline?.map { (x: $0.x, y: $0.y) })
-        let size: (width: Double, height: Double)
-        if let extent = map.extent {
-            size = (extent.width, extent.height)
-        } else {
-            size = SVGPlot.mapExtent(reached.map(window.shift) + (outline ?? []), floorPlan: plan, metersPerUnit: map.scale.metersPerUnit)
-        }
+        let frame = MapPlotFrame(reached: reached, walls: map.outline?.map { (x: $0.x, y: $0.y) }, configured: !imported,
+                                 metersPerUnit: map.scale.metersPerUnit, floorPlan: plan,
+                                 extent: map.extent.map { ($0.width, $0.height) })
+        let window = frame.window
         let scale = map.scale
         let title = "\(map.id)" + (map.floor.map { " (floor \($0))" } ?? "") + (map.description.isEmpty ? "" : ": \(map.description)")
         let drawing = SVGPlot.mapOverview(
-            title: title, mapWidth: size.width, mapHeight: size.height, metersPerUnit: scale.metersPerUnit,
-            outline: outline, floorPlan: plan,
+            title: title, mapWidth: frame.width, mapHeight: frame.height, metersPerUnit: scale.metersPerUnit,
+            outline: frame.walls, floorPlan: plan,
             points: points.map { p in let at = window.shift((p.x, p.y)); return (x: at.x, y: at.y, count: p.count) },
             beacons: beacons.map(window.shift),
             routes: drawn.map { SVGPlot.MapRoute(name: $0.name, points: $0.points.map(window.shift)) }, axisOrigin: window.axisOrigin)
@@ -123,14 +118,8 @@ struct MapShowArguments: ParsableArguments {
     static func measuredPoints(_ ws: Workspace, map: String) throws -> (documents: Int, points: [(x: Double, y: Double, count: Int)])? {
         let store: SQLiteDocumentStore
         do { store = try ws.openStore(.read) } catch let f as CommandFailure where f.status == .notFound { return nil }
-        var counts: [String: (x: Double, y: Double, count: Int)] = [:]
-        var order: [String] = []
         let summaries = try store.list(ListQuery(level: map))
-        for s in summaries {
-            let key = "\(s.x),\(s.y)"
-            if counts[key] == nil { order.append(key) }
-            counts[key, default: (s.x, s.y, 0)].count += 1
-        }
-        return (summaries.count, order.compactMap { counts[$0] })
+        let measured = places(summaries, precision: 0.01) { ($0.x, $0.y) }.map { ($0.x, $0.y, $0.members.count) }
+        return (summaries.count, measured)
     }
 }

@@ -134,20 +134,17 @@ struct Plot: AsyncParsableCommand {
                                          advertised: fps.lazy.compactMap { $0.bleIdentities[heardID] }.first)
             let reached = fps.map(\.exactPoint) + beacons.all.map { ($0.x, $0.y) }
             let corners = try outline.corners(map: map, config: config)
-            let window = PlotWindow.of(reached + (corners ?? []), configured: config?.appConfig.map(id: map) != nil,
-                                       metersPerUnit: metersPerUnit)
-            let walls = window.shift(corners)
-            let (maxX, maxY) = SVGPlot.mapExtent(reached.map(window.shift) + (walls ?? []),
-                                                 floorPlan: plan,
-                                                 extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
-                                                 metersPerUnit: metersPerUnit)
+            let frame = MapPlotFrame(reached: reached, walls: corners, configured: config?.appConfig.map(id: map) != nil,
+                                     metersPerUnit: metersPerUnit, floorPlan: plan,
+                                     extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) })
+            let window = frame.window
             // Repeated measurements at one place are one mark (within a centimetre).
             let places = SVGPlot.HeatPoint.mergedByPlace(points, precision: 0.01 / metersPerUnit).map(window.shift)
             var title = beacons.title(transmitter: heardID, map: map, points: points)
             if places.count < points.count { title += " (\(places.count) places)" }
             try out.write(SVGPlot.heatmap(title: title, points: places,
-                                          mapWidth: maxX, mapHeight: maxY, metersPerUnit: metersPerUnit, underlay: underlay,
-                                          outline: walls, floorPlan: plan, shown: beacons.shown.map(window.shift),
+                                          mapWidth: frame.width, mapHeight: frame.height, metersPerUnit: metersPerUnit,
+                                          underlay: underlay, outline: frame.walls, floorPlan: plan, shown: beacons.shown.map(window.shift),
                                           beacons: beacons.others.map(window.shift), axisOrigin: window.axisOrigin),
                           credits: fps.datasetCredits)
         }

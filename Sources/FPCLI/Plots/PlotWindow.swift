@@ -32,3 +32,21 @@ struct PlotWindow {
     /// The metres at the plot's top left corner, for its axes.
     var axisOrigin: (x: Double, y: Double) { (origin.x * metersPerUnit, origin.y * metersPerUnit) }
 }
+
+/// A map plot's frame: its window, its walls moved with it, and its size,
+/// reaching every drawn mark (`reached`, in map units before the shift).
+/// One place for the three map plots (heatmap, coverage, map show).
+struct MapPlotFrame {
+    var window: PlotWindow
+    var walls: [(x: Double, y: Double)]?
+    var width: Double
+    var height: Double
+
+    init(reached: [(x: Double, y: Double)], walls corners: [(x: Double, y: Double)]?, configured: Bool,
+         metersPerUnit: Double, floorPlan: SVGPlot.FloorPlan?, extent: (width: Double, height: Double)?) {
+        window = PlotWindow.of(reached + (corners ?? []), configured: configured, metersPerUnit: metersPerUnit)
+        walls = window.shift(corners)
+        (width, height) = SVGPlot.mapExtent(reached.map(window.shift) + (walls ?? []), floorPlan: floorPlan,
+                                            extent: extent, metersPerUnit: metersPerUnit)
+    }
+}
