@@ -116,6 +116,15 @@ extension SQLiteDocumentStore {
         }
     }
 
+    /// Live documents per map (their `level`), the map names in order; one pass over the level index.
+    package func documentsPerMap() throws(StoreError) -> [(map: String, documents: Int)] {
+        try read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT level, count(*) FROM documents WHERE deleted = 0 AND level <> '' GROUP BY level ORDER BY level
+                """)).map { (map: $0[0], documents: $0[1]) }
+        }
+    }
+
     /// Whether a live document is on the gateway: one row read, for `fprint show`.
     package func isSynced(id: String) throws -> Bool {
         let synced = try read { db in

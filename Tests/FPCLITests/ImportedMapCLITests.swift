@@ -40,6 +40,14 @@ import FPTestSupport
         let y = Self.ticks(svg, x: false)
         #expect(y[6] != nil && y[0] != nil, "\(y)")
         #expect(svg.contains("Kolakowski") && svg.contains("CC BY 4.0"), "the dataset's credit under the drawing")
+        let listed = try await fp.run(["maps", "--json"])
+        let maps = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let stored = maps.filter { $0["source"] as? String == "store" }
+        #expect(stored.count == 1 && stored.first?["id"] as? String == "ble-flat-robot" && stored.first?["documents"] as? Int == 4,
+                "`fprint maps` lists the map only the store knows: \(stored)")
+        #expect(maps.contains { $0["id"] as? String == "J1NP" && $0["source"] as? String == "config" })
+        let table = try await fp.run(["maps"])
+        #expect(table.stdout.contains("ble-flat-robot") && table.stdout.contains("in the store only: 4 measurements"), "\(table.stdout)")
         let unknown = try await fp.run(["map", "show", "nowhere"])
         #expect(unknown.status == 66 && unknown.stderr.contains("unknown map 'nowhere'"), "\(unknown.stderr)")
     }
@@ -50,6 +58,11 @@ import FPTestSupport
         let fp = try FprintRunner()
         let imported = try await fp.run(["import", DatasetFixtures.path("ujiindoorloc-mini.csv")] + DatasetFixtures.indoorLocMapping)
         #expect(imported.status == 0, "\(imported.stderr)")
+        // Wi-Fi only: beacon coverage has nothing to count, and says so instead of drawing every place a gap.
+        for command in [["coverage"], ["plot", "coverage", "-o", fp.home.appendingPathComponent("c.svg").path]] {
+            let coverage = try await fp.run(command + ["--map", "UJIIndoorLoc-1-2"])
+            #expect(coverage.status == 66 && coverage.stderr.contains("holds a BLE reading (Wi-Fi only)"), "\(coverage.stderr)")
+        }
         let path = fp.home.appendingPathComponent("far.svg").path
         let heat = try await fp.run(["plot", "heatmap", "--map", "UJIIndoorLoc-1-2", "--transmitter", "WAP003", "-o", path])
         #expect(heat.status == 0, "\(heat.stderr)")

@@ -1,13 +1,16 @@
 import ArgumentParser
 import FPConfig
 import FPCore
+import FPStore
 import Foundation
 
 struct Maps: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "maps",
-        abstract: "List the maps the app config offers.",
+        abstract: "List the maps the app config offers, and the maps only the store knows.",
         discussion: """
+            A map the store holds measurements of but the app config does not name (an imported dataset's, or one measured with another config) is listed after the config's maps with its number of measurements; `fprint map show ID` shows it.
+
             Examples:
               fprint maps
               fprint maps --json
@@ -22,6 +25,7 @@ struct Maps: ReportingCommand {
         // Maps do not need the scenarios: a broken scenarios file is a warning here.
         let scenarios = (try? loaded.scenarios)?.scenarios
         if case .failure(let error) = loaded.scenarioLoad { Terminal.err("warning: scenarios not shown: \(error)") }
+        let storeOnly = try Self.storeOnlyMaps(ws, configured: Set(loaded.appConfig.maps.map(\.id)))
         if json {
             let maps: [JSONValue] = loaded.appConfig.maps.map { m in
                 let scale = ws.scale(of: m)
@@ -34,9 +38,11 @@ struct Maps: ReportingCommand {
                     "scenarios": names.map(JSONValue.array) ?? .null,
                     "simulatedEnvironment": ws.environmentPath(map: m.id, loaded: loaded).map { JSONValue.string($0) } ?? .null,
                     "simulation": .string(simulation(m.id, ws, loaded)),
+                    "source": "config",
                 ]
             }
-            Terminal.out(CanonicalJSON.string(.array(maps)))
+            let stored: [JSONValue] = storeOnly.map { ["id": .string($0.map), "source": "store", "documents": .int(Int64($0.documents))] }
+            Terminal.out(CanonicalJSON.string(.array(maps + stored)))
             return
         }
         let rows = loaded.appConfig.maps.map { m -> [String] in
@@ -46,7 +52,22 @@ struct Maps: ReportingCommand {
                     m.extent.map { String(format: "%g × %g", $0.width, $0.height) } ?? "not given", n,
                     simulation(m.id, ws, loaded)]
         }
-        for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "EXTENT", "SCENARIOS", "SIMULATION"], rows) { Terminal.out(line) }
+        let stored = storeOnly.map { m -> [String] in
+            [m.map, "in the store only: \(Terminal.counted(m.documents, "measurement")) (not in the app config)", "", "", "", "no"]
+        }
+        for line in Terminal.table(["MAP", "DESCRIPTION", "SCALE", "EXTENT", "SCENARIOS", "SIMULATION"], rows + stored) {
+            Terminal.out(line)
+        }
+    }
+
+    /// Maps the store holds measurements of that the app config does not name; none without a database.
+    private static func storeOnlyMaps(_ ws: Workspace, configured: Set<String>) throws -> [(map: String, documents: Int)] {
+        guard FileManager.default.fileExists(atPath: ws.databasePath) else { return [] }
+        do {
+            return try ws.openStore(.read).documentsPerMap().filter { !configured.contains($0.map) }
+        } catch let failure as CommandFailure where failure.status == .notFound {
+            return []
+        }
     }
 
     /// What `--simulate` simulates on a map: `yes` (a simulated environment

@@ -34,6 +34,7 @@ struct CoverageCommand: ReportingCommand {
         let store = try ws.openStore(.read)
         let fps = try AnalysisInput.fingerprints(store, filters)
         guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
+        try Coverage.requireBLE(fps)
         let loaded = try ws.loadConfig()
         // Registry beacons per map (nil: count every BLE transmitter).
         var registries: [String: BeaconRegistry?] = [:]
@@ -72,5 +73,17 @@ struct CoverageCommand: ReportingCommand {
             let short = points.filter { !$0.enough }.count
             Terminal.err("\(Terminal.counted(points.count, "point")), \(short) with fewer than \(Coverage.needed) beacons at ≥ \(Int(minRSSI)) dBm")
         }
+    }
+}
+
+extension Coverage {
+    /// Beacon coverage counts BLE transmitters: measurements without one BLE
+    /// reading (a Wi-Fi-only dataset such as UJIIndoorLoc) would show every
+    /// place as a gap, which says nothing about their beacons.
+    static func requireBLE(_ fps: [Fingerprint]) throws {
+        guard fps.allSatisfy(\.ble.isEmpty) else { return }
+        let heard = fps.contains { !$0.wifi.isEmpty } ? " (Wi-Fi only)" : ""
+        throw CommandFailure("none of the \(Terminal.counted(fps.count, "measurement")) holds a BLE reading\(heard): "
+            + "beacon coverage counts BLE beacons", .notFound)
     }
 }

@@ -38,6 +38,7 @@ extension Plot {
             let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
             let fps = try AnalysisInput.fingerprints(try ws.openStore(.read), filters)
             guard !fps.isEmpty else { throw CommandFailure("no measurements match the filters", .notFound) }
+            try Coverage.requireBLE(fps)
             let map = filters.map ?? ""
             let config = try ws.configIfAny()
             let registry = try BeaconRegistryFile.load(map: map, explicit: beacons, config: config, paths: ws.paths)
@@ -45,28 +46,25 @@ extension Plot {
             // An imported dataset's map is in metres (its fingerprints say so), not the J building's units.
             let metersPerUnit = try AnalysisInput.scales(ws, of: fps)[map] ?? MapScale.jBuilding.metersPerUnit
             let corners = try outline.corners(map: map, config: config)
-            let window = PlotWindow.of(fps.map(\.exactPoint) + (corners ?? []), configured: config?.appConfig.map(id: map) != nil,
-                                       metersPerUnit: metersPerUnit)
+            let plan = try floorPlan.plan(map: map, config: config)
+            let frame = MapPlotFrame(reached: fps.map(\.exactPoint), walls: corners, configured: config?.appConfig.map(id: map) != nil,
+                                     metersPerUnit: metersPerUnit, floorPlan: plan,
+                                     extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) })
             let points = zip(fps, counted).map { fp, c in
-                let at = window.shift(fp.exactPoint)
+                let at = frame.window.shift(fp.exactPoint)
                 return (x: at.x, y: at.y, beacons: c.heard.count)
             }
             if out.sparkline {
                 Terminal.out(SVGPlot.sparkline(points.map { Double($0.beacons) }))
                 return
             }
-            let plan = try floorPlan.plan(map: map, config: config)
-            let walls = window.shift(corners)
-            let (maxX, maxY) = SVGPlot.mapExtent(points.map { ($0.x, $0.y) } + (walls ?? []), floorPlan: plan,
-                                                 extent: config?.appConfig.map(id: map)?.extent.map { ($0.width, $0.height) },
-                                                 metersPerUnit: metersPerUnit)
             let cells = SVGPlot.coverageCells(points, cell: cell / metersPerUnit)
             let gaps = cells.filter { $0.beacons < Coverage.needed }.count
             try out.write(SVGPlot.coverage(
                 title: "Beacon coverage on \(map) (≥ \(Int(minRSSI)) dBm, \(String(format: "%g", cell)) m cells)", points: points,
-                cells: cells, cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: maxX, mapHeight: maxY,
-                metersPerUnit: metersPerUnit, outline: walls,
-                floorPlan: plan, axisOrigin: window.axisOrigin), credits: fps.datasetCredits)
+                cells: cells, cell: cell / metersPerUnit, needed: Coverage.needed, mapWidth: frame.width, mapHeight: frame.height,
+                metersPerUnit: metersPerUnit, outline: frame.walls,
+                floorPlan: plan, axisOrigin: frame.window.axisOrigin), credits: fps.datasetCredits)
             Terminal.err("\(Terminal.counted(cells.count, "cell")) measured, \(gaps) with fewer than \(Coverage.needed) beacons")
         }
     }
