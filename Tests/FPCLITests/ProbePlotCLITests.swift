@@ -103,6 +103,9 @@ import Testing
         #expect(both.status == 64, "\(both.stderr)")
         let noMetric = try await fp.run(["plot", "series", "--probes"])
         #expect(noMetric.status == 64 && noMetric.stderr.contains("--metric"), "\(noMetric.stderr)")
+        // An option series lacks leaves its value as the id: the error names it.
+        let stray = try await fp.run(["plot", "series", "--probes", "--config", "mine.json", "--metric", "up"])
+        #expect(stray.status == 64 && stray.stderr.contains("'mine.json' was taken for a document id"), "\(stray.stderr)")
     }
 
     @Test func seriesHasATimeAxisInUTCAndTheUnitOnY() async throws {

@@ -32,7 +32,11 @@ extension Plot {
             if let radio, radio != "ble" && radio != "wifi" { throw ValidationError("--radio must be ble or wifi") }
             if top < 1 { throw ValidationError("--top must be at least 1") }
             if probes {
-                if id != nil { throw ValidationError("--probes plots every stored probe: give no document id (--map, --since select)") }
+                // Naming what was taken for an id: an option series does not have (--config F) leaves its value here.
+                if let id {
+                    throw ValidationError("--probes plots every stored probe: '\(id)' was taken for a document id "
+                        + "(--map, --since select; `fprint plot series --help` lists the options)")
+                }
                 if metric == nil { throw ValidationError("--probes needs --metric down, up, rtt, loss or jitter") }
             } else {
                 if metric != nil { throw ValidationError("--metric needs --probes") }
