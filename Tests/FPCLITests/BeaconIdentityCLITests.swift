@@ -101,6 +101,10 @@ import Testing
         let hall = try #require(rows.first { $0["mac"] as? String == "eddystone:edd1ebeac04e5defa017:0123456789ab" })
         #expect(hall["batteryMilliVolts"] as? Int == 2400)
         #expect((hall["alerts"] as? [[String: Any]])?.contains { $0["kind"] as? String == "low-battery" } == true)
+        #expect(hall["beacon"] as? String == "eddystone:edd1ebeac04e5defa017:0123456789ab")
+        let table = try await fp.run(["beacons", "--health", "--map", "J2NP"])
+        #expect(table.lines.first?.contains("BEACON") == true && !(table.lines.first?.contains("MAC") ?? true), "\(table.stdout)")
+        #expect(table.stdout.contains("eddystone:edd1ebeac04e5defa017:0123456789ab"))
     }
 
     @Test func mergingASheetReplacesTheEntryWithTheSameIdentity() async throws {

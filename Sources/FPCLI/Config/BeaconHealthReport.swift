@@ -13,7 +13,8 @@ struct BeaconHealthReport {
             return
         }
         let cells = rows.map(cells)
-        let header = ["MAP", "MAC", "REPORTS", "LAST HEARD", "MEDIAN dBm", "dB/WEEK", "BATTERY mV", "TEMP °C", "ALERTS"]
+        // BEACON: a registry entry is its MAC, or the identity it advertises (ibeacon:…, eddystone:…).
+        let header = ["MAP", "BEACON", "REPORTS", "LAST HEARD", "MEDIAN dBm", "dB/WEEK", "BATTERY mV", "TEMP °C", "ALERTS"]
         for line in Terminal.table(header, cells, rightAligned: [2, 4, 5, 6, 7]) { Terminal.out(line) }
     }
 
@@ -29,7 +30,8 @@ struct BeaconHealthReport {
 
     static func json(_ h: BeaconHealth) -> JSONValue {
         var o: JSONObject = [
-            "map": .string(h.map), "mac": .string(h.mac), "x": .double(h.x), "y": .double(h.y), "reports": .int(Int64(h.reports)),
+            // "beacon" names the entry as the table does; "mac" stays for scripts written before identities.
+            "map": .string(h.map), "beacon": .string(h.mac), "mac": .string(h.mac), "x": .double(h.x), "y": .double(h.y), "reports": .int(Int64(h.reports)),
             "alerts": .array(h.alerts.map { alert in
                 var a: JSONObject = ["kind": .string(alert.kind), "text": .string(alert.description)]
                 switch alert {
