@@ -44,6 +44,17 @@ checksums() {
     done
 }
 
+# A wrong setting: the unit fails at once, and the journal says why.
+sed -i "s/^FPRINT_GATEWAY_OPTIONS=.*/FPRINT_GATEWAY_OPTIONS=--no-such-option/" /etc/fprint/gateway.conf
+systemctl start fprint-gateway.service  # Type=exec: started once exec'd; the gateway then exits 64
+for _ in $(seq 50); do [ "$(systemctl is-active fprint-gateway.service)" = failed ] && break; sleep 0.1; done
+sleep 3  # more than RestartSec: a restart would show now
+[ "$(systemctl is-active fprint-gateway.service)" = failed ] || fail "a wrong option left the unit $(systemctl is-active fprint-gateway.service), not failed"
+journalctl -u fprint-gateway.service --no-pager | grep -q "no-such-option" || fail "the journal does not name the wrong option"
+ok "a wrong option in gateway.conf: the unit failed at once, the journal names it"
+sed -i "s/^FPRINT_GATEWAY_OPTIONS=.*/FPRINT_GATEWAY_OPTIONS=/" /etc/fprint/gateway.conf
+systemctl reset-failed fprint-gateway.service
+
 sed -i "s/^FPRINT_GATEWAY_PORT=.*/FPRINT_GATEWAY_PORT=$port/" /etc/fprint/gateway.conf
 printf 'admin:admin-password:admin\n' >/etc/fprint/gateway-users
 systemctl start fprint-gateway.service || fail "systemctl start"
