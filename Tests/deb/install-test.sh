@@ -91,7 +91,7 @@ in_root adduser --quiet alice fprint >/dev/null
 # A user's own store, which nothing of the package may touch.
 in_root runuser -u bob -- env HOME=/home/bob fprint measure --map J1NP --x 363 --y 701 --simulate --fast --duration 5 --seed 1 >/dev/null 2>&1 \
     || fail "bob's measure"
-in_root runuser -u bob -- env HOME=/home/bob fprint config set measurement-seconds 30 >/dev/null || fail "bob's config set"
+in_root runuser -u bob -- env HOME=/home/bob fprint config set measurement-seconds 30 >/dev/null 2>&1 || fail "bob's config set"
 for f in /home/bob/.local/share/fprint/fprint.sqlite /home/bob/.config/fprint/settings.json; do
     [ -s "$root$f" ] || fail "no $f"
 done
