@@ -107,9 +107,12 @@ deb: release
 
 # The package installed with apt into a clean Debian bookworm root
 # (debootstrap, cached in .build/deb-cache): version, man page, bash
-# completion, `systemd-analyze verify` of the unit, the gateway started as its
-# service user from the unit's own command line, data kept across an upgrade
-# and `remove`, purge, and the fprint group's capabilities (Tests/deb/install-test.sh).
+# completion, `systemd-analyze verify` of the unit; then that root booted with
+# systemd (systemd-nspawn -b): the gateway service started, serving, reloaded,
+# restarted with its data, its exposure level, the fprint group's
+# capabilities, an upgrade and `remove` keeping every data file byte for
+# byte, and purge deleting exactly what it names (Tests/deb/install-test.sh,
+# Tests/deb/in-container.sh). Root only; not in CI (docs/install.md gives its time).
 test-deb: deb
 	bash Tests/deb/install-test.sh $(CURDIR)/fprint_$$($(RELEASE_BIN)/fprint --version)_amd64.deb
 
