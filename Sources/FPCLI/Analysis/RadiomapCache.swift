@@ -1,4 +1,5 @@
 import FPAnalysis
+import FPCore
 import FPStore
 import Foundation
 
