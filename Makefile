@@ -46,10 +46,13 @@ demo: build
 	$(BIN) walk --scenario scenarioJ1NP1 --simulate --fast --db $(DEMO_DB)
 	$(BIN) list --db $(DEMO_DB)
 
-# Release-build benchmarks. Issue 33's rows print their goal, the reference
-# measured beside them (tshark, CouchDB's _bulk_docs, `fprint --version`) and
-# the load average; a goal missed while the load is below 1 fails the bench,
-# on a busier machine it is reported and not failed (Sources/fprint-bench/Goals.swift).
+# Release-build benchmarks. Every timed row (issue 63) is a ratio to a
+# reference run beside it, alternated in the same invocation (tshark,
+# CouchDB's _bulk_docs, curl's same requests, `fprint --version`, eval's own
+# evaluating time, one process per method): `row …: ratio (goal) — both
+# figures (load) PASS|MISS`. Memory rows keep absolute goals. A goal missed
+# while the load is below 1 fails the bench; on a busier machine it is
+# reported and not failed (Sources/fprint-bench/Goals.swift).
 bench: bench-ble
 	$(RELEASE) --product fprint-bench
 	$(RELEASE) --product fprint

@@ -61,59 +61,37 @@ struct GaussianKernel {
 
     /// The `k` likeliest training rows of test row `t`, likeliest first.
     func likeliest(test t: Int, k: Int, scores: inout [Double]) -> [Int] {
-        let q = space.trainCount + t
-        let n = space.trainCount
-        let k = min(k, n)
+        GaussianKernels([self]).likeliest(test: t, ks: [k], scores: &scores)[0]
+    }
+
+    /// The `k` likeliest of test row `q` (a row of the space) from its shared scores, likeliest first.
+    func select(_ q: Int, k: Int, scores: UnsafeBufferPointer<Double>) -> [Int] {
+        let k = min(k, scores.count)
         guard k > 0 else { return [] }
-        // Each row's columns both heard, as (term − log 1e-6): the rest add the same to every row.
-        if space.halfDecibels {
-            // Local buffers: the loop runs ~10⁸ times a month, in debug builds too (the tests).
-            let (start, rows, values, missing, offset) = (postings.postingStart, postings.postingRow, postings.postingScaled,
-                                                          missing, offset)
-            table.withUnsafeBufferPointer { table in
-                scores.withUnsafeMutableBufferPointer { scores in
-                    for i in 0..<n { scores[i] = 0 }
-                    for e in space.entries(q) {
-                        let c = Int(space.entryColumn[e]), a = space.scaled[e]
-                        rows.withUnsafeBufferPointer { rows in
-                            values.withUnsafeBufferPointer { values in
-                                for p in start[c]..<start[c + 1] {
-                                    scores[Int(rows[p])] += table[Int(values[p] - a) + offset] - missing
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        } else {
-            for r in 0..<n { scores[r] = sharedScore(r, q) }
-        }
         let best = Self.highest(scores, count: k + 1)
         let kth = best[k - 1].score
         if best.count == k || best[k].score < kth - margin { return best.prefix(k).map(\.row) }
         // Too close to call from these sums: every contender's score as the Matlab code adds it.
         var contenders: [(score: Double, row: Int)] = []
-        for r in 0..<n where scores[r] >= kth - margin { contenders.append((columnByColumn(r, q), r)) }
+        for r in 0..<scores.count where scores[r] >= kth - margin { contenders.append((columnByColumn(r, q), r)) }
 
         contenders.sort { $0.score != $1.score ? $0.score > $1.score : $0.row < $1.row }
         return contenders.prefix(k).map(\.row)
     }
 
     /// The `count` highest of `scores` with their rows, highest first, equal ones in row order.
-    static func highest(_ scores: [Double], count: Int) -> [(score: Double, row: Int)] {
+    static func highest(_ scores: UnsafeBufferPointer<Double>, count: Int) -> [(score: Double, row: Int)] {
         var best: [(score: Double, row: Int)] = []
         best.reserveCapacity(count + 1)
         var floor = -Double.infinity
-        scores.withUnsafeBufferPointer { scores in
-            for r in 0..<scores.count {
-                let s = scores[r]
-                if best.count == count && !(s > floor) { continue }
-                var pos = best.count
-                while pos > 0 && s > best[pos - 1].score { pos -= 1 }
-                best.insert((s, r), at: pos)
-                if best.count > count { best.removeLast() }
-                if best.count == count { floor = best[count - 1].score }
-            }
+        for r in 0..<scores.count {
+            let s = scores[r]
+            if best.count == count && !(s > floor) { continue }
+            var pos = best.count
+            while pos > 0 && s > best[pos - 1].score { pos -= 1 }
+            best.insert((s, r), at: pos)
+            if best.count > count { best.removeLast() }
+            if best.count == count { floor = best[count - 1].score }
         }
         return best
     }

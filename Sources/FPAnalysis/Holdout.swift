@@ -35,13 +35,16 @@ package struct Holdout: Sendable {
     }
 
     /// Searches over the test set `run(methods)` makes: one for kNN and WKNN
-    /// together, one per Gaussian kernel; each test fingerprint's is one step of `progress`.
+    /// together, one for every Gaussian kernel together; each test fingerprint's is one step of `progress`.
     package static func passes(_ methods: [HoldoutMethod]) -> Int {
-        (methods.contains { $0.kind != .gk } ? 1 : 0) + methods.filter { $0.kind == .gk }.count
+        (methods.contains { $0.kind != .gk } ? 1 : 0) + (methods.contains { $0.kind == .gk } ? 1 : 0)
     }
 
-    /// Every method over every test fingerprint; the neighbour search runs
-    /// once for the largest k of kNN and WKNN (smaller k take its prefix).
+    /// Every method over every test fingerprint. The neighbour search runs
+    /// once for the largest k of kNN and WKNN (smaller k take its prefix);
+    /// the Gaussian kernels, whatever their σ and k, share one walk over the
+    /// training postings per test fingerprint (`GaussianKernels`): a sweep
+    /// such as knn1..15,wknn1..15,gk2..8k12 costs about one method of each kind.
     /// `progress` is called once per test fingerprint of each pass (`passes`), for a progress line.
     package func run(_ methods: [HoldoutMethod], progress: (() -> Void)? = nil) -> [Result] {
         guard space.trainCount > 0 else {
@@ -57,6 +60,18 @@ package struct Holdout: Sendable {
                 return neighbours.nearest(test: t, k: maxK, dot: &dot)
             }
         }
+        let kernelMethods = methods.filter { $0.kind == .gk }
+        // kernelRows[t][j]: the likeliest rows of test t under kernel method j.
+        var kernelRows: [[[Int]]] = []
+        if !kernelMethods.isEmpty {
+            let kernels = GaussianKernels(kernelMethods.map { GaussianKernel(space, sigma: $0.sigma, postings: neighbours) })
+            let ks = kernelMethods.map(\.k)
+            var scores: [Double] = []
+            kernelRows = (0..<space.testCount).map { t in
+                defer { progress?() }
+                return kernels.likeliest(test: t, ks: ks, scores: &scores)
+            }
+        }
         return methods.map { method in
             let predictions: [Prediction]
             switch method.kind {
@@ -65,12 +80,8 @@ package struct Holdout: Sendable {
                     nearestEstimate(t, lists[t].prefix(method.k), weighted: method.kind == .wknn)
                 }
             case .gk:
-                let kernel = GaussianKernel(space, sigma: method.sigma, postings: neighbours)
-                var scores = [Double](repeating: 0, count: space.trainCount)
-                predictions = (0..<space.testCount).map { t in
-                    defer { progress?() }
-                    return meanEstimate(t, kernel.likeliest(test: t, k: method.k, scores: &scores))
-                }
+                let j = kernelMethods.firstIndex(of: method)!
+                predictions = (0..<space.testCount).map { t in meanEstimate(t, kernelRows[t][j]) }
             }
             return Result(method: method, predictions: predictions, summary: HoldoutSummary(predictions))
         }

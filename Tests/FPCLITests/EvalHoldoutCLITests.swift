@@ -93,6 +93,8 @@ import Testing
         (["--train", "set=train"], "--train and --test go together"),
         (["--method", "knn9"], "--method needs --train and --test"),
         (["--train", "a=1", "--test", "b=2", "--method", "knn0"], "--method: 'knn0' is none of knnK, wknnK, gkSkK"),
+        (["--train", "a=1", "--test", "b=2", "--method", "knn9,knn15..1"], "--method: 'knn15..1' is an empty range (15 > 1)"),
+        (["--train", "a=1", "--test", "b=2", "--method", "knm1..3"], "--method: 'knm1..3' is none of knnK, wknnK, gkSkK"),
         (["--train", "a=1", "--test", "b=2", "--estimator", "knn"], "--estimator and --k are leave-one-out's"),
         (["--train", "a", "--test", "b=2"], "--train: 'a' is not key=value"),
         (["--train", "since=soon", "--test", "b=2"], "--train: since 'soon': use 2016-06-01"),
@@ -100,6 +102,34 @@ import Testing
     ])
     func optionsAreChecked(args: [String], message: String) async throws {
         try await FprintRunner.expectRefusal(["eval"] + args, status: 64, message: message)
+    }
+
+    /// A sweep in one pass: the ranges expand in order, `--json` lists every method, and each
+    /// method's figures and predictions are exactly those of a run of that method alone.
+    @Test func aSweepInOnePassEqualsSeparateRuns() async throws {
+        let fp = try await Self.imported()
+        let sweepCSV = fp.home.appendingPathComponent("sweep.csv").path
+        let sweep = try await fp.run(Self.protocolArgs + ["--method", "knn1..3,wknn1..2,gk2..4k2", "--json", "--predictions", sweepCSV])
+        #expect(sweep.status == 0, "\(sweep.stderr)")
+        let names = ["knn1", "knn2", "knn3", "wknn1", "wknn2", "gk2k2", "gk3k2", "gk4k2"]
+        let groups = try #require(try fp.json(sweep.stdout)["groups"] as? [[String: Any]])
+        #expect(groups.count == 2)
+        for g in groups { #expect((g["results"] as? [[String: Any]])?.compactMap { $0["method"] as? String } == names) }
+        let sweepLines = try String(contentsOfFile: sweepCSV, encoding: .utf8).split(separator: "\n").dropFirst()
+        for name in ["knn3", "wknn2", "gk3k2"] {
+            let aloneCSV = fp.home.appendingPathComponent("\(name).csv").path
+            let alone = try await fp.run(Self.protocolArgs + ["--method", name, "--json", "--predictions", aloneCSV])
+            #expect(alone.status == 0, "\(alone.stderr)")
+            let aloneGroups = try #require(try fp.json(alone.stdout)["groups"] as? [[String: Any]])
+            for (g, a) in zip(groups, aloneGroups) {
+                let swept = try #require((g["results"] as? [[String: Any]])?.first { $0["method"] as? String == name })
+                let single = try #require((a["results"] as? [[String: Any]])?.first)
+                #expect(NSDictionary(dictionary: swept).isEqual(to: single), "\(name): \(swept) vs \(single)")
+            }
+            let aloneLines = try String(contentsOfFile: aloneCSV, encoding: .utf8).split(separator: "\n").dropFirst()
+            #expect(Array(sweepLines.filter { $0.split(separator: ",")[1] == name }) == Array(aloneLines), "\(name)")
+            #expect(aloneLines.count == 8)
+        }
     }
 
     @Test func selectionsThatMatchNothing() async throws {

@@ -44,6 +44,14 @@ enum AnalysisInput {
     /// is skipped and counted on stderr, never failing the command; damaged
     /// ones are named on stderr and left out.
     static func fingerprints(_ store: SQLiteDocumentStore, _ filters: FilterOptions) throws -> [Fingerprint] {
+        try readFingerprints(store, filters.query).fingerprints
+    }
+
+    /// The same, and whether every document was read as a measurement (none
+    /// damaged, legacy, skipped or a probe run): only such a read is packed.
+    static func readFingerprints(_ store: SQLiteDocumentStore, _ query: ListQuery) throws
+        -> (fingerprints: [Fingerprint], clean: Bool)
+    {
         // Texts are read in file order a few MB at a time, and each batch is read as fingerprints
         // on every core while the store reads the next (an imported dataset is 60,000 documents:
         // reading them was half of eval's time). At most two batches wait, so memory stays flat.
@@ -56,14 +64,16 @@ enum AnalysisInput {
             pending.removeAll(keepingCapacity: true)
             pendingBytes = 0
         }
-        let read = try store.readDocuments(filters.query) { t in
+        let read = try store.readDocuments(query) { t in
             pending.append(t)
             pendingBytes += t.body.utf8.count
             if pendingBytes > 4 << 20 || pending.count >= 2048 { flush() }
         }
         flush()
         DamageLog.shared.record(read.damaged)
-        return kept(parsed.results())
+        let results = parsed.results()
+        let clean = read.damaged.isEmpty && results.allSatisfy { if case .measurement = $0 { true } else { false } }
+        return (kept(results), clean)
     }
 
     /// Texts read already as fingerprints; documents that are not measurements are skipped and counted.

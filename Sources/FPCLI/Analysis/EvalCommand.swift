@@ -16,7 +16,7 @@ struct Eval: ReportingCommand {
 
             Errors are in metres: count, mean, median (even count: mean of the two middle), p75 and p95 (nearest rank), max, and the floor hit rate (estimated floor = the nearest neighbour's map).
 
-            With --train and --test: a training set and a test set instead (imported datasets: `fprint import`), positioned as the UJI long-term paper does. A selection is key=value terms joined by commas, all of which must hold, alternatives a|b: map, session, dataset, floor, since, until (createdAt; until exclusive), or any tag (month, campaign, set, point, a table's own columns). Not heard counts --zero-signal (−105) on both sides and every transmitter column of the imported table counts. --method: knnK (mean of the k nearest by Euclidean distance, ties in training-file order; at distance 0 the first such neighbour), wknnK (weights 1/d), gkSkK (Gaussian kernel, σ S dB: per column log(N(a − q; 0, σ²)), log 1e-6 where a side did not hear it; the mean of the k likeliest). Floor: the most frequent among the k (the lowest on a tie). Figures per group (--group-by month: training and test of the same month): mean, median, p75 as Matlab's prctile computes it (the papers' figure), p75 and p95 by nearest rank (fprint's), max, floor success rate. --predictions FILE writes every test fingerprint's estimate as CSV.
+            With --train and --test: a training set and a test set instead (imported datasets: `fprint import`), positioned as the UJI long-term paper does. A selection is key=value terms joined by commas, all of which must hold, alternatives a|b: map, session, dataset, floor, since, until (createdAt; until exclusive), or any tag (month, campaign, set, point, a table's own columns). Not heard counts --zero-signal (−105) on both sides and every transmitter column of the imported table counts. --method: knnK (mean of the k nearest by Euclidean distance, ties in training-file order; at distance 0 the first such neighbour), wknnK (weights 1/d), gkSkK (Gaussian kernel, σ S dB: per column log(N(a − q; 0, σ²)), log 1e-6 where a side did not hear it; the mean of the k likeliest). Ranges sweep parameters in one pass, sharing the neighbour search and the kernels' walk, each method's figures exactly as alone: knn1..15, wknn1..15, gk2..8k12 (σ 2…8, k 12), gk4k1..12. Floor: the most frequent among the k (the lowest on a tie). Figures per group (--group-by month: training and test of the same month): mean, median, p75 as Matlab's prctile computes it (the papers' figure), p75 and p95 by nearest rank (fprint's), max, floor success rate. --predictions FILE writes every test fingerprint's estimate as CSV.
 
             Examples:
               fprint eval
@@ -26,6 +26,7 @@ struct Eval: ReportingCommand {
               fprint eval --set ble --min-rssi=-90 --ble-key identity
               fprint eval --train campaign=trn01 --test set=test --group-by month --method knn9,knn1,gk4k12
               fprint eval --train 'month=1,campaign=trn01|trn02' --test 'month=1,set=test' --method wknn3 --predictions m01.csv
+              fprint eval --train campaign=trn01 --test set=test --group-by month --method knn1..15,wknn1..15,gk2..8k12 --csv
             """)
 
     @OptionGroup var filters: FilterOptions
@@ -118,7 +119,10 @@ struct Eval: ReportingCommand {
         let store = try ws.openStore(.read)
         // Reading 60,000 imported documents takes seconds: on a terminal the wait says what it is.
         if Terminal.stderrIsTTY { Terminal.status("eval: reading the stored fingerprints…") }
-        let fps = bleReadings.apply(try AnalysisInput.fingerprints(store, filters))
+        // Unfiltered (the datasets' protocols select by tags afterwards): from the packed radiomap when current.
+        let unfiltered = filters.map == nil && filters.since == nil && filters.mode == nil && filters.session == nil
+        let fps = bleReadings.apply(unfiltered ? try RadiomapCache.fingerprints(store, database: ws.databasePath)
+                                              : try AnalysisInput.fingerprints(store, filters))
         Terminal.endStatusIfOpen()
         let options = SignalOptions(zeroSignal: zeroSignal, maxTimeMs: maxTimeMs, bleWeight: bleWeight)
         if holdout.active {

@@ -9,7 +9,7 @@ struct HoldoutOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The training fingerprints: key=value terms, comma-separated (e.g. campaign=trn01).", valueName: "selection"))
     var train: String?
     @Option(help: ArgumentHelp("The test fingerprints (e.g. set=test).", valueName: "selection")) var test: String?
-    @Option(help: "With --train/--test: methods, comma-separated: knnK, wknnK, gkSkK (σ S dB; default knn9,knn1,gk4k12).")
+    @Option(help: "With --train/--test: methods, comma-separated: knnK, wknnK, gkSkK (σ S dB; default knn9,knn1,gk4k12); ranges sweep: knn1..15, gk2..8k12.")
     var method: String?
     static let defaultMethods = "knn9,knn1,gk4k12"
     @Option(name: .customLong("group-by"), help: ArgumentHelp("With --train/--test: one evaluation per value of this key (a tag such as month, or map, session, dataset, floor), training and test of the same value.", valueName: "key"))
@@ -37,13 +37,14 @@ struct HoldoutOptions: ParsableArguments {
         }
     }
 
+    /// The --method list with its ranges expanded (`knn1..15`), in order, each method once.
     func methods() throws -> [HoldoutMethod] {
         var out: [HoldoutMethod] = []
+        var seen = Set<HoldoutMethod>()
         for name in (method ?? Self.defaultMethods).split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            guard let m = HoldoutMethod(name) else {
-                throw ValidationError("--method: '\(name)' is none of knnK, wknnK, gkSkK (e.g. knn9, wknn3, gk4k12; k 1–1000)")
-            }
-            if !out.contains(m) { out.append(m) }
+            let expanded: [HoldoutMethod]
+            do { expanded = try HoldoutMethod.expand(name) } catch { throw ValidationError("--method: \(error)") }
+            for m in expanded where seen.insert(m).inserted { out.append(m) }
         }
         if out.isEmpty { throw ValidationError("--method must name at least one method") }
         return out
