@@ -76,11 +76,9 @@ import Testing
         let id = try #require(try fp.json(first)["id"] as? String)
         let revoked = try await Self.traced(fp, ["gateway", "token", "--revoke=\(id)"] + secret)
         #expect(revoked.status == 0 && revoked.stderr.contains("revoked \(id)"), "\(revoked.stderr)")
-        let renamed = revoked.trace.enumerated().filter { $0.element.contains("rename") && $0.element.contains(".new-") && $0.element.hasSuffix("= 0") }
+        let renamed = Self.renames(onto: "secret.credentials.json", in: revoked.trace)
         let last = try #require(renamed.last, "the ledger is rewritten: \(revoked.trace.filter { $0.contains("rename") })")
-        let quoted = last.element.components(separatedBy: "\"").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
-        let target = try #require(quoted.last)
-        #expect(Self.contentSynced(before: last.offset, in: revoked.trace), "the new ledger's bytes are flushed before the rename")
-        #expect(Self.folderSynced(after: last.offset, target: target, in: revoked.trace), "the ledger's folder is fsynced after the rename")
+        #expect(Self.contentSynced(before: last.index, in: revoked.trace), "the new ledger's bytes are flushed before the rename")
+        #expect(Self.folderSynced(after: last.index, target: last.target, in: revoked.trace), "the ledger's folder is fsynced after the rename")
     }
 }
