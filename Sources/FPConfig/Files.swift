@@ -38,11 +38,11 @@ package enum Files {
             } catch {
                 throw ConfigError(source: path, "cannot create directory \(directory)")
             }
-            do { try replace() } catch { throw ConfigError(source: path, "cannot write: \(error)") }
+            do { try replace() } catch { throw ConfigError(source: path, "cannot write: \(error.reason)") }
             // The new folder's own name must be durable too.
             if durable { DirectorySync.sync(containing: directory) }
         } catch {
-            throw ConfigError(source: path, "cannot write: \(error)")
+            throw ConfigError(source: path, "cannot write: \(error.reason)")
         }
     }
 

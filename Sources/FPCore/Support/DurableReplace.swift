@@ -16,7 +16,9 @@ package enum DurableReplace {
         package let step: Step
         package let errno: Int32
 
-        package var description: String { "cannot \(step.rawValue): \(String(cString: strerror(errno)))" }
+        package var description: String { "cannot \(step.rawValue): \(reason)" }
+        /// The system's words for `errno` alone ("Not a directory").
+        package var reason: String { String(cString: strerror(errno)) }
         /// The folder to write in does not exist (the caller may make it and retry).
         package var isMissingFolder: Bool { step == .create && errno == ENOENT }
     }
