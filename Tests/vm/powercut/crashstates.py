@@ -186,7 +186,7 @@ def check(out, log_path, seed, sample, scratch, subsets, prefixes, bin_path):
     # Each state's workload: the last workload mark at or before its prefix.
     workload_at, current = {}, "setup"
     for e in log.entries:
-        if e.mark and e.mark.startswith("workload:"):
+        if e.mark and e.mark.startswith("workload:") and e.mark != "workload:end":
             current = e.mark.split(":", 1)[1]
         workload_at[e.index] = current
     planned = {}
