@@ -163,6 +163,14 @@ bench-datasets:
 	$(RELEASE) --product fprint
 	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
 
+# Power cuts (issue 61): fprint's store, config and gateway files on ext4 over dm-log-writes in a
+# qemu VM, the write log replayed to EVERY crash state after each workload and each state checked
+# (Tests/vm/powercut; CI runs a sample: `bash Tests/vm/powercut/run.sh 40`). Slow under software
+# emulation (docs/development.md, "Power cuts"); FPRINT_POWERCUT_SEED=N repeats a run's random subsets.
+.PHONY: test-powercut
+test-powercut: build
+	FPRINT_POWERCUT_TIMEOUT=$${FPRINT_POWERCUT_TIMEOUT:-14400} bash Tests/vm/powercut/run.sh 0
+
 # Network-quality probes over netem-shaped veth links in a qemu VM (Debian's kernel has
 # sch_netem, the host's has not; DESIGN.md §6), with iperf3 and ping beside fprint's figures.
 # Needs linux-image-amd64 qemu-system-x86 busybox-static iperf3 iputils-ping (apt) and virtme-ng (pip); ~3 min.

@@ -24,38 +24,25 @@ package enum Files {
     /// `durable: false` skips both, for notes whose loss costs nothing.
     package static func writeAtomically(_ data: Data, to path: String, permissions: mode_t = 0o644,
                                         durable: Bool = true) throws(ConfigError) {
-        let target = URL(fileURLWithPath: path)
-        let directory = target.deletingLastPathComponent().path
-        let temp = "\(directory)/.\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: .min ... .max)).tmp"
-        var madeDirectory = false
+        let replace = { () throws(DurableReplace.Failure) in
+            try DurableReplace.replace(path, with: data, permissions: permissions, durable: durable)
+        }
         do {
+            try replace()
+        } catch let failure where failure.isMissingFolder {
+            // The directory is made only when missing: asking FileManager
+            // every time cost a no-op `sync` ~0.15 ms.
+            let directory = DirectorySync.parent(of: path)
             do {
-                try writeNew(data, to: temp, permissions: permissions, durable: durable)
-            } catch Errno.noSuchFileOrDirectory {
-                madeDirectory = true
-                // The directory is made only when missing: asking FileManager
-                // every time cost a no-op `sync` ~0.15 ms.
-                do {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                } catch {
-                    throw ConfigError(source: path, "cannot create directory \(directory)")
-                }
-                try writeNew(data, to: temp, permissions: permissions, durable: durable)
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw ConfigError(source: path, "cannot create directory \(directory)")
             }
-            guard rename(temp, path) == 0 else {
-                let failure = Errno(rawValue: errno)
-                unlink(temp)
-                throw failure
-            }
-            if durable {
-                if madeDirectory { DirectorySync.sync(containing: directory) }
-                let failed = DirectorySync.sync(directory: directory)
-                guard failed == 0 else { throw Errno(rawValue: failed) }
-            }
-        } catch let error as ConfigError {
-            throw error
+            do { try replace() } catch { throw ConfigError(source: path, "cannot write: \(error.reason)") }
+            // The new folder's own name must be durable too.
+            if durable { DirectorySync.sync(containing: directory) }
         } catch {
-            throw ConfigError(source: path, "cannot write: \(error)")
+            throw ConfigError(source: path, "cannot write: \(error.reason)")
         }
     }
 
@@ -63,29 +50,6 @@ package enum Files {
     /// written, writes `data` whole and fsyncs it (unless not `durable`); on
     /// failure nothing is left.
     package static func writeNew(_ data: Data, to path: String, permissions: mode_t, durable: Bool = true) throws {
-        let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                         permissions: FilePermissions(rawValue: permissions))
-        do {
-            try fd.closeAfter {
-                try data.withUnsafeBytes { try writeWhole($0, to: fd) }
-                guard !durable || fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            }
-        } catch {
-            unlink(path)
-            throw error
-        }
-    }
-
-    /// `write(2)` until every byte is out. SystemPackage's `writeAll` is
-    /// generic over the bytes' sequence, and its first use in a process
-    /// builds that type at run time (a scan of the binary's ~9,900 protocol
-    /// conformances, ~0.3 ms of a no-op `sync`).
-    private static func writeWhole(_ bytes: UnsafeRawBufferPointer, to fd: FileDescriptor) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = try fd.write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-            guard written > 0 else { throw Errno.ioError }
-            offset += written
-        }
+        try DurableReplace.writeNew(path, data, permissions: permissions, durable: durable)
     }
 }

@@ -1,3 +1,4 @@
+@testable import FPStore
 import Foundation
 import Testing
 
@@ -65,6 +66,27 @@ import Testing
                 "the config's folder is fsynced after the rename: \(add.trace.suffix(from: last.index).prefix(12))")
     }
 
+    /// A rescue file is new, not renamed: its name is durable only once its folder is fsynced, before it is reported.
+    @Test(.enabled(if: strace != nil || ProcessInfo.processInfo.environment["FPRINT_REQUIRE_REAL"] == "1", "needs strace"))
+    func aRescueFileIsFlushedAndItsFolderFlushedBeforeItIsReported() async throws {
+        let fp = try FprintRunner()
+        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
+        let store = try SQLiteDocumentStore(path: fp.db)
+        _ = try store.rawSQL("""
+            CREATE TRIGGER full BEFORE INSERT ON documents WHEN NEW.id != 'fprint-write-check'
+            BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
+            """)
+        try store.close()
+        let measured = try await Self.traced(fp, ["measure", "--map", "J1NP", "--x", "2", "--y", "2", "--simulate", "--fast", "--duration", "5"])
+        let match = try #require(measured.stderr.firstMatch(of: /saved in (\S+\.jsonl)/), "\(measured.stderr)")
+        let rescue = String(match.1)
+        let created = try #require(measured.trace.firstIndex { $0.contains("openat(") && $0.contains("\"\(rescue)\"") && $0.contains("O_CREAT") })
+        // contentSynced reads the file's name from a rename line: one made up after the trace's end.
+        let extended = measured.trace + ["rename(\"\(rescue)\", \"reported\") = 0"]
+        #expect(Self.contentSynced(before: extended.count - 1, in: extended), "the rescue file's bytes are flushed")
+        #expect(Self.folderSynced(after: created, target: rescue, in: measured.trace), "the rescue file's folder is fsynced")
+    }
+
     @Test(.enabled(if: strace != nil || ProcessInfo.processInfo.environment["FPRINT_REQUIRE_REAL"] == "1", "needs strace"))
     func aRevocationIsDurableBeforeItIsReported() async throws {
         let fp = try FprintRunner()
@@ -76,11 +98,9 @@ import Testing
         let id = try #require(try fp.json(first)["id"] as? String)
         let revoked = try await Self.traced(fp, ["gateway", "token", "--revoke=\(id)"] + secret)
         #expect(revoked.status == 0 && revoked.stderr.contains("revoked \(id)"), "\(revoked.stderr)")
-        let renamed = revoked.trace.enumerated().filter { $0.element.contains("rename") && $0.element.contains(".new-") && $0.element.hasSuffix("= 0") }
+        let renamed = Self.renames(onto: "secret.credentials.json", in: revoked.trace)
         let last = try #require(renamed.last, "the ledger is rewritten: \(revoked.trace.filter { $0.contains("rename") })")
-        let quoted = last.element.components(separatedBy: "\"").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
-        let target = try #require(quoted.last)
-        #expect(Self.contentSynced(before: last.offset, in: revoked.trace), "the new ledger's bytes are flushed before the rename")
-        #expect(Self.folderSynced(after: last.offset, target: target, in: revoked.trace), "the ledger's folder is fsynced after the rename")
+        #expect(Self.contentSynced(before: last.index, in: revoked.trace), "the new ledger's bytes are flushed before the rename")
+        #expect(Self.folderSynced(after: last.index, target: last.target, in: revoked.trace), "the ledger's folder is fsynced after the rename")
     }
 }

@@ -208,6 +208,8 @@ extension BeaconsCommand {
             } catch {
                 throw CommandFailure("\(path): cannot create the folder: \(error.localizedDescription)", .ioError)
             }
+            // The new folder's name must outlive a power cut with the sheet written into it.
+            DirectorySync.sync(containing: path)
         }
     }
 }

@@ -71,9 +71,12 @@ enum Rescue {
         }
     }
 
-    /// A new file with mode 0600 (documents carry device ids and places), fsynced.
+    /// A new file with mode 0600 (documents carry device ids and places),
+    /// fsynced, and its folder fsynced: a rescue file that is reported must
+    /// keep its name through a power cut.
     static func writePrivate(_ path: String, _ data: Data) -> Bool {
-        (try? Files.writeNew(data, to: path, permissions: 0o600)) != nil
+        guard (try? Files.writeNew(data, to: path, permissions: 0o600)) != nil else { return false }
+        return DirectorySync.sync(containing: path) == 0
     }
 
     static func shellQuoted(_ text: String) -> String {

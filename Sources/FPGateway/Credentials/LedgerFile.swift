@@ -79,34 +79,12 @@ enum LedgerFile {
         }
         var data = CanonicalJSON.data(["credentials": .array(list), "users": .object(users)])
         data.append(0x0A)
-        // A revocation reported done must stay done through a power cut: the
-        // new ledger's bytes are flushed before the rename, its name after.
-        let temporary = path + ".new-\(getpid())"
-        unlink(temporary)  // a stale one of a killed process with this pid
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CredentialLedger.LedgerError(description: "\(temporary): cannot write the credential ledger (errno \(errno))") }
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written, synced else {
-            unlink(temporary)
-            throw CredentialLedger.LedgerError(description: "\(temporary): cannot write the credential ledger (errno \(errno))")
-        }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw CredentialLedger.LedgerError(description: "\(path): cannot replace the credential ledger (errno \(errno))")
-        }
-        let failed = DirectorySync.sync(containing: path)
-        guard failed == 0 else {
-            throw CredentialLedger.LedgerError(description: "\(path): the credential ledger's folder cannot be flushed (errno \(failed))")
+        // A revocation reported done must stay done through a power cut:
+        // DurableReplace flushes the new ledger, renames it, flushes the folder.
+        do {
+            try DurableReplace.replace(path, with: data, permissions: 0o600)
+        } catch {
+            throw CredentialLedger.LedgerError(description: "\(path): cannot replace the credential ledger (\(error))")
         }
     }
 }
