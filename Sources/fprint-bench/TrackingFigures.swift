@@ -153,29 +153,25 @@ func runTrackingFigures(fprint: String, dir: String, runs: Int, seeds given: [UI
     say("tracking figures: seeds \(seeds.map(String.init).joined(separator: ",")) (--seeds … repeats this run)")
     let bench = TrackingFigures(fprint: fprint, dir: dir, seeds: seeds)
     try bench.survey()
-    var md = "`make bench-tracking` (fprint-bench --tracking-figures), \(ISOTime.string(Date()).prefix(10)), "
-        + "\(seeds.count) random seeds: \(seeds.map(String.init).joined(separator: ", ")). Surveys `walk --simulate --seed 1` "
-        + "of every floor; each run `track --simulate --scenario scenario<MAP>1 --seed S --fast --truth --path-loss-exponent 2.2`. "
-        + "Per map and method: the median across runs and, in brackets, their 10th–90th percentile.\n\n"
-        + "| map | method | median error (m) | p90 error (m) | within the stated accuracy (%) | runs within 55–80 % | goal |\n"
-        + "|---|---|---|---|---|---|---|\n"
+    var table = FigureTable(
+        intro: "`make bench-tracking` (fprint-bench --tracking-figures), \(ISOTime.string(Date()).prefix(10)), "
+            + "\(seeds.count) random seeds: \(FigureTable.list(seeds)). Surveys `walk --simulate --seed 1` "
+            + "of every floor; each run `track --simulate --scenario scenario<MAP>1 --seed S --fast --truth --path-loss-exponent 2.2`. "
+            + "Per map and method: the median across runs and, in brackets, their 10th–90th percentile.",
+        columns: ["map", "method", "median error (m)", "p90 error (m)", "within the stated accuracy (%)", "runs within 55–80 %", "goal"])
     var met = true
     for map in TrackingFigures.maps {
         for method in TrackingFigures.methods {
-            let results = try TrackingFigures.parallel(seeds.map { seed in
-                { try bench.track("scenario\(map)1", seed: seed, extra: ["--method", method]) }
-            })
+            let results = try bench.runs("scenario\(map)1", seeds: seeds, extra: ["--method", method])
             let honest = Double(results.filter { TrackingFigures.honest.contains($0.within) }.count) / Double(results.count)
             let goal = method == "beacons" ? "—" : honest >= TrackingFigures.honestRuns ? "PASS" : "MISS"
             if goal == "MISS" { met = false }
             let worst = results.sorted { $0.within < $1.within }.prefix(3).map { String(format: "%llu: %.0f %%", $0.seed, $0.within * 100) }
-            say("\(map) \(method): median \(spread(results.map(\.medianM))) m, p90 \(spread(results.map(\.p90M))) m, within "
-                  + "\(spread(results.map(\.within), scale: 100, format: "%.0f")) %, honest runs \(String(format: "%.0f", honest * 100)) % "
-                  + "\(goal) (lowest: \(worst.joined(separator: ", ")))")
-            md += "| \(map) | \(method) | \(spread(results.map(\.medianM))) | \(spread(results.map(\.p90M))) | "
-                + "\(spread(results.map(\.within), scale: 100, format: "%.0f")) | \(String(format: "%.0f", honest * 100)) % | \(goal) |\n"
+            say("\(map) \(method): honest runs \(String(format: "%.0f", honest * 100)) % \(goal) (lowest: \(worst.joined(separator: ", ")))")
+            table.row([map, method] + TrackRun.errorCells(results) + [String(format: "%.0f %%", honest * 100), goal])
         }
     }
+    var md = table.markdown
     md += "\nGoal (issue 59): for WKNN and fused, 55–80 % of a run's fixes within the stated accuracy in at least 90 % of runs.\n"
     md += try floorFigures(bench)
     md += try offRouteFigures(bench)
@@ -188,17 +184,15 @@ func runTrackingFigures(fprint: String, dir: String, runs: Int, seeds given: [UI
 
 /// The floor-change scenarios with --auto-map at each hold, on the first 10 seeds.
 func floorFigures(_ bench: TrackingFigures) throws -> String {
-    let seeds = Array(bench.seeds.prefix(10))
-    var md = "\nFloors (`--auto-map`, fused, seeds \(seeds.map(String.init).joined(separator: ", "))): delay = from the true change "
-        + "(the passage's middle) to the first report of the new floor that held ≥ 5 s; a change away = a reported map change "
-        + "more than \(Int(TrackingFigures.awayS)) s from every true one.\n\n"
-        + "| scenario | `--hold` | floor hit (%) | delay per change (s) | map changes reported | changes away from stairs/lift |\n"
-        + "|---|---|---|---|---|---|\n"
+    let seeds = bench.fewSeeds
+    var table = FigureTable(
+        intro: "Floors (`--auto-map`, fused, seeds \(FigureTable.list(seeds))): delay = from the true change "
+            + "(the passage's middle) to the first report of the new floor that held ≥ 5 s; a change away = a reported map change "
+            + "more than \(Int(TrackingFigures.awayS)) s from every true one.",
+        columns: ["scenario", "`--hold`", "floor hit (%)", "delay per change (s)", "map changes reported", "changes away from stairs/lift"])
     for (scenario, holds) in [("scenarioJ2J3", [1, 2, 3]), ("scenarioJ3J1", [1, 3])] {
         for hold in holds {
-            let results = try TrackingFigures.parallel(seeds.map { seed in
-                { try bench.track(scenario, seed: seed, extra: ["--auto-map", "--hold", String(hold)]) }
-            })
+            let results = try bench.runs(scenario, seeds: seeds, extra: ["--auto-map", "--hold", String(hold)])
             let changes = results.first?.delaysS.count ?? 0
             let delays = (0..<changes).map { i -> String in
                 let d = results.compactMap { $0.delaysS.count > i ? $0.delaysS[i] : nil }
@@ -208,36 +202,65 @@ func floorFigures(_ bench: TrackingFigures) throws -> String {
             let counts = Dictionary(grouping: results.map(\.mapChanges), by: { $0 }).sorted { $0.key < $1.key }
                 .map { "\($0.key) in \($0.value.count)" }
             let away = results.map(\.changesAway).reduce(0, +)
-            let line = "| \(scenario) | \(hold) | \(spread(results.map(\.floorHit), scale: 100, format: "%.1f")) | "
-                + "\(delays.joined(separator: "; ")) | \(counts.joined(separator: ", ")) | \(away) in \(results.count) runs |\n"
-            say(line)
-            md += line
+            table.row([scenario, String(hold), spread(results.map(\.floorHit), scale: 100, format: "%.1f"), delays.joined(separator: "; "),
+                       counts.joined(separator: ", "), "\(away) in \(results.count) runs"])
         }
     }
-    return md
+    return "\n" + table.markdown
 }
 
 /// Walks 3 m inside each floor's route, with the walker's measured distance from the surveyed path.
 func offRouteFigures(_ bench: TrackingFigures) throws -> String {
-    let seeds = Array(bench.seeds.prefix(10))
-    var md = "\nOff the surveyed route (`--off-route 3`, seeds \(seeds.map(String.init).joined(separator: ", "))): the walker's "
-        + "measured distance from the surveyed path, median over the walk (10th–90th percentile across runs), and the same "
-        + "columns as above.\n\n"
-        + "| map | distance from the survey (m) | method | median error (m) | p90 error (m) | within the stated accuracy (%) |\n"
-        + "|---|---|---|---|---|---|\n"
+    let seeds = bench.fewSeeds
+    var table = FigureTable(
+        intro: "Off the surveyed route (`--off-route 3`, seeds \(FigureTable.list(seeds))): the walker's "
+            + "measured distance from the surveyed path, median over the walk (10th–90th percentile across runs), and the same "
+            + "columns as above.",
+        columns: ["map", "distance from the survey (m)", "method", "median error (m)", "p90 error (m)", "within the stated accuracy (%)"])
     for map in TrackingFigures.maps {
         let route = try TrackingFigures.route("scenario\(map)1")
         for method in TrackingFigures.methods {
-            let results = try TrackingFigures.parallel(seeds.map { seed in
-                { try bench.track("scenario\(map)1", seed: seed, extra: ["--method", method, "--off-route", "3"], route: route) }
-            })
-            let line = "| \(map) | \(spread(results.compactMap(\.offPathM), format: "%.1f")) | \(method) | \(spread(results.map(\.medianM))) | "
-                + "\(spread(results.map(\.p90M))) | \(spread(results.map(\.within), scale: 100, format: "%.0f")) |\n"
-            say(line)
-            md += line
+            let results = try bench.runs("scenario\(map)1", seeds: seeds, extra: ["--method", method, "--off-route", "3"], route: route)
+            table.row([map, spread(results.compactMap(\.offPathM), format: "%.1f"), method] + TrackRun.errorCells(results))
         }
     }
-    return md
+    return "\n" + table.markdown
+}
+
+/// A markdown table of bench figures: a paragraph saying how they were made,
+/// the column names, and each row said on stdout as soon as it is measured.
+struct FigureTable {
+    private(set) var markdown: String
+
+    init(intro: String, columns: [String]) {
+        markdown = intro + "\n\n" + Self.line(columns) + Self.line(columns.map { _ in "---" })
+    }
+
+    mutating func row(_ cells: [String]) {
+        let line = Self.line(cells)
+        say(line)
+        markdown += line
+    }
+
+    static func line(_ cells: [String]) -> String { "| " + cells.joined(separator: " | ") + " |\n" }
+    static func list(_ seeds: [UInt64]) -> String { seeds.map(String.init).joined(separator: ", ") }
+}
+
+extension TrackRun {
+    /// Median error, p90 error and within-accuracy across runs, as the tables print them.
+    static func errorCells(_ runs: [TrackRun]) -> [String] {
+        [spread(runs.map(\.medianM)), spread(runs.map(\.p90M)), spread(runs.map(\.within), scale: 100, format: "%.0f")]
+    }
+}
+
+extension TrackingFigures {
+    /// The seeds the floor and off-route tables use: the first 10.
+    var fewSeeds: [UInt64] { Array(seeds.prefix(10)) }
+
+    /// `scenario` tracked on every seed with `extra` options, two at a time, in the seeds' order.
+    func runs(_ scenario: String, seeds: [UInt64], extra: [String], route: [MapPoint]? = nil) throws -> [TrackRun] {
+        try Self.parallel(seeds.map { seed in { try track(scenario, seed: seed, extra: extra, route: route) } })
+    }
 }
 
 /// A line on stdout now (print's buffer would hold the rows until the end when stdout is a file).

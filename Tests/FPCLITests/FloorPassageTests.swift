@@ -73,3 +73,22 @@ import Testing
         #expect(TrackSimulation.lowered(.ble(scan), by: 0, sensitivityDbm: -60) == .ble(scan))
     }
 }
+
+/// Issue 59: where each floor is left or reached, from the scenarios that cross floors.
+@Suite struct FloorPassagePlacesTests {
+    @Test func stairsEndsAndALiftsCarOnEveryFloorItServes() throws {
+        func leg(_ map: String, _ points: [(Double, Double)], via: FloorTransition) throws -> Scenario.Leg {
+            Scenario.Leg(mapID: map, route: try #require(Route(waypoints: points.map { MapPoint(x: $0.0, y: $0.1) })), via: via)
+        }
+        let up = try #require(Scenario(scenarioID: "up", name: "up", mapID: "F1", points: [MapPoint(x: 0, y: 0), MapPoint(x: 50, y: 0)],
+                                       then: [try leg("F2", [(55, 5), (55, 40)], via: .stairs)]))
+        let down = try #require(Scenario(scenarioID: "down", name: "down", mapID: "F3", points: [MapPoint(x: 0, y: 90), MapPoint(x: 20, y: 90)],
+                                         then: [try leg("F1", [(30, 80), (30, 60)], via: .lift)]))
+        let flat = try #require(Scenario(scenarioID: "flat", name: "flat", mapID: "F1", points: [MapPoint(x: 0, y: 0), MapPoint(x: 9, y: 9)]))
+        let places = ScenarioSet(scenarios: [up, down, flat]).passages(floors: ["F1": 1, "F2": 2, "F3": 3])
+        // Stairs: the leg before ends there, the one after starts there; the lift: its car at (20, 90) on floors 3, 2 and 1.
+        #expect(places["F1"] == [MapPoint(x: 50, y: 0), MapPoint(x: 20, y: 90)])
+        #expect(places["F2"] == [MapPoint(x: 55, y: 5), MapPoint(x: 20, y: 90)])
+        #expect(places["F3"] == [MapPoint(x: 20, y: 90)])
+    }
+}

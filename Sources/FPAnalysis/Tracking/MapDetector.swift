@@ -17,6 +17,10 @@ import Foundation
 /// through the ceiling can edge out a weak spot of the walker's own floor for
 /// a few windows (J2NP's corridor under J3NP, issue 59), barely (0.5–0.7);
 /// on real stairs the new floor wins by 6 dB and more (0.8–1).
+///
+/// Where the building's stairs and lifts are known, the tracker also holds a
+/// change back while the walker is far from all of them (`observe`'s
+/// `mayChange`): nobody changes floor in the middle of a corridor.
 package struct MapDetector: Sendable {
     package let owner: [String: String]
     package let maps: [String]
@@ -75,7 +79,9 @@ package struct MapDetector: Sendable {
     }
 
     /// Folds in one window; returns the reported map and its confidence (nil before anything known was heard).
-    package mutating func observe(_ medians: [String: Double]) -> (map: String, confidence: Double)? {
+    /// `mayChange` false: the walker is nowhere near a way off this floor, so the
+    /// reported map stays (a challenger keeps its count for when they are).
+    package mutating func observe(_ medians: [String: Double], mayChange: Bool = true) -> (map: String, confidence: Double)? {
         let p = probabilities(medians)
         if !p.isEmpty {
             recent.append(p)
@@ -89,7 +95,7 @@ package struct MapDetector: Sendable {
                 let n = challenger?.map == likeliest ? challenger!.windows + 1 : 1
                 challenger = (likeliest, n)
                 let sure = recent.suffix(hold).reduce(0) { $0 + ($1[likeliest] ?? 0) } / Double(min(hold, recent.count))
-                if n >= hold && sure >= minConfidence {
+                if n >= hold && sure >= minConfidence && mayChange {
                     current = likeliest
                     challenger = nil
                 }

@@ -1,3 +1,4 @@
+import FPCore
 import Foundation
 /// What live positioning knows of one map (floor): its stored radiomap (for
 /// WKNN) and its beacon registry (for trilateration), and its scale.
@@ -14,6 +15,9 @@ package struct MapModel: Sendable {
     /// over them does not place the walker, but tells how many places the
     /// signals fit, which is what the stated accuracy must cover.
     package let sparseCells: RadiomapCells?
+    /// Where this floor is left or reached (map units): its stairs and lift.
+    /// Empty when unknown; then a floor change is taken anywhere.
+    package var passages: [MapPoint] = []
 
     package init(id: String, floor: Int?, metersPerUnit: Double, radiomap: Radiomap?, locator: BeaconLocator?) {
         self.id = id
@@ -24,6 +28,11 @@ package struct MapModel: Sendable {
         let all = radiomap.map { RadiomapCells($0.fingerprints, metersPerUnit: metersPerUnit) }
         cells = all.flatMap { $0.dense ? $0 : nil }
         sparseCells = all.flatMap { $0.dense ? nil : $0 }
+    }
+
+    /// The distance (m) from a point (map units) to the nearest passage; nil without passages.
+    package func distanceToPassage(x: Double, y: Double) -> Double? {
+        passages.map { $0.distance(to: MapPoint(x: x, y: y)) * metersPerUnit }.min()
     }
 }
 

@@ -87,8 +87,12 @@ package struct Tracker: Sendable {
     /// The belief over a sparse survey's cells, beside the Kalman filter: its spread
     /// around the filter's position joins the stated accuracy.
     package private(set) var doubtFilter: RadiomapFilter?
+    /// The fixes' recent jumps from the Kalman filter's prediction (sparse surveys' stated accuracy).
+    private var snaps = SnapMemory()
     private var filterMap: String?
     private var lastMs: Int?
+    /// The last position reported: where the walker is when a floor change is weighed.
+    private var lastPoint: TrackPoint?
     /// The radios heard in the last position's window ("ble", "wifi"): what the position was made from.
     package private(set) var windowRadios: [String] = []
 
@@ -125,11 +129,29 @@ package struct Tracker: Sendable {
         window.addWiFi(mac: mac, rssi: rssi, timeMs: timeMs)
     }
 
+    /// How far (m) beyond its stated accuracy the last position may be from a stairs or
+    /// lift of its floor for a floor change to be taken (issue 59: J3NP heard through
+    /// J2NP's ceiling mid-corridor); a stairs' flight runs a few metres itself.
+    static let passageReachM = 8.0
+
+    /// Whether a floor change may be taken now: the last position is near one of its
+    /// floor's passages, or the floor's passages are unknown, or nothing was reported yet.
+    private var nearPassage: Bool {
+        guard let p = lastPoint, let distance = models[p.map]?.distanceToPassage(x: p.x, y: p.y) else { return true }
+        return distance <= Self.passageReachM + p.accuracyM
+    }
+
     /// The position at `t` from the window ending at `t`; nil until a map is
     /// known and a first fix made. Without a fix in a window the filter coasts
     /// (predicts only, its accuracy growing). `control`: step/heading
     /// displacement since the last call (motion sensors), metres.
     package mutating func position(atMs t: Int, control: Kalman2D.Control? = nil) -> TrackPoint? {
+        let p = locate(atMs: t, control: control)
+        if let p { lastPoint = p }
+        return p
+    }
+
+    private mutating func locate(atMs t: Int, control: Kalman2D.Control?) -> TrackPoint? {
         window.slide(toMs: t)
         let fp = window.fingerprint(endMs: t)
         windowRadios = (fp.ble.isEmpty ? [] : ["ble"]) + (fp.wifi.isEmpty ? [] : ["wifi"])
@@ -139,7 +161,9 @@ package struct Tracker: Sendable {
             mapID = fixedMap
         } else {
             let keyed = fp.keyed(by: .identity)  // as `MapDetector.owners` keys them
-            guard let seen = detector?.observe(Reduction.reduce(keyed, set: .combined, options: SignalOptions())) else {
+            let mayChange = nearPassage
+            guard let seen = detector?.observe(Reduction.reduce(keyed, set: .combined, options: SignalOptions()),
+                                               mayChange: mayChange) else {
                 return nil
             }
             mapID = seen.map
@@ -157,6 +181,7 @@ package struct Tracker: Sendable {
             filter = nil
             cellFilter = nil
             doubtFilter = nil
+            snaps = SnapMemory()
             filterMap = mapID
         }
         // A window's fixes tell where the walker was at its middle, not at its end.
@@ -171,6 +196,7 @@ package struct Tracker: Sendable {
         if var f = filter {
             let dt = Double(tm - (lastMs ?? tm)) / 1000
             f.predict(dt: dt, control: control)
+            for fix in fixes { snaps.note(f, fixXM: fix.x * m, yM: fix.y * m, variance: fix.variance, atMs: tm) }
             for fix in fixes { f.update(x: fix.x * m, y: fix.y * m, variance: fix.variance) }
             filter = f
         } else {
@@ -186,20 +212,21 @@ package struct Tracker: Sendable {
         let doubt = options.method == .beacons ? nil : self.doubt(window: fp, cells: model.sparseCells, middleMs: tm,
                                                                    x: now.x / m, y: now.y / m)
         return TrackPoint(timeMs: t, map: mapID, floor: model.floor, x: now.x / m, y: now.y / m, metersPerUnit: m,
-                          accuracyM: Self.stated(now.accuracy, doubt: doubt), method: options.method,
+                          accuracyM: Self.stated(now.accuracy, doubt: doubt, snap: snaps.reach(atMs: tm)), method: options.method,
                           transmittersUsed: fixes.map(\.transmitters).max() ?? 0, mapConfidence: confidence,
                           wknnFix: wknn, beaconsFix: beacons)
     }
 
     /// What the Kalman filter's covariance overstates by on the J surveys, and the share of the
-    /// belief's 63 % radius that joins it (both measured on seeds 100–129, issue 59).
-    static let kalmanShare = 0.8, doubtShare = 0.4
+    /// belief's 63 % radius that joins it (measured on seeds 100–140, issue 59).
+    static let kalmanShare = 0.75, doubtShare = 0.4
 
     /// The stated accuracy beside a sparse survey's belief: the Kalman filter's, or, when the
-    /// belief holds another place the window fits (its 63 % radius reaches there), that reach.
-    static func stated(_ accuracy: Double, doubt radius: Double?) -> Double {
+    /// belief holds another place the window fits (its 63 % radius reaches there), that reach,
+    /// or, after the fixes jumped (`SnapMemory`), the jump's faded length.
+    static func stated(_ accuracy: Double, doubt radius: Double?, snap: Double = 0) -> Double {
         guard let radius else { return accuracy }
-        return max(kalmanShare * accuracy, doubtShare * radius)
+        return max(kalmanShare * accuracy, doubtShare * radius, SnapMemory.share * snap)
     }
 
     /// Weighs the belief over a sparse survey's cells by the window; the distance (m) from (x, y)

@@ -18,7 +18,7 @@ struct Track: ReportingCommand {
 
             Methods: wknn (the map's stored radiomap, as eval), beacons (trilateration from the registry beacons/<map>.json, as locate), fused (both, each weighed by its own variance in one Kalman update; the default). Positions are filtered by a 2-D constant-velocity Kalman filter whose process noise follows the walking pace (speed-correction setting); accuracy_m comes from its covariance, widened when a belief over the survey's places finds another place the signals fit as well.
 
-            --auto-map chooses among the app config's maps the one whose transmitters are heard strongest, and reports a change only after it held for --hold windows and was at least 75 % sure over them, with a confidence (map_confidence).
+            --auto-map chooses among the app config's maps the one whose transmitters are heard strongest, and reports a change only after it held for --hold windows and was at least 75 % sure over them, with a confidence (map_confidence). Where the app config's scenarios walk between floors, their stairs and lifts are known, and a change waits until the position is within 8 m (plus its accuracy) of one of its floor's.
 
             A report is matched to its registry beacon by the identity it advertises (iBeacon uuid/major/minor, Eddystone namespace/instance) first, then its address, so a beacon whose address rotates is one beacon. --min-rssi leaves out BLE readings weaker than it, live and in the radiomap (Wi-Fi is kept); --ble-key identity keys WKNN's BLE transmitters by the identity their address advertised.
 
@@ -159,7 +159,7 @@ struct Track: ReportingCommand {
         }
         // The table is read (and any bad cell named) before the radiomap.
         let tableFeed = try table.map { try Self.tableFeed($0, columns: columns, map: fixedMap ?? "") }
-        let models = try mapModels(ws: ws, loaded: loaded, maps: mapIDs, excluding: sessionIDs)
+        let models = try mapModels(ws: ws, loaded: loaded, maps: mapIDs, excluding: sessionIDs).withPassages(loaded)
         var options = Tracker.Options(method: method, windowMs: windowMs, walkingSpeed: pace.metersPerSecond, hold: hold,
                                       wknnSigma: wknnSigma, beaconsSigma: beaconsSigma)
         options.minBLERSSI = bleReadings.minRSSI

@@ -1,0 +1,66 @@
+import FPCore
+import Testing
+
+@testable import FPAnalysis
+
+/// Issue 59: when WKNN snaps to a lookalike place, the stated accuracy covers
+/// the place the walker truly is, and a floor change waits for the stairs.
+@Suite struct SnapHonestyTests {
+    /// A walk's survey along a 40 m corridor, a document every 2 m: `a` fades
+    /// along it and `b` grows, so every place reads as itself only.
+    static func corridor() -> MapModel {
+        var fps: [Fingerprint] = []
+        for x in stride(from: 0.0, through: 40, by: 2) {
+            for (n, noise) in [-1.0, 0, 1].enumerated() {
+                var fp = Fingerprint(id: "\(x)-\(n)", level: "C", x: Int(x), y: 0,
+                                     ble: [.init(transmitter: Fingerprint.bleID("a"), rssi: a(x) + noise, time: 0),
+                                           .init(transmitter: Fingerprint.bleID("b"), rssi: b(x) - noise, time: 0)])
+                fp.labels.exactX = x
+                fp.labels.exactY = 0
+                fps.append(fp)
+            }
+        }
+        return MapModel(id: "C", floor: nil, metersPerUnit: 1, radiomap: Radiomap(fps), locator: nil)
+    }
+
+    static func a(_ x: Double) -> Double { -50 - x }
+    static func b(_ x: Double) -> Double { -90 + x }
+
+    @Test func aSnapToALookalikeTenMetresAwayIsCoveredByTheStatedAccuracy() throws {
+        let model = Self.corridor()
+        #expect(model.sparseCells != nil)
+        var tracker = Tracker(models: [model], fixedMap: "C", options: .init(method: .wknn))
+        var after: [TrackPoint] = []
+        // The walker stands at 10 m throughout; for 20 s the signals say so, then they read as at 20 m.
+        for ms in stride(from: 100, through: 26_000, by: 100) {
+            let heardAt = ms <= 20_000 ? 10.0 : 20.0
+            tracker.addBLE(address: "a", rssi: Self.a(heardAt), timeMs: ms)
+            tracker.addBLE(address: "b", rssi: Self.b(heardAt), timeMs: ms)
+            guard ms % 1000 == 0, let p = tracker.position(atMs: ms) else { continue }
+            if ms == 20_000 { #expect(abs(p.x - 10) < 1 && p.accuracyM < 4, "settled: \(p.x) ± \(p.accuracyM)") }
+            if ms > 20_000 && ms <= 24_000 { after.append(p) }
+        }
+        #expect(after.count == 4)
+        // The filter follows the lookalike (the signals say nothing else)…
+        #expect(try #require(after.last).x > 15, "\(after.map(\.x))")
+        // …but its stated accuracy grows with the jump: 2–3 s after it, at least 40 % of the way to the true
+        // place (10 m), where the Kalman covariance and the belief alone say ~2 m. Not all the way: the filter
+        // overshoots the lookalike by its velocity (x ≈ 23 at 23 s) while the remembered jump fades (issue 59, open).
+        let settled = 4.0
+        for p in after[1...2] {
+            #expect(p.accuracyM >= 0.4 * abs(p.x - 10) && p.accuracyM > settled, "at \(p.timeMs) ms: \(p.x) ± \(p.accuracyM)")
+        }
+    }
+
+    /// Two floors; J3NP heard over J2NP mid-corridor (far from its stairs) must not move the report there.
+    @Test func aFloorChangeWaitsUntilTheWalkerIsNearTheStairs() {
+        let owner = ["BLE:a": "J2NP", "BLE:c": "J3NP"]
+        var d = MapDetector(owner: owner, hold: 1)
+        let onThree = ["BLE:a": -90.0, "BLE:c": -60]
+        #expect(d.observe(["BLE:a": -60, "BLE:c": -90])?.map == "J2NP")
+        // Far from the stairs: held back however sure the other floor is…
+        for _ in 0..<4 { #expect(d.observe(onThree, mayChange: false)?.map == "J2NP") }
+        // …and taken as soon as the walker is near them.
+        #expect(d.observe(onThree, mayChange: true)?.map == "J3NP")
+    }
+}
