@@ -187,6 +187,16 @@ let package = Package(
     ]
 )
 
+// `make fuzz`: libFuzzer targets over every parser of outside input
+// (Tests/fuzz/run.sh). Only in the sanitizer build, which sets FPRINT_LIBFUZZ
+// and links libFuzzer's main(): an ordinary build would find no main.
+if Context.environment["FPRINT_LIBFUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "fprint-libfuzz", dependencies: [
+        "FPCore", "FPNet", "FPSync", "FPAnalysis", "FPConfig", "FPDatasets", "FPProviders",
+        "FPHCI", "FPHCIFuzz", "FPLinuxRadios", "FPProbe",
+    ]))
+}
+
 // Every target sees the members (extension methods, conformances) only of the
 // modules it imports itself, not of whatever its imports happen to import.
 for target in package.targets where target.type != .system {
