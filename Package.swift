@@ -128,9 +128,9 @@ let package = Package(
             "FPCore", "FPStore", "FPAnalysis", "FPHCI", "FPTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
-        // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
+        // The HCI parsers' invariants under mutation: a few seconds run in the tests, and
+        // fprint-libfuzz's hci and btsnoop targets check them under libFuzzer (`make fuzz`).
         .target(name: "FPHCIFuzz", dependencies: ["FPHCI", "FPHex"]),
-        .executableTarget(name: "fprint-fuzz", dependencies: ["FPHCI", "FPHCIFuzz"]),
         // `make bench`, BLE part: parse and end-to-end reports/s.
         .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore", "FPTransport"]),
 
