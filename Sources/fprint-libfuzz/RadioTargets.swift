@@ -57,7 +57,7 @@ let radioTargets: [FuzzTarget] = [
         _ = ProbeWire.Datagram(bytes[...])
         if let value = try? CanonicalJSON.parse(Data(bytes)) {
             _ = value["token"]?.stringValue
-            _ = ProbeRuns.all([(id: "probe:fuzz", body: value)])
+            _ = ProbeRun.all([(id: "probe:fuzz", body: value)])
         }
     },
 ]
