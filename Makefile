@@ -124,11 +124,12 @@ test-deb: deb
 test-vm:
 	bash Tests/vm/run.sh
 
-# Mutation fuzzing of the HCI parsers over the real captures (FUZZ_SECONDS, default 300).
-FUZZ_SECONDS ?= 300
+# libFuzzer (with ASan) over every parser of outside input: fprint-libfuzz's
+# targets, each for FUZZ_SECONDS, seeded from Tests/fuzz/corpus (Tests/fuzz/run.sh;
+# docs/development.md, "Fuzzing"). FUZZ_TARGETS="json csv" runs only those.
+FUZZ_SECONDS ?= 30
 fuzz:
-	$(RELEASE) --product fprint-fuzz
-	$(RELEASE_BIN)/fprint-fuzz --seconds $(FUZZ_SECONDS) Tests/FPHCITests/Fixtures/captures/*.btsnoop
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash Tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 # BLE figures: parse and end-to-end reports/s (release build).
 bench-ble:

@@ -128,9 +128,9 @@ let package = Package(
             "FPCore", "FPStore", "FPAnalysis", "FPHCI", "FPTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
-        // Mutation fuzzer of the HCI parsers (`make fuzz`; a few seconds run in the tests).
+        // The HCI parsers' invariants under mutation: a few seconds run in the tests, and
+        // fprint-libfuzz's hci and btsnoop targets check them under libFuzzer (`make fuzz`).
         .target(name: "FPHCIFuzz", dependencies: ["FPHCI", "FPHex"]),
-        .executableTarget(name: "fprint-fuzz", dependencies: ["FPHCI", "FPHCIFuzz"]),
         // `make bench`, BLE part: parse and end-to-end reports/s.
         .executableTarget(name: "fprint-ble-bench", dependencies: ["FPHCI", "FPBLE", "FPCore", "FPStore", "FPTransport"]),
 
@@ -186,6 +186,16 @@ let package = Package(
         .testTarget(name: "FPProbeTests", dependencies: ["FPTestSupport", "FPProbe", "FPCore", "FPGateway"]),
     ]
 )
+
+// `make fuzz`: libFuzzer targets over every parser of outside input
+// (Tests/fuzz/run.sh). Only in the sanitizer build, which sets FPRINT_LIBFUZZ
+// and links libFuzzer's main(): an ordinary build would find no main.
+if Context.environment["FPRINT_LIBFUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "fprint-libfuzz", dependencies: [
+        "FPCore", "FPNet", "FPSync", "FPAnalysis", "FPConfig", "FPDatasets", "FPProviders",
+        "FPHCI", "FPHCIFuzz", "FPLinuxRadios", "FPProbe",
+    ]))
+}
 
 // Every target sees the members (extension methods, conformances) only of the
 // modules it imports itself, not of whatever its imports happen to import.

@@ -93,7 +93,9 @@ package struct ImageHeader: Sendable, Equatable {
         } else if let w = pixels(attribute("width")), let h = pixels(attribute("height")) {
             size = (w, h)
         }
-        guard let (w, h) = size, w.isFinite, h.isFinite, w.rounded() >= 1, h.rounded() >= 1 else { return nil }
+        // At most PNG's own limit (2³¹ − 1): a larger number, such as 1e300, is no pixel size and no Int.
+        let pixelRange = 1...Double(Int32.max)
+        guard let (w, h) = size, pixelRange.contains(w.rounded()), pixelRange.contains(h.rounded()) else { return nil }
         return ImageHeader(width: Int(w.rounded()), height: Int(h.rounded()), mediaType: "image/svg+xml")
     }
 

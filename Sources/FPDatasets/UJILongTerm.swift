@@ -18,6 +18,10 @@ package enum UJILongTerm {
         package var folder: String
         package var relativeFolder: String
 
+        package init(month: String, name: String, folder: String, relativeFolder: String) {
+            (self.month, self.name, self.folder, self.relativeFolder) = (month, name, folder, relativeFolder)
+        }
+
         package func file(_ kind: String) -> (path: String, name: String) {
             ("\(folder)/\(name)\(kind).csv", "\(relativeFolder)/\(name)\(kind).csv")
         }
@@ -82,7 +86,12 @@ package enum UJILongTerm {
         let crd = try CSVFile.read(path: c.file("crd").path, name: c.file("crd").name)
         let tms = try CSVFile.read(path: c.file("tms").path, name: c.file("tms").name)
         let ids = try CSVFile.read(path: c.file("ids").path, name: c.file("ids").name)
+        return try read(c, rss: rss, crd: crd, tms: tms, ids: ids, time: time)
+    }
 
+    /// A campaign from its four files already read (the fuzzer gives them from memory).
+    package static func read(_ c: Campaign, rss: CSVFile, crd: CSVFile, tms: CSVFile, ids: CSVFile,
+                             time: TableTime) throws(DatasetError) -> FingerprintTable {
         var rows: [TableRow] = []
         var width: Int?
         try rss.forEachRecord { (record) throws(DatasetError) in

@@ -28,7 +28,7 @@ public enum ProbeWire {
     static let headerSize = 36
     enum Kind: UInt8 { case hello = 1, hop = 2, echo = 3, helloAck = 4 }
 
-    struct Datagram: Equatable {
+    package struct Datagram: Equatable {
         var kind: Kind
         var session: UInt64
         var seq: UInt32
@@ -51,7 +51,7 @@ public enum ProbeWire {
         }
 
         /// Nil for anything that is not one of ours (wrong magic, short, unknown kind).
-        init?(_ bytes: ArraySlice<UInt8>) {
+        package init?(_ bytes: ArraySlice<UInt8>) {
             let b = Array(bytes)
             guard b.count >= headerSize, Array(b[0..<4]) == magic, let kind = Kind(rawValue: b[4]) else { return nil }
             self.kind = kind

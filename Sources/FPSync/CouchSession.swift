@@ -189,7 +189,7 @@ package final class CouchSession: Sendable {
 
     /// The `AuthSession` of a `Set-Cookie` answer with its lifetime from
     /// `Max-Age`; nil when absent or empty (CouchDB clears it on a 401).
-    static func cookie(in headers: HTTPHeaders, now: Date) -> Cookie? {
+    package static func cookie(in headers: HTTPHeaders, now: Date) -> Cookie? {
         for header in headers.values("Set-Cookie") {
             let attributes = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let first = attributes.first, first.hasPrefix(cookieName + "=") else { continue }

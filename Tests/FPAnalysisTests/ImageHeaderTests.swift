@@ -48,4 +48,14 @@ import Testing
         #expect(ImageHeader(Array(Self.jpeg(width: 10, height: 10).prefix(30))) == nil)  // cut before the frame
         #expect(ImageHeader(Self.jpeg(width: 0, height: 10)) == nil)
     }
+
+    /// A size no Int holds (an uploaded floor plan's, say) is no picture; it
+    /// trapped converting 1e300 to Int (found writing `make fuzz`'s image target).
+    @Test func anSVGSizeBeyondPixelsIsNoPictureNotATrap() {
+        #expect(ImageHeader(Array(#"<svg viewBox="0 0 1e300 5">"#.utf8)) == nil)
+        #expect(ImageHeader(Array(#"<svg width="5" height="1e19px">"#.utf8)) == nil)
+        #expect(ImageHeader(Array(#"<svg viewBox="0 0 2147483648 5">"#.utf8)) == nil)
+        let largest = ImageHeader(Array(#"<svg viewBox="0 0 2147483647 1">"#.utf8))
+        #expect(largest?.width == 2_147_483_647 && largest?.height == 1)
+    }
 }
