@@ -14,8 +14,11 @@ work="${FUZZ_WORK:-$root/.build-fuzz/fuzz}"
 bin="${FUZZ_BIN:-}"
 if [ -z "$bin" ]; then
     # Package.swift declares the target only under FPRINT_LIBFUZZ (an ordinary build has no main() for it).
+    # SwiftPM passes its two --sanitize as two -sanitize= flags in a set's order, and
+    # swiftc keeps only the last: Swift code got ASan or coverage, never both (a
+    # build without coverage fuzzes blind). The combined flag last gives both.
     build=(env FPRINT_LIBFUZZ=1 "${SWIFT:-swift}" build -c release --sanitize=fuzzer --sanitize=address
-           --build-path "$root/.build-fuzz" --package-path "$root")
+           -Xswiftc -sanitize=address,fuzzer --build-path "$root/.build-fuzz" --package-path "$root")
     start=$(date +%s)
     # ld.gold warns "Cannot export local symbol __asan_…" for every module: harmless, hidden.
     "${build[@]}" --product fprint-libfuzz 2>&1 | grep -v 'Cannot export local symbol'
@@ -50,7 +53,11 @@ for t in "${targets[@]}"; do
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-    if [ $status -eq 0 ]; then
+    if [ $status -eq 0 ] && [ -z "$cov" ]; then
+        # libFuzzer saw no coverage: the parsers were built without it, and the run proved nothing.
+        failed=1
+        result="FAILED: no coverage (is the code instrumented? log $log)"
+    elif [ $status -eq 0 ]; then
         result=ok
     else
         failed=1
