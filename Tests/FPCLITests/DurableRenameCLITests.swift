@@ -70,13 +70,7 @@ import Testing
     @Test(.enabled(if: strace != nil || ProcessInfo.processInfo.environment["FPRINT_REQUIRE_REAL"] == "1", "needs strace"))
     func aRescueFileIsFlushedAndItsFolderFlushedBeforeItIsReported() async throws {
         let fp = try FprintRunner()
-        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
-        let store = try SQLiteDocumentStore(path: fp.db)
-        _ = try store.rawSQL("""
-            CREATE TRIGGER full BEFORE INSERT ON documents WHEN NEW.id != 'fprint-write-check'
-            BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
-            """)
-        try store.close()
+        #expect(try await storeThatFillsUp(fp))
         let measured = try await Self.traced(fp, ["measure", "--map", "J1NP", "--x", "2", "--y", "2", "--simulate", "--fast", "--duration", "5"])
         let match = try #require(measured.stderr.firstMatch(of: /saved in (\S+\.jsonl)/), "\(measured.stderr)")
         let rescue = String(match.1)

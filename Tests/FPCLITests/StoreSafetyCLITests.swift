@@ -155,15 +155,7 @@ func damageBody(of id: String, in path: String) throws {
 
     @Test func aMeasurementThatCannotBeStoredGoesToARescueFile() async throws {
         let fp = try FprintRunner()
-        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
-        // Every insert fails from now on, except the write check's probe (a
-        // disk that fills while the walk is recorded behaves the same).
-        let store = try SQLiteDocumentStore(path: fp.db)
-        _ = try store.rawSQL("""
-            CREATE TRIGGER full BEFORE INSERT ON documents WHEN NEW.id != 'fprint-write-check'
-            BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
-            """)
-        try store.close()
+        #expect(try await storeThatFillsUp(fp))
         let walk = try await fp.run(["walk", "--scenario", "scenarioJ1NP1", "--simulate", "--fast", "--seed", "5"])
         #expect(walk.status == 74)
         let match = try #require(walk.stderr.firstMatch(of: /saved in (\S+\.jsonl)\. Bring them back with: (fprint import .+)/))
@@ -187,13 +179,7 @@ func damageBody(of id: String, in path: String) throws {
         let fp = try FprintRunner()
         let capture = FprintRunner.repositoryRoot
             .appendingPathComponent("Tests/FPHCITests/Fixtures/captures/csacca__horizon-74-at-ble-adv.btsnoop").path
-        #expect(try await fp.run(["measure", "--map", "J1NP", "--x", "1", "--y", "1", "--simulate", "--fast", "--duration", "5"]).status == 0)
-        let store = try SQLiteDocumentStore(path: fp.db)
-        _ = try store.rawSQL("""
-            CREATE TRIGGER full BEFORE INSERT ON documents WHEN NEW.id != 'fprint-write-check'
-            BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
-            """)
-        try store.close()
+        #expect(try await storeThatFillsUp(fp))
         let m = try await fp.run(["measure", "--map", "J1NP", "--x", "363", "--y", "701", "--fast", "--duration", "all",
                                   "--ble-source", "btsnoop:" + capture])
         #expect(m.status == 74)
