@@ -113,13 +113,7 @@ func secondsLine(_ times: [Double]) -> String {
     String(format: "median %.2f s (%@)", median(times), times.map { String(format: "%.2f", $0) }.joined(separator: ", "))
 }
 
-/// Medians of three runs, the form every row reports.
-/// Timed runs without a peak (`runTimedThenPeak`): times and CPU only.
-func timedLine(_ runs: [Measured]) -> String {
-    String(format: "median of %d: %.2f s (CPU %.2f s); runs %@", runs.count, median(runs.map(\.seconds)),
-           median(runs.map(\.cpuSeconds)), runs.map { String(format: "%.2f s", $0.seconds) }.joined(separator: ", "))
-}
-
+/// Medians of the runs with their peak memory (the track replay rows, absolute).
 func mediansLine(_ runs: [Measured]) -> String {
     String(format: "median of %d: %.2f s (CPU %.2f s), peak %.0f MB; runs %@", runs.count, median(runs.map(\.seconds)),
            median(runs.map(\.cpuSeconds)), median(runs.map { Double($0.peakKB) / 1000 }),

@@ -69,24 +69,6 @@ func runMeasured(_ exe: String, _ arguments: [String], environment: [String: Str
                     stdout: outData.text, stderr: errData.text)
 }
 
-/// `runs` timed runs of a command without the peak sampler, then one more
-/// with it for the peak memory: on two cores the sampler's wake-ups take CPU
-/// from the very process being timed (the replay: 0.34–0.35 s sampled,
-/// 0.27–0.29 s not, same binary, same minute). `arguments(i)`: run i's
-/// command line (its own database); `check` refuses a run that failed.
-func runTimedThenPeak(_ exe: String, runs: Int, environment: [String: String], arguments: (Int) -> [String],
-                      check: (Measured) throws -> Void) throws -> (timed: [Measured], peakKB: Int) {
-    var timed: [Measured] = []
-    for i in 0..<runs {
-        let m = try runMeasured(exe, arguments(i), environment: environment, samplePeak: false)
-        try check(m)
-        timed.append(m)
-    }
-    let sampled = try runMeasured(exe, arguments(runs), environment: environment)
-    try check(sampled)
-    return (timed, sampled.peakKB)
-}
-
 /// Samples a child's VmHWM every 2 ms on a thread of its own until stopped.
 final class PeakSampler: @unchecked Sendable {
     private let lock = NSLock()
