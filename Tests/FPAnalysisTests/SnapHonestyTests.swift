@@ -39,6 +39,9 @@ import Testing
             guard ms % 1000 == 0, let p = tracker.position(atMs: ms) else { continue }
             if ms == 20_000 { #expect(abs(p.x - 10) < 1 && p.accuracyM < 4, "settled: \(p.x) ± \(p.accuracyM)") }
             if ms > 20_000 && ms <= 24_000 { after.append(p) }
+            // What it was made of goes with every position on a sparse survey, and makes it.
+            let parts = try #require(p.accuracyParts)
+            #expect(p.accuracyM == parts.stated)
         }
         #expect(after.count == 4)
         // The filter follows the lookalike (the signals say nothing else)…
@@ -49,6 +52,29 @@ import Testing
         let settled = 4.0
         for p in after[1...2] {
             #expect(p.accuracyM >= 0.4 * abs(p.x - 10) && p.accuracyM > settled, "at \(p.timeMs) ms: \(p.x) ± \(p.accuracyM)")
+        }
+    }
+
+    /// The stated accuracy: the largest of its parts; a belief that lost the walker left out.
+    @Test func theStatedAccuracyCoversTheBeliefsPlacesUnlessTheBeliefIsLost() {
+        func parts(kalman: Double = 2, mode: Double = 1, radius: Double = 1, near: Double = 1, snap: Double = 0) -> AccuracyParts {
+            AccuracyParts(kalmanM: kalman, belief: .init(modeM: mode, radiusM: radius, shareNear: near), snapM: snap)
+        }
+        // Settled: the Kalman covariance's share.
+        #expect(parts().stated == 1.5)
+        // The belief's best place 8 m off the track (a drift): half that distance.
+        #expect(parts(mode: 8, radius: 8, near: 0).stated == 4)
+        // 20 m off with nothing near the track: the belief is lost and says nothing.
+        #expect(parts(mode: 20, radius: 20, near: 0).stated == 1.5)
+        // Half the belief at the track, half 28 m away (a lookalike): its 63 % radius's share.
+        #expect(abs(parts(mode: 28, radius: 28, near: 0.5).stated - 11.2) < 1e-9)
+        // A jump just remembered outweighs them.
+        #expect(parts(mode: 8, radius: 8, near: 0, snap: 10).stated == 11)
+        // Each part widens it, none narrows it.
+        let base = parts(kalman: 3, mode: 5, radius: 5, near: 0.5, snap: 2)
+        for wider in [parts(kalman: 4, mode: 5, radius: 5, near: 0.5, snap: 2), parts(kalman: 3, mode: 7, radius: 5, near: 0.5, snap: 2),
+                      parts(kalman: 3, mode: 5, radius: 9, near: 0.5, snap: 2), parts(kalman: 3, mode: 5, radius: 5, near: 0.5, snap: 3)] {
+            #expect(wider.stated >= base.stated)
         }
     }
 

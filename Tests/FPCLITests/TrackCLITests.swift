@@ -21,6 +21,16 @@ import Testing
         let r = try await fp.run(["track"] + args + ["--fast", "--truth", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let last = try #require(r.lines.last)
+        // On a walk's survey WKNN and fused say what their accuracy was made of; the beacons have no belief.
+        let beacons = args.contains("beacons")
+        for line in r.lines.dropLast() {
+            let o = try fp.json(line)
+            let accuracy = try #require(o["accuracy_m"] as? Double)
+            if beacons { #expect(o["accuracy_parts"] == nil); continue }
+            let parts = try #require(o["accuracy_parts"] as? [String: Double], "\(line)")
+            #expect(Set(parts.keys) == ["kalman_m", "snap_m", "belief_mode_m", "belief_radius_m", "belief_share_near"])
+            #expect(accuracy >= 0.75 * parts["kalman_m"]! - 0.002 && accuracy >= 1.1 * parts["snap_m"]! - 0.002, "\(line)")
+        }
         return try #require(try fp.json(last)["summary"] as? [String: Any])
     }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds fprint-libfuzz (release, ASan + libFuzzer, in
 # .build-fuzz), then runs every target (or those named) for FUZZ_SECONDS each,
-# one process at a time under nice, and prints per target the executions,
+# FUZZ_JOBS processes at a time (default: one per core) under nice, and prints per target the executions,
 # libFuzzer's coverage (cov: edges, ft: features) and the result. A crash,
 # trap, leak or timeout fails the run; its input is kept in
 # .build-fuzz/fuzz/crashes/<target>/ (replay: FPRINT_FUZZ_TARGET=<target> BIN FILE).
@@ -35,15 +35,14 @@ fi
 mkdir -p "$work"
 report="$work/report.txt"
 printf '%-12s %12s %8s %8s %10s  %s\n' target executions cov ft exec/s result | tee "$report"
-failed=0
-for t in "${targets[@]}"; do
-    seeds="$here/corpus/$t"
-    [ -d "$seeds" ] || { echo "run.sh: no seed corpus $seeds for target $t" >&2; failed=1; continue; }
-    corpus="$work/corpus/$t" crashes="$work/crashes/$t"
+# One target's run: its report line to $work/$t.line, its exit status to $work/$t.status.
+fuzz_one() {
+    local t=$1 seeds="$here/corpus/$1" corpus="$work/corpus/$1" crashes="$work/crashes/$1" log="$work/$1.log"
+    local dict=() status execs rate cov ft result found
+    echo 1 > "$work/$t.status"
+    [ -d "$seeds" ] || { echo "run.sh: no seed corpus $seeds for target $t" > "$work/$t.line"; return; }
     mkdir -p "$corpus" "$crashes"
-    dict=()
     [ -f "$here/dict/$t.dict" ] && dict=("-dict=$here/dict/$t.dict")
-    log="$work/$t.log"
     # Found units go to the working corpus (kept between runs); the seeds stay as committed.
     FPRINT_FUZZ_TARGET="$t" nice "$bin" "$corpus" "$seeds" "${dict[@]}" -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$crashes/" \
@@ -55,15 +54,28 @@ for t in "${targets[@]}"; do
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
     if [ $status -eq 0 ] && [ -z "$cov" ]; then
         # libFuzzer saw no coverage: the parsers were built without it, and the run proved nothing.
-        failed=1
+        status=1
         result="FAILED: no coverage (is the code instrumented? log $log)"
     elif [ $status -eq 0 ]; then
         result=ok
     else
-        failed=1
         found=$(ls -t "$crashes" 2>/dev/null | head -1)
         result="FAILED (exit $status): $(grep -m1 -E 'ERROR: |Fatal error|deadly signal|timeout' "$log" | cut -c1-120); input $crashes/$found; log $log"
     fi
-    printf '%-12s %12s %8s %8s %10s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${rate:-?}" "$result" | tee -a "$report"
+    printf '%-12s %12s %8s %8s %10s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${rate:-?}" "$result" > "$work/$t.line"
+    echo "$status" > "$work/$t.status"
+}
+
+# FUZZ_JOBS targets at a time (default: one per core); the report keeps the targets' order.
+jobs=${FUZZ_JOBS:-$(nproc)}
+failed=0
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    fuzz_one "$t" &
+done
+wait
+for t in "${targets[@]}"; do
+    tee -a "$report" < "$work/$t.line"
+    [ "$(cat "$work/$t.status")" = 0 ] || failed=1
 done
 exit $failed

@@ -185,6 +185,24 @@ package struct RadiomapFilter: Sendable {
         return byDistance.last?.0
     }
 
+    /// The share of the belief within `reachM` of a point (map units).
+    package func share(withinM reachM: Double, ofX px: Double, y py: Double) -> Double {
+        let m = cells.metersPerUnit, r2 = reachM * reachM
+        var held = 0.0
+        for c in belief.indices {
+            let dx = (cells.x[c] - px) * m, dy = (cells.y[c] - py) * m
+            if dx * dx + dy * dy <= r2 { held += belief[c] }
+        }
+        return held
+    }
+
+    /// The distance (m) from a point (map units) to the belief's most likely cell.
+    package func distanceToMode(fromX px: Double, y py: Double) -> Double? {
+        guard started, let top = belief.indices.max(by: { belief[$0] < belief[$1] }) else { return nil }
+        let dx = (cells.x[top] - px) * cells.metersPerUnit, dy = (cells.y[top] - py) * cells.metersPerUnit
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
     /// The belief's mean (map units) and variance per axis (m²), the cell's
     /// own extent included (a uniform square: side²/12).
     package var estimate: (x: Double, y: Double, varianceX: Double, varianceY: Double)? {

@@ -29,6 +29,8 @@ package struct TrackPoint: Sendable, Equatable {
     /// This window's unfiltered fixes (map units); nil where the method had none.
     package var wknnFix: Fix?
     package var beaconsFix: Fix?
+    /// What the stated accuracy was made of, on a sparse survey (nil elsewhere).
+    package var accuracyParts: AccuracyParts?
 
     package var xM: Double { x * metersPerUnit }
     package var yM: Double { y * metersPerUnit }
@@ -84,8 +86,8 @@ package struct Tracker: Sendable {
     package private(set) var filter: Kalman2D?
     /// The Bayes filter over the map's radiomap cells (wknn and fused with a radiomap).
     package private(set) var cellFilter: RadiomapFilter?
-    /// The belief over a sparse survey's cells, beside the Kalman filter: its spread
-    /// around the filter's position joins the stated accuracy.
+    /// The belief over a sparse survey's cells, beside the Kalman filter: where its most
+    /// likely cell lies from the filter's position joins the stated accuracy (`AccuracyParts`).
     package private(set) var doubtFilter: RadiomapFilter?
     /// The fixes' recent jumps from the Kalman filter's prediction (sparse surveys' stated accuracy).
     private var snaps = SnapMemory()
@@ -211,34 +213,24 @@ package struct Tracker: Sendable {
         now.predict(dt: Double(t - tm) / 1000)
         let doubt = options.method == .beacons ? nil : self.doubt(window: fp, cells: model.sparseCells, middleMs: tm,
                                                                    x: now.x / m, y: now.y / m)
+        let parts = doubt.map { AccuracyParts(kalmanM: now.accuracy, belief: $0, snapM: snaps.reach(atMs: tm)) }
         return TrackPoint(timeMs: t, map: mapID, floor: model.floor, x: now.x / m, y: now.y / m, metersPerUnit: m,
-                          accuracyM: Self.stated(now.accuracy, doubt: doubt, snap: snaps.reach(atMs: tm)), method: options.method,
+                          accuracyM: parts?.stated ?? now.accuracy, method: options.method,
                           transmittersUsed: fixes.map(\.transmitters).max() ?? 0, mapConfidence: confidence,
-                          wknnFix: wknn, beaconsFix: beacons)
+                          wknnFix: wknn, beaconsFix: beacons, accuracyParts: parts)
     }
 
-    /// What the Kalman filter's covariance overstates by on the J surveys, and the share of the
-    /// belief's 63 % radius that joins it (measured on seeds 100–140, issue 59).
-    static let kalmanShare = 0.75, doubtShare = 0.4
-
-    /// The stated accuracy beside a sparse survey's belief: the Kalman filter's, or, when the
-    /// belief holds another place the window fits (its 63 % radius reaches there), that reach,
-    /// or, after the fixes jumped (`SnapMemory`), the jump's faded length.
-    static func stated(_ accuracy: Double, doubt radius: Double?, snap: Double = 0) -> Double {
-        guard let radius else { return accuracy }
-        return max(kalmanShare * accuracy, doubtShare * radius, SnapMemory.share * snap)
-    }
-
-    /// Weighs the belief over a sparse survey's cells by the window; the distance (m) from (x, y)
-    /// within which it holds 63 % (a 2-D Gaussian's share within √(σx² + σy²)).
-    private mutating func doubt(window fp: Fingerprint, cells: RadiomapCells?, middleMs tm: Int, x: Double, y: Double) -> Double? {
+    /// Weighs the belief over a sparse survey's cells by the window; how it lies around (x, y).
+    private mutating func doubt(window fp: Fingerprint, cells: RadiomapCells?, middleMs tm: Int, x: Double,
+                                y: Double) -> AccuracyParts.Belief? {
         guard let cells else { return nil }
         var f = doubtFilter ?? RadiomapFilter(cells: cells, speed: options.walkingSpeed)
         let set: RadioSet = fp.wifi.isEmpty ? .ble : fp.ble.isEmpty ? .wifi : .combined
         f.update(atMs: tm, reduced: Reduction.reduce(fp, set: set, options: SignalOptions()), bleOnly: set == .ble,
                  wifiOnly: set == .wifi)
         doubtFilter = f
-        return f.radius(holding: 0.63, aroundX: x, y: y)
+        guard let mode = f.distanceToMode(fromX: x, y: y), let radius = f.radius(holding: 0.63, aroundX: x, y: y) else { return nil }
+        return .init(modeM: mode, radiusM: radius, shareNear: f.share(withinM: AccuracyParts.nearM, ofX: x, y: y))
     }
 
     /// Positioning on the radiomap's cells: the belief moved to the window's

@@ -58,6 +58,12 @@ struct TrackReport: Sendable {
                                "sigma_m": Self.rounded(fix.variance.squareRoot(), 1000), "transmitters": .int(Int64(fix.transmitters))]
             }
             o["fixes"] = .object(fixes)
+            if let a = p.accuracyParts {
+                o["accuracy_parts"] = ["kalman_m": Self.rounded(a.kalmanM, 1000), "snap_m": Self.rounded(a.snapM, 1000),
+                                       "belief_mode_m": Self.rounded(a.belief.modeM, 1000),
+                                       "belief_radius_m": Self.rounded(a.belief.radiusM, 1000),
+                                       "belief_share_near": Self.rounded(a.belief.shareNear, 1000)]
+            }
             if let truth, let entry {
                 o["truth"] = ["map": .string(truth.map), "x": Self.rounded(truth.point.x, 100), "y": Self.rounded(truth.point.y, 100)]
                 o["error_m"] = Self.rounded(entry.errorM, 1000)

@@ -1,0 +1,59 @@
+/// What a position's stated accuracy on a sparse survey is made of (m), and
+/// how they combine (issue 59). `track --json` prints them as `accuracy_parts`.
+///
+/// Why these: the Kalman filter's covariance never looks at the fixes, so it
+/// stays settled while WKNN drifts or snaps to a lookalike place. Three signs
+/// tell that the track may be wrong: the fixes just jumped (`SnapMemory`); the
+/// belief over the survey's cells (`RadiomapFilter`), weighed by the same
+/// windows, has its most likely place away from the track (a drift); or the
+/// belief holds the track's place and another one too (a lookalike).
+package struct AccuracyParts: Sendable, Equatable {
+    /// How the belief over the survey's cells lies around the track.
+    package struct Belief: Sendable, Equatable {
+        /// From the track to the belief's most likely cell.
+        package var modeM: Double
+        /// The distance from the track within which the belief holds 63 %.
+        package var radiusM: Double
+        /// The share of the belief within `nearM` of the track.
+        package var shareNear: Double
+
+        package init(modeM: Double, radiusM: Double, shareNear: Double) {
+            self.modeM = modeM
+            self.radiusM = radiusM
+            self.shareNear = shareNear
+        }
+    }
+
+    /// √(Pxx + Pyy) of the Kalman filter.
+    package var kalmanM: Double
+    package var belief: Belief
+    /// The fixes' last jump from the filter's prediction, faded.
+    package var snapM: Double
+
+    /// What the Kalman covariance overstates by on the J surveys.
+    package static let kalmanShare = 0.75
+    /// The share of the distance to the belief's most likely cell that the accuracy covers…
+    package static let modeShare = 0.5
+    /// …while that cell is nearer than this: a belief whose best place is further from
+    /// consistent fixes has most often lost the walker (it cannot jump back across the floor).
+    package static let lostM = 12.0
+    /// The share of the belief's 63 % radius the accuracy covers while the belief also
+    /// holds at least `nearShare` within `nearM` of the track (two places, one of them the track's).
+    package static let radiusShare = 0.4
+    package static let nearM = 3.0, nearShare = 0.2
+
+    package init(kalmanM: Double, belief: Belief, snapM: Double) {
+        self.kalmanM = kalmanM
+        self.belief = belief
+        self.snapM = snapM
+    }
+
+    /// The stated accuracy (m). The shares were set on 180 random seeds of the J walks
+    /// (55–80 % of a run's fixes within it in 93–98 % of runs per map and method); `make
+    /// bench-tracking` checks them on seeds drawn afresh each run.
+    package var stated: Double {
+        let drift = belief.modeM < Self.lostM ? Self.modeShare * belief.modeM : 0
+        let lookalike = belief.shareNear >= Self.nearShare ? Self.radiusShare * belief.radiusM : 0
+        return max(Self.kalmanShare * kalmanM, SnapMemory.share * snapM, drift, lookalike)
+    }
+}
