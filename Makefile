@@ -49,7 +49,7 @@ demo: build
 # Release-build benchmarks. Every timed row (issue 63) is a ratio to a
 # reference run beside it, alternated in the same invocation (tshark,
 # CouchDB's _bulk_docs, curl's same requests, `fprint --version`, eval's own
-# evaluating time, one process per method): `row …: ratio (goal) — both
+# evaluating time, one process per method, 20 collectors into CouchDB): `row …: ratio (goal) — both
 # figures (load) PASS|MISS`. Memory rows keep absolute goals. A goal missed
 # while the load is below 1 fails the bench; on a busier machine it is
 # reported and not failed (Sources/fprint-bench/Goals.swift).
@@ -58,6 +58,7 @@ bench: bench-ble
 	$(RELEASE) --product fprint
 	$(RELEASE_BIN)/fprint-bench --fprint $(RELEASE_BIN)/fprint --peers-dir $(CURDIR)/../shared/peers
 	$(RELEASE_BIN)/fprint-bench --sync --fprint $(RELEASE_BIN)/fprint
+	$(RELEASE_BIN)/fprint-bench --collectors --fprint $(RELEASE_BIN)/fprint --peers-dir $(CURDIR)/../shared/peers
 	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --track-only --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint

@@ -33,17 +33,33 @@ package enum SyncError: Error, Equatable, CustomStringConvertible {
 }
 
 /// When to try again. Connection errors and 5xx are retried with
-/// exponential backoff; everything else is final.
+/// exponential backoff; everything else is final. A server that is up but
+/// busy (503 or 429 with `Retry-After`, as `fprint gateway` sheds load when
+/// many collectors push at once) is asked again after the time it names,
+/// without spending an attempt, for up to `busyPatience` seconds in all.
 package struct RetryPolicy: Sendable {
     package var attempts: Int
     package var initialDelay: Double
     package var maxDelay: Double
-    package init(attempts: Int = 5, initialDelay: Double = 0.2, maxDelay: Double = 5) {
+    package var busyPatience: Double
+    package init(attempts: Int = 5, initialDelay: Double = 0.2, maxDelay: Double = 5, busyPatience: Double = 120) {
         self.attempts = attempts
         self.initialDelay = initialDelay
         self.maxDelay = maxDelay
+        self.busyPatience = busyPatience
     }
-    package static let none = RetryPolicy(attempts: 1, initialDelay: 0, maxDelay: 0)
+    package static let none = RetryPolicy(attempts: 1, initialDelay: 0, maxDelay: 0, busyPatience: 0)
+
+    /// The longest `Retry-After` waited for at once.
+    static let longestBusyWait = 30.0
+
+    /// Seconds a busy server asked to wait (503 or 429 with `Retry-After` in seconds), if it did.
+    static func busyWait(_ response: HTTPResponse) -> Double? {
+        guard response.status == 503 || response.status == 429,
+              let text = response.headers["Retry-After"]?.trimmingCharacters(in: .whitespaces),
+              let seconds = Int(text), seconds >= 0 else { return nil }
+        return min(Double(seconds), longestBusyWait)
+    }
 }
 
 /// One remote CouchDB-protocol database (`http://host:port/db`).
@@ -122,15 +138,20 @@ package struct RemoteDatabase: Sendable {
     {
         var delay = retry.initialDelay
         var lastFailure = ""
-        for attempt in 1...max(1, retry.attempts) {
+        var busyWaited = 0.0
+        var attempt = 1
+        while attempt <= max(1, retry.attempts) {
             // Headers per attempt: a session may have been renewed meanwhile.
             var headers: HTTPHeaders = ["Accept": accept]
             try await credentials.apply(to: &headers)
             if body != nil { headers["Content-Type"] = "application/json" }
             let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeouts: timeouts)
+            var busyWait: Double?
             do throws(HTTPError) {
                 let response = try await transport.send(request)
-                if response.status >= 500 {
+                if let wait = RetryPolicy.busyWait(response), busyWaited + wait <= retry.busyPatience {
+                    busyWait = wait
+                } else if response.status >= 500 {
                     lastFailure = "\(describe(method, url)) answered HTTP \(response.status)"
                 } else {
                     return (response, headers["Cookie"])
@@ -143,11 +164,21 @@ package struct RemoteDatabase: Sendable {
                 default: lastFailure = error.description
                 }
             }
+            if let wait = busyWait {
+                // Up and asking to be asked later: not a failure. A share of the wait more,
+                // drawn at random, so that clients turned away together do not return together.
+                let spread = wait * Double.random(in: 0..<0.5)
+                busyWaited += wait + spread
+                await sleep(wait + spread)
+                if Task.isCancelled { throw .cancelled }
+                continue
+            }
             if attempt < retry.attempts {
                 await sleep(delay)
                 delay = min(delay * 2, retry.maxDelay)
             }
             if Task.isCancelled { throw .cancelled }
+            attempt += 1
         }
         throw SyncError.unreachable(lastFailure)
     }

@@ -152,31 +152,16 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         let perDoc = try fill(source, count: count)
         print(String(format: "sync: %d documents of %.1f KB canonical JSON", count, Double(perDoc) / 1024))
 
-        let gateway = Process()
-        gateway.executableURL = URL(fileURLWithPath: fprint)
-        gateway.arguments = ["gateway", "--port", "0", "--db", gatewayDB, "--secret-file", secret]
-        gateway.environment = env
-        let err = Pipe()
-        gateway.standardError = err
-        gateway.standardOutput = FileHandle.nullDevice
-        try gateway.run()
-        defer { kill(gateway.processIdentifier, SIGKILL); gateway.waitUntilExit() }
-        let log = DataBox()
-        log.drain(err.fileHandleForReading)
-        var port: Int?
-        for _ in 0..<600 where port == nil {
-            if let m = log.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//) { port = Int(m.1) }
-            usleep(50_000)
-        }
-        guard let port else { throw BenchError("the gateway did not start: \(log.text)") }
-        let url = "http://127.0.0.1:\(port)/fprint"
-        let token = try runMeasured(fprint, ["gateway", "token", "--user", "bench", "--secret-file", secret], environment: env)
-        env["FPRINT_TOKEN"] = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try BenchGateway(fprint: fprint, db: gatewayDB, secret: secret, environment: env)
+        defer { server.stop() }
+        let gateway = server.process, url = server.url
+        env["FPRINT_TOKEN"] = server.token
 
         var gatewayCPU = processCPUSeconds(gateway.processIdentifier)
         let push = try runMeasured(fprint, ["sync", "--push-only", "--quiet", "--gateway", url, "--db", source], environment: env)
         guard push.status == 0 else { throw BenchError("push failed: \(push.stderr)") }
         var gatewayUsed = processCPUSeconds(gateway.processIdentifier) - gatewayCPU
+        let afterPush = try checkpointIDs(gatewayDB)
         print(String(format: "sync: push %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MiB (target ≥ 1,500 docs/s); "
                      + "CPU client %.2f s, gateway %.2f s", count, push.seconds, Double(count) / push.seconds,
                      Double(push.peakKB) / 1024, push.cpuSeconds, gatewayUsed))
@@ -184,6 +169,7 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         let pull = try runMeasured(fprint, ["sync", "--pull-only", "--quiet", "--gateway", url, "--db", target], environment: env)
         guard pull.status == 0 else { throw BenchError("pull failed: \(pull.stderr)") }
         gatewayUsed = processCPUSeconds(gateway.processIdentifier) - gatewayCPU
+        let afterPull = try checkpointIDs(gatewayDB)
         print(String(format: "sync: pull %d docs in %.2f s: %.0f docs/s, client peak RSS %.1f MiB (targets ≥ 1,500 docs/s, "
                      + "< 100 MiB); CPU client %.2f s, gateway %.2f s", count, pull.seconds, Double(count) / pull.seconds,
                      Double(pull.peakKB) / 1024, pull.cpuSeconds, gatewayUsed))
@@ -199,7 +185,9 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         guard first.status == 0 else { throw BenchError("sync after the push failed: \(first.stderr)") }
         // The reference: curl asking the same three things a no-op sync asks (both
         // checkpoints and the pull's feed from where it stands), in one process.
-        let curlArguments = try noopRequests(gatewayDB: gatewayDB, url: url, token: env["FPRINT_TOKEN"] ?? "")
+        // The source's push checkpoint and the pull checkpoint its first sync made (not the target's pull).
+        let sourceCheckpoints = try checkpointIDs(gatewayDB).subtracting(afterPull.subtracting(afterPush))
+        let curlArguments = try noopRequests(checkpoints: sourceCheckpoints, url: url, token: env["FPRINT_TOKEN"] ?? "")
         let (noop, curl, noopLoad) = try alternated(11, { _ in
             let r = try runMeasured(fprint, ["sync", "--quiet", "--gateway", url, "--db", source], environment: env,
                                     samplePeak: false)
@@ -227,16 +215,19 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
     for row in rows { print("  " + row) }
 }
 
-/// curl's arguments for the requests a no-op sync makes: GET both checkpoints
-/// (`_local/<replication id>`, read from the gateway's database) and the
-/// `_changes` page from the gateway's current sequence, over one connection.
-func noopRequests(gatewayDB: String, url: String, token: String) throws -> [String] {
+/// The replication checkpoints (`_local` ids) in the gateway's database.
+func checkpointIDs(_ gatewayDB: String) throws -> Set<String> {
     let ids = try runMeasured("/usr/bin/sqlite3", [gatewayDB, "SELECT id FROM local_documents ORDER BY id"],
                               environment: ProcessInfo.processInfo.environment, samplePeak: false)
-    let checkpoints = ids.stdout.split(separator: "\n").map(String.init)
-    guard ids.status == 0, checkpoints.count == 2 else {
-        throw BenchError("expected the push's and the pull's checkpoints in \(gatewayDB), found \(ids.stdout)\(ids.stderr)")
-    }
+    guard ids.status == 0 else { throw BenchError("cannot read the checkpoints of \(gatewayDB): \(ids.stderr)") }
+    return Set(ids.stdout.split(separator: "\n").map(String.init))
+}
+
+/// curl's arguments for the requests a no-op sync makes: GET both checkpoints
+/// (`_local/<replication id>`: the syncing store's push and pull) and the
+/// `_changes` page from the gateway's current sequence, over one connection.
+func noopRequests(checkpoints: Set<String>, url: String, token: String) throws -> [String] {
+    guard checkpoints.count == 2 else { throw BenchError("expected the store's push and pull checkpoints, found \(checkpoints)") }
     let auth = ["-H", "Authorization: Bearer \(token)"]
     let info = try runMeasured("/usr/bin/curl", ["-sf"] + auth + [url], environment: ProcessInfo.processInfo.environment,
                                samplePeak: false)
@@ -244,7 +235,7 @@ func noopRequests(gatewayDB: String, url: String, token: String) throws -> [Stri
         throw BenchError("GET \(url) gave no update_seq: \(info.stdout.prefix(200))")
     }
     let since = seq.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? seq
-    return ["-sf"] + auth + checkpoints.flatMap { ["-o", "/dev/null", url + "/_local/" + $0] }
+    return ["-sf"] + auth + checkpoints.sorted().flatMap { ["-o", "/dev/null", url + "/_local/" + $0] }
         + ["-o", "/dev/null", url + "/_changes?feed=normal&style=all_docs&since=\(since)&limit=1000"]
 }
 

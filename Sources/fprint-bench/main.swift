@@ -19,6 +19,8 @@ import Foundation
 //    transmitters (EvalBench.swift); --eval-only stops after it. Then, with
 //    --fprint, `fprint import` and `fprint eval` as whole processes
 //    (CommandBench.swift); --commands-only stops after them.
+// --collectors: only 20 `fprint sync` clients at once into `fprint gateway`
+//    vs the same into CouchDB 3.5 (CollectorsBench.swift), --peers-dir.
 // --datasets: only the public UJI long-term dataset's import and
 //    evaluation as whole processes (DatasetBench.swift), from
 //    --datasets-dir (default ../shared/datasets).
@@ -56,6 +58,8 @@ struct Args {
     var peersDir = "../shared/peers"
     /// Only the import of large walk documents (ImportBench.swift).
     var walkImportOnly = false
+    /// Only 20 collectors syncing at once, beside CouchDB (CollectorsBench.swift).
+    var collectors = false
     /// Skip eval and the commands: only the store, `list` and `status` figures.
     var storeOnly = false
 
@@ -94,6 +98,7 @@ struct Args {
             case "--datasets-dir": datasetsDir = it.next() ?? datasetsDir
             case "--peers-dir": peersDir = it.next() ?? peersDir
             case "--walk-import-only": walkImportOnly = true
+            case "--collectors": collectors = true
             case "--store-only": storeOnly = true
             default:
                 FileHandle.standardError.write(Data("fprint-bench: unknown argument \(a)\n".utf8))
@@ -237,6 +242,12 @@ func run() throws {
         try FileManager.default.createDirectory(atPath: args.dir, withIntermediateDirectories: true)
         defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
         try walkImportBench(fprint: fprint, dir: args.dir, peers: args.peersDir)
+        return
+    }
+    if args.collectors {
+        guard let fprint = args.fprint else { throw BenchError("--collectors needs --fprint PATH") }
+        defer { if !args.keepDir { try? FileManager.default.removeItem(atPath: args.dir) } }
+        try runCollectorsBench(fprint: fprint, dir: args.dir, peers: args.peersDir)
         return
     }
     if args.replay {
