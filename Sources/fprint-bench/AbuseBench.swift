@@ -33,10 +33,10 @@ func runAbuseBench(fprint: String, dir: String) throws {
 
 /// A release `fprint gateway` with a users file and a token for alice.
 final class AbuseGateway: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    let token: String
-    var pid: Int32 { process.processIdentifier }
+    private let server: BenchGateway
+    var port: Int { server.port }
+    var token: String { server.token }
+    var pid: Int32 { server.process.processIdentifier }
 
     init(fprint: String, dir: String) throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -44,30 +44,12 @@ final class AbuseGateway: @unchecked Sendable {
         let secret = dir + "/secret", users = dir + "/users"
         FileManager.default.createFile(atPath: users, contents: Data("alice:correct-horse\nbob:battery-staple\n".utf8),
                                        attributes: [.posixPermissions: 0o600])
-        token = try runMeasured(fprint, ["gateway", "token", "--user", "alice", "--users", users, "--secret-file", secret], environment: env)
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        process.executableURL = URL(fileURLWithPath: fprint)
-        process.arguments = ["gateway", "--port", "0", "--db", dir + "/gateway.sqlite", "--secret-file", secret, "--users", users]
-        process.environment = env
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let log = PipeDrain(err.fileHandleForReading, name: "abuse-gateway")
-        var found: Int?
-        for _ in 0..<600 where found == nil {
-            found = String(decoding: log.soFar, as: UTF8.self).firstMatch(of: /listening on http:\/\/127\.0\.0\.1:([0-9]+)\//).flatMap { Int($0.1) }
-            if found == nil { usleep(50_000) }
-        }
-        guard let found else { throw BenchError("the gateway did not start") }
-        port = found
+        server = try BenchGateway(fprint: fprint, db: dir + "/gateway.sqlite", secret: secret, environment: env, user: "alice",
+                                  users: users)
         raiseOpenFiles()
     }
 
-    func stop() {
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
 
     /// One request on a connection of its own; the status.
     func status(_ head: String, body: [UInt8] = [], from source: String? = nil, timeout: Double = 120) -> Int? {

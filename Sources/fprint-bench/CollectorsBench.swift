@@ -80,9 +80,8 @@ func collectorStores(dir: String, clients: Int, documentsEach: Int) throws -> [S
         let path = dir + "/collector-\(c).sqlite"
         let store = try SQLiteDocumentStore(path: path)
         let documents = try (0..<documentsEach).map { j in
-            let d = walkDocument(seq: j % 50 + 1, session: "collector-\(c)-\(j / 50)", rng: &rng, bleTransmitters: 15,
-                                 reportsEach: 5, wifi: 20)
-            return NewDocument(id: String(format: "c%02d-%05d", c, j), body: try encoder.encode(d))
+            NewDocument(id: String(format: "c%02d-%05d", c, j),
+                        body: try encoder.encode(syncBenchDocument(j, session: "collector-\(c)", rng: &rng)))
         }
         try store.insert(documents)
         return path
@@ -98,16 +97,16 @@ func collectorsRound(fprint: String, stores: [String], url: String, environment:
                                   + headers.flatMap { ["-H", $0] } + ["--data-binary", #"{"couchbase_sync_gateway_id":"bench","reader":true}"#, probe],
                               environment: environment, samplePeak: false)
     guard put.status == 0 else { throw BenchError("cannot PUT \(probe): curl exit \(put.status) \(put.stderr)") }
+    let pushAll = {
+        try together(stores.count) { i in
+            try runMeasured(fprint, ["sync", "--push-only", "--quiet", "--gateway", url, "--db", stores[i]],
+                            environment: environment, samplePeak: false)
+        }
+    }
     let reader = try LatencyReader(url: probe, headers: headers, environment: environment)
-    let push = try together(stores.count) { i in
-        try runMeasured(fprint, ["sync", "--push-only", "--quiet", "--gateway", url, "--db", stores[i]],
-                        environment: environment, samplePeak: false)
-    }
+    let push = try pushAll()
     let readerMs = reader.stop()
-    let noop = try together(stores.count) { i in
-        try runMeasured(fprint, ["sync", "--push-only", "--quiet", "--gateway", url, "--db", stores[i]],
-                        environment: environment, samplePeak: false)
-    }
+    let noop = try pushAll()  // nothing new: a no-op each
     let failures = zip(push.runs + noop.runs, Array(stores.indices) + Array(stores.indices)).compactMap { run, i in
         run.status == 0 ? nil : "client \(i) exited \(run.status): \(run.stderr.suffix(200))"
     }

@@ -118,11 +118,17 @@ final class DataBox: @unchecked Sendable {
     var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
 }
 
+/// The sync benches' document: 15 BLE transmitters × 5 reports and 20 Wi-Fi,
+/// about 19.7 KB of canonical JSON (a static measurement's size); the `j`th,
+/// in walks of 50 named `session`-N.
+func syncBenchDocument(_ j: Int, session: String, rng: inout SeededRandom) -> MeasurementDocument {
+    walkDocument(seq: j % 50 + 1, session: "\(session)-\(j / 50)", rng: &rng, bleTransmitters: 15, reportsEach: 5, wifi: 20)
+}
+
 func runSyncBench(fprint: String, dir: String, docs: Int) throws {
     var env = benchEnvironment(dir)
     let secret = dir + "/gw-secret"
 
-    // 15 BLE transmitters × 5 reports and 20 Wi-Fi: about 19.7 KB of canonical JSON.
     var rng = SeededRandom(seed: 4)
     let encoder = JSONValueEncoder()
     func fill(_ path: String, count: Int) throws -> Int {
@@ -132,9 +138,7 @@ func runSyncBench(fprint: String, dir: String, docs: Int) throws {
         while i < count {
             var chunk: [NewDocument] = []
             for j in i..<min(i + 500, count) {
-                let d = walkDocument(seq: j % 50 + 1, session: "sync-\(j / 50)", rng: &rng, bleTransmitters: 15,
-                                     reportsEach: 5, wifi: 20)
-                let body = try encoder.encode(d)
+                let body = try encoder.encode(syncBenchDocument(j, session: "sync", rng: &rng))
                 if j < 100 { bytes += CanonicalJSON.data(body).count }
                 chunk.append(NewDocument(id: String(format: "sync-%08d", j), body: body))
             }

@@ -16,12 +16,6 @@ package struct AccuracyParts: Sendable, Equatable {
         package var radiusM: Double
         /// The share of the belief within `nearM` of the track.
         package var shareNear: Double
-
-        package init(modeM: Double, radiusM: Double, shareNear: Double) {
-            self.modeM = modeM
-            self.radiusM = radiusM
-            self.shareNear = shareNear
-        }
     }
 
     /// √(Pxx + Pyy) of the Kalman filter.
@@ -41,12 +35,6 @@ package struct AccuracyParts: Sendable, Equatable {
     /// holds at least `nearShare` within `nearM` of the track (two places, one of them the track's).
     package static let radiusShare = 0.4
     package static let nearM = 3.0, nearShare = 0.2
-
-    package init(kalmanM: Double, belief: Belief, snapM: Double) {
-        self.kalmanM = kalmanM
-        self.belief = belief
-        self.snapM = snapM
-    }
 
     /// The stated accuracy (m). The shares were set on 180 random seeds of the J walks
     /// (55–80 % of a run's fixes within it in 93–98 % of runs per map and method); `make
