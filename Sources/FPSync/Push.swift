@@ -45,6 +45,18 @@ struct PushCursor {
     var previous: Replicator.Checkpoint?
     /// Batches prepared so far.
     var prepared = 0
+    /// Revision text per document sent so far: sizes the next batch.
+    var sentBytes = 0
+    var sentCount = 0
+
+    /// Changes to read for the next batch: as many as `limits` allows, and
+    /// no more than about `batchBytes` of text at the documents' size so far.
+    func nextLimit(_ limits: BatchLimits, first: Int) -> Int {
+        let count = prepared == 0 ? min(limits.count, first) : limits.count
+        guard sentCount > 0, sentBytes > 0 else { return count }
+        let perDocument = max(1, sentBytes / sentCount)
+        return max(1, min(count, limits.batchBytes / perDocument))
+    }
 }
 
 extension Replicator {
@@ -132,7 +144,7 @@ extension Replicator {
         let (since, retry, sentSigned, damagedBefore) = (cursor.since, cursor.retry, cursor.sentSigned, cursor.damaged)
         cursor.retry = []
         // The first batch is small, so the gateway has work sooner.
-        let limit = cursor.prepared == 0 ? min(limits.count, Self.firstBatch) : limits.count
+        let limit = cursor.nextLimit(limits, first: Self.firstBatch)
         cursor.prepared += 1
         // The feed and the unsigned revisions in it: one trip to the store.
         let (fromFeed, feedEnded, skippedTo, unsent, unsigned, damagedRead) = try await storeWork { [self] in
@@ -210,6 +222,8 @@ extension Replicator {
             cursor.holdAt = first.seq - 1
         }
         outgoing.removeAll { damagedIDs.contains($0.id) }
+        cursor.sentCount += outgoing.count
+        cursor.sentBytes += outgoing.reduce(0) { $0 + $1.bodyText.utf8.count }
         cursor.since = fromFeed.last?.seq ?? skippedTo ?? cursor.since
         let seq = JSONValue.int(cursor.holdAt ?? cursor.since)
         let job = UploadJob(changes: changes, outgoing: outgoing, signed: signed, damagedIDs: damagedIDs, seq: seq,

@@ -6,11 +6,18 @@ import Foundation
 
 /// Limits of one batch: by document count and by encoded bytes.
 package struct BatchLimits: Sendable {
+    /// Changes read per batch at most.
     package var count: Int
+    /// The largest `_bulk_docs` request body.
     package var bytes: Int
-    package init(count: Int = 500, bytes: Int = 4 << 20) {
+    /// About how much revision text a push batch holds: three batches are
+    /// in flight, each with its text (and its signed copy), so large
+    /// documents make batches of fewer changes.
+    package var batchBytes: Int
+    package init(count: Int = 500, bytes: Int = 4 << 20, batchBytes: Int = 2 << 20) {
         self.count = max(1, count)
         self.bytes = max(1024, bytes)
+        self.batchBytes = max(1024, batchBytes)
     }
 }
 

@@ -11,6 +11,7 @@ enum FprintMain {
     static func main() async {
         // Members of the fprint group scan through the package's capable copy (docs/install.md).
         RadioHelper.handOverIfGranted(CommandLine.arguments)
+        if Fprint.namesSync(CommandLine.arguments.dropFirst()) { Fprint.limitMallocArenas() }
         await startLoadingCurl()
         // Failures leave inside (ArgumentParser exits with their code).
         if await !Fprint.runSyncDirectly(Array(CommandLine.arguments.dropFirst())) { await Fprint.main() }

@@ -67,6 +67,7 @@ struct Sync: ReportingCommand {
     func perform() async throws {
         // Started by fprint's main already; here for callers that skip it (tests).
         CurlLibrary.preload()
+        Fprint.limitMallocArenas()
         let workspace = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let given = try client.gatewayURL(workspace)
         let store = try workspace.openStore(.write)
