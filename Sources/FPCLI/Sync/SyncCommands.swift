@@ -53,7 +53,8 @@ struct Sync: ReportingCommand {
     @Flag(help: "Show what would be sent and received; change nothing on either side.") var dryRun = false
     @Option(help: ArgumentHelp("Bearer token (prefer $FPRINT_TOKEN or `fprint login`).", valueName: "token"))
     var token: String?
-    @Option(help: "Documents per batch.") var batchSize = 500
+    @Option(help: "Documents per batch at most (a push batch holds about 2 MB of text: large documents go fewer at a time).")
+    var batchSize = 500
     @Flag(help: "No progress and no summary line (errors and refusals still go to stderr).") var quiet = false
     @OptionGroup var client: GatewayClientOptions
     @OptionGroup var storeOptions: StoreOptions

@@ -15,6 +15,7 @@ then the batch of plain writes the flush made durable, which may reach the disk
 in any order or not at all before that flush completes.
 
 Usage: replay.py list LOG
+       replay.py used LOG      (bytes of LOG the entries use: what to copy out)
        replay.py plan LOG --after MARK [--seed N] [--sample K] [--subsets R] [--prefixes P]
        replay.py build LOG BASE STATE_ID OUT   (an image of one planned state)
 """
@@ -68,6 +69,8 @@ class Log:
             if not flags & (MARK | DISCARD):
                 offset += nr * self.sectorsize
             self.entries.append(Entry(index, sector, nr, flags, data_offset, mark))
+        # Where the last entry ends: the rest of the log device is unused.
+        self.end = offset
 
     def apply(self, entry, image):
         """Writes one entry's effect into the open image file."""
@@ -158,6 +161,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list").add_argument("log")
+    sub.add_parser("used").add_argument("log")
     pp = sub.add_parser("plan")
     pp.add_argument("log")
     pp.add_argument("--after", required=True)
@@ -169,7 +173,9 @@ def main():
         pb.add_argument(a)
     args = p.parse_args()
     log = Log(args.log)
-    if args.cmd == "list":
+    if args.cmd == "used":
+        print(log.end)
+    elif args.cmd == "list":
         names = {FLUSH: "FLUSH", FUA: "FUA", DISCARD: "DISCARD", MARK: "MARK", METADATA: "META"}
         for e in log.entries:
             flags = "|".join(n for bit, n in names.items() if e.flags & bit) or "-"
