@@ -160,6 +160,27 @@ def check_state(marks, want, bin_path):
     return problems
 
 
+# What each workload must have acknowledged: a workload that acknowledged
+# nothing checks nothing, so its missing marks are a failure of their own.
+REQUIRED = {"measure": ["doc:"], "walk": ["doc:", "walk:"], "sync": ["sync:"], "gateway": ["gw:"],
+            "credentials": ["revoked:", "password:alice:new"], "config": ["map:LAB1", "beacons:LAB1"]}
+
+
+def missing_acknowledgements(log):
+    """One line per workload that ran without an acknowledgement it must give."""
+    marks, current = {}, None
+    for e in log.entries:
+        if not e.mark:
+            continue
+        if e.mark.startswith("workload:"):
+            current = e.mark.split(":", 1)[1]
+            marks.setdefault(current, [])
+        elif current:
+            marks[current].append(e.mark)
+    return [f"workload {w} acknowledged no {need!r} (it failed: see its .err file)"
+            for w, got in marks.items() for need in REQUIRED.get(w, []) if not any(m.startswith(need) for m in got)]
+
+
 def stratified(states, sample, seed):
     """`sample` states spread evenly over the workloads (each gets its share,
     a small one all of its states), chosen at random within each."""
@@ -203,7 +224,9 @@ def check(out, log_path, seed, sample, scratch, subsets, prefixes, bin_path):
     with open(cache, "wb") as f:
         f.truncate(64 << 20)
     cached = -1
-    checked, failures, started = {}, [], time.time()
+    checked, failures, started = {}, missing_acknowledgements(log), time.time()
+    for f in failures:
+        print(f"powercut: FAIL {f}", file=sys.stderr)
     for s in chosen:
         with open(cache, "r+b") as image:
             for e in log.entries[cached + 1:s["base"] + 1]:

@@ -85,9 +85,8 @@ fi
 # 5. token revocation and a new password, while the gateway runs.
 if phase credentials; then
     "$BIN" gateway token --user bob --ttl 1d --token-only --secret-file "$SECRET" > /dev/null
-    revoke=$("$BIN" gateway token --list --json --secret-file "$SECRET" | python3 -c '
-    import json, sys
-    print(next(r["id"] for r in map(json.loads, sys.stdin) if r.get("user") == "bob"))')
+    revoke=$("$BIN" gateway token --list --json --secret-file "$SECRET" \
+        | python3 -c 'import json, sys; print(next(r["id"] for r in map(json.loads, sys.stdin) if r.get("user") == "bob"))')
     "$BIN" gateway token --revoke="$revoke" --secret-file "$SECRET" 2> "$OUT/revoke.err" && mark "revoked:$revoke"
     curl -sf -u alice:old-password-1 $GW:5992/fprint > /dev/null && mark "password:alice:old"
     # The operator's new users file (written durably by the harness): the
