@@ -190,11 +190,16 @@ let package = Package(
 // `make fuzz`: libFuzzer targets over every parser of outside input
 // (Tests/fuzz/run.sh). Only in the sanitizer build, which sets FPRINT_LIBFUZZ
 // and links libFuzzer's main(): an ordinary build would find no main.
-if Context.environment["FPRINT_LIBFUZZ"] != nil {
+// FPRINT_LIBFUZZ=gateway adds the gateway's and the beacon sheets' targets,
+// whose modules (FPGateway, FPCLI: Hummingbird, NIO) triple the build's CPU.
+if let libfuzz = Context.environment["FPRINT_LIBFUZZ"] {
+    let gateway = libfuzz == "gateway"
+    let gatewayDependencies: [Target.Dependency] = gateway
+        ? ["FPGateway", "FPCLI", .product(name: "HTTPTypes", package: "swift-http-types")] : []
     package.targets.append(.executableTarget(name: "fprint-libfuzz", dependencies: [
         "FPCore", "FPNet", "FPSync", "FPAnalysis", "FPConfig", "FPDatasets", "FPProviders",
         "FPHCI", "FPHCIFuzz", "FPLinuxRadios", "FPProbe",
-    ]))
+    ] + gatewayDependencies, swiftSettings: gateway ? [.define("FUZZ_GATEWAY")] : []))
 }
 
 // Every target sees the members (extension methods, conformances) only of the

@@ -13,7 +13,7 @@ struct FuzzTarget: Sendable {
     var run: @Sendable ([UInt8]) -> Void
 }
 
-let allTargets: [FuzzTarget] = replicationTargets + fileTargets + radioTargets
+let allTargets: [FuzzTarget] = replicationTargets + fileTargets + radioTargets + gatewayTargets
 
 let chosenTarget: FuzzTarget = {
     let name = ProcessInfo.processInfo.environment["FPRINT_FUZZ_TARGET"] ?? ""

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds fprint-libfuzz (release, ASan + libFuzzer, in
-# .build-fuzz), then runs every target (or those named) for FUZZ_SECONDS each,
+# .build-fuzz-gateway; with FUZZ_GATEWAY=0 without the gateway's and beacon
+# sheets' targets, in .build-fuzz), then runs every target (or those named) for FUZZ_SECONDS each,
 # FUZZ_JOBS processes at a time (default: one per core) under nice, and prints per target the executions,
 # libFuzzer's coverage (cov: edges, ft: features) and the result. A crash,
 # trap, leak or timeout fails the run; its input is kept in
@@ -17,8 +18,17 @@ if [ -z "$bin" ]; then
     # SwiftPM passes its two --sanitize as two -sanitize= flags in a set's order, and
     # swiftc keeps only the last: Swift code got ASan or coverage, never both (a
     # build without coverage fuzzes blind). The combined flag last gives both.
-    build=(env FPRINT_LIBFUZZ=1 "${SWIFT:-swift}" build -c release --sanitize=fuzzer --sanitize=address
-           -Xswiftc -sanitize=address,fuzzer --build-path "$root/.build-fuzz" --package-path "$root")
+    # FUZZ_GATEWAY=1 (the default) builds every target, the gateway's and the
+    # beacon sheets' too: their parsers are internal (@testable import, so
+    # -enable-testing) and bring FPGateway and FPCLI (Hummingbird, NIO: about
+    # three times the build's CPU). FUZZ_GATEWAY=0 builds the other targets only.
+    if [ "${FUZZ_GATEWAY:-1}" = 1 ]; then
+        variant=(FPRINT_LIBFUZZ=gateway) flags=(-Xswiftc -enable-testing) path="$root/.build-fuzz-gateway"
+    else
+        variant=(FPRINT_LIBFUZZ=1) flags=() path="$root/.build-fuzz"
+    fi
+    build=(env "${variant[@]}" "${SWIFT:-swift}" build -c release --sanitize=fuzzer --sanitize=address
+           -Xswiftc -sanitize=address,fuzzer "${flags[@]}" --build-path "$path" --package-path "$root")
     start=$(date +%s)
     # ld.gold warns "Cannot export local symbol __asan_…" for every module: harmless, hidden.
     "${build[@]}" --product fprint-libfuzz 2>&1 | grep -v 'Cannot export local symbol'

@@ -109,5 +109,19 @@ for name in sorted(os.listdir(src("Tests", "FPLinuxRadiosTests", "Fixtures", "mm
 put("probe-wire", "datagram.bin", b"FPPB\x03\x00\x00\x00" + bytes(range(8)) + b"\x00\x00\x00\x05" + bytes(16) + bytes(64))
 put("probe-wire", "request.json", b'{"op":"udp","token":"abc","count":200,"size":512,"interval_ms":20}\n')
 put("probe-wire", "run.json", b'{"type":"probe","result":{"server":"gw:5985","phases":[{"name":"udp","status":"ok","jitter_ms":1.5,"loss":0.01,"rtt_ms":{"median":12}}]},"started":"2026-11-22T10:00:00Z","map":"J1NP","x":1,"y":2}')
+# The gateway's reading of a request: path, query, header lines (a real
+# replicator's GET, a login form's POST, a proxied request with a cookie).
+put("gateway-request", "replicator.txt", b"/fprint/_local/ae54ae931f0e8" + CUT + b"rev=2-7051cbe5c8faecd085a3fa619e6e6337&latest=true"
+    + CUT + b"Host: 127.0.0.1:5984\nAuthorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln\nAccept: application/json\n")
+put("gateway-request", "session.txt", b"/_session" + CUT + b"next=%2Ffprint%2F_all_docs&name=alice"
+    + CUT + b"Host: gw.example.org\nOrigin: https://gw.example.org\nContent-Type: application/x-www-form-urlencoded; charset=utf-8\n"
+    + b"Authorization: Basic YWxpY2U6c2VjcmV0\n")
+put("gateway-request", "proxied.txt", b"/fprint/doc%2Fwith%20slash/att.png" + CUT + b"public=https%3A%2F%2Fgw.example.org"
+    + CUT + b"X-Forwarded-For: 203.0.113.9, 10.0.0.2\nCookie: theme=dark; AuthSession=YWxpY2U6NjkyMkQ4MkE6\nReferer: https://evil.example/x\n")
+# Beacon sheets: the shipped example and both identity kinds in metres.
+for name in ("lab-beacons.csv", "lab-beacons-ids.csv", "lab0-beacons-metres.csv"):
+    put("beacon-sheet", name, read("docs", "examples", name))
+put("beacon-sheet", "identities.csv", b"Name;UUID;Major;Minor;Namespace;Instance;X (m);Y (m);Tx power [dBm]\n"
+    b"door;f7826da6-4fa2-4e98-8024-bc5b71e0893e;1;2;;;1,5;2;-59\nlift;;;;edd1ebeac04e5defa017;0123456789ab;3;4,25;-61\n")
 total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(OUT) for f in fs)
 print("seed-corpus: %d targets, %d bytes in %s" % (len(os.listdir(OUT)), total, OUT))
