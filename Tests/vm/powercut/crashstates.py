@@ -149,7 +149,8 @@ def check_state(marks, want, bin_path):
         if rc != 0:
             problems.append(f"fprint check --db gateway exited {rc}: {last}")
     if os.path.isdir(f"{M}/db"):
-        rc, last = run([bin_path, "measure", "--map", "LAB1" if "map:LAB1" in acked else "J1NP", "--x", "200", "--y", "200",
+        # LAB1 is simulated from its beacon sheet: measured there once the sheet was acknowledged.
+        rc, last = run([bin_path, "measure", "--map", "LAB1" if "beacons:LAB1" in acked else "J1NP", "--x", "200", "--y", "200",
                         "--duration", "5", "--simulate", "--fast", "--seed", "9"])
         if rc != 0:
             problems.append(f"fprint measure on the state exited {rc}: {last}")
