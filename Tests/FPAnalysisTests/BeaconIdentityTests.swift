@@ -33,6 +33,36 @@ import Testing
         #expect(BeaconIdentity(text: text) == nil)
     }
 
+    /// The byte-level reading of a hyphenated UUID gives what Foundation's
+    /// parse gives, for every case and for text that is almost one.
+    @Test func aUUIDIsReadAsFoundationReadsIt() {
+        var rng = SystemRandomNumberGenerator()
+        var texts: [String] = []
+        for _ in 0..<300 {
+            let uuid = UUID().uuidString
+            texts += [uuid, uuid.lowercased(), String(uuid.enumerated().map { $0.offset % 3 == 0 ? Character($0.element.lowercased()) : $0.element }),
+                      " \(uuid)\t", uuid.replacingOccurrences(of: "-", with: "")]
+            var broken = Array(uuid.utf8)
+            broken[Int.random(in: 0..<broken.count, using: &rng)] = [UInt8(ascii: "G"), UInt8(ascii: "-"), UInt8(ascii: " "), 0xC3].randomElement(using: &rng)!
+            texts.append(String(decoding: broken, as: UTF8.self))
+        }
+        for text in texts {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let spaced = trimmed.count == 32 && !trimmed.contains("-")
+                ? [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(Array(trimmed)[$0]) }.joined(separator: "-") : trimmed
+            #expect(BeaconIdentity.canonicalUUID(text) == UUID(uuidString: spaced)?.uuidString, "\(text)")
+        }
+        let frame = Beacon(type: "ibeacon", uuid: "b9407f30-f5f8-466e-aff9-25556b57fe6d", major: 65535, minor: 0,
+                           namespace: nil, instance: nil)
+        #expect(BeaconIdentity(beacon: frame)?.text == "ibeacon:B9407F30-F5F8-466E-AFF9-25556B57FE6D:65535:0")
+        let outOfRange = Beacon(type: "ibeacon", uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 65536, minor: 0,
+                                namespace: nil, instance: nil)
+        #expect(BeaconIdentity(beacon: outOfRange) == nil)
+        #expect(BeaconIdentity.hex("EDD1EBEAC04E5DEFA017", bytes: 10) == "edd1ebeac04e5defa017")
+        #expect(BeaconIdentity.hex("edd1ebeac04e5defa017", bytes: 10) == "edd1ebeac04e5defa017")
+        #expect(BeaconIdentity.hex("edd1ebeac04e5defa01g", bytes: 10) == nil)
+    }
+
     @Test func aFramesIdentityIsItsIBeaconTripleOrEddystoneUIDAndAltBeaconCountsAsIBeacon() {
         let ib = Beacon(type: "ibeacon", uuid: Self.uuid.lowercased(), major: 7, minor: 8)
         var alt = Beacon(type: "altbeacon", uuid: Self.uuid, major: 7, minor: 8)

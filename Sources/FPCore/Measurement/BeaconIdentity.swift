@@ -32,9 +32,11 @@ public enum BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
     public init?(beacon: Beacon) {
         switch beacon.type {
         case "ibeacon", "altbeacon":
+            // Once per report in a replay: the numbers are checked as numbers, not printed and read back.
             guard let uuid = beacon.uuid, let major = beacon.major, let minor = beacon.minor,
-                  let id = Self.iBeacon(uuid: uuid, major: String(major), minor: String(minor)) else { return nil }
-            self = id
+                  (0...65535).contains(major), (0...65535).contains(minor),
+                  let canonical = Self.canonicalUUID(uuid) else { return nil }
+            self = .iBeacon(uuid: canonical, major: major, minor: minor)
         case "eddystone-uid":
             guard let ns = beacon.namespace, let inst = beacon.instance,
                   let id = Self.eddystone(namespace: ns, instance: inst) else { return nil }
@@ -85,6 +87,10 @@ public enum BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// "b9407f30f5f8466eaff925556b57fe6d" or the hyphenated form, any case → upper-case with hyphens.
     public static func canonicalUUID(_ text: String) -> String? {
+        // The decoder's own form (36 bytes, hyphens in place, hex digits) is
+        // read byte by byte: this runs for every report of a replay, and
+        // Foundation's UUID parse (sscanf) made it half of `track`'s CPU.
+        if let fast = hyphenatedUUID(text) { return fast }
         var t = text.trimmingCharacters(in: .whitespaces)
         if t.count == 32, !t.contains("-") {
             let c = Array(t)
@@ -93,8 +99,33 @@ public enum BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
         return UUID(uuidString: t)?.uuidString
     }
 
+    /// An 8-4-4-4-12 hex UUID of exactly 36 bytes in upper case (the text
+    /// itself when it already is); nil for anything else.
+    static func hyphenatedUUID(_ text: String) -> String? {
+        guard text.utf8.count == 36 else { return nil }
+        var upper = true
+        let valid = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for (i, b) in bytes.enumerated() {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard b == UInt8(ascii: "-") else { return false }
+                } else if (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b) {
+                    upper = false
+                } else {
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+                        || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(b) else { return false }
+                }
+            }
+            return true
+        }
+        guard valid == true else { return nil }
+        return upper ? text : text.uppercased()
+    }
+
     /// `bytes` bytes of hex, optionally 0x-prefixed → lower-case digits.
     public static func hex(_ text: String, bytes: Int) -> String? {
+        // Already lower-case digits (a decoded frame's): the text itself.
+        if text.utf8.count == bytes * 2, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) { return text }
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         let digits = t.hasPrefix("0x") ? String(t.dropFirst(2)) : t
         guard digits.count == bytes * 2, digits.allSatisfy(\.isHexDigit) else { return nil }
