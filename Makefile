@@ -58,11 +58,12 @@ bench: bench-ble
 	$(RELEASE) --product fprint
 	$(RELEASE_BIN)/fprint-bench --fprint $(RELEASE_BIN)/fprint --peers-dir $(CURDIR)/../shared/peers
 	$(RELEASE_BIN)/fprint-bench --sync --fprint $(RELEASE_BIN)/fprint
-	$(RELEASE_BIN)/fprint-bench --collectors --fprint $(RELEASE_BIN)/fprint --peers-dir $(CURDIR)/../shared/peers
 	$(RELEASE_BIN)/fprint-bench --replay --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --track-only --fprint $(RELEASE_BIN)/fprint
-	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
 	$(RELEASE_BIN)/fprint-bench --datasets --datasets-dir $(CURDIR)/../shared/datasets --fprint $(RELEASE_BIN)/fprint
+	# Last: 20 clients and CouchDB, then the floods, leave the machine busy for a minute after them.
+	$(RELEASE_BIN)/fprint-bench --collectors --fprint $(RELEASE_BIN)/fprint --peers-dir $(CURDIR)/../shared/peers
+	$(RELEASE_BIN)/fprint-bench --abuse --fprint $(RELEASE_BIN)/fprint
 
 # The gateway as an attacker meets it: peak memory under a flood of unfinished
 # heads, of the largest authenticated requests and of one revision asked for
