@@ -206,17 +206,7 @@ final class TestClock: @unchecked Sendable {
     /// Without a user to sign with, an unsigned document stops the push
     /// before anything is sent: never `couchbase_sync_gateway_id: "-"` on a gateway.
     @Test func nothingUnsignedIsPushedWithoutASigner() async throws {
-        let transport = ScriptedTransport { request in
-            switch request.url.path {
-            case "/db/_revs_diff":
-                let asked = (try? CanonicalJSON.parse(request.body ?? Data()))?.objectValue ?? [:]
-                return jsonResponse(200, .object(asked.mapValues { ["missing": $0] }))
-            case "/db/_bulk_docs": return jsonResponse(201, [])
-            case let p where p.hasPrefix("/db/_local"):
-                return request.method == .get ? jsonResponse(404, ["error": "not_found"]) : jsonResponse(201, ["ok": true])
-            default: return jsonResponse(404, ["error": "not_found"])
-            }
-        }
+        let transport = gatewayLackingEverything()
         let store = try SQLiteDocumentStore.inMemory()
         try store.insert([NewDocument(id: "unsigned", body: body(owner: "-"))])
         let remote = RemoteDatabase(url: URL(string: "http://x.test/db")!, transport: transport, credentials: .basic(user: "u", password: "p"))

@@ -10,19 +10,7 @@ struct PushBatchSizeTests {
     /// Three batches are in flight during a push: large documents make
     /// batches of fewer changes, so what a push holds stays about the same.
     @Test func largeDocumentsMakeSmallerBatches() async throws {
-        let transport = ScriptedTransport { request in
-            switch request.url.path {
-            case "/db/_revs_diff":
-                let asked = (try? CanonicalJSON.parse(request.body ?? Data()))?.objectValue ?? [:]
-                return jsonResponse(200, .object(asked.mapValues { ["missing": $0] }))
-            case "/db/_bulk_docs":
-                return jsonResponse(201, [])
-            case let p where p.hasPrefix("/db/_local"):
-                return request.method == .get ? jsonResponse(404, ["error": "not_found"]) : jsonResponse(201, ["ok": true])
-            default:
-                return jsonResponse(404, ["error": "not_found"])
-            }
-        }
+        let transport = gatewayLackingEverything()
         let store = try SQLiteDocumentStore.inMemory()
         let large = String(repeating: "x", count: 10_000)
         try store.insert((0..<30).map { NewDocument(id: String(format: "d%02d", $0), body: body(owner: "alice", note: large)) })

@@ -132,19 +132,9 @@ import Testing
     }
 
     @Test func status413HalvesTheBatch() async throws {
-        let transport = ScriptedTransport { request in
-            switch request.url.path {
-            case "/db/_revs_diff":
-                let asked = (try? CanonicalJSON.parse(request.body ?? Data()))?.objectValue ?? [:]
-                return jsonResponse(200, .object(asked.mapValues { ["missing": $0] }))
-            case "/db/_bulk_docs":
-                let count = (try? CanonicalJSON.parse(request.body ?? Data()))?["docs"]?.arrayValue?.count ?? 0
-                return count > 3 ? jsonResponse(413, ["error": "too_large", "reason": "too big"]) : jsonResponse(201, [])
-            case let p where p.hasPrefix("/db/_local"):
-                return request.method == .get ? jsonResponse(404, ["error": "not_found"]) : jsonResponse(201, ["ok": true])
-            default:
-                return jsonResponse(404, ["error": "not_found"])
-            }
+        let transport = gatewayLackingEverything { request in
+            let count = (try? CanonicalJSON.parse(request.body ?? Data()))?["docs"]?.arrayValue?.count ?? 0
+            return count > 3 ? jsonResponse(413, ["error": "too_large", "reason": "too big"]) : jsonResponse(201, [])
         }
         let store = try SQLiteDocumentStore.inMemory()
         try store.insert((0..<10).map { NewDocument(id: "d\($0)", body: body(owner: "alice")) })

@@ -40,6 +40,26 @@ func jsonResponse(_ status: Int, _ value: JSONValue, headers: HTTPHeaders = ["Co
 
 func fixture(_ name: String) throws -> Data { try FixtureFolder(.module).data(name) }
 
+/// A gateway at `/db` that lacks every revision it is asked about and has
+/// no checkpoints yet; `_bulk_docs` answers what `bulkDocs` says (accepted).
+func gatewayLackingEverything(bulkDocs: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in jsonResponse(201, []) })
+    -> ScriptedTransport
+{
+    ScriptedTransport { request in
+        switch request.url.path {
+        case "/db/_revs_diff":
+            let asked = (try? CanonicalJSON.parse(request.body ?? Data()))?.objectValue ?? [:]
+            return jsonResponse(200, .object(asked.mapValues { ["missing": $0] }))
+        case "/db/_bulk_docs":
+            return bulkDocs(request)
+        case let p where p.hasPrefix("/db/_local"):
+            return request.method == .get ? jsonResponse(404, ["error": "not_found"]) : jsonResponse(201, ["ok": true])
+        default:
+            return jsonResponse(404, ["error": "not_found"])
+        }
+    }
+}
+
 /// A measurement-like body owned by `owner`.
 func body(owner: String, note: String = "") -> JSONValue {
     ["type": "scan", "level": "J1NP", "x": 363, "y": 701, "createdAt": "2026-11-22T06:00:00.000Z",

@@ -108,11 +108,9 @@ public enum BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
             for (i, b) in bytes.enumerated() {
                 if i == 8 || i == 13 || i == 18 || i == 23 {
                     guard b == UInt8(ascii: "-") else { return false }
-                } else if (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b) {
+                } else if !isHexDigit(b, letters: upperHex) {
+                    guard isHexDigit(b, letters: lowerHex) else { return false }
                     upper = false
-                } else {
-                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
-                        || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(b) else { return false }
                 }
             }
             return true
@@ -121,11 +119,17 @@ public enum BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
         return upper ? text : text.uppercased()
     }
 
+    private static let upperHex = UInt8(ascii: "A")...UInt8(ascii: "F"), lowerHex = UInt8(ascii: "a")...UInt8(ascii: "f")
+
+    /// An ASCII digit, or one of `letters`.
+    private static func isHexDigit(_ byte: UInt8, letters: ClosedRange<UInt8>) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || letters.contains(byte)
+    }
+
     /// `bytes` bytes of hex, optionally 0x-prefixed → lower-case digits.
     public static func hex(_ text: String, bytes: Int) -> String? {
         // Already lower-case digits (a decoded frame's): the text itself.
-        if text.utf8.count == bytes * 2, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) { return text }
+        if text.utf8.count == bytes * 2, text.utf8.allSatisfy({ isHexDigit($0, letters: lowerHex) }) { return text }
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         let digits = t.hasPrefix("0x") ? String(t.dropFirst(2)) : t
         guard digits.count == bytes * 2, digits.allSatisfy(\.isHexDigit) else { return nil }
