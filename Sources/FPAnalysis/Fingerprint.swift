@@ -21,28 +21,85 @@ package struct Fingerprint: Sendable, Equatable {
         }
     }
 
-    package var id: String
+    // The fields live in one shared box, copied only when a copy is changed:
+    // a fingerprint is copied whole wherever it is filtered, grouped or
+    // iterated, and its ten references (names, sample arrays, labels) each
+    // retained per copy were a quarter of eval's reading of 63,504 of them.
+    private final class Storage: @unchecked Sendable {  // mutated only while uniquely referenced
+        var id: String
+        var level: String
+        var x: Int
+        var y: Int
+        var ble: [Sample]
+        var wifi: [Sample]
+        var labels = Labels()
+        var bleIdentities: [String: BeaconIdentity] = [:]
+
+        init(id: String, level: String, x: Int, y: Int, ble: [Sample], wifi: [Sample]) {
+            (self.id, self.level, self.x, self.y, self.ble, self.wifi) = (id, level, x, y, ble, wifi)
+        }
+
+        func copy() -> Storage {
+            let c = Storage(id: id, level: level, x: x, y: y, ble: ble, wifi: wifi)
+            (c.labels, c.bleIdentities) = (labels, bleIdentities)
+            return c
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    package var id: String {
+        _read { yield storage.id }
+        _modify { yield &unique().id }
+    }
     /// Map id (`level`), the evaluator's building and floor.
-    package var level: String
+    package var level: String {
+        _read { yield storage.level }
+        _modify { yield &unique().level }
+    }
     /// Whole map units, as the evaluator reads them.
-    package var x: Int
-    package var y: Int
-    package var ble: [Sample]
-    package var wifi: [Sample]
+    package var x: Int {
+        _read { yield storage.x }
+        _modify { yield &unique().x }
+    }
+    package var y: Int {
+        _read { yield storage.y }
+        _modify { yield &unique().y }
+    }
+    package var ble: [Sample] {
+        _read { yield storage.ble }
+        _modify { yield &unique().ble }
+    }
+    package var wifi: [Sample] {
+        _read { yield storage.wifi }
+        _modify { yield &unique().wifi }
+    }
     /// Selections' and train/test evaluation's keys (`FingerprintLabels.swift`).
-    package var labels = Labels()
+    package var labels: Labels {
+        _read { yield storage.labels }
+        _modify { yield &unique().labels }
+    }
     /// BLE transmitter id → the beacon identity its reports advertised (the
     /// first an address gave in this document): how a registry matches a
     /// rotating address to its beacon. Empty for documents without beacon frames.
-    package var bleIdentities: [String: BeaconIdentity] = [:]
+    package var bleIdentities: [String: BeaconIdentity] {
+        _read { yield storage.bleIdentities }
+        _modify { yield &unique().bleIdentities }
+    }
 
     package init(id: String, level: String, x: Int, y: Int, ble: [Sample] = [], wifi: [Sample] = []) {
-        self.id = id
-        self.level = level
-        self.x = x
-        self.y = y
-        self.ble = ble
-        self.wifi = wifi
+        storage = Storage(id: id, level: level, x: x, y: y, ble: ble, wifi: wifi)
+    }
+
+    package static func == (a: Fingerprint, b: Fingerprint) -> Bool {
+        let (l, r) = (a.storage, b.storage)
+        return l === r || (l.id == r.id && l.level == r.level && l.x == r.x && l.y == r.y && l.ble == r.ble
+            && l.wifi == r.wifi && l.labels == r.labels && l.bleIdentities == r.bleIdentities)
     }
 
     package static func bleID(_ address: String) -> String { "BLE:" + address.lowercased() }

@@ -5,11 +5,14 @@ import FPCore
 /// long-term dataset). Strings are written once in a table and named by
 /// index; numbers little-endian. `stamp` is the caller's statement of what
 /// the fingerprints were read from: `unpack` gives them back only under
-/// the same stamp, so a blob can never stand for other documents.
+/// the same stamp, so a blob can never stand for other documents. The
+/// fingerprints are written in chunks whose offsets lead them, so that
+/// reading them back runs on every core.
 package enum FingerprintPack {
     static let magic: [UInt8] = Array("FPPK".utf8)
     /// Raised whenever the layout or what a fingerprint holds changes.
-    static let format: UInt32 = 1
+    static let format: UInt32 = 2
+    static let chunkSize = 4096
 
     /// The blob; nil when a fingerprint holds what the layout cannot say
     /// exactly (checked by reading it back), so a caller keeps no blob.
@@ -25,8 +28,9 @@ package enum FingerprintPack {
             columnLists.append(c)
             return columnLists.count - 1
         }
-        body.u32(fps.count)
-        for fp in fps {
+        var chunkStarts: [Int] = []
+        for (n, fp) in fps.enumerated() {
+            if n % chunkSize == 0 { chunkStarts.append(body.out.count) }
             body.text(fp.id)
             body.text(fp.level)
             body.i64(Int64(fp.x))
@@ -61,7 +65,7 @@ package enum FingerprintPack {
                 body.text(identity.text)
             }
         }
-        // The string table, then the column lists, then the fingerprints.
+        // The string table, the column lists, the count and the chunks' offsets in the body, then the body.
         w.u32(body.strings.count)
         for s in body.strings { w.string(s) }
         w.u32(columnLists.count)
@@ -69,6 +73,8 @@ package enum FingerprintPack {
             w.u32(c.ids.count)
             for id in c.ids { w.string(id) }
         }
+        w.u32(fps.count)
+        for start in chunkStarts { w.i64(Int64(start)) }
         w.bytes(body.out)
         let blob = w.out
         // Whatever the layout cannot carry (an identity whose text reads back otherwise) shows here.
@@ -79,7 +85,11 @@ package enum FingerprintPack {
     /// The fingerprints of a blob made under `stamp`; nil for another stamp,
     /// another format or a damaged blob.
     package static func unpack(_ blob: [UInt8], stamp: String) -> [Fingerprint]? {
-        var r = PackReader(blob)
+        blob.withUnsafeBytes { unpack(PackReader($0), stamp: stamp) }
+    }
+
+    private static func unpack(_ reader: PackReader, stamp: String) -> [Fingerprint]? {
+        var r = reader
         guard r.bytes(magic.count) == magic, r.u32() == Int(format), r.string() == stamp, let stringCount = r.u32() else { return nil }
         var strings: [String] = []
         strings.reserveCapacity(stringCount)
@@ -99,8 +109,36 @@ package enum FingerprintPack {
             }
             lists.append(DeclaredColumns(ids: ids))
         }
-        func text() -> String? { r.u32().flatMap { $0 < strings.count ? strings[$0] : nil } }
         guard let count = r.u32() else { return nil }
+        let chunkCount = (count + chunkSize - 1) / chunkSize
+        var starts: [Int] = []
+        for _ in 0..<chunkCount {
+            guard let start = r.i64(), start >= 0, start <= r.data.count - r.at else { return nil }
+            starts.append(Int(start))
+        }
+        // Chunk i is fingerprints i*chunkSize… and must end exactly where chunk i+1 (or the blob) starts.
+        let body = SendableBytes(bytes: UnsafeRawBufferPointer(rebasing: r.data[r.at...]))
+        let (table, columnLists, offsets) = (strings, lists, starts)
+        let chunks = concurrentMap(Array(0..<chunkCount)) { i -> [Fingerprint]? in
+            let end = i + 1 < offsets.count ? offsets[i + 1] : body.bytes.count
+            guard offsets[i] <= end else { return nil }
+            var chunk = PackReader(UnsafeRawBufferPointer(rebasing: body.bytes[offsets[i]..<end]))
+            let n = min(chunkSize, count - i * chunkSize)
+            let fps = readFingerprints(n, &chunk, strings: table, lists: columnLists)
+            return chunk.atEnd ? fps : nil
+        }
+        var out: [Fingerprint] = []
+        out.reserveCapacity(count)
+        for chunk in chunks {
+            guard let chunk else { return nil }
+            out += chunk
+        }
+        return out
+    }
+
+    private static func readFingerprints(_ count: Int, _ r: inout PackReader, strings: [String],
+                                         lists: [DeclaredColumns]) -> [Fingerprint]? {
+        func text() -> String? { r.u32().flatMap { $0 < strings.count ? strings[$0] : nil } }
         var out: [Fingerprint] = []
         out.reserveCapacity(count)
         for _ in 0..<count {
@@ -141,8 +179,13 @@ package enum FingerprintPack {
             }
             out.append(fp)
         }
-        return r.atEnd ? out : nil
+        return out
     }
+}
+
+/// The blob's bytes for the chunks' threads, which only read them, inside `unpack`'s `withUnsafeBytes`.
+private struct SendableBytes: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
 }
 
 /// Little-endian writer with a string table (`text` writes an index into `strings`).
@@ -185,17 +228,20 @@ struct PackWriter {
     }
 }
 
+/// Reads a blob in place (loads, not a byte at a time: eval reads tens of MB);
+/// used only inside the `withUnsafeBytes` that gave it its bytes.
 struct PackReader {
-    let data: [UInt8]
+    let data: UnsafeRawBufferPointer
     var at = 0
-    init(_ data: [UInt8]) { self.data = data }
+    init(_ data: UnsafeRawBufferPointer) { self.data = data }
 
     var atEnd: Bool { at == data.count }
 
-    mutating func bytes(_ n: Int) -> [UInt8]? {
+    mutating func bytes(_ n: Int) -> [UInt8]? { raw(n).map(Array.init) }
+    private mutating func raw(_ n: Int) -> UnsafeRawBufferPointer? {
         guard n >= 0, data.count - at >= n else { return nil }
         defer { at += n }
-        return Array(data[at..<at + n])
+        return UnsafeRawBufferPointer(rebasing: data[at..<at + n])
     }
     mutating func u8() -> UInt8? {
         guard at < data.count else { return nil }
@@ -204,17 +250,13 @@ struct PackReader {
     }
     mutating func u32() -> Int? {
         guard data.count - at >= 4 else { return nil }
-        var v: UInt32 = 0
-        for i in 0..<4 { v |= UInt32(data[at + i]) << (8 * i) }
-        at += 4
-        return Int(v)
+        defer { at += 4 }
+        return Int(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
     }
     mutating func i64() -> Int64? {
         guard data.count - at >= 8 else { return nil }
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(data[at + i]) << (8 * i) }
-        at += 8
-        return Int64(bitPattern: v)
+        defer { at += 8 }
+        return Int64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: Int64.self))
     }
     mutating func f64() -> Double? { i64().map { Double(bitPattern: UInt64(bitPattern: $0)) } }
     /// .some(nil) for a value written as absent; nil when the blob ends.
@@ -223,7 +265,7 @@ struct PackReader {
         return .some(flag == 1 ? v : nil)
     }
     mutating func string() -> String? {
-        guard let n = u32(), let b = bytes(n) else { return nil }
+        guard let n = u32(), let b = raw(n) else { return nil }
         return String(decoding: b, as: UTF8.self)
     }
 }

@@ -1,7 +1,6 @@
 import FPCore
 import FPHCI
 import Foundation
-import SystemPackage
 
 /// A btsnoop capture loaded for replay: every advertising report with its
 /// time relative to the file's first record (of any kind, for btmon and
@@ -37,35 +36,8 @@ package struct BtsnoopCapture: Sendable {
 
     package init(path: String, keepPackets: Bool = true) throws(LoadError) {
         let bytes: [UInt8]
-        do { bytes = try Self.read(path) } catch { throw .unreadable(path, (error as? Errno)?.description ?? "\(error)") }
+        do { bytes = try WholeFile.read(path) } catch { throw .unreadable(path, error.description) }
         do { try self.init(bytes: bytes, path: path, keepPackets: keepPackets) } catch { throw .malformed(path, error) }
-    }
-
-    /// The whole file straight into one array of its size (no Data in
-    /// between, no array grown by doubling: a replay's capture can be tens
-    /// of MB, held once). A file that grows while read is read to its end.
-    static func read(_ path: String) throws -> [UInt8] {
-        let fd = try FileDescriptor.open(path, .readOnly)
-        defer { try? fd.close() }
-        let size = Int(try fd.seek(offset: 0, from: .end))
-        _ = try fd.seek(offset: 0, from: .start)
-        // Read into uninitialised room: zero-filling tens of MB first was a
-        // pass over them for nothing.
-        var out = try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
-            while initialized < size {
-                let n = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[initialized...]))
-                if n == 0 { break }
-                initialized += n
-            }
-        }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
-            if n == 0 { break }
-            out.append(contentsOf: chunk[..<n])
-        }
-        return out
     }
 
     /// Parses a whole capture. A last record cut short is dropped (`droppedTailBytes`)

@@ -19,9 +19,7 @@ enum RadiomapCache {
         let stored = try store.contentStamp()
         // The binary's version too: a pack holds what this fprint read from the documents.
         let stamp = "fprint \(Fprint.version) pack|" + stored
-        if let data = FileManager.default.contents(atPath: path(database)),
-           let fps = FingerprintPack.unpack([UInt8](data), stamp: stamp)
-        {
+        if let blob = try? WholeFile.read(path(database)), let fps = FingerprintPack.unpack(blob, stamp: stamp) {
             return fps
         }
         let read = try AnalysisInput.readFingerprints(store, ListQuery())
