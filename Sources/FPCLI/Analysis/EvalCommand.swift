@@ -114,10 +114,7 @@ struct Eval: ReportingCommand {
         return out
     }
 
-    // On the main thread: glibc grows the main thread's heap 128 KiB at a time but
-    // any other thread's one page per mprotect call, and 63,504 fingerprints read
-    // made 22,000 such calls (a quarter of reading them).
-    @MainActor func perform() async throws {
+    func perform() async throws {
         let ws = Workspace(storeOptions: storeOptions, configOptions: configOptions)
         let store = try ws.openStore(.read)
         // Reading 60,000 imported documents takes seconds: on a terminal the wait says what it is.
