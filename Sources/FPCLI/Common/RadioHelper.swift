@@ -15,7 +15,9 @@ package enum RadioHelper {
     }
     package static let group = "fprint"
     /// Commands that open raw HCI sockets or trigger Wi-Fi scans.
-    static let scanningCommands: Set<String> = [
+    /// An array, not a Set: a Set's metadata is instantiated through a runtime
+    /// search of every conformance in the binary, at every command's start.
+    static let scanningCommands: [String] = [
         "measure", "walk", "scan", "adapters", "advertise", "regions", "doctor", "track", "dashboard",
     ]
 
@@ -23,9 +25,12 @@ package enum RadioHelper {
     /// program name) run a scanning command, this user may run the helper,
     /// and it is the group's (scanning without root is on); returns
     /// otherwise. FPRINT_NO_RADIO_HELPER=1 opts out.
-    package static func handOverIfGranted(_ arguments: [String], helper: String = path) {
-        guard arguments.count > 1, scanningCommands.contains(arguments[1]), geteuid() != 0,
-              ProcessInfo.processInfo.environment["FPRINT_NO_RADIO_HELPER"] == nil,
+    /// Every command passes here first: the others leave before anything is
+    /// asked of Foundation (its ProcessInfo took ~2 ms of every `sync`'s start).
+    package static func handOverIfGranted(_ arguments: [String], helper: @autoclosure () -> String = path) {
+        guard arguments.count > 1, scanningCommands.contains(arguments[1]) else { return }
+        let helper = helper()
+        guard geteuid() != 0, ProcessInfo.processInfo.environment["FPRINT_NO_RADIO_HELPER"] == nil,
               access(helper, X_OK) == 0, isGroupOnly(helper), !isRunning(helper)
         else { return }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
