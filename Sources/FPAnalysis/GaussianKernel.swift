@@ -65,7 +65,7 @@ struct GaussianKernel {
     }
 
     /// The `k` likeliest of test row `q` (a row of the space) from its shared scores, likeliest first.
-    func select(_ q: Int, k: Int, scores: UnsafeBufferPointer<Double>) -> [Int] {
+    func select(_ q: Int, k: Int, scores: StridedScores) -> [Int] {
         let k = min(k, scores.count)
         guard k > 0 else { return [] }
         let best = Self.highest(scores, count: k + 1)
@@ -80,20 +80,28 @@ struct GaussianKernel {
     }
 
     /// The `count` highest of `scores` with their rows, highest first, equal ones in row order.
-    static func highest(_ scores: UnsafeBufferPointer<Double>, count: Int) -> [(score: Double, row: Int)] {
-        var best: [(score: Double, row: Int)] = []
-        best.reserveCapacity(count + 1)
+    static func highest(_ scores: StridedScores, count: Int) -> [(score: Double, row: Int)] {
+        guard count > 0 else { return [] }
+        // A fixed run of `count` slots shifted by hand: Array's insert and removeLast were a fifth of a sweep.
+        var best = [(score: Double, row: Int)](repeating: (0, 0), count: count)
+        var filled = 0
         var floor = -Double.infinity
-        for r in 0..<scores.count {
-            let s = scores[r]
-            if best.count == count && !(s > floor) { continue }
-            var pos = best.count
-            while pos > 0 && s > best[pos - 1].score { pos -= 1 }
-            best.insert((s, r), at: pos)
-            if best.count > count { best.removeLast() }
-            if best.count == count { floor = best[count - 1].score }
+        best.withUnsafeMutableBufferPointer { best in
+            for r in 0..<scores.count {
+                let s = scores[r]
+                if filled == count && !(s > floor) { continue }
+                // Full: the last slot is dropped; else the next one is taken.
+                var pos = filled == count ? count - 1 : filled
+                if filled < count { filled += 1 }
+                while pos > 0 && s > best[pos - 1].score {
+                    best[pos] = best[pos - 1]
+                    pos -= 1
+                }
+                best[pos] = (s, r)
+                if filled == count { floor = best[count - 1].score }
+            }
         }
-        return best
+        return Array(best.prefix(filled))
     }
 
     /// Σ over columns both heard of (term − log 1e-6), for values off the half-dB grid.

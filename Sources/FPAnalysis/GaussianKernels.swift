@@ -6,8 +6,18 @@
 /// name, the offsets) is shared.
 struct GaussianKernels {
     let kernels: [GaussianKernel]
+    /// Every kernel's table less `missing`, side by side: `tables[index * kernels.count + j]`.
+    private let tables: [Double]
 
-    init(_ kernels: [GaussianKernel]) { self.kernels = kernels }
+    init(_ kernels: [GaussianKernel]) {
+        self.kernels = kernels
+        let count = kernels.count, width = kernels.first?.table.count ?? 0, missing = kernels.first?.missing ?? 0
+        var tables = [Double](repeating: 0, count: width * count)
+        for (j, kernel) in kernels.enumerated() {
+            for index in 0..<width { tables[index * count + j] = kernel.table[index] - missing }
+        }
+        self.tables = tables
+    }
 
     /// For each kernel j, the `ks[j]` likeliest training rows of test row `t`, likeliest first.
     /// `scores` is scratch space (resized to kernels × training rows).
@@ -15,11 +25,13 @@ struct GaussianKernels {
         guard let first = kernels.first else { return [] }
         let space = first.space, n = space.trainCount, q = n + t
         guard n > 0 else { return kernels.map { _ in [] } }
-        if scores.count != n * kernels.count { scores = [Double](repeating: 0, count: n * kernels.count) }
+        let count = kernels.count
+        if scores.count != n * count { scores = [Double](repeating: 0, count: n * count) }
         if space.halfDecibels {
-            // Every kernel's table is indexed alike (same space, same reach): side by side in one buffer.
-            let width = first.table.count, offset = first.offset, missing = first.missing, count = kernels.count
-            let tables = kernels.flatMap(\.table)
+            // Row by row, each row's kernels side by side (`scores[row * count + j]`), and the
+            // tables likewise (`tables[index * count + j]`): a posting's kernels are one
+            // contiguous run, which the compiler vectorises, not `count` strides apart.
+            let offset = first.offset
             let postings = first.postings
             // Local buffers: the loop runs ~10⁸ times a month, in debug builds too (the tests).
             let (start, rows, values) = (postings.postingStart, postings.postingRow, postings.postingScaled)
@@ -31,8 +43,10 @@ struct GaussianKernels {
                             for e in space.entries(q) {
                                 let c = Int(space.entryColumn[e]), a = space.scaled[e]
                                 for p in start[c]..<start[c + 1] {
-                                    let row = Int(rows[p]), index = Int(values[p] - a) + offset
-                                    for j in 0..<count { scores[j * n + row] += tables[j * width + index] - missing }
+                                    // Pointers, not checked indices: the kernels' loop then runs in vector registers.
+                                    let row = scores.baseAddress! + Int(rows[p]) &* count
+                                    let terms = tables.baseAddress! + (Int(values[p] - a) &+ offset) &* count
+                                    for j in 0..<count { row[j] += terms[j] }
                                 }
                             }
                         }
@@ -41,13 +55,23 @@ struct GaussianKernels {
             }
         } else {
             for (j, kernel) in kernels.enumerated() {
-                for r in 0..<n { scores[j * n + r] = kernel.sharedScore(r, q) }
+                for r in 0..<n { scores[r * count + j] = kernel.sharedScore(r, q) }
             }
         }
+        // Each kernel selects from its own column of the row-by-row scores, read in place.
         return scores.withUnsafeBufferPointer { scores in
             kernels.enumerated().map { j, kernel in
-                kernel.select(q, k: ks[j], scores: UnsafeBufferPointer(rebasing: scores[j * n..<(j + 1) * n]))
+                kernel.select(q, k: ks[j], scores: StridedScores(base: scores.baseAddress! + j, count: n, stride: count))
             }
         }
     }
+}
+
+/// One kernel's scores among several kept row by row: `count` values `stride` apart.
+struct StridedScores {
+    let base: UnsafePointer<Double>
+    let count: Int
+    let stride: Int
+
+    subscript(row: Int) -> Double { base[row &* stride] }
 }
