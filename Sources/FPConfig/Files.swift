@@ -63,14 +63,8 @@ package enum Files {
         guard fd >= 0 else { throw ConfigError(source: path, "cannot write: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         let failed = data.withUnsafeBytes { bytes -> Int32? in
-            var done = 0
-            while done < bytes.count {
-                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(done))
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return n < 0 ? errno : EIO }
-                done += n
-            }
-            // A shorter text than before: cut the rest (within the file's one block, nothing is freed).
+            // From the start (just opened); a shorter text than before: cut the rest (within the file's one block, nothing is freed).
+            if let failed = DurableReplace.writeAll(fd, bytes) { return failed }
             return ftruncate(fd, off_t(bytes.count)) == 0 && fchmod(fd, permissions) == 0 ? nil : errno
         }
         if let failed { throw ConfigError(source: path, "cannot write: \(String(cString: strerror(failed)))") }

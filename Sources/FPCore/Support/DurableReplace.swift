@@ -68,19 +68,23 @@ package enum DurableReplace {
                                  durable: Bool = true) throws(Failure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw Failure(step: .create, errno: errno) }
-        var failure: Failure?
-        var offset = 0
-        while offset < bytes.count, failure == nil {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else {
-                failure = Failure(step: .write, errno: n < 0 ? errno : EIO)
-            }
-        }
+        var failure = writeAll(fd, bytes).map { Failure(step: .write, errno: $0) }
         if failure == nil, durable, fsync(fd) != 0 { failure = Failure(step: .flush, errno: errno) }
         close(fd)
         if let failure {
             unlink(path)
             throw failure
         }
+    }
+
+    /// Writes `bytes` whole at `fd`'s position (again after EINTR or a short
+    /// write); the errno when it cannot, nil when done.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return n < 0 ? errno : EIO }
+        }
+        return nil
     }
 }
