@@ -51,10 +51,12 @@ extension Fprint {
     }
 
     /// `arguments` (without the program name) as a parsed `sync`, when they
-    /// name it and parse with it as the root; nil otherwise.
+    /// name it and parse with it as the root; nil otherwise. The usual
+    /// spellings are read without ArgumentParser (`Sync.quickParse`).
     static func directSync(_ arguments: [String]) -> Sync? {
         guard namesSync(arguments) else { return nil }
-        return (try? Sync.parseAsRoot(Array(arguments.dropFirst()))) as? Sync
+        let rest = Array(arguments.dropFirst())
+        return Sync.quickParse(rest) ?? (try? Sync.parseAsRoot(rest)) as? Sync
     }
 
     /// At most two malloc arenas. A push signs and compresses on every core,

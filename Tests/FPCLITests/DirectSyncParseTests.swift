@@ -25,6 +25,44 @@ import Testing
         #expect(described(direct) == described(whole))
     }
 
+    /// The usual spellings are read without ArgumentParser (`Sync.quickParse`),
+    /// and read as it reads them: every combination of the flags, with and
+    /// without each option.
+    @Test func theQuickReadingMatchesArgumentParserOnEveryCombination() throws {
+        let flags = ["--push-only", "--pull-only", "--dry-run", "--quiet", "--insecure"]
+        let options = [["--gateway", "http://127.0.0.1:5984/fprint"], ["--db", "/tmp/x y.sqlite"], ["--token", ""],
+                       ["--config", "https://h/app-config.json"], ["--batch-size", "0012"]]
+        var compared = 0
+        for flagMask in 0..<(1 << flags.count) {
+            for optionMask in 0..<(1 << options.count) {
+                var arguments = flags.indices.filter { flagMask & (1 << $0) != 0 }.map { [flags[$0]] }
+                arguments += options.indices.filter { optionMask & (1 << $0) != 0 }.map { options[$0] }
+                // Reversed on odd masks: order does not matter to either reading.
+                if (flagMask + optionMask) % 2 == 1 { arguments.reverse() }
+                let flat = arguments.flatMap { $0 }
+                let whole = try? Sync.parseAsRoot(flat) as? Sync
+                guard let quick = Sync.quickParse(flat) else {
+                    // Only what ArgumentParser refuses is left to it.
+                    #expect(whole == nil, "quickParse left \(flat) to ArgumentParser")
+                    continue
+                }
+                let parsed = try #require(whole, "quickParse took \(flat), which ArgumentParser refuses")
+                #expect(described(quick) == described(parsed), "\(flat)")
+                compared += 1
+            }
+        }
+        #expect(compared == 3 * (1 << 3) * (1 << options.count))  // all but --push-only with --pull-only
+    }
+
+    @Test(arguments: [
+        ["--db=/tmp/a.sqlite"], ["--db", "/a", "--db", "/b"], ["--quiet", "--quiet"], ["--gateway", "-x"],
+        ["--gateway"], ["--batch-size", "+5"], ["--batch-size", "0"], ["--batch-size", ""],
+        ["--batch-size", "99999999999999999999"], ["-h"], ["--help"], ["--push-only", "--pull-only"], ["extra"],
+    ])
+    func unusualSpellingsAreLeftToArgumentParser(arguments: [String]) {
+        #expect(Sync.quickParse(arguments) == nil)
+    }
+
     /// The description tells parsed commands apart (the comparison above could fail).
     @Test func differentArgumentsDescribeDifferently() throws {
         let quiet = try #require(Fprint.directSync(["sync", "--quiet"]))
