@@ -92,17 +92,13 @@ final class Goals: @unchecked Sendable {
 
 /// `rounds` of the measured run and its reference, alternated A, R, A, R, …
 /// so that a slow minute falls on both; the highest load seen meanwhile.
-/// Each run of either side starts once the previous run's writes are on
-/// disk and the CPUs are idle (`settle`).
-func alternated<A, R>(_ rounds: Int, _ measured: (Int) throws -> A,
-                      reference: (Int) throws -> R) rethrows -> (measured: [A], reference: [R], load: Double)
+func alternated<A, R>(_ rounds: Int, _ measured: (Int) throws -> A, reference: (Int) throws -> R) rethrows
+    -> (measured: [A], reference: [R], load: Double)
 {
     var a: [A] = [], r: [R] = []
     var load = oneMinuteLoad()
     for round in 0..<rounds {
-        settle()
         a.append(try measured(round))
-        settle()
         r.append(try reference(round))
         load = max(load, oneMinuteLoad())
     }
@@ -122,32 +118,4 @@ func mediansLine(_ runs: [Measured]) -> String {
     String(format: "median of %d: %.2f s (CPU %.2f s), peak %.0f MB; runs %@", runs.count, median(runs.map(\.seconds)),
            median(runs.map(\.cpuSeconds)), median(runs.map { Double($0.peakKB) / 1000 }),
            runs.map { String(format: "%.2f s/%.0f MB", $0.seconds, Double($0.peakKB) / 1000) }.joined(separator: ", "))
-}
-
-/// Waits (at most `limit` seconds) until the writes so far are on disk and
-/// the CPUs have been idle for a tenth of a second. A run that wrote hundreds
-/// of megabytes leaves their write-back behind, and CouchDB keeps working
-/// after its reply (deleting a database, compacting): without this, that
-/// work lands on whichever run comes next, of either side.
-func settle(limit: Double = 5) {
-    sync()
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(limit * 1e9)
-    var before = cpuTicks()
-    while DispatchTime.now().uptimeNanoseconds < deadline {
-        usleep(100_000)
-        let now = cpuTicks()
-        let total = now.total - before.total, busy = now.busy - before.busy
-        if total > 0 && Double(busy) / Double(total) < 0.1 { return }
-        before = now
-    }
-}
-
-/// All CPUs' ticks since boot from /proc/stat, and those not idle or waiting for I/O.
-private func cpuTicks() -> (total: UInt64, busy: UInt64) {
-    guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-          let line = text.split(separator: "\n").first else { return (0, 0) }
-    let ticks = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
-    guard ticks.count >= 5 else { return (0, 0) }
-    let total = ticks.reduce(0, +)
-    return (total, total - ticks[3] - ticks[4])  // idle, iowait
 }
