@@ -54,7 +54,9 @@ struct Sync: ReportingCommand {
     @Option(help: ArgumentHelp("Bearer token (prefer $FPRINT_TOKEN or `fprint login`).", valueName: "token"))
     var token: String?
     @Option(help: "Documents per batch at most (a push batch holds about 2 MB of text: large documents go fewer at a time).")
-    var batchSize = 500
+    var batchSize = Sync.defaultBatchSize
+    /// `--batch-size` when none is given (also `quickParse`'s).
+    static let defaultBatchSize = 500
     @Flag(help: "No progress and no summary line (errors and refusals still go to stderr).") var quiet = false
     @OptionGroup var client: GatewayClientOptions
     @OptionGroup var storeOptions: StoreOptions

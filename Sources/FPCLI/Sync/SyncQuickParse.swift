@@ -1,5 +1,3 @@
-import ArgumentParser
-
 extension Sync {
     /// `fprint sync`'s usual arguments read without ArgumentParser, whose
     /// reflection of the command (a first-time search of the binary's ~9,900
@@ -13,7 +11,7 @@ extension Sync {
     /// included: a property added to `Sync` and not set here fails them.
     static func quickParse(_ arguments: [String]) -> Sync? {
         var pushOnly = false, pullOnly = false, dryRun = false, quiet = false, insecure = false
-        var token: String?, gateway: String?, db: String?, config: String?, batchSize = 500
+        var token: String?, gateway: String?, db: String?, config: String?, batchSize = defaultBatchSize
         var seen: [String] = []
         var rest = arguments[...]
         while let name = rest.popFirst() {
