@@ -69,20 +69,6 @@ extension BtsnoopCapture {
 
     /// Drops the reports only (every one replayed; the AD-error times are a few Ints).
     mutating func releaseScans() { scans = [] }
-
-    /// The reports of `range` as samples, moved out (`moveOut`): a fast
-    /// replay hands all of its 100,000s over, in ticks. What is replayed is
-    /// not read again but for its time.
-    mutating func moveScans(_ range: Range<Int>) -> [Sample] {
-        [Sample](unsafeUninitializedCapacity: range.count) { buffer, initialized in
-            var next = buffer.baseAddress!
-            scans.moveOut(range) { scan in
-                next.initialize(to: .ble(scan))
-                next += 1
-            }
-            initialized = range.count
-        }
-    }
 }
 
 /// BLE from a btsnoop file, paced by the measurement clock: at recorded pace on
@@ -131,18 +117,17 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
     }
 
     package func advance(toMs ms: Int) async {
-        let batch: [Sample] = lock.withLock {
-            // Counted first, so the batch is allocated once at its size (a
-            // fast replay's batches hold all of the capture's reports).
+        lock.withLock {
             // Once stopped or all replayed the reports are gone (`next` stays their count).
             var end = next
             while end < capture.scans.count, capture.scans[end].time <= ms { end += 1 }
-            let out = end > next ? capture.moveScans(next..<end) : []
+            // The reports stay where they are: the sink shares the array.
+            if end > next { sink?.emitBLE(prefixOf: capture.scans, count: end) }
             next = end
             if next == capture.scans.count, next > 0, stopped == nil {
-                // Every report replayed (a fast replay: at once). What `stop`
-                // would say is settled now (from the stand-ins' times), and
-                // they are let go before the engine makes its document.
+                // Every report replayed. What `stop` would say is settled
+                // now, and the array let go: the sink's share of it becomes
+                // the document's list without a copy.
                 stopped = (liveStatus(replayed: next), cutNote(replayed: next))
                 capture.releaseScans()
             }
@@ -150,13 +135,11 @@ package final class BtsnoopReplayProvider: RadioProvider, @unchecked Sendable {
                 rawLog?.record(capture.packets[nextPacket])
                 nextPacket += 1
             }
-            return out
         }
-        if !batch.isEmpty { sink?.emit(contentsOf: batch) }
     }
 
-    /// Ends the replay and lets its reports go: a long capture's are tens of MB
-    /// that the document being stored needs the memory for.
+    /// Ends the replay and lets its reports go: what was replayed is the
+    /// sink's (a list the engine takes without a copy once it is the only holder).
     package func stop() async {
         lock.withLock {
             guard stopped == nil else { return }

@@ -59,7 +59,7 @@ struct CapturePiece {
         // on two cores than on one).
         let bytes = ownCopy ? ArraySlice(Array(file.bytes[records])) : file.bytes[records]
         var it = BtsnoopFile.Iterator(datalink: file.datalink, records: bytes, fileOffset: records.lowerBound)
-        HugePages.reserve(&scans, reserve)
+        scans.reserveCapacity(reserve)
         while let record = try it.next() {
             let ms = Int((record.timestampMicros &- (origin ?? it.firstRecordMicros ?? record.timestampMicros)) / 1000)
             packetCount += 1
@@ -80,8 +80,7 @@ struct CapturePiece {
     /// copied (a copy retains each report's strings, and freeing the piece
     /// releases them again).
     mutating func append(_ next: consuming CapturePiece) {
-        HugePages.reserve(&scans, scans.count + next.scans.count)
-        next.scans.moveOut(next.scans.indices) { scans.append($0) }
+        scans.append(movingFrom: &next.scans)
         adErrorTimes.append(contentsOf: next.adErrorTimes)
         packets.append(contentsOf: next.packets)
         packetCount += next.packetCount

@@ -1,19 +1,24 @@
 import FPCore
 
 extension Array where Element == BLEScan {
-    /// Hands each report of `range` to `take` without copying it: a copy
-    /// retains the entry's strings and freeing the array releases them again,
-    /// and a replay has 100,000s. Each leaves behind a stand-in with its time
-    /// and nothing to release, so the array stays whole and can be read for
-    /// times or freed as usual.
-    mutating func moveOut(_ range: Range<Int>, to take: (consuming BLEScan) -> Void) {
-        withUnsafeMutableBufferPointer { buffer in
-            for i in range {
-                let slot = buffer.baseAddress! + i
-                let scan = slot.move()
-                slot.initialize(to: BLEScan(address: "", rssi: nil, time: scan.time))
-                take(scan)
+    /// Moves every report of `other` to the end of this array (room reserved
+    /// first), leaving in each of its slots a stand-in with nothing to
+    /// release, so it can be freed as usual. Moved, not copied: a copy
+    /// retains the entry's strings and freeing the array releases them
+    /// again, and a replay has 100,000s.
+    mutating func append(movingFrom other: inout [BLEScan]) {
+        reserveCapacity(count + other.count)
+        other.withUnsafeMutableBufferPointer { slots in
+            guard let base = slots.baseAddress else { return }
+            for i in slots.indices {
+                append((base + i).move())
+                (base + i).initialize(to: BLEScan.standIn)
             }
         }
     }
+}
+
+extension BLEScan {
+    /// What a moved-out slot keeps.
+    fileprivate static let standIn = BLEScan(address: "", rssi: nil, time: 0)
 }

@@ -66,7 +66,8 @@ struct Capture {
     /// `readSensorsAtMs`: the clock times at which the motion sensors are read
     /// (each document's end) — read live, because their value at that moment is the datum.
     func run(durationMs: Int, readSensorsAtMs: [Int] = [], onTick: (Int, SampleSink) -> Void) async throws -> Result {
-        let sink = SampleSink()
+        // BLE delivered as a list (a replay's) stays one list to the document.
+        let sink = SampleSink(listingBLE: true)
         let context = CaptureContext(clock: setup.clock, level: level, rawHCI: setup.rawHCI, position: position)
         var statuses: [Radio: ProviderStatus] = [:]
         var running: [any RadioProvider] = []
@@ -80,6 +81,7 @@ struct Capture {
         var drained: [[Sample]] = []
         var motion: [(atMs: Int, reading: MotionReading)] = []
         var pendingReads = readSensorsAtMs.sorted()[...]
+        var listedShown = 0
         do {
             var t = 0
             while t < durationMs {
@@ -88,10 +90,11 @@ struct Capture {
                 try Task.checkCancellation()
                 for provider in running { await provider.advance(toMs: t) }
                 let batch = sink.drain()
-                if !batch.isEmpty {
-                    setup.onSamples?(batch)
-                    drained.append(batch)
+                if let onSamples = setup.onSamples {
+                    let seen = batch + sink.listedBLE(from: &listedShown)
+                    if !seen.isEmpty { onSamples(seen) }
                 }
+                if !batch.isEmpty { drained.append(batch) }
                 if let sensors = setup.sensors {
                     while let next = pendingReads.first, next <= t {
                         pendingReads.removeFirst()
@@ -111,7 +114,7 @@ struct Capture {
         // Providers stopping may flush what they still held. Real providers may
         // date an observation before ms 0 (a cached Wi-Fi entry): not this measurement's.
         drained.append(sink.drain())
-        let samples = SampleLists(taking: &drained, within: 0...durationMs)
+        let samples = SampleLists(taking: &drained, listed: sink.takeBLEList(), within: 0...durationMs)
         return Result(samples: samples, statuses: statuses, motion: motion)
     }
 }

@@ -24,7 +24,6 @@ struct SampleLists {
         // From the back, the last sample first (`popLast` moves it out); the
         // short lists are turned round after.
         ble = [BLEScan](unsafeUninitializedCapacity: bleCount) { buffer, initialized in
-            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
             var i = bleCount
             var later = Int.max
             while var batch = batches.popLast() {
@@ -50,6 +49,31 @@ struct SampleLists {
         self.wifi = Self.inTimeOrder(wifi.reversed(), \.time)
         self.cells = Self.inTimeOrder(cells.reversed(), \.time)
         self.fixes = Self.inTimeOrder(fixes.reversed(), \.time)
+    }
+
+    /// The same with BLE reports listed apart (`SampleSink.emitBLE`, a
+    /// replay's): a list in time order and within `times`, next to batches
+    /// without BLE, becomes the BLE list as it is, not copied.
+    init(taking batches: inout [[Sample]], listed: consuming [BLEScan], within times: ClosedRange<Int>) {
+        self.init(taking: &batches, within: times)
+        guard !listed.isEmpty else { return }
+        var inOrder = true, inside = true
+        listed.withUnsafeBufferPointer { b in
+            var earlier = Int.min
+            for i in b.indices {
+                let time = b[i].time
+                if time < earlier { inOrder = false }
+                if !times.contains(time) { inside = false }
+                earlier = time
+            }
+        }
+        if ble.isEmpty && inOrder && inside {
+            ble = listed
+            return
+        }
+        if !inside { listed.removeAll { !times.contains($0.time) } }
+        ble.append(contentsOf: listed)
+        if !zip(ble, ble.dropFirst()).allSatisfy({ $0.time <= $1.time }) { ble.sort { $0.time < $1.time } }
     }
 
     init() {}

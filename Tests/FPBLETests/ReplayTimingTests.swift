@@ -67,4 +67,45 @@ struct ReplayTimingTests {
         #expect(whole.adErrors == 2)
         #expect(whole.reason == nil)
     }
+
+    /// A replay delivers its reports as the prefix of its array: a listing
+    /// sink (the engine's) keeps them as one list, any other hands them out
+    /// as samples. Either way the capture's reports exactly, in order,
+    /// counted live, each once, and the cut note and AD errors as before.
+    @Test func aReplayDeliversItsReportsWholeToAListingSinkAndAsSamplesToAnother() async throws {
+        var records: [(Int64, UInt32, [UInt8])] = [(0, 0, [0x01, 0x03, 0x0C, 0x00])]
+        for k in 1...40 {
+            let event: [UInt8] = k % 3 == 0 ? Self.badADEvent : Self.goodEvent
+            records.append((Int64(k) * 100_000, 1, [0x04] + event))
+        }
+        let capture = try BtsnoopCapture(bytes: Self.capture(datalink: 1002, records), path: "ticks.btsnoop")
+        #expect(capture.scans.count == 40)
+        for listing in [true, false] {
+            let provider = BtsnoopReplayProvider(capture: capture)
+            let sink = SampleSink(listingBLE: listing)
+            _ = await provider.start(context: CaptureContext(clock: VirtualClock(), level: "J1NP", position: { _ in MapPoint(x: 0, y: 0) }),
+                                     sink: sink)
+            var delivered: [BLEScan] = [], shown: [Sample] = [], shownFrom = 0
+            for ms in stride(from: 700, through: 2100, by: 700) {
+                await provider.advance(toMs: ms)
+                let drained = sink.drain().map { sample -> BLEScan? in if case .ble(let s) = sample { s } else { nil } }
+                if listing { #expect(drained.isEmpty) }
+                delivered += drained.compactMap { $0 }
+                shown += sink.listedBLE(from: &shownFrom)
+                #expect(sink.count(.ble) == ms / 100)
+            }
+            let cut = try #require(await provider.finalStatus())
+            #expect(cut.reason == "replayed 21 of the capture's 40 advertising reports: the measurement ended before the report at 2.2 s (the capture runs 4.0 s)")
+            #expect(cut.adErrors == 7)
+            await provider.advance(toMs: provider.spanMs)
+            delivered += sink.drain().compactMap { sample -> BLEScan? in if case .ble(let s) = sample { s } else { nil } }
+            if listing {
+                shown += sink.listedBLE(from: &shownFrom)
+                delivered = sink.takeBLEList()
+                #expect(shown.count == 40 && shown == delivered.map(Sample.ble))
+                #expect(sink.takeBLEList().isEmpty)
+            }
+            #expect(delivered == capture.scans, "listing: \(listing)")
+        }
+    }
 }

@@ -78,4 +78,36 @@ import Testing
         #expect(lists.window(4000..<4001).fixes.map(\.time) == [4000])
         #expect(lists.window(5000..<9000).ble.isEmpty)
     }
+
+    /// BLE reports listed apart (a replay's, `SampleSink.emitBLE`) join the
+    /// batches' as if they had been samples among them.
+    static func checkListed(_ batches: [[Sample]], listed: [Sample], within times: ClosedRange<Int>) -> SampleLists {
+        var taken = batches
+        let scans = listed.map { if case .ble(let s) = $0 { s } else { fatalError("listed BLE only") } }
+        let lists = SampleLists(taking: &taken, listed: scans, within: times)
+        let expected = reference(batches + [listed], within: times)
+        #expect(lists.ble == expected.ble)
+        #expect(lists.wifi == expected.wifi)
+        #expect(lists.fixes == expected.fixes)
+        return lists
+    }
+
+    @Test func aListInOrderBesideBatchesWithoutBLEIsTheBLEList() {
+        let listed = (0..<2000).map { Self.ble($0 * 3) }
+        let lists = Self.checkListed([[Self.wifi(5), Self.fix(7)], [Self.wifi(40)]], listed: listed, within: 0...6000)
+        #expect(lists.ble.count == 2000 && lists.wifi.map(\.time) == [5, 40])
+    }
+
+    @Test func aListIsFilteredToTheMeasurementAndMergedWithTheBatchesBLE() {
+        let listed = [Self.ble(-2), Self.ble(1), Self.ble(4), Self.ble(12)]
+        let lists = Self.checkListed([[Self.ble(3, "batch"), Self.wifi(2)], [Self.ble(0, "batch")]], listed: listed, within: 0...10)
+        #expect(lists.ble.map(\.time) == [0, 1, 3, 4])
+        let alone = Self.checkListed([], listed: listed, within: 0...10)
+        #expect(alone.ble.map(\.time) == [1, 4])
+    }
+
+    @Test func aListOutOfOrderIsSorted() {
+        let lists = Self.checkListed([], listed: [Self.ble(5), Self.ble(2), Self.ble(9)], within: 0...10)
+        #expect(lists.ble.map(\.time) == [2, 5, 9])
+    }
 }

@@ -20,7 +20,7 @@ extension MeasurementDocument {
         guard case .object(var object) = try JSONValueEncoder().encode(rest) else { return (CanonicalJSON.bytes(.null), []) }
         for (key, value) in extra { object[key] = value }
         var out: [UInt8] = []
-        HugePages.reserve(&out, 4096 + bleScans.count * 320)  // untouched pages cost no memory; a regrowth copies it all
+        out.reserveCapacity(4096 + bleScans.count * 320)  // untouched pages cost no memory; a regrowth copies it all
         out.append(UInt8(ascii: "{"))
         var first = true
         var scansWritten = false
@@ -83,7 +83,7 @@ extension MeasurementDocument {
     /// Entries' text, comma-separated, on its own.
     static func entriesText(_ scans: ArraySlice<BLEScan>) -> [UInt8] {
         var out: [UInt8] = []
-        HugePages.reserve(&out, scans.count * 320)  // untouched pages cost no memory; a regrowth copies it all
+        out.reserveCapacity(scans.count * 320)  // untouched pages cost no memory; a regrowth copies it all
         writeEntries(scans, into: &out)
         return out
     }

@@ -44,67 +44,6 @@ public enum Sample: Sendable, Equatable {
     }
 }
 
-/// Where providers running concurrently deliver samples; the engine drains it.
-public final class SampleSink: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending: [Sample] = []
-    /// Every radio, from 0: what `counts()` gives for progress.
-    private var delivered = Dictionary(uniqueKeysWithValues: Radio.allCases.map { ($0, 0) })
-
-    public init() {}
-
-    public func emit(_ sample: Sample) {
-        lock.lock()
-        pending.append(sample)
-        delivered[sample.radio, default: 0] += 1
-        lock.unlock()
-    }
-
-    public func emit(contentsOf samples: [Sample]) {
-        lock.lock()
-        if pending.isEmpty { pending = samples } else { pending.append(contentsOf: samples) }  // a batch: no copy
-        // Read in place (`for s in samples` copies each sample, retaining its
-        // strings) and tallied per radio before the dictionary is touched.
-        var tally = [0, 0, 0, 0]
-        samples.withUnsafeBufferPointer { buffer in
-            for i in buffer.indices {
-                switch buffer[i] {
-                case .ble: tally[0] += 1
-                case .wifi: tally[1] += 1
-                case .cell: tally[2] += 1
-                case .geo: tally[3] += 1
-                }
-            }
-        }
-        for (radio, n) in zip([Radio.ble, .wifi, .cell, .location], tally) where n > 0 { delivered[radio, default: 0] += n }
-        lock.unlock()
-    }
-
-    /// Removes and returns everything delivered so far.
-    public func drain() -> [Sample] {
-        lock.lock()
-        defer { lock.unlock() }
-        // Hand over the buffer as it is and start a new one: keeping the
-        // capacity would give every drained batch the largest one's size.
-        let out = pending
-        pending = []
-        return out
-    }
-
-    /// Samples delivered so far per radio (each radio, 0 when none), for
-    /// live progress at every tick: one lock and no new dictionary.
-    public func counts() -> [Radio: Int] {
-        lock.withLock { delivered }
-    }
-
-    /// Samples delivered so far per radio, for live progress.
-    public func count(_ radio: Radio) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return delivered[radio, default: 0]
-    }
-}
-
 /// What a provider needs to know about the measurement it serves.
 public struct CaptureContext: Sendable {
     public let clock: any MeasurementClock

@@ -1,10 +1,9 @@
 import Glibc
 
 /// A whole file straight into one array of its size: no Data in between, no
-/// array grown by doubling, no zero-filling first, its room advised for huge
-/// pages (a replay's capture or eval's packed radiomap is tens of MB, held
-/// once; their 4 KiB page faults were a fifth of eval's start). A file that
-/// grows while read is read to its end.
+/// array grown by doubling, no zero-filling first (a replay's capture or
+/// eval's packed radiomap is tens of MB, held once). A file that grows while
+/// read is read to its end.
 public enum WholeFile {
     public struct ReadError: Error, CustomStringConvertible {
         /// The system's words for the failure (`No such file or directory`).
@@ -20,7 +19,6 @@ public enum WholeFile {
         let size = Int(info.st_size)
         var failed: ReadError?
         var out = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
             while initialized < size {
                 let n = Glibc.read(fd, buffer.baseAddress! + initialized, size - initialized)
                 if n < 0 && errno == EINTR { continue }
