@@ -73,7 +73,7 @@ struct SampleLists {
         }
         if !inside { listed.removeAll { !times.contains($0.time) } }
         ble.append(contentsOf: listed)
-        if !zip(ble, ble.dropFirst()).allSatisfy({ $0.time <= $1.time }) { ble.sort { $0.time < $1.time } }
+        ble = Self.inTimeOrder(ble, \.time)
     }
 
     init() {}
