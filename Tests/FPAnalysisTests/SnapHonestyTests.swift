@@ -55,17 +55,21 @@ import Testing
         }
     }
 
-    /// The stated accuracy: the largest of its parts; a belief that lost the walker left out.
-    @Test func theStatedAccuracyCoversTheBeliefsPlacesUnlessTheBeliefIsLost() {
+    /// The stated accuracy: the largest of its parts; a belief that may have lost the walker counts for little.
+    @Test func theStatedAccuracyCoversTheBeliefsPlacesLessWhenTheBeliefMayBeLost() {
         func parts(kalman: Double = 2, mode: Double = 1, radius: Double = 1, near: Double = 1, snap: Double = 0) -> AccuracyParts {
             AccuracyParts(kalmanM: kalman, belief: .init(modeM: mode, radiusM: radius, shareNear: near), snapM: snap)
         }
-        // Settled: the Kalman covariance's share.
-        #expect(parts().stated == 1.5)
+        // Settled: the Kalman covariance's share, exact at the reference and growing faster than it.
+        #expect(abs(parts(kalman: 3).stated - 2.25) < 1e-9)
+        #expect(parts(kalman: 2).stated < 2.0 / 3 * 2.25 && parts(kalman: 6).stated > 2 * 2.25)
+        let settled = parts().stated
         // The belief's best place 8 m off the track (a drift): half that distance.
         #expect(parts(mode: 8, radius: 8, near: 0).stated == 4)
-        // 20 m off with nothing near the track: the belief is lost and says nothing.
-        #expect(parts(mode: 20, radius: 20, near: 0).stated == 1.5)
+        // 20 m off with nothing near the track: it or the track has lost the walker; a small share of it.
+        #expect(abs(parts(mode: 20, radius: 20, near: 0).stated - 3) < 1e-9)
+        #expect(parts(mode: 20, radius: 20, near: 0).stated < parts(mode: 11, radius: 11, near: 0).stated)
+        #expect(parts(mode: 9, radius: 9, near: 0).stated > settled)
         // Half the belief at the track, half 28 m away (a lookalike): its 63 % radius's share.
         #expect(abs(parts(mode: 28, radius: 28, near: 0.5).stated - 11.2) < 1e-9)
         // A jump just remembered outweighs them.

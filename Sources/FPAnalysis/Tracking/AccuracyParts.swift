@@ -24,24 +24,32 @@ package struct AccuracyParts: Sendable, Equatable {
     /// The fixes' last jump from the filter's prediction, faded.
     package var snapM: Double
 
-    /// What the Kalman covariance overstates by on the J surveys.
-    package static let kalmanShare = 0.75
+    /// The Kalman covariance's share at `kalmanReferenceM`. Away from it the part grows as
+    /// kalman^1.5, not in proportion: a walk whose fixes scatter more errs by more than the
+    /// covariance's growth says (over 400 random seeds, log-log, a run's mean error rose 3–5×
+    /// as fast as its mean covariance), so a flat share left quiet runs too wide and noisy ones
+    /// too narrow; a higher power than 1.5 made single fixes of quiet runs too tight.
+    package static let kalmanShare = 0.75, kalmanReferenceM = 3.0
     /// The share of the distance to the belief's most likely cell that the accuracy covers…
     package static let modeShare = 0.5
-    /// …while that cell is nearer than this: a belief whose best place is further from
-    /// consistent fixes has most often lost the walker (it cannot jump back across the floor).
-    package static let lostM = 12.0
+    /// …while that cell is nearer than this; further, a belief that has lost the walker
+    /// (it cannot jump back across the floor) is as likely as a track that has, and only
+    /// `lostShare` of the distance is covered.
+    package static let lostM = 12.0, lostShare = 0.15
     /// The share of the belief's 63 % radius the accuracy covers while the belief also
     /// holds at least `nearShare` within `nearM` of the track (two places, one of them the track's).
     package static let radiusShare = 0.4
     package static let nearM = 3.0, nearShare = 0.2
 
-    /// The stated accuracy (m). The shares were set on 180 random seeds of the J walks
-    /// (55–80 % of a run's fixes within it in 93–98 % of runs per map and method); `make
-    /// bench-tracking` checks them on seeds drawn afresh each run.
+    /// The Kalman part (m): `kalmanShare` of √(Pxx + Pyy) at `kalmanReferenceM`, growing as its 1.5th power.
+    package var kalmanPart: Double { Self.kalmanShare * kalmanM * (kalmanM / Self.kalmanReferenceM).squareRoot() }
+
+    /// The stated accuracy (m). The shares were set on 400 random seeds of the J walks (55–80 %
+    /// of a run's fixes within it in 95–98 % of runs per map and method); `make bench-tracking`
+    /// checks them on seeds drawn afresh each run.
     package var stated: Double {
-        let drift = belief.modeM < Self.lostM ? Self.modeShare * belief.modeM : 0
+        let drift = (belief.modeM < Self.lostM ? Self.modeShare : Self.lostShare) * belief.modeM
         let lookalike = belief.shareNear >= Self.nearShare ? Self.radiusShare * belief.radiusM : 0
-        return max(Self.kalmanShare * kalmanM, SnapMemory.share * snapM, drift, lookalike)
+        return max(kalmanPart, SnapMemory.share * snapM, drift, lookalike)
     }
 }
