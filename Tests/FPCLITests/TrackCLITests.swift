@@ -28,12 +28,12 @@ import Testing
             let accuracy = try #require(o["accuracy_m"] as? Double)
             if beacons { #expect(o["accuracy_parts"] == nil); continue }
             let parts = try #require(o["accuracy_parts"] as? [String: Double], "\(line)")
-            #expect(Set(parts.keys) == ["kalman_m", "snap_m", "belief_mode_m", "belief_radius_m", "belief_share_near"])
+            #expect(Set(parts.keys) == ["kalman_m", "snap_m", "belief_mode_m", "belief_radius_m", "belief_share_near", "kalman_recent_m"])
             // The stated accuracy is the largest part (AccuracyParts.stated), from the printed (rounded) parts.
             let kalman = parts["kalman_m"]!, mode = parts["belief_mode_m"]!
-            let expected = max(0.75 * kalman * (kalman / 3).squareRoot(), 1.1 * parts["snap_m"]!, (mode < 12 ? 0.5 : 0.15) * mode,
-                               parts["belief_share_near"]! >= 0.2 ? 0.4 * parts["belief_radius_m"]! : 0)
-            #expect(abs(accuracy - expected) < 0.01, "\(line)")
+            let largest = max(0.75 * kalman * (kalman * parts["kalman_recent_m"]!).squareRoot() / 2.72, 1.1 * parts["snap_m"]!,
+                              (mode < 12 ? 0.5 : 0.15) * mode, parts["belief_share_near"]! >= 0.2 ? 0.4 * parts["belief_radius_m"]! : 0)
+            #expect(abs(accuracy - largest) < 0.01, "\(line)")
         }
         return try #require(try fp.json(last)["summary"] as? [String: Any])
     }

@@ -23,13 +23,22 @@ package struct AccuracyParts: Sendable, Equatable {
     package var belief: Belief
     /// The fixes' last jump from the filter's prediction, faded.
     package var snapM: Double
+    /// The Kalman accuracy's level over the last seconds (`RecentKalman`).
+    package var recentKalmanM: Double
 
-    /// The Kalman covariance's share at `kalmanReferenceM`. Away from it the part grows as
-    /// kalman^1.5, not in proportion: a walk whose fixes scatter more errs by more than the
-    /// covariance's growth says (over 400 random seeds, log-log, a run's mean error rose 3–5×
-    /// as fast as its mean covariance), so a flat share left quiet runs too wide and noisy ones
-    /// too narrow; a higher power than 1.5 made single fixes of quiet runs too tight.
-    package static let kalmanShare = 0.75, kalmanReferenceM = 3.0
+    package init(kalmanM: Double, belief: Belief, snapM: Double, recentKalmanM: Double = Self.recentReferenceM) {
+        self.kalmanM = kalmanM
+        self.belief = belief
+        self.snapM = snapM
+        self.recentKalmanM = recentKalmanM
+    }
+
+    /// The Kalman covariance's share while it and its recent level (`RecentKalman`) are at
+    /// `kalmanReferenceM`. Away from it the part grows with √(kalman × recent level) too, not
+    /// in proportion: a walk whose fixes scatter more errs by more than the covariance's growth
+    /// says (over 400 random seeds, log-log, a run's mean error rose 3–5× as fast as its mean
+    /// covariance), so a flat share left quiet runs too wide and noisy ones too narrow.
+    package static let kalmanShare = 0.75, kalmanReferenceM = 2.72
     /// The share of the distance to the belief's most likely cell that the accuracy covers…
     package static let modeShare = 0.5
     /// …while that cell is nearer than this; further, a belief that has lost the walker
@@ -40,13 +49,15 @@ package struct AccuracyParts: Sendable, Equatable {
     /// holds at least `nearShare` within `nearM` of the track (two places, one of them the track's).
     package static let radiusShare = 0.4
     package static let nearM = 3.0, nearShare = 0.2
+    /// The J walks' typical recent level (m): what `recentKalmanM` is when not known.
+    package static let recentReferenceM = 2.46
 
-    /// The Kalman part (m): `kalmanShare` of √(Pxx + Pyy) at `kalmanReferenceM`, growing as its 1.5th power.
-    package var kalmanPart: Double { Self.kalmanShare * kalmanM * (kalmanM / Self.kalmanReferenceM).squareRoot() }
+    /// The Kalman part (m): `kalmanShare` of √(Pxx + Pyy) at the reference, growing as √(kalman × recent level) beside it.
+    package var kalmanPart: Double { Self.kalmanShare * kalmanM * (kalmanM * recentKalmanM).squareRoot() / Self.kalmanReferenceM }
 
-    /// The stated accuracy (m). The shares were set on 400 random seeds of the J walks (55–80 %
-    /// of a run's fixes within it in 95–98 % of runs per map and method); `make bench-tracking`
-    /// checks them on seeds drawn afresh each run.
+    /// The stated accuracy (m). The shares were set on random seeds of the J walks (180, then 1,300 for
+    /// the Kalman part's growth and the far share: 55–80 % of a run's fixes within it in 96–98 % of runs
+    /// per map and method); `make bench-tracking` checks them on seeds drawn afresh each run.
     package var stated: Double {
         let drift = (belief.modeM < Self.lostM ? Self.modeShare : Self.lostShare) * belief.modeM
         let lookalike = belief.shareNear >= Self.nearShare ? Self.radiusShare * belief.radiusM : 0

@@ -91,6 +91,8 @@ package struct Tracker: Sendable {
     package private(set) var doubtFilter: RadiomapFilter?
     /// The fixes' recent jumps from the Kalman filter's prediction (sparse surveys' stated accuracy).
     private var snaps = SnapMemory()
+    /// The Kalman accuracy's recent level (sparse surveys' stated accuracy).
+    private var recentKalman = RecentKalman()
     private var filterMap: String?
     private var lastMs: Int?
     /// The last position reported: where the walker is when a floor change is weighed.
@@ -184,6 +186,7 @@ package struct Tracker: Sendable {
             cellFilter = nil
             doubtFilter = nil
             snaps = SnapMemory()
+            recentKalman = RecentKalman()
             filterMap = mapID
         }
         // A window's fixes tell where the walker was at its middle, not at its end.
@@ -213,7 +216,8 @@ package struct Tracker: Sendable {
         now.predict(dt: Double(t - tm) / 1000)
         let doubt = options.method == .beacons ? nil : self.doubt(window: fp, cells: model.sparseCells, middleMs: tm,
                                                                    x: now.x / m, y: now.y / m)
-        let parts = doubt.map { AccuracyParts(kalmanM: now.accuracy, belief: $0, snapM: snaps.reach(atMs: tm)) }
+        let recent = recentKalman.note(now.accuracy, atMs: tm)
+        let parts = doubt.map { AccuracyParts(kalmanM: now.accuracy, belief: $0, snapM: snaps.reach(atMs: tm), recentKalmanM: recent) }
         return TrackPoint(timeMs: t, map: mapID, floor: model.floor, x: now.x / m, y: now.y / m, metersPerUnit: m,
                           accuracyM: parts?.stated ?? now.accuracy, method: options.method,
                           transmittersUsed: fixes.map(\.transmitters).max() ?? 0, mapConfidence: confidence,

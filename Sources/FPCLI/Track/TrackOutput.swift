@@ -62,7 +62,8 @@ struct TrackReport: Sendable {
                 o["accuracy_parts"] = ["kalman_m": Self.rounded(a.kalmanM, 1000), "snap_m": Self.rounded(a.snapM, 1000),
                                        "belief_mode_m": Self.rounded(a.belief.modeM, 1000),
                                        "belief_radius_m": Self.rounded(a.belief.radiusM, 1000),
-                                       "belief_share_near": Self.rounded(a.belief.shareNear, 1000)]
+                                       "belief_share_near": Self.rounded(a.belief.shareNear, 1000),
+                                       "kalman_recent_m": Self.rounded(a.recentKalmanM, 1000)]
             }
             if let truth, let entry {
                 o["truth"] = ["map": .string(truth.map), "x": Self.rounded(truth.point.x, 100), "y": Self.rounded(truth.point.y, 100)]
