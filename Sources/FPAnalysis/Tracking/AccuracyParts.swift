@@ -56,8 +56,8 @@ package struct AccuracyParts: Sendable, Equatable {
     package var kalmanPart: Double { Self.kalmanShare * kalmanM * (kalmanM * recentKalmanM).squareRoot() / Self.kalmanReferenceM }
 
     /// The stated accuracy (m). The shares were set on random seeds of the J walks (180, then 1,700 for
-    /// the Kalman part's growth and the far share: 55–80 % of a run's fixes within it in 94.5–98 % of runs
-    /// per map and method); `make bench-tracking` checks them on seeds drawn afresh each run.
+    /// the Kalman part's growth and the far share); on 400 drawn afterwards 55–80 % of a run's fixes lay
+    /// within it in 94.5–98 % of runs per map and method. `make bench-tracking` checks them afresh each run.
     package var stated: Double {
         let drift = (belief.modeM < Self.lostM ? Self.modeShare : Self.lostShare) * belief.modeM
         let lookalike = belief.shareNear >= Self.nearShare ? Self.radiusShare * belief.radiusM : 0
