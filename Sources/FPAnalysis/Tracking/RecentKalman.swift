@@ -19,13 +19,12 @@ package struct RecentKalman: Sendable, Equatable {
     /// The level (m) after noting `accuracyM` at `ms`; the first note is the level.
     package mutating func note(_ accuracyM: Double, atMs ms: Int) -> Double {
         let value = log(max(accuracyM, 1e-3))
-        if let old = logLevel {
+        let level = logLevel.map { old in
             let keep = exp(-Double(max(0, ms - atMs)) / 1000 / Self.fadeS)
-            logLevel = keep * old + (1 - keep) * value
-        } else {
-            logLevel = value
-        }
+            return keep * old + (1 - keep) * value
+        } ?? value
+        logLevel = level
         atMs = ms
-        return exp(logLevel!)
+        return exp(level)
     }
 }
